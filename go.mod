@@ -1,0 +1,3 @@
+module github.com/ordolabs/ordo
+
+go 1.26.0

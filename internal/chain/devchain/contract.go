@@ -1,0 +1,106 @@
+package devchain
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+)
+
+// Contract is a Go type that defines what transactions calling it may do.
+// Apply must be deterministic: it may read and write state through the Exec
+// and emit events, and nothing else.
+type Contract interface {
+	// Name is the contract's name, as transactions address it.
+	Name() string
+	// Apply executes a method. A returned error fails the transaction: its
+	// text becomes the failure reason and its writes and events are dropped.
+	Apply(x *Exec, method string, args json.RawMessage) error
+	// Call answers a read-only query on the state at the head.
+	Call(s StateReader, method string, args json.RawMessage) (json.RawMessage, error)
+}
+
+// StateReader reads a contract's key-value state.
+type StateReader interface {
+	Get(key string) ([]byte, bool)
+}
+
+// Exec is the context of one transaction's execution by a contract.
+type Exec struct {
+	Height uint64
+	Time   time.Time
+	From   chain.Address
+	TxHash chain.Hash
+
+	contract string
+	state    map[string][]byte
+	writes   map[string][]byte
+	order    []string
+	events   []pendingEvent
+}
+
+type pendingEvent struct {
+	name string
+	data json.RawMessage
+}
+
+// Get reads a key, seeing this transaction's own writes.
+func (x *Exec) Get(key string) ([]byte, bool) {
+	if v, ok := x.writes[key]; ok {
+		return v, v != nil
+	}
+	v, ok := x.state[stateKey(x.contract, key)]
+	return v, ok
+}
+
+// Set writes a key; it takes effect only if the transaction succeeds.
+func (x *Exec) Set(key string, val []byte) {
+	if x.writes == nil {
+		x.writes = map[string][]byte{}
+	}
+	if _, seen := x.writes[key]; !seen {
+		x.order = append(x.order, key)
+	}
+	x.writes[key] = val
+}
+
+// Emit records an event; it is published only if the transaction succeeds.
+func (x *Exec) Emit(name string, data any) error {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("event %s: %w", name, err)
+	}
+	x.events = append(x.events, pendingEvent{name: name, data: b})
+	return nil
+}
+
+// Failure is a contract failure with a short, stable reason.
+type Failure struct{ Reason string }
+
+func (f *Failure) Error() string { return f.Reason }
+
+// Fail returns a Failure with the given reason.
+func Fail(format string, args ...any) error { return &Failure{Reason: fmt.Sprintf(format, args...)} }
+
+// ReasonPrecondition is the failure reason of a zkApp changed twice in a block
+// or called with a stale version.
+const ReasonPrecondition = "precondition"
+
+// ReasonReverted is the failure reason of the revert fault.
+const ReasonReverted = "reverted"
+
+func stateKey(contract, key string) string { return contract + "\x00" + key }
+
+type contractReader struct {
+	contract string
+	state    map[string][]byte
+}
+
+func (r contractReader) Get(key string) ([]byte, bool) {
+	v, ok := r.state[stateKey(r.contract, key)]
+	return v, ok
+}
+
+var errNoMethod = errors.New("no such method")

@@ -1,0 +1,724 @@
+package devchain
+
+import (
+	"container/heap"
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+)
+
+type account struct {
+	nonce   uint64
+	balance uint64
+}
+
+type txLoc struct {
+	height uint64
+	index  int
+}
+
+type kvUndo struct {
+	key     string
+	old     []byte
+	existed bool
+}
+
+// Chain is a devchain. It is safe for concurrent use.
+type Chain struct {
+	cfg       Config
+	contracts map[string]Contract
+	devKeys   map[chain.Address]ed25519.PrivateKey
+	devOrder  []chain.Address
+
+	mu       sync.RWMutex
+	rng      *rand.Rand
+	accounts map[chain.Address]*account
+	state    map[string][]byte
+	blocks   []*chain.Block // blocks[h] is height h; blocks[0] is genesis
+	undo     [][]kvUndo     // undo[h]: kv writes of block h, in order
+	included map[chain.Hash]txLoc
+	dropped  map[chain.Hash]string
+	events   []chain.Event
+	cursor   uint64
+	pool     *mempool
+	faults   FaultState
+	nextAt   time.Time // when Tick produces the next block
+	subs     map[chan chain.BlockHeader]struct{}
+	log      *blockLog
+	closed   bool
+}
+
+var _ chain.Chain = (*Chain)(nil)
+var _ chain.HeadSubscriber = (*Chain)(nil)
+var _ chain.BlockReader = (*Chain)(nil)
+
+// New makes a devchain from cfg. With cfg.DataDir it reopens the chain found
+// there, replaying its log.
+func New(cfg Config) (*Chain, error) {
+	cfg.setDefaults()
+	c := &Chain{
+		cfg:       cfg,
+		contracts: map[string]Contract{},
+		devKeys:   map[chain.Address]ed25519.PrivateKey{},
+		accounts:  map[chain.Address]*account{},
+		state:     map[string][]byte{},
+		included:  map[chain.Hash]txLoc{},
+		dropped:   map[chain.Hash]string{},
+		pool:      newMempool(),
+		subs:      map[chan chain.BlockHeader]struct{}{},
+	}
+	for _, k := range append([]Contract{ZkApp{}}, cfg.Contracts...) {
+		c.contracts[k.Name()] = k
+	}
+	c.faults = FaultState{ReorgDepth: 1, MinFee: cfg.MinFee}
+	if err := c.applyFaults(cfg.Faults); err != nil {
+		return nil, fmt.Errorf("devchain faults: %w", err)
+	}
+	g := genesis{Seed: cfg.Seed, DevAccounts: cfg.DevAccounts, DevBalance: cfg.DevBalance, Time: cfg.Clock.Now().UTC()}
+	if cfg.DataDir != "" {
+		l, prev, err := openBlockLog(cfg.DataDir, g, c.replay)
+		if err != nil {
+			return nil, err
+		}
+		c.log = l
+		if prev != nil {
+			g = *prev
+		}
+	} else {
+		c.initGenesis(g)
+	}
+	c.rng = rand.New(rand.NewPCG(g.Seed, g.Seed^0x9e3779b97f4a7c15^c.head().Height))
+	c.nextAt = cfg.Clock.Now().Add(cfg.BlockTime)
+	return c, nil
+}
+
+type genesis struct {
+	Seed        uint64    `json:"seed"`
+	DevAccounts int       `json:"devAccounts"`
+	DevBalance  uint64    `json:"devBalance"`
+	Time        time.Time `json:"time"`
+}
+
+func (c *Chain) initGenesis(g genesis) {
+	for i := range g.DevAccounts {
+		key := chain.KeyFromSeed(fmt.Sprintf("devchain/%d/dev/%d", g.Seed, i))
+		addr := chain.KeyAddress(key)
+		c.devKeys[addr] = key
+		c.devOrder = append(c.devOrder, addr)
+		c.accounts[addr] = &account{balance: g.DevBalance}
+	}
+	b := &chain.Block{BlockHeader: chain.BlockHeader{Height: 0, Time: g.Time, MinFee: c.cfg.MinFee}, Txs: []chain.BlockTx{}}
+	b.Hash = blockHash(b)
+	c.blocks = []*chain.Block{b}
+	c.undo = [][]kvUndo{nil}
+}
+
+// Close stops the chain and closes its log. Subscriptions end.
+func (c *Chain) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	for ch := range c.subs {
+		close(ch)
+		delete(c.subs, ch)
+	}
+	if c.log != nil {
+		return c.log.close()
+	}
+	return nil
+}
+
+// Config returns the chain's configuration with defaults filled in.
+func (c *Chain) Config() Config { return c.cfg }
+
+func (c *Chain) head() *chain.Block { return c.blocks[len(c.blocks)-1] }
+
+func (c *Chain) acct(a chain.Address) *account {
+	ac := c.accounts[a]
+	if ac == nil {
+		ac = &account{}
+		c.accounts[a] = ac
+	}
+	return ac
+}
+
+// Head returns the newest block's header.
+func (c *Chain) Head(ctx context.Context) (chain.BlockHeader, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.head().BlockHeader, nil
+}
+
+// SendTx validates, verifies (or, in dev mode, signs for a dev account) and
+// admits a transaction to the mempool.
+func (c *Chain) SendTx(ctx context.Context, tx chain.Tx) (chain.Hash, error) {
+	if err := tx.Validate(); err != nil {
+		return "", err
+	}
+	tx.Args = chain.CanonicalArgs(tx.Args)
+	if _, ok := c.contracts[tx.Contract]; !ok {
+		return "", fmt.Errorf("%w: %q", chain.ErrUnknownContract, tx.Contract)
+	}
+	if tx.Signature == "" {
+		key, ok := c.devKeys[tx.From]
+		if !ok || c.cfg.NoDevMode {
+			return "", fmt.Errorf("%w: unsigned transaction from an account that is not a dev account", chain.ErrBadSignature)
+		}
+		tx.Sign(key)
+	} else if err := tx.VerifySignature(); err != nil {
+		return "", err
+	}
+	h := tx.Hash()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return h, c.admit(tx, h)
+}
+
+func (c *Chain) admit(tx chain.Tx, h chain.Hash) error {
+	if c.closed {
+		return fmt.Errorf("%w: chain is closed", chain.ErrRejected)
+	}
+	if p := c.pool.byHash[h]; p != nil && !p.doomed {
+		return nil // already known: idempotent
+	}
+	if _, ok := c.included[h]; ok {
+		return nil
+	}
+	if c.roll(c.faults.RejectProb) {
+		return fmt.Errorf("%w: fault injection", chain.ErrRejected)
+	}
+	ac := c.acct(tx.From)
+	if tx.Nonce < ac.nonce {
+		return fmt.Errorf("%w: account nonce is %d, transaction nonce %d", chain.ErrNonceTooLow, ac.nonce, tx.Nonce)
+	}
+	if tx.Nonce > ac.nonce+c.cfg.MaxNonceGap {
+		return fmt.Errorf("%w: account nonce is %d, transaction nonce %d", chain.ErrNonceTooHigh, ac.nonce, tx.Nonce)
+	}
+	if tx.Fee < c.cfg.MinFee {
+		return fmt.Errorf("%w: fee %d, minimum %d", chain.ErrFeeTooLow, tx.Fee, c.cfg.MinFee)
+	}
+	if ac.balance < tx.Fee {
+		return fmt.Errorf("%w: balance %d, fee %d", chain.ErrInsufficientFunds, ac.balance, tx.Fee)
+	}
+	old := c.pool.get(tx.From, tx.Nonce)
+	if old != nil && !old.doomed {
+		// Replacement: at least 110% of the pending fee.
+		if tx.Fee*10 < old.tx.Fee*11 {
+			return fmt.Errorf("%w: pending fee %d, offered %d", chain.ErrReplacementUnderpriced, old.tx.Fee, tx.Fee)
+		}
+	}
+	if old == nil && c.pool.len() >= c.cfg.MaxMempool {
+		return chain.ErrMempoolFull
+	}
+	if old != nil {
+		c.pool.remove(old)
+		if !old.doomed {
+			c.dropped[old.hash] = "replaced by " + string(h)
+		}
+	}
+	delete(c.dropped, h)
+	c.pool.add(&poolTx{tx: tx, hash: h, doomed: c.roll(c.faults.DropProb)})
+	return nil
+}
+
+func (c *Chain) roll(p float64) bool {
+	if p <= 0 {
+		return false
+	}
+	return c.rng.Float64() < p
+}
+
+// Tick produces the blocks that are due at now: one each BlockTime. A stall
+// postpones production. It returns how many blocks it made.
+func (c *Chain) Tick(now time.Time) int {
+	n := 0
+	for {
+		c.mu.Lock()
+		if now.Before(c.nextAt) || c.closed {
+			c.mu.Unlock()
+			return n
+		}
+		c.nextAt = c.nextAt.Add(c.cfg.BlockTime)
+		if c.nextAt.Before(now) { // far behind: don't burst, resume the cadence
+			c.nextAt = now.Add(c.cfg.BlockTime)
+		}
+		_, ok, err := c.mineLocked(now)
+		c.mu.Unlock()
+		if err == nil && ok {
+			n++
+		}
+	}
+}
+
+// NextBlockAt returns when Tick will next produce a block.
+func (c *Chain) NextBlockAt() time.Time {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.faults.StallUntil.After(c.nextAt) {
+		return c.faults.StallUntil
+	}
+	return c.nextAt
+}
+
+// Mine produces one block now, whatever the block time. It makes none while
+// a stall is in force (ok is false).
+func (c *Chain) Mine() (hdr chain.BlockHeader, ok bool, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mineLocked(c.cfg.Clock.Now())
+}
+
+func (c *Chain) mineLocked(now time.Time) (chain.BlockHeader, bool, error) {
+	if c.closed {
+		return chain.BlockHeader{}, false, fmt.Errorf("%w: chain is closed", chain.ErrRejected)
+	}
+	if now.Before(c.faults.StallUntil) {
+		return chain.BlockHeader{}, false, nil
+	}
+	if c.faults.ReorgEvery > 0 && c.head().Height > 0 && c.head().Height%c.faults.ReorgEvery == 0 &&
+		len(c.head().Txs) > 0 {
+		if err := c.reorgLocked(c.faults.ReorgDepth, now); err != nil {
+			return chain.BlockHeader{}, false, err
+		}
+	}
+	b := c.buildBlock(now)
+	if err := c.commitBlock(b); err != nil {
+		return chain.BlockHeader{}, false, err
+	}
+	return b.BlockHeader, true, nil
+}
+
+func (c *Chain) currentMinFee() uint64 {
+	if c.faults.FeeSpikeBlocks > 0 {
+		return c.cfg.MinFee * c.faults.FeeSpikeFactor
+	}
+	return c.cfg.MinFee
+}
+
+// buildBlock selects and executes the next block's transactions.
+func (c *Chain) buildBlock(now time.Time) *chain.Block {
+	c.pool.dropDoomed() // silent drops: the chain forgets them
+	minFee := c.currentMinFee()
+	parent := c.head()
+	b := &chain.Block{BlockHeader: chain.BlockHeader{Height: parent.Height + 1, Parent: parent.Hash, Time: now.UTC(), MinFee: minFee}, Txs: []chain.BlockTx{}}
+	// Candidates: each sender's transaction at its next nonce.
+	h := feeHeap{}
+	for from, txs := range c.pool.bySender {
+		if p := txs[c.acct(from).nonce]; p != nil && p.tx.Fee >= minFee {
+			h = append(h, p)
+		}
+	}
+	heap.Init(&h)
+	var undo []kvUndo
+	for h.Len() > 0 && len(b.Txs) < c.cfg.MaxBlockTxs {
+		p := heap.Pop(&h).(*poolTx)
+		ac := c.acct(p.tx.From)
+		c.pool.remove(p)
+		if ac.balance < p.tx.Fee {
+			c.dropped[p.hash] = "insufficient funds at inclusion"
+			continue
+		}
+		status, reason := chain.OutcomeSucceeded, ""
+		if c.roll(c.faults.RevertProb) {
+			status, reason = chain.OutcomeFailed, ReasonReverted
+		}
+		bt := chain.BlockTx{Tx: p.tx, Hash: p.hash, Index: len(b.Txs), Status: status, Reason: reason}
+		undo = c.execTx(b, &bt, undo)
+		b.Txs = append(b.Txs, bt)
+		if next := c.pool.get(p.tx.From, ac.nonce); next != nil && next.tx.Fee >= minFee {
+			heap.Push(&h, next)
+		}
+	}
+	b.TxCount = len(b.Txs)
+	b.Hash = blockHash(b)
+	c.undo = append(c.undo, undo)
+	return b
+}
+
+// execTx charges the fee, consumes the nonce and, unless bt already failed,
+// runs the contract; it records the outcome in bt and appends kv undo entries.
+func (c *Chain) execTx(b *chain.Block, bt *chain.BlockTx, undo []kvUndo) []kvUndo {
+	ac := c.acct(bt.From)
+	ac.balance -= bt.Fee
+	ac.nonce++
+	c.included[bt.Hash] = txLoc{height: b.Height, index: bt.Index}
+	delete(c.dropped, bt.Hash)
+	if bt.Status == chain.OutcomeFailed {
+		return undo
+	}
+	k := c.contracts[bt.Contract]
+	x := &Exec{Height: b.Height, Time: b.Time, From: bt.From, TxHash: bt.Hash, contract: bt.Contract, state: c.state}
+	err := errNoContract
+	if k != nil {
+		err = k.Apply(x, bt.Method, bt.Args)
+	}
+	if err != nil {
+		bt.Status, bt.Reason = chain.OutcomeFailed, err.Error()
+		return undo
+	}
+	for _, key := range x.order {
+		sk := stateKey(bt.Contract, key)
+		old, existed := c.state[sk]
+		undo = append(undo, kvUndo{key: sk, old: old, existed: existed})
+		if v := x.writes[key]; v == nil {
+			delete(c.state, sk)
+		} else {
+			c.state[sk] = v
+		}
+	}
+	for _, e := range x.events {
+		c.cursor++
+		c.events = append(c.events, chain.Event{Cursor: c.cursor, Height: b.Height, TxHash: bt.Hash, TxIndex: bt.Index, Contract: bt.Contract, Name: e.name, Data: e.data})
+	}
+	return undo
+}
+
+var errNoContract = errors.New("unknown contract")
+
+// commitBlock logs the block (when durable), appends it and notifies
+// subscribers.
+func (c *Chain) commitBlock(b *chain.Block) error {
+	if c.log != nil {
+		if err := c.log.append(logRecord{Block: b}); err != nil {
+			return err
+		}
+	}
+	c.blocks = append(c.blocks, b)
+	if c.faults.FeeSpikeBlocks > 0 {
+		c.faults.FeeSpikeBlocks--
+	}
+	c.faults.MinFee = c.currentMinFee()
+	for ch := range c.subs {
+		select {
+		case ch <- b.BlockHeader:
+		default:
+		}
+	}
+	return nil
+}
+
+func blockHash(b *chain.Block) chain.Hash {
+	h := sha256.New()
+	var n [8]byte
+	h.Write([]byte(b.Parent))
+	binary.BigEndian.PutUint64(n[:], b.Height)
+	h.Write(n[:])
+	binary.BigEndian.PutUint64(n[:], uint64(b.Time.UnixNano()))
+	h.Write(n[:])
+	binary.BigEndian.PutUint64(n[:], b.MinFee)
+	h.Write(n[:])
+	for _, t := range b.Txs {
+		h.Write([]byte(t.Hash))
+		h.Write([]byte(t.Status))
+		h.Write([]byte(t.Reason))
+		h.Write([]byte{0})
+	}
+	return chain.Hash(hex.EncodeToString(h.Sum(nil)))
+}
+
+// reorgLocked replaces the last depth blocks with empty ones at the same
+// heights: state is rolled back exactly, events of those blocks are removed and
+// their transactions return to the mempool.
+func (c *Chain) reorgLocked(depth uint64, now time.Time) error {
+	hd := c.head().Height
+	if depth > hd {
+		depth = hd
+	}
+	if depth == 0 {
+		return nil
+	}
+	if c.log != nil {
+		if err := c.log.append(logRecord{Reorg: depth}); err != nil {
+			return err
+		}
+	}
+	c.rollback(depth)
+	c.faults.Reorgs++
+	for range depth {
+		parent := c.head()
+		b := &chain.Block{BlockHeader: chain.BlockHeader{Height: parent.Height + 1, Parent: parent.Hash, Time: now.UTC(), MinFee: c.currentMinFee()}, Txs: []chain.BlockTx{}}
+		b.Hash = blockHash(b)
+		c.undo = append(c.undo, nil)
+		if err := c.commitBlock(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Chain) rollback(depth uint64) {
+	for range depth {
+		b := c.head()
+		u := c.undo[len(c.undo)-1]
+		for i := len(u) - 1; i >= 0; i-- {
+			if u[i].existed {
+				c.state[u[i].key] = u[i].old
+			} else {
+				delete(c.state, u[i].key)
+			}
+		}
+		for i := len(b.Txs) - 1; i >= 0; i-- {
+			t := b.Txs[i]
+			ac := c.acct(t.From)
+			ac.balance += t.Fee
+			ac.nonce--
+			delete(c.included, t.Hash)
+		}
+		for _, t := range b.Txs {
+			if c.pool.get(t.From, t.Nonce) == nil {
+				c.pool.add(&poolTx{tx: t.Tx, hash: t.Hash})
+			}
+		}
+		c.blocks = c.blocks[:len(c.blocks)-1]
+		c.undo = c.undo[:len(c.undo)-1]
+	}
+	hd := c.head().Height
+	i := sort.Search(len(c.events), func(i int) bool { return c.events[i].Height > hd })
+	c.events = c.events[:i]
+}
+
+// TxStatus reports a transaction's status.
+func (c *Chain) TxStatus(ctx context.Context, h chain.Hash) (chain.TxStatus, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	st := chain.TxStatus{Hash: h, State: chain.TxUnknown}
+	if loc, ok := c.included[h]; ok {
+		t := c.blocks[loc.height].Txs[loc.index]
+		st.State, st.Height, st.Index = chain.TxIncluded, loc.height, loc.index
+		st.Success, st.Reason = t.Status == chain.OutcomeSucceeded, t.Reason
+	} else if p := c.pool.byHash[h]; p != nil {
+		st.State = chain.TxPending
+	} else if why, ok := c.dropped[h]; ok {
+		st.State, st.Reason = chain.TxDropped, why
+	}
+	return st, nil
+}
+
+// Events returns up to limit events after the cursor.
+func (c *Chain) Events(ctx context.Context, after uint64, limit int) ([]chain.Event, error) {
+	if limit <= 0 || limit > 1000 {
+		limit = 1000
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	i := sort.Search(len(c.events), func(i int) bool { return c.events[i].Cursor > after })
+	j := min(i+limit, len(c.events))
+	return append([]chain.Event(nil), c.events[i:j]...), nil
+}
+
+// Call runs a read-only contract method.
+func (c *Chain) Call(ctx context.Context, contract, method string, args json.RawMessage) (json.RawMessage, error) {
+	k, ok := c.contracts[contract]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", chain.ErrUnknownContract, contract)
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out, err := k.Call(contractReader{contract: contract, state: c.state}, method, args)
+	if errors.Is(err, errNoMethod) {
+		return nil, fmt.Errorf("%w: %s.%s", chain.ErrUnknownMethod, contract, method)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", chain.ErrCallFailed, err)
+	}
+	return out, nil
+}
+
+// Account returns an account's nonce and balance.
+func (c *Chain) Account(ctx context.Context, addr chain.Address) (chain.Account, error) {
+	if err := chain.ValidateAddress(addr); err != nil {
+		return chain.Account{}, fmt.Errorf("%w: %v", chain.ErrInvalidTx, err)
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var a account
+	if ac := c.accounts[addr]; ac != nil {
+		a = *ac
+	}
+	return chain.Account{Address: addr, Nonce: a.nonce, PendingNonce: c.pool.pendingNonce(addr, a.nonce), Balance: a.balance}, nil
+}
+
+// MinFee returns the minimum fee in force.
+func (c *Chain) MinFee(ctx context.Context) (uint64, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.currentMinFee(), nil
+}
+
+// SubscribeHeads pushes each new head until ctx ends or the chain closes.
+func (c *Chain) SubscribeHeads(ctx context.Context) (<-chan chain.BlockHeader, error) {
+	ch := make(chan chain.BlockHeader, 64)
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, fmt.Errorf("%w: chain is closed", chain.ErrRejected)
+	}
+	c.subs[ch] = struct{}{}
+	c.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if _, ok := c.subs[ch]; ok {
+			delete(c.subs, ch)
+			close(ch)
+		}
+	})
+	return ch, nil
+}
+
+// Blocks returns blocks with heights in [from, to], at most 1000.
+func (c *Chain) Blocks(ctx context.Context, from, to uint64) ([]chain.Block, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	hd := c.head().Height
+	if to > hd {
+		to = hd
+	}
+	if to >= from && to-from >= 1000 {
+		to = from + 999
+	}
+	var out []chain.Block
+	for h := from; h <= to; h++ {
+		out = append(out, *c.blocks[h])
+	}
+	return out, nil
+}
+
+// DevAccount is a funded account whose key the chain holds in dev mode.
+type DevAccount struct {
+	Address chain.Address `json:"address"`
+	Nonce   uint64        `json:"nonce"`
+	Balance uint64        `json:"balance"`
+}
+
+// DevAccounts lists the dev accounts with their nonce and balance.
+func (c *Chain) DevAccounts() ([]DevAccount, error) {
+	if c.cfg.NoDevMode {
+		return nil, chain.ErrNotDevMode
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]DevAccount, 0, len(c.devOrder))
+	for _, a := range c.devOrder {
+		ac := c.accounts[a]
+		out = append(out, DevAccount{Address: a, Nonce: ac.nonce, Balance: ac.balance})
+	}
+	return out, nil
+}
+
+// DevKey returns a dev account's key, for in-process signers.
+func (c *Chain) DevKey(a chain.Address) (ed25519.PrivateKey, bool) {
+	k, ok := c.devKeys[a]
+	return k, ok
+}
+
+// Faucet credits amount to addr in dev mode.
+func (c *Chain) Faucet(ctx context.Context, addr chain.Address, amount uint64) (chain.Account, error) {
+	if c.cfg.NoDevMode {
+		return chain.Account{}, chain.ErrNotDevMode
+	}
+	if err := chain.ValidateAddress(addr); err != nil {
+		return chain.Account{}, fmt.Errorf("%w: %v", chain.ErrInvalidTx, err)
+	}
+	if amount == 0 || amount > c.cfg.FaucetMax {
+		return chain.Account{}, fmt.Errorf("%w: amount must be 1-%d", chain.ErrInvalidTx, c.cfg.FaucetMax)
+	}
+	c.mu.Lock()
+	if c.log != nil {
+		if err := c.log.append(logRecord{Faucet: &faucetRecord{Address: addr, Amount: amount}}); err != nil {
+			c.mu.Unlock()
+			return chain.Account{}, err
+		}
+	}
+	ac := c.acct(addr)
+	if ac.balance+amount < ac.balance {
+		ac.balance = ^uint64(0)
+	} else {
+		ac.balance += amount
+	}
+	c.mu.Unlock()
+	return c.Account(ctx, addr)
+}
+
+// Faults returns the fault knobs in force.
+func (c *Chain) Faults() FaultState {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.faults
+}
+
+// SetFaults applies a fault update; an invalid update changes nothing.
+func (c *Chain) SetFaults(u FaultUpdate) (FaultState, error) {
+	if err := u.Validate(); err != nil {
+		return FaultState{}, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.applyFaults(u); err != nil {
+		return FaultState{}, err
+	}
+	return c.faults, nil
+}
+
+func (c *Chain) applyFaults(u FaultUpdate) error {
+	if err := u.Validate(); err != nil {
+		return err
+	}
+	set := func(dst *float64, src *float64) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	set(&c.faults.RejectProb, u.RejectProb)
+	set(&c.faults.DropProb, u.DropProb)
+	set(&c.faults.RevertProb, u.RevertProb)
+	if u.ReorgEvery != nil {
+		c.faults.ReorgEvery = *u.ReorgEvery
+	}
+	if u.ReorgDepth != nil {
+		c.faults.ReorgDepth = *u.ReorgDepth
+	}
+	if u.FeeSpike != nil {
+		c.faults.FeeSpikeFactor, c.faults.FeeSpikeBlocks = u.FeeSpike.Factor, u.FeeSpike.Blocks
+	}
+	c.faults.MinFee = c.currentMinFee()
+	if u.Stall != nil {
+		c.faults.StallUntil = c.cfg.Clock.Now().Add(time.Duration(*u.Stall))
+	}
+	if u.Reorg != nil && c.blocks != nil {
+		return c.reorgLocked(*u.Reorg, c.cfg.Clock.Now())
+	}
+	return nil
+}
+
+// Stats is a summary of the chain for logs and benchmarks.
+type Stats struct {
+	Height  uint64 `json:"height"`
+	Mempool int    `json:"mempool"`
+	Events  uint64 `json:"events"`
+}
+
+// Stats returns the chain's summary.
+func (c *Chain) Stats() Stats {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return Stats{Height: c.head().Height, Mempool: c.pool.len(), Events: c.cursor}
+}
+
+// ParseAmount parses a decimal amount.
+func ParseAmount(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) }

@@ -1,0 +1,24 @@
+// Package devchain is ordo's embedded base ledger: a deterministic simulated
+// chain that runs in the node's process or standalone (`ordo devchain`) behind
+// an HTTP API, and the oracle every other test audits against.
+//
+// It implements chain.Chain. Blocks are produced on a timer of the injected
+// clock (Run) or on demand (Mine). Accounts hold ed25519 keys, balances and
+// nonces; a mempool orders transactions by fee, then arrival; contracts are Go
+// types registered by name (zkapp ships here). Fault knobs (reject, silent
+// drop, revert, fee spike, stall, reorg) draw all their randomness from the
+// seed.
+//
+// Invariants:
+//   - same seed, same configuration and the same inputs at the same virtual
+//     times give the same blocks, byte for byte;
+//   - an included transaction consumed its sender's nonce and paid its fee,
+//     whether it succeeded or failed;
+//   - for each sender at most one transaction per nonce is ever included, and
+//     nonces are included in order without gaps;
+//   - a reorg of depth k restores the state exactly as it was k blocks ago and
+//     returns the removed blocks' transactions to the mempool;
+//   - with a data directory, every produced block is on disk (fsync) before
+//     any reader can see it; a restart replays the log and loses only the
+//     mempool and the fault settings.
+package devchain

@@ -1,0 +1,200 @@
+package chain
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Limits on a transaction's fields.
+const (
+	// MaxMemo is the longest memo, in bytes. ordo puts its record id here.
+	MaxMemo = 256
+	// MaxArgs is the largest args document, in bytes.
+	MaxArgs = 64 << 10
+	// MaxName is the longest contract or method name.
+	MaxName = 64
+	// MaxEncodedTx bounds a JSON-encoded transaction.
+	MaxEncodedTx = MaxArgs + 4<<10
+)
+
+// Tx is a transaction: a call of a contract method, signed by its sender.
+type Tx struct {
+	From     Address         `json:"from"`
+	Nonce    uint64          `json:"nonce"`
+	Fee      uint64          `json:"fee"`
+	Contract string          `json:"contract"`
+	Method   string          `json:"method"`
+	Args     json.RawMessage `json:"args,omitempty"`
+	Memo     string          `json:"memo,omitempty"`
+	// Signature is the hex ed25519 signature of the hash by From's key. A
+	// devchain in dev mode signs for its dev accounts when it is empty.
+	Signature string `json:"signature,omitempty"`
+}
+
+// Validate checks the transaction's form (not its signature or its fit with
+// chain state).
+func (tx *Tx) Validate() error {
+	if err := ValidateAddress(tx.From); err != nil {
+		return fmt.Errorf("%w: from: %v", ErrInvalidTx, err)
+	}
+	if !validName(tx.Contract) {
+		return fmt.Errorf("%w: contract must be 1-%d characters of [a-z0-9_-]", ErrInvalidTx, MaxName)
+	}
+	if !validName(tx.Method) {
+		return fmt.Errorf("%w: method must be 1-%d characters of [a-z0-9_-]", ErrInvalidTx, MaxName)
+	}
+	if len(tx.Memo) > MaxMemo {
+		return fmt.Errorf("%w: memo is %d bytes, the limit is %d", ErrInvalidTx, len(tx.Memo), MaxMemo)
+	}
+	if len(tx.Args) > MaxArgs {
+		return fmt.Errorf("%w: args are %d bytes, the limit is %d", ErrInvalidTx, len(tx.Args), MaxArgs)
+	}
+	if len(tx.Args) > 0 && !json.Valid(tx.Args) {
+		return fmt.Errorf("%w: args are not valid JSON", ErrInvalidTx)
+	}
+	if tx.Signature != "" {
+		if b, err := hex.DecodeString(tx.Signature); err != nil || len(b) != ed25519.SignatureSize {
+			return fmt.Errorf("%w: signature must be %d bytes of hex", ErrInvalidTx, ed25519.SignatureSize)
+		}
+	}
+	return nil
+}
+
+func validName(s string) bool {
+	if len(s) == 0 || len(s) > MaxName {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidateAddress checks that a is 32 bytes of lowercase hex.
+func ValidateAddress(a Address) error {
+	if len(a) != 2*ed25519.PublicKeySize {
+		return fmt.Errorf("address must be %d hex characters", 2*ed25519.PublicKeySize)
+	}
+	for i := 0; i < len(a); i++ {
+		c := a[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return fmt.Errorf("address must be lowercase hex")
+		}
+	}
+	return nil
+}
+
+// Hash returns the transaction's hash: SHA-256 over a length-prefixed
+// encoding of every signed field. Args are hashed in canonical JSON (keys
+// sorted, no insignificant whitespace, escaping as encoding/json writes it) so
+// that re-encoding the transaction does not change its hash.
+func (tx *Tx) Hash() Hash {
+	h := sha256.New()
+	var n [8]byte
+	writeField := func(b []byte) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	io.WriteString(h, "ordo-tx-v1")
+	writeField([]byte(tx.From))
+	binary.BigEndian.PutUint64(n[:], tx.Nonce)
+	h.Write(n[:])
+	binary.BigEndian.PutUint64(n[:], tx.Fee)
+	h.Write(n[:])
+	writeField([]byte(tx.Contract))
+	writeField([]byte(tx.Method))
+	writeField(CanonicalArgs(tx.Args))
+	writeField([]byte(tx.Memo))
+	return Hash(hex.EncodeToString(h.Sum(nil)))
+}
+
+// CanonicalArgs returns a in canonical JSON, or a itself when it is not valid
+// JSON (Validate rejects such a transaction).
+func CanonicalArgs(a json.RawMessage) json.RawMessage {
+	if len(a) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(a))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return a
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return a
+	}
+	return out
+}
+
+// Sign sets the transaction's signature with key, which must be From's key.
+func (tx *Tx) Sign(key ed25519.PrivateKey) {
+	h := tx.Hash()
+	raw, _ := hex.DecodeString(string(h))
+	tx.Signature = hex.EncodeToString(ed25519.Sign(key, raw))
+}
+
+// VerifySignature checks the signature against From's public key.
+func (tx *Tx) VerifySignature() error {
+	pub, err := hex.DecodeString(string(tx.From))
+	if err != nil || len(pub) != ed25519.PublicKeySize {
+		return fmt.Errorf("%w: from is not a public key", ErrBadSignature)
+	}
+	sig, err := hex.DecodeString(tx.Signature)
+	if err != nil || len(sig) != ed25519.SignatureSize {
+		return fmt.Errorf("%w: missing or malformed signature", ErrBadSignature)
+	}
+	raw, _ := hex.DecodeString(string(tx.Hash()))
+	if !ed25519.Verify(pub, raw, sig) {
+		return ErrBadSignature
+	}
+	return nil
+}
+
+// DecodeTx decodes one JSON transaction strictly: unknown fields, trailing
+// data and oversized input are errors, and the result passes Validate. Args
+// are stored in canonical form.
+func DecodeTx(data []byte) (Tx, error) {
+	var tx Tx
+	if len(data) > MaxEncodedTx {
+		return tx, fmt.Errorf("%w: encoded transaction is %d bytes, the limit is %d", ErrInvalidTx, len(data), MaxEncodedTx)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&tx); err != nil {
+		return Tx{}, fmt.Errorf("%w: %v", ErrInvalidTx, err)
+	}
+	if dec.More() {
+		return Tx{}, fmt.Errorf("%w: trailing data after the transaction", ErrInvalidTx)
+	}
+	if string(tx.Args) == "null" {
+		tx.Args = nil
+	}
+	if err := tx.Validate(); err != nil {
+		return Tx{}, err
+	}
+	tx.Args = CanonicalArgs(tx.Args)
+	return tx, nil
+}
+
+// KeyAddress returns the address of an ed25519 key.
+func KeyAddress(key ed25519.PrivateKey) Address {
+	return Address(hex.EncodeToString(key.Public().(ed25519.PublicKey)))
+}
+
+// KeyFromSeed derives a deterministic key from a label, for dev accounts and
+// tests.
+func KeyFromSeed(label string) ed25519.PrivateKey {
+	s := sha256.Sum256([]byte(label))
+	return ed25519.NewKeyFromSeed(s[:])
+}
