@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -118,8 +119,10 @@ func (tx *Tx) Hash() Hash {
 	return Hash(hex.EncodeToString(h.Sum(nil)))
 }
 
-// CanonicalArgs returns a in canonical JSON, or a itself when it is not valid
-// JSON (Validate rejects such a transaction).
+// CanonicalArgs returns a in canonical JSON (keys sorted, no insignificant
+// whitespace, no HTML escaping, numbers as written); null and empty args are
+// nil. It returns a itself when it is not valid JSON (Validate rejects such a
+// transaction).
 func CanonicalArgs(a json.RawMessage) json.RawMessage {
 	if len(a) == 0 {
 		return nil
@@ -130,11 +133,16 @@ func CanonicalArgs(a json.RawMessage) json.RawMessage {
 	if err := dec.Decode(&v); err != nil {
 		return a
 	}
-	out, err := json.Marshal(v)
-	if err != nil {
+	if v == nil {
+		return nil
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return a
 	}
-	return out
+	return bytes.TrimRight(b.Bytes(), "\n")
 }
 
 // Sign sets the transaction's signature with key, which must be From's key.
@@ -174,16 +182,16 @@ func DecodeTx(data []byte) (Tx, error) {
 	if err := dec.Decode(&tx); err != nil {
 		return Tx{}, fmt.Errorf("%w: %v", ErrInvalidTx, err)
 	}
-	if dec.More() {
+	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
 		return Tx{}, fmt.Errorf("%w: trailing data after the transaction", ErrInvalidTx)
 	}
-	if string(tx.Args) == "null" {
-		tx.Args = nil
+	if len(tx.Args) > MaxArgs {
+		return Tx{}, fmt.Errorf("%w: args are %d bytes, the limit is %d", ErrInvalidTx, len(tx.Args), MaxArgs)
 	}
+	tx.Args = CanonicalArgs(tx.Args)
 	if err := tx.Validate(); err != nil {
 		return Tx{}, err
 	}
-	tx.Args = CanonicalArgs(tx.Args)
 	return tx, nil
 }
 

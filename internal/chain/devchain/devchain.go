@@ -167,10 +167,13 @@ func (c *Chain) Head(ctx context.Context) (chain.BlockHeader, error) {
 // SendTx validates, verifies (or, in dev mode, signs for a dev account) and
 // admits a transaction to the mempool.
 func (c *Chain) SendTx(ctx context.Context, tx chain.Tx) (chain.Hash, error) {
+	if len(tx.Args) > chain.MaxArgs {
+		return "", fmt.Errorf("%w: args are %d bytes, the limit is %d", chain.ErrInvalidTx, len(tx.Args), chain.MaxArgs)
+	}
+	tx.Args = chain.CanonicalArgs(tx.Args)
 	if err := tx.Validate(); err != nil {
 		return "", err
 	}
-	tx.Args = chain.CanonicalArgs(tx.Args)
 	if _, ok := c.contracts[tx.Contract]; !ok {
 		return "", fmt.Errorf("%w: %q", chain.ErrUnknownContract, tx.Contract)
 	}
@@ -202,7 +205,10 @@ func (c *Chain) admit(tx chain.Tx, h chain.Hash) error {
 	if c.roll(c.faults.RejectProb) {
 		return fmt.Errorf("%w: fault injection", chain.ErrRejected)
 	}
-	ac := c.acct(tx.From)
+	var ac account // read without creating: a rejected sender leaves no trace
+	if a := c.accounts[tx.From]; a != nil {
+		ac = *a
+	}
 	if tx.Nonce < ac.nonce {
 		return fmt.Errorf("%w: account nonce is %d, transaction nonce %d", chain.ErrNonceTooLow, ac.nonce, tx.Nonce)
 	}
@@ -277,7 +283,7 @@ func (c *Chain) NextBlockAt() time.Time {
 
 // Mine produces one block now, whatever the block time. It makes none while
 // a stall is in force (ok is false).
-func (c *Chain) Mine() (hdr chain.BlockHeader, ok bool, err error) {
+func (c *Chain) Mine(ctx context.Context) (hdr chain.BlockHeader, ok bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.mineLocked(c.cfg.Clock.Now())
@@ -607,7 +613,7 @@ type DevAccount struct {
 }
 
 // DevAccounts lists the dev accounts with their nonce and balance.
-func (c *Chain) DevAccounts() ([]DevAccount, error) {
+func (c *Chain) DevAccounts(ctx context.Context) ([]DevAccount, error) {
 	if c.cfg.NoDevMode {
 		return nil, chain.ErrNotDevMode
 	}
@@ -645,25 +651,30 @@ func (c *Chain) Faucet(ctx context.Context, addr chain.Address, amount uint64) (
 			return chain.Account{}, err
 		}
 	}
+	c.credit(addr, amount)
+	c.mu.Unlock()
+	return c.Account(ctx, addr)
+}
+
+// credit adds amount to addr's balance, saturating at the largest balance.
+func (c *Chain) credit(addr chain.Address, amount uint64) {
 	ac := c.acct(addr)
 	if ac.balance+amount < ac.balance {
 		ac.balance = ^uint64(0)
 	} else {
 		ac.balance += amount
 	}
-	c.mu.Unlock()
-	return c.Account(ctx, addr)
 }
 
 // Faults returns the fault knobs in force.
-func (c *Chain) Faults() FaultState {
+func (c *Chain) Faults(ctx context.Context) (FaultState, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.faults
+	return c.faults, nil
 }
 
 // SetFaults applies a fault update; an invalid update changes nothing.
-func (c *Chain) SetFaults(u FaultUpdate) (FaultState, error) {
+func (c *Chain) SetFaults(ctx context.Context, u FaultUpdate) (FaultState, error) {
 	if err := u.Validate(); err != nil {
 		return FaultState{}, err
 	}

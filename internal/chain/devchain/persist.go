@@ -139,7 +139,7 @@ func (c *Chain) replay(rec logRecord) error {
 		c.blocks = append(c.blocks, b)
 		c.undo = append(c.undo, undo)
 	case rec.Faucet != nil:
-		c.acct(rec.Faucet.Address).balance += rec.Faucet.Amount
+		c.credit(rec.Faucet.Address, rec.Faucet.Amount)
 	case rec.Reorg > 0:
 		c.rollback(rec.Reorg)
 		c.pool = newMempool() // transactions of replaced blocks: lost with the mempool

@@ -17,7 +17,7 @@ func TestSmokeDeployAndPrecondition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	devs, _ := c.DevAccounts()
+	devs, _ := c.DevAccounts(ctx)
 	a := devs[0].Address
 	send := func(nonce uint64, method, args string) chain.Hash {
 		h, err := c.SendTx(ctx, chain.Tx{From: a, Nonce: nonce, Fee: 1000, Contract: "zkapp", Method: method, Args: json.RawMessage(args), Memo: "m"})
@@ -28,11 +28,11 @@ func TestSmokeDeployAndPrecondition(t *testing.T) {
 	}
 	h0 := send(0, "deploy", `{"zkapp":"z1"}`)
 	clk.Advance(time.Second)
-	c.Mine()
+	c.Mine(ctx)
 	h1 := send(1, "set", `{"zkapp":"z1","key":"a","value":1}`)
 	h2 := send(2, "set", `{"zkapp":"z1","key":"b","value":2}`)
 	clk.Advance(time.Second)
-	c.Mine()
+	c.Mine(ctx)
 	for _, tc := range []struct {
 		h       chain.Hash
 		success bool
@@ -57,7 +57,7 @@ func TestSmokeDeployAndPrecondition(t *testing.T) {
 	if string(out) != string(out2) {
 		t.Fatalf("after restart %s, want %s", out2, out)
 	}
-	if _, err := c2.SetFaults(FaultUpdate{Reorg: ptr(uint64(1))}); err != nil {
+	if _, err := c2.SetFaults(ctx, FaultUpdate{Reorg: ptr(uint64(1))}); err != nil {
 		t.Fatal(err)
 	}
 	st, _ := c2.TxStatus(ctx, h1)

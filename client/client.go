@@ -1,0 +1,347 @@
+// Package client is the Go client of an ordo node's HTTP API: submit
+// transaction intents to the sequencer and read transactions, their history,
+// queues and senders.
+//
+// The types here mirror the API's JSON; they do not depend on the node's
+// internal packages. Every error the node answers is an *APIError carrying
+// the HTTP status and the API's stable code:
+//
+//	var ae *client.APIError
+//	if errors.As(err, &ae) && ae.Code == client.CodeTypeNotAllowed { ... }
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Error codes the node answers with.
+const (
+	CodeBadJSON          = "bad_json"
+	CodeBadQuery         = "bad_query"
+	CodeTooLarge         = "too_large"
+	CodeInvalid          = "invalid"
+	CodeTypeNotAllowed   = "type_not_allowed"
+	CodeNotFound         = "not_found"
+	CodeRouteNotFound    = "route_not_found"
+	CodeMethodNotAllowed = "method_not_allowed"
+	CodeInternal         = "internal"
+	// CodeStarting is what Health reports while the node has not started.
+	CodeStarting = "starting"
+)
+
+// Transaction states.
+const (
+	StateWaiting  = "WAITING"
+	StateRevision = "REVISION"
+	StateRetry    = "RETRY"
+	StateDone     = "DONE"
+	StateFailed   = "FAILED"
+)
+
+// Intake is a transaction intent for Send.
+type Intake struct {
+	// Queue names the queue (for the built-in zkApp types, the zkApp).
+	Queue string `json:"queue"`
+	// Type is one of the node's allowed transaction types.
+	Type string `json:"type"`
+	// Data is any JSON value, stored as given. Empty means {}.
+	Data json.RawMessage `json:"data,omitempty"`
+	// IdempotencyKey, when set, makes a repeated Send return the record the
+	// first one created.
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+}
+
+// Attempt is one dispatch of a transaction.
+type Attempt struct {
+	N       int       `json:"n"`
+	Sender  string    `json:"sender"`
+	Nonce   uint64    `json:"nonce"`
+	Fee     uint64    `json:"fee"`
+	Hash    string    `json:"hash,omitempty"`
+	At      time.Time `json:"at"`
+	Outcome string    `json:"outcome,omitempty"`
+	Error   string    `json:"error,omitempty"`
+	Height  uint64    `json:"height,omitempty"`
+}
+
+// Transaction is a sequencer record.
+type Transaction struct {
+	UID            string          `json:"uid"`
+	Queue          string          `json:"queue"`
+	Type           string          `json:"type"`
+	Data           json.RawMessage `json:"data"`
+	State          string          `json:"state"`
+	Retries        int             `json:"retries"`
+	IdempotencyKey string          `json:"idempotencyKey,omitempty"`
+	Seq            int64           `json:"seq"`
+	Result         json.RawMessage `json:"result,omitempty"`
+	Error          string          `json:"error,omitempty"`
+	CreatedAt      time.Time       `json:"createdAt"`
+	UpdatedAt      time.Time       `json:"updatedAt"`
+	Attempts       []Attempt       `json:"attempts"`
+}
+
+// HistoryEntry is one state transition of a transaction.
+type HistoryEntry struct {
+	UID     string    `json:"uid"`
+	At      time.Time `json:"at"`
+	From    string    `json:"from"`
+	To      string    `json:"to"`
+	Binding string    `json:"binding,omitempty"`
+	Note    string    `json:"note,omitempty"`
+}
+
+// Queue is a queue and its binding to a sender.
+type Queue struct {
+	Name       string    `json:"name"`
+	State      string    `json:"state"`
+	Sender     string    `json:"sender,omitempty"`
+	TxUID      string    `json:"txUid,omitempty"`
+	DelayUntil time.Time `json:"delayUntil,omitzero"`
+	Deadline   uint64    `json:"deadline,omitempty"`
+	UpdatedAt  time.Time `json:"updatedAt"`
+}
+
+// QueueStats is a queue with its transaction counts by state.
+type QueueStats struct {
+	Queue  Queue          `json:"queue"`
+	Counts map[string]int `json:"counts"`
+}
+
+// Sender is a signing account of the node.
+type Sender struct {
+	ID        string    `json:"id"`
+	Worker    string    `json:"worker,omitempty"`
+	Queue     string    `json:"queue,omitempty"`
+	NextNonce uint64    `json:"nextNonce"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// ListOptions select transactions for List. Zero fields are left out.
+type ListOptions struct {
+	Queue string
+	State string
+	// Limit is 1-1000; 0 means the node's default (100).
+	Limit int
+	// Cursor is the next value of a previous page.
+	Cursor string
+}
+
+// APIError is an error answered by the node.
+type APIError struct {
+	// Status is the HTTP status.
+	Status int
+	// Code is the API's stable error code (CodeInvalid, ...).
+	Code string
+	// Message is a sentence for people.
+	Message string
+}
+
+// Error returns the code and message.
+func (e *APIError) Error() string {
+	return fmt.Sprintf("ordo: %s (%d): %s", e.Code, e.Status, e.Message)
+}
+
+// Client talks to one node. It is safe for concurrent use.
+type Client struct {
+	base string
+	hc   *http.Client
+}
+
+// New returns a client of the node at baseURL (such as
+// "http://127.0.0.1:7070"). A nil hc means http.DefaultClient.
+func New(baseURL string, hc *http.Client) *Client {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &Client{base: strings.TrimRight(baseURL, "/"), hc: hc}
+}
+
+// maxResponse bounds a response body the client reads.
+const maxResponse = 64 << 20
+
+// do sends a request and decodes a 2xx JSON answer into out. It returns the
+// status.
+func (c *Client) do(ctx context.Context, method, path string, body, out any) (int, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, fmt.Errorf("ordo client: encoding the request: %w", err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return 0, fmt.Errorf("ordo client: %w", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("ordo client: %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	if err != nil {
+		return resp.StatusCode, fmt.Errorf("ordo client: %s %s: reading the response: %w", method, path, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp.StatusCode, decodeError(resp.StatusCode, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			return resp.StatusCode, fmt.Errorf("ordo client: %s %s: decoding the response: %w", method, path, err)
+		}
+	}
+	return resp.StatusCode, nil
+}
+
+// decodeError makes an *APIError of an error response, with or without the
+// API's JSON body.
+func decodeError(status int, b []byte) error {
+	var body struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(b, &body) == nil && body.Error.Code != "" {
+		return &APIError{Status: status, Code: body.Error.Code, Message: body.Error.Message}
+	}
+	msg := strings.TrimSpace(string(b))
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	return &APIError{Status: status, Code: "http_" + strconv.Itoa(status), Message: msg}
+}
+
+// Send submits an intent. created is true when the node made a new record
+// and false when it found one by the idempotency key; either way the record
+// is committed.
+func (c *Client) Send(ctx context.Context, in Intake) (tx Transaction, created bool, err error) {
+	status, err := c.do(ctx, http.MethodPost, "/v1/transactions", in, &tx)
+	if err != nil {
+		return Transaction{}, false, err
+	}
+	return tx, status == http.StatusCreated, nil
+}
+
+// Get returns a transaction, with its attempts, and its history of state
+// transitions, oldest first.
+func (c *Client) Get(ctx context.Context, uid string) (Transaction, []HistoryEntry, error) {
+	var out struct {
+		Transaction Transaction    `json:"transaction"`
+		History     []HistoryEntry `json:"history"`
+	}
+	if _, err := c.do(ctx, http.MethodGet, "/v1/transactions/"+url.PathEscape(uid), nil, &out); err != nil {
+		return Transaction{}, nil, err
+	}
+	return out.Transaction, out.History, nil
+}
+
+// List returns a page of transactions in the order the node accepted them,
+// and the cursor of the next page (empty when there is none yet).
+func (c *Client) List(ctx context.Context, o ListOptions) ([]Transaction, string, error) {
+	q := url.Values{}
+	if o.Queue != "" {
+		q.Set("queue", o.Queue)
+	}
+	if o.State != "" {
+		q.Set("state", o.State)
+	}
+	if o.Limit != 0 {
+		q.Set("limit", strconv.Itoa(o.Limit))
+	}
+	if o.Cursor != "" {
+		q.Set("cursor", o.Cursor)
+	}
+	path := "/v1/transactions"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var out struct {
+		Transactions []Transaction `json:"transactions"`
+		Next         string        `json:"next"`
+	}
+	if _, err := c.do(ctx, http.MethodGet, path, nil, &out); err != nil {
+		return nil, "", err
+	}
+	return out.Transactions, out.Next, nil
+}
+
+// Queues returns every queue the node knows with its binding.
+func (c *Client) Queues(ctx context.Context) ([]Queue, error) {
+	var out struct {
+		Queues []Queue `json:"queues"`
+	}
+	if _, err := c.do(ctx, http.MethodGet, "/v1/queues", nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Queues, nil
+}
+
+// Queue returns one queue with its transaction counts by state.
+func (c *Client) Queue(ctx context.Context, name string) (QueueStats, error) {
+	var out QueueStats
+	if _, err := c.do(ctx, http.MethodGet, "/v1/queues/"+url.PathEscape(name), nil, &out); err != nil {
+		return QueueStats{}, err
+	}
+	return out, nil
+}
+
+// Senders returns the node's senders.
+func (c *Client) Senders(ctx context.Context) ([]Sender, error) {
+	var out struct {
+		Senders []Sender `json:"senders"`
+	}
+	if _, err := c.do(ctx, http.MethodGet, "/v1/senders", nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Senders, nil
+}
+
+// Health returns nil once the node has started. While it is starting, the
+// error is an *APIError with Status 503 and Code CodeStarting.
+func (c *Client) Health(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/healthz", nil)
+	if err != nil {
+		return fmt.Errorf("ordo client: %w", err)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("ordo client: GET /healthz: %w", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return fmt.Errorf("ordo client: GET /healthz: reading the response: %w", err)
+	}
+	var h struct {
+		Status string `json:"status"`
+	}
+	if json.Unmarshal(b, &h) == nil && h.Status != "" {
+		if resp.StatusCode == http.StatusOK && h.Status == "ok" {
+			return nil
+		}
+		return &APIError{Status: resp.StatusCode, Code: h.Status, Message: "node is " + h.Status}
+	}
+	if resp.StatusCode != http.StatusOK {
+		return decodeError(resp.StatusCode, b)
+	}
+	return fmt.Errorf("ordo client: GET /healthz: unexpected response %q", b)
+}

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ordolabs/ordo/client"
+)
+
+// defaultNodeURL is where the client commands find a node unless --node says
+// otherwise.
+const defaultNodeURL = "http://127.0.0.1:7070"
+
+// clientCommands returns the commands that talk to a running node over its
+// HTTP API: tx (send, get, list), queues and senders. Each prints the API's
+// JSON, indented, on stdout. An error is returned (main prints it on stderr
+// and exits non-zero) as "CODE: message (HTTP status)" for an error the node
+// answered, wrapping the *client.APIError.
+func clientCommands() []*cobra.Command {
+	return []*cobra.Command{txCmd(), queuesCmd(), sendersCmd()}
+}
+
+// clientFlags are the flags every client command shares.
+type clientFlags struct {
+	node    string
+	timeout time.Duration
+}
+
+func (f *clientFlags) register(cmd *cobra.Command) {
+	cmd.PersistentFlags().StringVar(&f.node, "node", defaultNodeURL, "base URL of the node's API")
+	cmd.PersistentFlags().DurationVar(&f.timeout, "timeout", 30*time.Second, "how long one request may take")
+}
+
+func (f *clientFlags) client() *client.Client {
+	return client.New(f.node, &http.Client{Timeout: f.timeout})
+}
+
+// run adapts a client call: on success it prints v as indented JSON, on
+// failure it returns the error as cliError.
+func run(fn func(cmd *cobra.Command, args []string) (any, error)) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		// Arguments have been parsed: from here an error is the node's or
+		// the network's, not a usage mistake.
+		cmd.SilenceUsage = true
+		v, err := fn(cmd, args)
+		if err != nil {
+			return cliError{err}
+		}
+		return printJSON(cmd.OutOrStdout(), v)
+	}
+}
+
+// cliError words an error for the command line: the API's code, message and
+// status when the node answered one, the cause otherwise.
+type cliError struct{ err error }
+
+func (e cliError) Error() string {
+	var ae *client.APIError
+	if errors.As(e.err, &ae) {
+		return fmt.Sprintf("%s: %s (HTTP %d)", ae.Code, ae.Message, ae.Status)
+	}
+	return strings.TrimPrefix(e.err.Error(), "ordo client: ")
+}
+
+func (e cliError) Unwrap() error { return e.err }
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("writing the output: %w", err)
+	}
+	return nil
+}
+
+func txCmd() *cobra.Command {
+	var f clientFlags
+	cmd := &cobra.Command{
+		Use:   "tx",
+		Short: "Send and read sequencer transactions on a running node",
+	}
+	f.register(cmd)
+	cmd.AddCommand(txSendCmd(&f), txGetCmd(&f), txListCmd(&f))
+	return cmd
+}
+
+func txSendCmd(f *clientFlags) *cobra.Command {
+	var in client.Intake
+	var data string
+	cmd := &cobra.Command{
+		Use:   "send --queue Q --type T [--data JSON|@FILE|@-] [--idempotency-key K]",
+		Short: "Submit a transaction intent; prints the committed record",
+		Long: `Submit a transaction intent to the node's sequencer and print the committed
+record. --data is any JSON value, given inline, as @FILE, or as @- for stdin.
+With an idempotency key the node already knows, the existing record is printed
+(and a note goes to stderr) instead of a new one being made.`,
+		Args: cobra.NoArgs,
+		RunE: run(func(cmd *cobra.Command, _ []string) (any, error) {
+			raw, err := readData(cmd.InOrStdin(), data)
+			if err != nil {
+				return nil, err
+			}
+			in.Data = raw
+			tx, created, err := f.client().Send(cmd.Context(), in)
+			if err != nil {
+				return nil, err
+			}
+			if !created {
+				fmt.Fprintf(cmd.ErrOrStderr(), "ordo: idempotency key %q is known: this is the existing record\n", in.IdempotencyKey)
+			}
+			return tx, nil
+		}),
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&in.Queue, "queue", "", "queue name (for the built-in zkApp types, the zkApp)")
+	fl.StringVar(&in.Type, "type", "", "transaction type, one of the node's allowed types")
+	fl.StringVar(&data, "data", "", "transaction data: JSON, @FILE or @- (default {})")
+	fl.StringVar(&in.IdempotencyKey, "idempotency-key", "", "a key that makes a repeated send return the first record")
+	_ = cmd.MarkFlagRequired("queue")
+	_ = cmd.MarkFlagRequired("type")
+	return cmd
+}
+
+// readData returns the --data value: inline JSON, @FILE, or @- for stdin.
+func readData(stdin io.Reader, v string) (json.RawMessage, error) {
+	if v == "" {
+		return nil, nil
+	}
+	b := []byte(v)
+	if name, ok := strings.CutPrefix(v, "@"); ok {
+		var err error
+		if name == "-" {
+			b, err = io.ReadAll(stdin)
+		} else {
+			b, err = os.ReadFile(name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading --data %s: %w", v, err)
+		}
+	}
+	if !json.Valid(b) {
+		return nil, errors.New("--data is not valid JSON")
+	}
+	return json.RawMessage(b), nil
+}
+
+func txGetCmd(f *clientFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "get UID",
+		Short: "Print a transaction with its attempts and its history of states",
+		Args:  cobra.ExactArgs(1),
+		RunE: run(func(cmd *cobra.Command, args []string) (any, error) {
+			tx, history, err := f.client().Get(cmd.Context(), args[0])
+			if err != nil {
+				return nil, err
+			}
+			if history == nil {
+				history = []client.HistoryEntry{}
+			}
+			return struct {
+				Transaction client.Transaction    `json:"transaction"`
+				History     []client.HistoryEntry `json:"history"`
+			}{tx, history}, nil
+		}),
+	}
+}
+
+func txListCmd(f *clientFlags) *cobra.Command {
+	var o client.ListOptions
+	cmd := &cobra.Command{
+		Use:   "list [--queue Q] [--state S] [--limit N] [--cursor C]",
+		Short: "List transactions in the order the node accepted them, a page at a time",
+		Long: `List transactions in the order the node accepted them. The output's "next" is
+the --cursor of the following page; it is empty when there is none yet.`,
+		Args: cobra.NoArgs,
+		RunE: run(func(cmd *cobra.Command, _ []string) (any, error) {
+			txs, next, err := f.client().List(cmd.Context(), o)
+			if err != nil {
+				return nil, err
+			}
+			if txs == nil {
+				txs = []client.Transaction{}
+			}
+			return struct {
+				Transactions []client.Transaction `json:"transactions"`
+				Next         string               `json:"next"`
+			}{txs, next}, nil
+		}),
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.Queue, "queue", "", "only this queue")
+	fl.StringVar(&o.State, "state", "", "only this state: WAITING, REVISION, RETRY, DONE or FAILED")
+	fl.IntVar(&o.Limit, "limit", 0, "page size, 1-1000 (default 100)")
+	fl.StringVar(&o.Cursor, "cursor", "", `"next" of the previous page`)
+	return cmd
+}
+
+func queuesCmd() *cobra.Command {
+	var f clientFlags
+	cmd := &cobra.Command{
+		Use:   "queues [NAME]",
+		Short: "List the node's queues, or print one with its counts by state",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: run(func(cmd *cobra.Command, args []string) (any, error) {
+			c := f.client()
+			if len(args) == 1 {
+				return c.Queue(cmd.Context(), args[0])
+			}
+			qs, err := c.Queues(cmd.Context())
+			if err != nil {
+				return nil, err
+			}
+			if qs == nil {
+				qs = []client.Queue{}
+			}
+			return struct {
+				Queues []client.Queue `json:"queues"`
+			}{qs}, nil
+		}),
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func sendersCmd() *cobra.Command {
+	var f clientFlags
+	cmd := &cobra.Command{
+		Use:   "senders",
+		Short: "List the node's senders and the queue each is bound to",
+		Args:  cobra.NoArgs,
+		RunE: run(func(cmd *cobra.Command, _ []string) (any, error) {
+			ss, err := f.client().Senders(cmd.Context())
+			if err != nil {
+				return nil, err
+			}
+			if ss == nil {
+				ss = []client.Sender{}
+			}
+			return struct {
+				Senders []client.Sender `json:"senders"`
+			}{ss}, nil
+		}),
+	}
+	f.register(cmd)
+	return cmd
+}

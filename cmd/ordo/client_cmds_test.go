@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ordolabs/ordo/client"
+	"github.com/ordolabs/ordo/internal/api/apitest"
+)
+
+// runCLI runs the client commands with args and returns stdout, stderr and
+// the error.
+func runCLI(t *testing.T, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	root := &cobra.Command{Use: "ordo", SilenceUsage: true, SilenceErrors: true}
+	root.AddCommand(clientCommands()...)
+	var out, errOut bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	root.SetIn(strings.NewReader(stdin))
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	return out.String(), errOut.String(), err
+}
+
+func TestClientCommands(t *testing.T) {
+	n, err := apitest.Start(apitest.Options{NoRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	node := "--node=" + n.URL
+
+	out, _, err := runCLI(t, "", "tx", "send", node, "--queue", "zk", "--type", "SEND_CLAIM_VOTE", "--data", `{"v":1}`, "--idempotency-key", "k1")
+	if err != nil {
+		t.Fatalf("tx send: %v", err)
+	}
+	var tx client.Transaction
+	var data bytes.Buffer
+	if err := json.Unmarshal([]byte(out), &tx); err != nil || tx.State != client.StateWaiting || json.Compact(&data, tx.Data) != nil || data.String() != `{"v":1}` {
+		t.Fatalf("tx send printed %q (%v)", out, err)
+	}
+	if !strings.Contains(out, "\n  \"uid\"") {
+		t.Errorf("output is not indented: %q", out)
+	}
+	_, stderr, err := runCLI(t, "", "tx", "send", node, "--queue", "zk", "--type", "SEND_CLAIM_VOTE", "--idempotency-key", "k1")
+	if err != nil || !strings.Contains(stderr, "existing record") {
+		t.Fatalf("tx send again: %v, stderr %q", err, stderr)
+	}
+	file := filepath.Join(t.TempDir(), "data.json")
+	os.WriteFile(file, []byte(`[1, 2]`), 0o600)
+	if _, _, err := runCLI(t, "", "tx", "send", node, "--queue", "zk", "--type", "SEND_CLAIM_VOTE", "--data", "@"+file); err != nil {
+		t.Fatalf("tx send @file: %v", err)
+	}
+	if _, _, err := runCLI(t, `"stdin"`, "tx", "send", node, "--queue", "zk", "--type", "SEND_CLAIM_VOTE", "--data", "@-"); err != nil {
+		t.Fatalf("tx send @-: %v", err)
+	}
+
+	out, _, err = runCLI(t, "", "tx", "get", node, tx.UID)
+	if err != nil || !strings.Contains(out, `"transaction"`) || !strings.Contains(out, `"history"`) || !strings.Contains(out, tx.UID) {
+		t.Fatalf("tx get: %v %q", err, out)
+	}
+
+	out, _, err = runCLI(t, "", "tx", "list", node, "--queue", "zk", "--limit", "2")
+	var page struct {
+		Transactions []client.Transaction `json:"transactions"`
+		Next         string               `json:"next"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &page) != nil || len(page.Transactions) != 2 || page.Next == "" {
+		t.Fatalf("tx list: %v %q", err, out)
+	}
+	out, _, err = runCLI(t, "", "tx", "list", node, "--queue", "zk", "--cursor", page.Next, "--state", "WAITING")
+	if err != nil || json.Unmarshal([]byte(out), &page) != nil || len(page.Transactions) != 1 || page.Next != "" {
+		t.Fatalf("tx list page 2: %v %q", err, out)
+	}
+
+	if out, _, err = runCLI(t, "", "queues", node); err != nil || !strings.Contains(out, `"name": "zk"`) {
+		t.Fatalf("queues: %v %q", err, out)
+	}
+	if out, _, err = runCLI(t, "", "queues", node, "zk"); err != nil || !strings.Contains(out, `"WAITING": 3`) {
+		t.Fatalf("queues zk: %v %q", err, out)
+	}
+	// Senders are saved when the node starts.
+	running, err := apitest.Start(apitest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { running.Close() })
+	if out, _, err = runCLI(t, "", "senders", "--node", running.URL); err != nil || strings.Count(out, `"id"`) != 4 {
+		t.Fatalf("senders: %v %q", err, out)
+	}
+
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tx", "send", node, "--queue", "zk", "--type", "NOPE"}, "type_not_allowed: "},
+		{[]string{"tx", "get", node, "tx_nope"}, `not_found: no transaction "tx_nope" (HTTP 404)`},
+		{[]string{"tx", "list", node, "--state", "NOPE"}, "bad_query: "},
+		{[]string{"queues", node, "nope"}, "not_found: "},
+		{[]string{"tx", "send", node, "--queue", "zk", "--type", "SEND_CLAIM_VOTE", "--data", "{"}, "--data is not valid JSON"},
+		{[]string{"tx", "send", node, "--queue", "zk"}, `required flag(s) "type" not set`},
+		{[]string{"tx", "get", node}, "accepts 1 arg"},
+		{[]string{"senders", "--node=http://127.0.0.1:1"}, "connection refused"},
+	} {
+		out, _, err := runCLI(t, "", tt.args...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || out != "" {
+			t.Errorf("%v: err %v, stdout %q; want an error containing %q", tt.args, err, out, tt.want)
+		}
+	}
+	_, _, err = runCLI(t, "", "tx", "get", node, "tx_nope")
+	var ae *client.APIError
+	if !errors.As(err, &ae) || ae.Status != 404 {
+		t.Errorf("the error does not wrap the APIError: %v", err)
+	}
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ordolabs/ordo/internal/chain/devchain"
+)
+
+type faultFlags struct {
+	reject, drop, revert float64
+	spike                string
+	stall                time.Duration
+	reorgEvery           uint64
+	reorgDepth           uint64
+}
+
+func (f *faultFlags) register(cmd *cobra.Command) {
+	cmd.Flags().Float64Var(&f.reject, "fault-reject", 0, "probability that a submit is rejected")
+	cmd.Flags().Float64Var(&f.drop, "fault-drop", 0, "probability that an accepted transaction is silently dropped from the mempool")
+	cmd.Flags().Float64Var(&f.revert, "fault-revert", 0, "probability that a transaction reverts at inclusion")
+	cmd.Flags().StringVar(&f.spike, "fault-fee-spike", "", "K:N: the minimum fee jumps ×K for N blocks from the start")
+	cmd.Flags().DurationVar(&f.stall, "fault-stall", 0, "no blocks for this long from the start")
+	cmd.Flags().Uint64Var(&f.reorgEvery, "fault-reorg-every", 0, "reorg every N blocks (0: never)")
+	cmd.Flags().Uint64Var(&f.reorgDepth, "fault-reorg-depth", 1, "depth of periodic reorgs")
+}
+
+func (f *faultFlags) update() (devchain.FaultUpdate, error) {
+	u := devchain.FaultUpdate{RejectProb: &f.reject, DropProb: &f.drop, RevertProb: &f.revert, ReorgEvery: &f.reorgEvery, ReorgDepth: &f.reorgDepth}
+	if f.spike != "" {
+		k, n, ok := strings.Cut(f.spike, ":")
+		kv, err1 := strconv.ParseUint(k, 10, 64)
+		nv, err2 := strconv.ParseUint(n, 10, 64)
+		if !ok || err1 != nil || err2 != nil {
+			return u, fmt.Errorf("--fault-fee-spike wants K:N, got %q", f.spike)
+		}
+		u.FeeSpike = &devchain.FeeSpike{Factor: kv, Blocks: nv}
+	}
+	if f.stall > 0 {
+		d := devchain.Duration(f.stall)
+		u.Stall = &d
+	}
+	return u, u.Validate()
+}
+
+func devchainCommand() *cobra.Command {
+	var (
+		listen, data     string
+		blockTime        time.Duration
+		seed             uint64
+		maxBlockTxs      int
+		minFee           uint64
+		devAccounts      int
+		faults           faultFlags
+		verbose          bool
+	)
+	cmd := &cobra.Command{
+		Use:   "devchain",
+		Short: "Run devchain, the embedded base ledger, as its own process with its HTTP API",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			u, err := faults.update()
+			if err != nil {
+				return err
+			}
+			c, err := devchain.New(devchain.Config{Seed: seed, BlockTime: blockTime, MaxBlockTxs: maxBlockTxs, MinFee: minFee, DevAccounts: devAccounts, DataDir: data, Faults: u})
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return err
+			}
+			log := logger(verbose)
+			hd, _ := c.Head(cmd.Context())
+			log.Info("devchain listening", "addr", ln.Addr().String(), "data", data, "blockTime", blockTime, "seed", seed, "height", hd.Height)
+			return serveChain(cmd.Context(), c, ln)
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:7545", "HTTP API address")
+	cmd.Flags().StringVar(&data, "data", "", "data directory (empty: in memory, lost at exit)")
+	cmd.Flags().DurationVar(&blockTime, "block-time", time.Second, "interval between blocks")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of every random choice")
+	cmd.Flags().IntVar(&maxBlockTxs, "max-block-txs", 1000, "most transactions per block")
+	cmd.Flags().Uint64Var(&minFee, "min-fee", 1000, "minimum fee")
+	cmd.Flags().IntVar(&devAccounts, "dev-accounts", 16, "funded dev accounts whose keys the chain holds")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logs")
+	faults.register(cmd)
+	return cmd
+}
+
+func serveChain(ctx context.Context, c *devchain.Chain, ln net.Listener) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	srv := &http.Server{Handler: devchain.NewHandler(c), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 2)
+	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- c.Run(ctx) }()
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	cancel()
+	sctx, scancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer scancel()
+	srv.Shutdown(sctx)
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}

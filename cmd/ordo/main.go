@@ -1,0 +1,39 @@
+// Command ordo runs an ordo node and its tools: the node (serve), the
+// embedded base ledger (devchain), the demo, benchmarks and API clients.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := &cobra.Command{
+		Use:           "ordo",
+		Short:         "ordo: a transaction sequencer that gets each intent onto a ledger once, in order",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(devchainCommand(), serveCommand(), demoCommand(), benchCommand())
+	root.AddCommand(clientCommands()...)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "ordo:", err)
+		os.Exit(1)
+	}
+}
+
+func logger(verbose bool) *slog.Logger {
+	level := slog.LevelInfo
+	if verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+}

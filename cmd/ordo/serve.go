@@ -1,0 +1,67 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/ordolabs/ordo/internal/node"
+)
+
+func serveCommand() *cobra.Command {
+	var (
+		configFile string
+		listen     string
+		data       string
+		chainURL   string
+		devSenders int
+		blockTime  string
+		verbose    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run an ordo node: intake API, sequencer, and (without --chain) an in-process devchain",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var cfg node.Config
+			if configFile != "" {
+				c, err := node.LoadConfig(configFile)
+				if err != nil {
+					return err
+				}
+				cfg = c
+			}
+			f := cmd.Flags()
+			if f.Changed("listen") || cfg.Listen == "" {
+				cfg.Listen = listen
+			}
+			if f.Changed("data") || cfg.Data == "" {
+				cfg.Data = data
+			}
+			if f.Changed("chain") {
+				cfg.Chain = chainURL
+			}
+			if f.Changed("dev-senders") {
+				cfg.DevSenders = devSenders
+			}
+			if f.Changed("block-time") {
+				if err := (&cfg.Devchain.BlockTime).Set(blockTime); err != nil {
+					return err
+				}
+			}
+			log := logger(verbose)
+			n, err := node.Build(cmd.Context(), cfg, node.Options{Logger: log})
+			if err != nil {
+				return err
+			}
+			defer n.Close()
+			return n.Run(cmd.Context())
+		},
+	}
+	cmd.Flags().StringVar(&configFile, "config", "", "YAML config file (flags override it)")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:7070", "HTTP API address")
+	cmd.Flags().StringVar(&data, "data", "ordo-data", "data directory")
+	cmd.Flags().StringVar(&chainURL, "chain", "", "URL of a standalone devchain (empty: run one in-process)")
+	cmd.Flags().IntVar(&devSenders, "dev-senders", 8, "create and fund this many sender accounts in dev mode")
+	cmd.Flags().StringVar(&blockTime, "block-time", "1s", "block time of the in-process devchain")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logs")
+	return cmd
+}

@@ -1,0 +1,165 @@
+// Package apitest runs a whole node in-process behind its HTTP API, for the
+// tests and examples of the API, the client and the command line: a SQLite
+// store in a temporary directory, an in-process devchain, a sequencer node
+// with the built-in zkApp dispatchers and dev accounts as senders, and
+// api.NewMux of the sequencer's and the devchain's APIs on an httptest
+// server.
+package apitest
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ordolabs/ordo/internal/api"
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/store/sqlite"
+)
+
+// Options tune Start. The zero value runs the node, with blocks only on
+// demand (Chain.Mine).
+type Options struct {
+	// NoRun leaves the node unstarted: Run is never called, so intake
+	// commits but nothing is dispatched and /healthz answers 503.
+	NoRun bool
+	// BlockTime, when set, drives the devchain with Run on the real clock.
+	BlockTime time.Duration
+	// MaxBody is api.Options.MaxBody.
+	MaxBody int64
+	// Senders is how many dev accounts become senders. Defaults to 4.
+	Senders int
+	// MaxRetries is each built-in dispatcher's. Defaults to 3.
+	MaxRetries int
+	// StartTimeout bounds the wait for the node to start. Defaults to 30s.
+	StartTimeout time.Duration
+	// Logger defaults to one that discards.
+	Logger *slog.Logger
+}
+
+// Node is a running node and its parts.
+type Node struct {
+	// URL is the API's base URL.
+	URL      string
+	Server   *httptest.Server
+	Handler  http.Handler
+	Chain    *devchain.Chain
+	Seq      *sequencer.Node
+	Store    *sqlite.Store
+	Registry *prometheus.Registry
+
+	cleanups []func() error
+}
+
+// Start starts a node. Close stops it and removes its files.
+func Start(opts Options) (_ *Node, err error) {
+	if opts.Senders <= 0 {
+		opts.Senders = 4
+	}
+	if opts.MaxRetries <= 0 {
+		opts.MaxRetries = 3
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = 30 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	n := &Node{}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, n.Close())
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	n.onClose(func() error { cancel(); return nil })
+
+	dir, err := os.MkdirTemp("", "ordo-apitest-")
+	if err != nil {
+		return nil, fmt.Errorf("apitest: %w", err)
+	}
+	n.onClose(func() error { return os.RemoveAll(dir) })
+	if n.Store, err = sqlite.Open(ctx, filepath.Join(dir, "ordo.db"), sqlite.Options{}); err != nil {
+		return nil, fmt.Errorf("apitest: %w", err)
+	}
+	n.onClose(n.Store.Close)
+	if n.Chain, err = devchain.New(devchain.Config{BlockTime: opts.BlockTime}); err != nil {
+		return nil, fmt.Errorf("apitest: %w", err)
+	}
+	n.onClose(n.Chain.Close)
+	accts, err := n.Chain.DevAccounts(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("apitest: %w", err)
+	}
+	var senders []sequencer.SenderConfig
+	for _, a := range accts[:min(opts.Senders, len(accts))] {
+		k, _ := n.Chain.DevKey(a.Address)
+		senders = append(senders, sequencer.SenderConfig{ID: a.Address, Key: k})
+	}
+	keys := func(id string) ed25519.PrivateKey { k, _ := n.Chain.DevKey(chain.Address(id)); return k }
+	disp := map[string]sequencer.Dispatcher{}
+	for _, typ := range sequencer.BuiltinTypes() {
+		d, err := sequencer.NewZkAppDispatcher(typ, opts.MaxRetries, n.Chain, keys)
+		if err != nil {
+			return nil, fmt.Errorf("apitest: %w", err)
+		}
+		disp[typ] = d
+	}
+	n.Registry = prometheus.NewRegistry()
+	n.Seq, err = sequencer.NewNode(sequencer.Config{Store: n.Store, Chain: n.Chain, Dispatchers: disp, Senders: senders,
+		Metrics: sequencer.NewMetrics(n.Registry), Logger: opts.Logger, PollInterval: 20 * time.Millisecond})
+	if err != nil {
+		return nil, fmt.Errorf("apitest: %w", err)
+	}
+	if opts.BlockTime > 0 {
+		done := make(chan struct{})
+		go func() { defer close(done); n.Chain.Run(ctx) }()
+		n.onClose(func() error { cancel(); <-done; return nil })
+	}
+	if !opts.NoRun {
+		done := make(chan error, 1)
+		go func() { done <- n.Seq.Run(ctx) }()
+		n.onClose(func() error { cancel(); return <-done })
+		t := time.NewTimer(opts.StartTimeout)
+		defer t.Stop()
+		select {
+		case <-n.Seq.Started():
+		case err := <-done:
+			done <- err
+			return nil, fmt.Errorf("apitest: the node stopped before starting: %w", err)
+		case <-t.C:
+			return nil, fmt.Errorf("apitest: the node did not start within %v", opts.StartTimeout)
+		}
+	}
+	seq := api.NewSequencerHandler(n.Seq, api.Options{Registry: n.Registry, Logger: opts.Logger, MaxBody: opts.MaxBody})
+	n.Handler = api.NewMux(seq, devchain.NewHandler(n.Chain, devchain.WithLogger(opts.Logger)))
+	n.Server = httptest.NewServer(n.Handler)
+	n.URL = n.Server.URL
+	n.onClose(func() error { n.Server.Close(); return nil })
+	return n, nil
+}
+
+// onClose registers a cleanup; Close runs them last first.
+func (n *Node) onClose(f func() error) { n.cleanups = append(n.cleanups, f) }
+
+// Close stops the server, the node and the chain, closes the store and
+// removes its files. It returns the node's Run error, if any.
+func (n *Node) Close() error {
+	var errs []error
+	for i := len(n.cleanups) - 1; i >= 0; i-- {
+		errs = append(errs, n.cleanups[i]())
+	}
+	n.cleanups = nil
+	return errors.Join(errs...)
+}

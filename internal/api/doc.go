@@ -1,0 +1,32 @@
+// Package api is the node's HTTP+JSON API: the sequencer's intake and reads
+// (transactions, their history, queues, senders), health and Prometheus
+// metrics, and NewMux, which serves the in-process devchain's API under the
+// same address.
+//
+// Routes of NewSequencerHandler:
+//
+//	POST /v1/transactions             {"queue","type","data","idempotencyKey"} → 201 Transaction (200 on a known idempotency key)
+//	GET  /v1/transactions/{uid}       {"transaction","history"}
+//	GET  /v1/transactions?queue=&state=&limit=&cursor=
+//	                                  {"transactions":[...],"next":"<cursor or empty>"}
+//	GET  /v1/queues                   {"queues":[Queue...]}
+//	GET  /v1/queues/{name}            QueueStats
+//	GET  /v1/senders                  {"senders":[Sender...]}
+//	GET  /healthz                     {"status":"ok"} or 503 {"status":"starting"}
+//	GET  /metrics                     Prometheus exposition (when a registry is set)
+//
+// Invariants:
+//   - an intent is acknowledged (201 or 200) only after the sequencer has
+//     committed it: the record in the response is durable;
+//   - a known idempotency key never creates a second record: the answer is
+//     200 with the existing record;
+//   - bad input (malformed or oversized bodies, unknown fields, disallowed
+//     types, bad query parameters) gets a 4xx and changes nothing; no input
+//     makes a handler panic, and a panic that happens anyway is answered 500
+//     in JSON;
+//   - every response but /metrics is JSON, and every error is
+//     {"error":{"code","message"}} with a stable code: bad_json (400),
+//     bad_query (400), too_large (413), invalid (422), type_not_allowed
+//     (422), not_found (404), route_not_found (404), method_not_allowed
+//     (405), internal (500).
+package api

@@ -1,0 +1,61 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// FuzzIntake posts arbitrary bodies to POST /v1/transactions: the answer is
+// never a 5xx, always JSON, and a 4xx creates no record.
+func FuzzIntake(f *testing.F) {
+	for _, s := range []string{
+		`{"queue":"q","type":"CREATE_CLAIM_VOTING_ACCOUNT","data":{"a":1},"idempotencyKey":"k"}`,
+		`{"queue":"q","type":"SEND_CLAIM_VOTE","data":[1,2,3]}`,
+		`{"queue":"q","type":"NOPE"}`,
+		`{"queue":"","type":"SEND_CLAIM_VOTE"}`,
+		`{"queue":"q","type":"SEND_CLAIM_VOTE","extra":true}`,
+		`{"queue":"q","type":"SEND_CLAIM_VOTE","data":"\u0000\ud800"}`,
+		`{"queue":"q\u0007","type":"SEND_CLAIM_VOTE"}`,
+		`{"queue":"q","Queue":"r","type":"SEND_CLAIM_VOTE"}`,
+		`{"queue":"q","type":"SEND_CLAIM_VOTE"}{}`,
+		`{"queue":"q","type":"SEND_CLAIM_VOTE","data":1e999}`,
+		`[]`, `null`, `{`, ``, "\xff", `{"data":{"data":{"data":[[[[[]]]]]}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	e := newEnv(f, envOptions{})
+	var seen int64 // the highest Seq observed
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r := e.serve(http.MethodPost, "/v1/transactions", body)
+		if r.status >= 500 {
+			t.Fatalf("status %d for %q: %s", r.status, body, r.body)
+		}
+		if !isJSON(r.body) || r.header.Get("Content-Type") != "application/json" {
+			t.Fatalf("status %d for %q: not JSON: %q", r.status, body, r.body)
+		}
+		news, err := e.store.List(context.Background(), store.Filter{After: seen, Limit: 1000})
+		if err != nil {
+			t.Fatalf("store.List: %v", err)
+		}
+		if r.status >= 400 {
+			if r.errCode() == "" {
+				t.Fatalf("status %d for %q without an error code: %s", r.status, body, r.body)
+			}
+			if len(news) > 0 {
+				t.Fatalf("status %d for %q created %d records", r.status, body, len(news))
+			}
+		}
+		if r.status == http.StatusCreated && len(news) != 1 {
+			t.Fatalf("201 for %q with %d new records", body, len(news))
+		}
+		if r.status == http.StatusOK && len(news) != 0 {
+			t.Fatalf("200 for %q with %d new records", body, len(news))
+		}
+		if len(news) > 0 {
+			seen = news[len(news)-1].Seq
+		}
+	})
+}

@@ -1,0 +1,264 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/node"
+)
+
+// SequencerOptions sets the sequencer benchmark.
+type SequencerOptions struct {
+	// Queues defaults to 500.
+	Queues int
+	// Senders defaults to 500.
+	Senders int
+	// Txs is the total number of transactions. Defaults to 20,000.
+	Txs int
+	// BlockTime defaults to 250ms.
+	BlockTime time.Duration
+	// Clients is how many concurrent HTTP clients post. Defaults to 64.
+	Clients int
+	// Dir is the data directory. Defaults to a temp dir, removed after.
+	Dir string
+	// Progress, when set, receives a line now and then.
+	Progress io.Writer
+}
+
+// SequencerResult is what the sequencer benchmark measured.
+type SequencerResult struct {
+	Opts             SequencerOptions
+	Accepted         float64 // intake tx/s over HTTP, durable
+	Done             float64 // DONE tx/s from first post to last DONE
+	SlotUse          float64 // included ÷ (blocks × min(Q,S)) over the steady state
+	SteadyBlocks     int
+	IntakeP50        time.Duration
+	IntakeP99        time.Duration
+	BlocksP50        uint64
+	BlocksP99        uint64
+	Failed           int
+	PeakRSS          uint64
+}
+
+// String is the benchmark's one line of figures.
+func (r SequencerResult) String() string {
+	return fmt.Sprintf("sequencer: Q=%d S=%d N=%d block=%s: accepted %.0f tx/s, done %.0f tx/s, slot use %.1f%% over %d steady blocks, intake p50 %s p99 %s, dispatch→DONE p50 %d p99 %d blocks, failed %d, peak RSS %s",
+		r.Opts.Queues, r.Opts.Senders, r.Opts.Txs, r.Opts.BlockTime, r.Accepted, r.Done, 100*r.SlotUse, r.SteadyBlocks,
+		r.IntakeP50.Round(10*time.Microsecond), r.IntakeP99.Round(10*time.Microsecond), r.BlocksP50, r.BlocksP99, r.Failed, MiB(r.PeakRSS))
+}
+
+// Sequencer runs a node with an in-process devchain, posts Txs transactions
+// over HTTP from Clients concurrent clients across Queues queues (a
+// CREATE_CLAIM_VOTING_ACCOUNT first in each, then SEND_CLAIM_VOTEs) and waits
+// for all to finish.
+func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error) {
+	o.Queues = cmpInt(o.Queues, 500)
+	o.Senders = cmpInt(o.Senders, 500)
+	o.Txs = cmpInt(o.Txs, 20_000)
+	o.Clients = cmpInt(o.Clients, 64)
+	if o.BlockTime <= 0 {
+		o.BlockTime = 250 * time.Millisecond
+	}
+	res := SequencerResult{Opts: o}
+	if o.Txs < o.Queues {
+		return res, fmt.Errorf("need at least one transaction per queue")
+	}
+	dir := o.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "ordo-bench-")
+		if err != nil {
+			return res, err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	var finished atomic.Int64
+	var failed atomic.Int64
+	var mu sync.Mutex
+	var blocks []uint64
+	cfg := node.Config{Data: dir, DevSenders: o.Senders, Devchain: node.DevchainConfig{BlockTime: node.Duration(o.BlockTime), MaxBlockTxs: max(1000, o.Senders)},
+		RetryDelay: node.Duration(time.Second), InclusionTimeoutBlocks: 20}
+	n, err := node.Build(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Workers: 128,
+		OnFinish: func(uid, state string, b uint64) {
+			if state == "FAILED" {
+				failed.Add(1)
+			}
+			mu.Lock()
+			blocks = append(blocks, b)
+			mu.Unlock()
+			finished.Add(1)
+		}})
+	if err != nil {
+		return res, err
+	}
+	defer n.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return res, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- n.Serve(runCtx, ln) }()
+	<-n.Sequencer.Started()
+	base := "http://" + ln.Addr().String()
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.Clients, MaxConnsPerHost: o.Clients}}
+
+	// Deploy each queue's zkApp first (FIFO keeps it first), then the votes.
+	type item struct{ queue, typ, data string }
+	items := make([]item, 0, o.Txs)
+	for q := range o.Queues {
+		items = append(items, item{fmt.Sprintf("claim-%04d", q), "CREATE_CLAIM_VOTING_ACCOUNT", `{"title":"bench"}`})
+	}
+	for i := o.Queues; i < o.Txs; i++ {
+		items = append(items, item{fmt.Sprintf("claim-%04d", i%o.Queues), "SEND_CLAIM_VOTE", fmt.Sprintf(`{"voter":"v%d","vote":%d}`, i, i%2)})
+	}
+	lat := make([]time.Duration, len(items))
+	post := func(from, to int) error {
+		var next atomic.Int64
+		next.Store(int64(from))
+		var wg sync.WaitGroup
+		errs := make(chan error, o.Clients)
+		for range o.Clients {
+			wg.Go(func() {
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= to {
+						return
+					}
+					it := items[i]
+					body, _ := json.Marshal(map[string]any{"queue": it.queue, "type": it.typ, "data": json.RawMessage(it.data), "idempotencyKey": fmt.Sprintf("bench-%d", i)})
+					t0 := time.Now()
+					resp, err := hc.Post(base+"/v1/transactions", "application/json", bytes.NewReader(body))
+					if err != nil {
+						errs <- err
+						return
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					lat[i] = time.Since(t0)
+					if resp.StatusCode != http.StatusCreated {
+						errs <- fmt.Errorf("post %d: HTTP %d", i, resp.StatusCode)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		return <-errs
+	}
+	start := time.Now()
+	if err := post(0, o.Queues); err != nil {
+		return res, err
+	}
+	if err := post(o.Queues, len(items)); err != nil {
+		return res, err
+	}
+	intake := time.Since(start)
+	res.Accepted = float64(len(items)) / intake.Seconds()
+	slices.Sort(lat)
+	res.IntakeP50, res.IntakeP99 = lat[len(lat)/2], lat[len(lat)*99/100]
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "intake done: %d in %s\n", len(items), intake.Round(time.Millisecond))
+	}
+	last := time.Now()
+	for finished.Load() < int64(len(items)) {
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case err := <-errc:
+			return res, fmt.Errorf("node stopped: %w", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+		if o.Progress != nil && time.Since(last) > 2*time.Second {
+			fmt.Fprintf(o.Progress, "finished %d/%d\n", finished.Load(), len(items))
+			last = time.Now()
+		}
+	}
+	total := time.Since(start)
+	res.Done = float64(len(items)) / total.Seconds()
+	res.Failed = int(failed.Load())
+	slices.Sort(blocks)
+	res.BlocksP50, res.BlocksP99 = blocks[len(blocks)/2], blocks[len(blocks)*99/100]
+	res.SlotUse, res.SteadyBlocks, err = slotUse(ctx, n.Chain.(chain.BlockReader), o)
+	if err != nil {
+		return res, err
+	}
+	res.PeakRSS = PeakRSS()
+	return res, nil
+}
+
+// slotUse audits the chain: over the blocks where every queue still had work
+// (from the first block with a bench transaction to the last block before any
+// queue ran out), included ÷ (blocks × min(Q,S)).
+func slotUse(ctx context.Context, br chain.BlockReader, o SequencerOptions) (float64, int, error) {
+	lastByQueue := map[string]uint64{}
+	var first uint64
+	perBlock := map[uint64]int{}
+	for from := uint64(1); ; from += 1000 {
+		bs, err := br.Blocks(ctx, from, from+999)
+		if err != nil {
+			return 0, 0, err
+		}
+		for _, b := range bs {
+			for _, t := range b.Txs {
+				if t.Status != chain.OutcomeSucceeded || t.Contract != "zkapp" {
+					continue
+				}
+				var a struct {
+					ZkApp string `json:"zkapp"`
+				}
+				json.Unmarshal(t.Args, &a)
+				if first == 0 {
+					first = b.Height
+				}
+				lastByQueue[a.ZkApp] = b.Height
+				perBlock[b.Height]++
+			}
+		}
+		if len(bs) < 1000 {
+			break
+		}
+	}
+	end := uint64(0)
+	for _, h := range lastByQueue {
+		if end == 0 || h < end {
+			end = h
+		}
+	}
+	if first == 0 || end <= first+1 {
+		return 0, 0, nil
+	}
+	// Skip the ramp-up block (deploys arrive over the first interval) and
+	// the last block of the shortest queue.
+	from, to := first+1, end-1
+	if to < from {
+		return 0, 0, nil
+	}
+	included := 0
+	for h := from; h <= to; h++ {
+		included += perBlock[h]
+	}
+	nb := int(to - from + 1)
+	return float64(included) / float64(nb*min(o.Queues, o.Senders)), nb, nil
+}
+
+func cmpInt(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}

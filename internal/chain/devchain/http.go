@@ -1,0 +1,551 @@
+package devchain
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/ordolabs/ordo/internal/chain"
+)
+
+// DefaultMaxBody is the largest request body the HTTP API reads, in bytes.
+const DefaultMaxBody = 1 << 20
+
+// MaxBlocksPerRequest is the most blocks GET /v1/blocks returns at once.
+const MaxBlocksPerRequest = 1000
+
+// MaxEventsPerRequest is the most events GET /v1/events returns at once.
+const MaxEventsPerRequest = 1000
+
+// Error codes the HTTP layer adds to the chain's own (chain.Error codes).
+const (
+	CodeBadJSON          = "bad_json"           // 400: body is not JSON of the expected shape
+	CodeBadRequest       = "bad_request"        // 400: bad query parameter
+	CodeBadHash          = "bad_hash"           // 400: path hash is not 64 lowercase hex
+	CodeBadAddress       = "bad_address"        // 400: path address is not 64 lowercase hex
+	CodeTooLarge         = "too_large"          // 413: body over the limit
+	CodeInvalidFaults    = "invalid_faults"     // 422: fault update out of range
+	CodeRouteNotFound    = "route_not_found"    // 404: no such endpoint
+	CodeMethodNotAllowed = "method_not_allowed" // 405: endpoint exists, method does not
+	CodeInternal         = "internal"           // 500: anything else
+)
+
+// statusOf maps a chain error code to an HTTP status.
+//
+// The mapping:
+//   - 400: the request itself is malformed (bad_json, bad_request, bad_hash,
+//     bad_address): syntax the server could not read.
+//   - 422: well-formed but invalid content that will never succeed as sent
+//     (invalid_tx, bad_signature, unknown_contract, unknown_method,
+//     call_failed, invalid_faults).
+//   - 409: the request conflicts with the chain's current state and may
+//     succeed later or with other values (nonce_too_low, nonce_too_high,
+//     fee_too_low, replacement_underpriced, insufficient_funds, rejected).
+//   - 503: mempool_full (retry later); 404: not_found; 403: not_dev_mode;
+//     413: too_large; 500: anything without a code.
+func statusOf(code string) int {
+	switch code {
+	case CodeBadJSON, CodeBadRequest, CodeBadHash, CodeBadAddress:
+		return http.StatusBadRequest
+	case chain.ErrInvalidTx.Code, chain.ErrBadSignature.Code, chain.ErrUnknownContract.Code,
+		chain.ErrUnknownMethod.Code, chain.ErrCallFailed.Code, CodeInvalidFaults:
+		return http.StatusUnprocessableEntity
+	case chain.ErrNonceTooLow.Code, chain.ErrNonceTooHigh.Code, chain.ErrFeeTooLow.Code,
+		chain.ErrReplacementUnderpriced.Code, chain.ErrInsufficientFunds.Code, chain.ErrRejected.Code:
+		return http.StatusConflict
+	case chain.ErrMempoolFull.Code:
+		return http.StatusServiceUnavailable
+	case chain.ErrNotFound.Code, CodeRouteNotFound:
+		return http.StatusNotFound
+	case chain.ErrNotDevMode.Code:
+		return http.StatusForbidden
+	case CodeTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case CodeMethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// apiError is an error the handler answers with its own code and message.
+type apiError struct {
+	code string
+	msg  string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func badRequest(code, format string, args ...any) error {
+	return &apiError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// errorBody is the JSON of every error response.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// HandlerOption configures NewHandler.
+type HandlerOption func(*server)
+
+// WithMaxBody sets the largest request body the handler reads (default
+// DefaultMaxBody).
+func WithMaxBody(n int64) HandlerOption {
+	return func(s *server) {
+		if n > 0 {
+			s.maxBody = n
+		}
+	}
+}
+
+// WithLogger sets the logger for internal errors (default slog.Default()).
+func WithLogger(l *slog.Logger) HandlerOption {
+	return func(s *server) {
+		if l != nil {
+			s.log = l
+		}
+	}
+}
+
+type server struct {
+	c       *Chain
+	mux     *http.ServeMux
+	maxBody int64
+	log     *slog.Logger
+}
+
+// NewHandler returns the devchain's HTTP API over c. Every response but the
+// head stream is JSON; every error is {"error":{"code","message"}} with a
+// stable code (see statusOf for the statuses). Bad input gets a 4xx and
+// changes nothing. The API has no authentication: it serves a test ledger.
+//
+// Routes:
+//
+//	GET  /v1/head                    BlockHeader
+//	GET  /v1/blocks?from=H&to=H      {"blocks":[Block...]} (at most 1000)
+//	GET  /v1/blocks/subscribe        server-sent events: "head" per new block
+//	GET  /v1/tx/{hash}               chain.TxStatus
+//	POST /v1/tx                      one transaction → {"hash"}
+//	GET  /v1/accounts/{address}      chain.Account
+//	GET  /v1/minfee                  {"minFee"}
+//	GET  /v1/events?cursor=C&limit=N {"events":[...],"next":C'}
+//	POST /v1/call                    {"contract","method","args"} → {"result"}
+//	GET  /v1/faults                  FaultState
+//	PUT  /v1/faults                  FaultUpdate → FaultState
+//	POST /v1/faucet                  {"address","amount"} → chain.Account
+//	GET  /v1/dev/accounts            {"accounts":[DevAccount...]}
+//	POST /v1/dev/mine                {"mined","head"}
+func NewHandler(c *Chain, opts ...HandlerOption) http.Handler {
+	s := &server{c: c, mux: http.NewServeMux(), maxBody: DefaultMaxBody, log: slog.Default()}
+	for _, o := range opts {
+		o(s)
+	}
+	routes := map[string]func(*http.Request) (any, error){
+		"GET /v1/head":               s.head,
+		"GET /v1/blocks":             s.blocks,
+		"GET /v1/tx/{hash}":          s.txStatus,
+		"POST /v1/tx":                s.sendTx,
+		"GET /v1/accounts/{address}": s.account,
+		"GET /v1/minfee":             s.minFee,
+		"GET /v1/events":             s.events,
+		"POST /v1/call":              s.call,
+		"GET /v1/faults":             s.faults,
+		"PUT /v1/faults":             s.setFaults,
+		"POST /v1/faucet":            s.faucet,
+		"GET /v1/dev/accounts":       s.devAccounts,
+		"POST /v1/dev/mine":          s.mine,
+	}
+	for pattern, h := range routes {
+		s.mux.Handle(pattern, s.jsonHandler(h))
+	}
+	s.mux.HandleFunc("GET /v1/blocks/subscribe", s.subscribe)
+	return s
+}
+
+// ServeHTTP routes the request, answering unknown routes and wrong methods
+// in JSON rather than the mux's plain text.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("devchain http: panic", "method", r.Method, "path", r.URL.Path, "panic", v)
+			s.writeError(w, &apiError{code: CodeInternal, msg: "internal error"})
+		}
+	}()
+	h, pattern := s.mux.Handler(r)
+	if pattern != "" {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	// No pattern: the mux would answer 404 or 405 (or redirect an unclean
+	// path to a route that does not exist). Find out which, answer in JSON.
+	rec := &headerRecorder{h: http.Header{}}
+	h.ServeHTTP(rec, r)
+	if rec.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", rec.h.Get("Allow"))
+		s.writeError(w, &apiError{code: CodeMethodNotAllowed, msg: fmt.Sprintf("method %s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, rec.h.Get("Allow"))})
+		return
+	}
+	s.writeError(w, &apiError{code: CodeRouteNotFound, msg: fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)})
+}
+
+// headerRecorder captures the status and headers the mux's fallback handler
+// writes; its body is discarded.
+type headerRecorder struct {
+	h      http.Header
+	status int
+}
+
+func (r *headerRecorder) Header() http.Header { return r.h }
+func (r *headerRecorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+func (r *headerRecorder) Write(b []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	return len(b), nil
+}
+
+// jsonHandler adapts a handler that returns a value or an error.
+func (s *server) jsonHandler(h func(*http.Request) (any, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
+		v, err := h(r)
+		if err != nil {
+			s.writeError(w, err)
+			return
+		}
+		s.writeJSON(w, http.StatusOK, v)
+	})
+}
+
+func (s *server) writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		s.writeError(w, fmt.Errorf("encoding the response: %w", err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// writeError answers err: its own code (apiError), its chain code, or 500.
+func (s *server) writeError(w http.ResponseWriter, err error) {
+	var ae *apiError
+	d := errorDetail{Code: CodeInternal, Message: "internal error"}
+	switch {
+	case errors.As(err, &ae):
+		d = errorDetail{Code: ae.code, Message: ae.msg}
+	case chain.CodeOf(err) != "":
+		d = errorDetail{Code: chain.CodeOf(err), Message: err.Error()}
+	default:
+		s.log.Error("devchain http: internal error", "err", err)
+	}
+	b, _ := json.Marshal(errorBody{Error: d}) // strings only: cannot fail
+	b = append(b, '\n')
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.Header().Del("Content-Encoding")
+	w.WriteHeader(statusOf(d.Code))
+	w.Write(b)
+}
+
+// readBody reads the request body, which jsonHandler has limited to the
+// handler's maximum.
+func (s *server) readBody(r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(r.Body)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return nil, badRequest(CodeTooLarge, "request body is over the limit of %d bytes", mbe.Limit)
+	}
+	if err != nil {
+		return nil, badRequest(CodeBadRequest, "reading the request body: %v", err)
+	}
+	return b, nil
+}
+
+// readJSON reads and strictly decodes the body into v.
+func (s *server) readJSON(r *http.Request, v any) error {
+	b, err := s.readBody(r)
+	if err != nil {
+		return err
+	}
+	return decodeStrict(b, v)
+}
+
+func (s *server) head(r *http.Request) (any, error) {
+	return s.c.Head(r.Context())
+}
+
+// blocksResponse is the body of GET /v1/blocks.
+type blocksResponse struct {
+	Blocks []chain.Block `json:"blocks"`
+}
+
+func (s *server) blocks(r *http.Request) (any, error) {
+	q := r.URL.Query()
+	from, _, err := queryUint(q, "from")
+	if err != nil {
+		return nil, err
+	}
+	to, hasTo, err := queryUint(q, "to")
+	if err != nil {
+		return nil, err
+	}
+	if !hasTo {
+		to = from + 99
+		if to < from { // overflow
+			to = ^uint64(0)
+		}
+	}
+	if to < from {
+		return nil, badRequest(CodeBadRequest, "to (%d) must not be below from (%d)", to, from)
+	}
+	if to-from >= MaxBlocksPerRequest {
+		to = from + MaxBlocksPerRequest - 1
+	}
+	hd, err := s.c.Head(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	to = min(to, hd.Height)
+	bs, err := s.c.Blocks(r.Context(), from, to)
+	if err != nil {
+		return nil, err
+	}
+	if bs == nil {
+		bs = []chain.Block{}
+	}
+	return blocksResponse{Blocks: bs}, nil
+}
+
+func queryUint(q map[string][]string, name string) (v uint64, ok bool, err error) {
+	vals, ok := q[name]
+	if !ok {
+		return 0, false, nil
+	}
+	if len(vals) != 1 {
+		return 0, false, badRequest(CodeBadRequest, "%s must be given once", name)
+	}
+	v, perr := strconv.ParseUint(vals[0], 10, 64)
+	if perr != nil {
+		return 0, false, badRequest(CodeBadRequest, "%s must be an unsigned decimal integer, got %q", name, vals[0])
+	}
+	return v, true, nil
+}
+
+func (s *server) txStatus(r *http.Request) (any, error) {
+	h := r.PathValue("hash")
+	if !isHex64(h) {
+		return nil, badRequest(CodeBadHash, "transaction hash must be 64 lowercase hex characters")
+	}
+	return s.c.TxStatus(r.Context(), chain.Hash(h))
+}
+
+func isHex64(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// sendTxResponse is the body of POST /v1/tx.
+type sendTxResponse struct {
+	Hash chain.Hash `json:"hash"`
+}
+
+func (s *server) sendTx(r *http.Request) (any, error) {
+	b, err := s.readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > chain.MaxEncodedTx {
+		return nil, badRequest(CodeTooLarge, "transaction is %d bytes, the limit is %d", len(b), chain.MaxEncodedTx)
+	}
+	// Read the shape first so that malformed JSON is a 400; DecodeTx then
+	// decides validity (422).
+	var shape chain.Tx
+	if err := decodeStrict(b, &shape); err != nil {
+		return nil, err
+	}
+	tx, err := chain.DecodeTx(b)
+	if err != nil {
+		return nil, err
+	}
+	h, err := s.c.SendTx(r.Context(), tx)
+	if err != nil {
+		return nil, err
+	}
+	return sendTxResponse{Hash: h}, nil
+}
+
+func (s *server) account(r *http.Request) (any, error) {
+	a := chain.Address(r.PathValue("address"))
+	if err := chain.ValidateAddress(a); err != nil {
+		return nil, badRequest(CodeBadAddress, "%v", err)
+	}
+	return s.c.Account(r.Context(), a)
+}
+
+// minFeeResponse is the body of GET /v1/minfee.
+type minFeeResponse struct {
+	MinFee uint64 `json:"minFee"`
+}
+
+func (s *server) minFee(r *http.Request) (any, error) {
+	f, err := s.c.MinFee(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	return minFeeResponse{MinFee: f}, nil
+}
+
+// eventsResponse is the body of GET /v1/events. Next is the cursor of the
+// last event returned, or the request's cursor when there is none: pass it
+// as the next request's cursor.
+type eventsResponse struct {
+	Events []chain.Event `json:"events"`
+	Next   uint64        `json:"next"`
+}
+
+func (s *server) events(r *http.Request) (any, error) {
+	q := r.URL.Query()
+	cursor, _, err := queryUint(q, "cursor")
+	if err != nil {
+		return nil, err
+	}
+	limit, hasLimit, err := queryUint(q, "limit")
+	if err != nil {
+		return nil, err
+	}
+	if !hasLimit {
+		limit = 100
+	}
+	if limit < 1 || limit > MaxEventsPerRequest {
+		return nil, badRequest(CodeBadRequest, "limit must be between 1 and %d", MaxEventsPerRequest)
+	}
+	evs, err := s.c.Events(r.Context(), cursor, int(limit))
+	if err != nil {
+		return nil, err
+	}
+	resp := eventsResponse{Events: evs, Next: cursor}
+	if len(evs) > 0 {
+		resp.Next = evs[len(evs)-1].Cursor
+	} else {
+		resp.Events = []chain.Event{}
+	}
+	return resp, nil
+}
+
+// callRequest is the body of POST /v1/call.
+type callRequest struct {
+	Contract string          `json:"contract"`
+	Method   string          `json:"method"`
+	Args     json.RawMessage `json:"args,omitempty"`
+}
+
+// callResponse is the body of a POST /v1/call answer.
+type callResponse struct {
+	Result json.RawMessage `json:"result"`
+}
+
+func (s *server) call(r *http.Request) (any, error) {
+	var req callRequest
+	if err := s.readJSON(r, &req); err != nil {
+		return nil, err
+	}
+	out, err := s.c.Call(r.Context(), req.Contract, req.Method, req.Args)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		out = json.RawMessage("null")
+	} else if !json.Valid(out) {
+		return nil, fmt.Errorf("contract %s returned invalid JSON from %s", req.Contract, req.Method)
+	}
+	return callResponse{Result: out}, nil
+}
+
+func (s *server) faults(r *http.Request) (any, error) {
+	return s.c.Faults(r.Context())
+}
+
+func (s *server) setFaults(r *http.Request) (any, error) {
+	var u FaultUpdate
+	if err := s.readJSON(r, &u); err != nil {
+		return nil, err
+	}
+	if err := u.Validate(); err != nil {
+		return nil, &apiError{code: CodeInvalidFaults, msg: err.Error()}
+	}
+	return s.c.SetFaults(r.Context(), u)
+}
+
+// faucetRequest is the body of POST /v1/faucet.
+type faucetRequest struct {
+	Address chain.Address `json:"address"`
+	Amount  uint64        `json:"amount"`
+}
+
+func (s *server) faucet(r *http.Request) (any, error) {
+	var req faucetRequest
+	if err := s.readJSON(r, &req); err != nil {
+		return nil, err
+	}
+	return s.c.Faucet(r.Context(), req.Address, req.Amount)
+}
+
+// devAccountsResponse is the body of GET /v1/dev/accounts.
+type devAccountsResponse struct {
+	Accounts []DevAccount `json:"accounts"`
+}
+
+func (s *server) devAccounts(r *http.Request) (any, error) {
+	as, err := s.c.DevAccounts(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	return devAccountsResponse{Accounts: as}, nil
+}
+
+// mineResponse is the body of POST /v1/dev/mine. Head is the new block's
+// header, or the unchanged head when no block was mined (a stall).
+type mineResponse struct {
+	Mined bool              `json:"mined"`
+	Head  chain.BlockHeader `json:"head"`
+}
+
+func (s *server) mine(r *http.Request) (any, error) {
+	hdr, ok, err := s.c.Mine(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if hdr, err = s.c.Head(r.Context()); err != nil {
+			return nil, err
+		}
+	}
+	return mineResponse{Mined: ok, Head: hdr}, nil
+}

@@ -1,0 +1,310 @@
+package node
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ordolabs/ordo/internal/api"
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/store/sqlite"
+)
+
+// Node is an assembled node, ready to Run.
+type Node struct {
+	Config    Config
+	Sequencer *sequencer.Node
+	Chain     chain.Chain
+	// Devchain is the in-process devchain, nil with a remote chain.
+	Devchain *devchain.Chain
+	Handler  http.Handler
+	Registry *prometheus.Registry
+	store    *sqlite.Store
+	log      *slog.Logger
+}
+
+// Options are what a caller adds to a Config when building a node.
+type Options struct {
+	Logger *slog.Logger
+	Clock  clock.Clock
+	// OnFinish is passed to the sequencer.
+	OnFinish func(uid string, state string, blocks uint64)
+	// Workers is the sequencer's effect workers. Defaults to 64.
+	Workers int
+}
+
+// faucet is implemented by devchain handles in dev mode.
+type faucet interface {
+	Faucet(ctx context.Context, addr chain.Address, amount uint64) (chain.Account, error)
+}
+
+// Build assembles a node from cfg (defaults applied here).
+func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
+	cfg.SetDefaults()
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	if err := os.MkdirAll(cfg.Data, 0o755); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger}
+	if cfg.Chain == "" {
+		dc, err := devchain.New(devchain.Config{Seed: cfg.Devchain.Seed, BlockTime: time.Duration(cfg.Devchain.BlockTime), MaxBlockTxs: cfg.Devchain.MaxBlockTxs,
+			DataDir: filepath.Join(cfg.Data, "devchain"), Faults: cfg.Devchain.Faults.update(), Clock: o.Clock, DevAccounts: 16})
+		if err != nil {
+			return nil, err
+		}
+		n.Chain, n.Devchain = dc, dc
+	} else {
+		n.Chain = devchain.NewClient(strings.TrimRight(cfg.Chain, "/"), nil)
+	}
+	senders, keys, err := n.senders(ctx)
+	if err != nil {
+		n.Close()
+		return nil, err
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(cfg.Data, "ordo.db"), sqlite.Options{})
+	if err != nil {
+		n.Close()
+		return nil, err
+	}
+	n.store = st
+	dispatchers := map[string]sequencer.Dispatcher{}
+	policies := map[string]sequencer.Policy{}
+	for _, t := range cfg.AllowedTypes {
+		tc := cfg.Types[t]
+		p := sequencer.Policy{MaxRetries: cmp(tc.MaxRetries, cfg.MaxRetries), Delay: time.Duration(cmp(tc.RetryDelay, cfg.RetryDelay))}
+		policies[t] = p
+		d, err := sequencer.NewZkAppDispatcher(t, p.MaxRetries, n.Chain, func(id string) ed25519.PrivateKey { return keys[id] })
+		if err != nil {
+			if len(workersOnly(senders)) == len(senders) {
+				continue // every sender is a remote worker: it dispatches every type
+			}
+			n.Close()
+			return nil, fmt.Errorf("allowed type %s: %w (configure remote workers for it, or remove it from allowedTypes)", t, err)
+		}
+		dispatchers[t] = d
+	}
+	var m *sequencer.Metrics
+	m = sequencer.NewMetrics(n.Registry)
+	var onFinish func(string, string, uint64)
+	if o.OnFinish != nil {
+		onFinish = o.OnFinish
+	}
+	seq, err := sequencer.NewNode(sequencer.Config{Store: st, Chain: n.Chain, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: cfg.AllowedTypes,
+		Policies: policies, Fees: sequencer.FeePolicy(cfg.Fees), InclusionTimeout: cfg.InclusionTimeoutBlocks, Senders: senders,
+		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: adaptFinish(onFinish)})
+	if err != nil {
+		n.Close()
+		return nil, err
+	}
+	n.Sequencer = seq
+	var chainHandler http.Handler
+	if n.Devchain != nil {
+		chainHandler = devchain.NewHandler(n.Devchain)
+	}
+	n.Handler = api.NewMux(api.NewSequencerHandler(seq, api.Options{Registry: n.Registry, Logger: o.Logger}), chainHandler)
+	return n, nil
+}
+
+func cmp[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+func workersOnly(s []sequencer.SenderConfig) []sequencer.SenderConfig {
+	var out []sequencer.SenderConfig
+	for _, x := range s {
+		if x.Worker != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// senders loads configured senders and the dev senders' keystore, creating
+// and funding dev senders as needed.
+func (n *Node) senders(ctx context.Context) ([]sequencer.SenderConfig, map[string]ed25519.PrivateKey, error) {
+	keys := map[string]ed25519.PrivateKey{}
+	var out []sequencer.SenderConfig
+	for _, s := range n.Config.Senders {
+		switch {
+		case s.Worker != "":
+			if err := chain.ValidateAddress(chain.Address(s.Address)); err != nil {
+				return nil, nil, fmt.Errorf("sender with worker %s: address: %w", s.Worker, err)
+			}
+			out = append(out, sequencer.SenderConfig{ID: chain.Address(s.Address), Worker: s.Worker})
+		case s.KeyFile != "":
+			k, err := readKey(s.KeyFile)
+			if err != nil {
+				return nil, nil, err
+			}
+			a := chain.KeyAddress(k)
+			keys[string(a)] = k
+			out = append(out, sequencer.SenderConfig{ID: a, Key: k})
+		default:
+			return nil, nil, errors.New("a sender needs a keyFile or a worker")
+		}
+	}
+	if n.Config.DevSenders > 0 {
+		dev, err := devKeys(filepath.Join(n.Config.Data, "keys.json"), n.Config.DevSenders)
+		if err != nil {
+			return nil, nil, err
+		}
+		f, ok := n.Chain.(faucet)
+		for _, k := range dev {
+			a := chain.KeyAddress(k)
+			keys[string(a)] = k
+			out = append(out, sequencer.SenderConfig{ID: a, Key: k})
+			if !ok {
+				continue
+			}
+			acct, err := n.Chain.Account(ctx, a)
+			if err != nil {
+				return nil, nil, fmt.Errorf("dev sender %s: %w", a, err)
+			}
+			if acct.Balance < 1e13 {
+				if _, err := f.Faucet(ctx, a, 1e14); err != nil {
+					return nil, nil, fmt.Errorf("fund dev sender %s: %w", a, err)
+				}
+			}
+		}
+	}
+	return out, keys, nil
+}
+
+func readKey(path string) (ed25519.PrivateKey, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("key file: %w", err)
+	}
+	seed, err := hex.DecodeString(strings.TrimSpace(string(b)))
+	if err != nil || len(seed) != ed25519.SeedSize {
+		return nil, fmt.Errorf("key file %s: want %d bytes of hex", path, ed25519.SeedSize)
+	}
+	return ed25519.NewKeyFromSeed(seed), nil
+}
+
+// devKeys returns n dev sender keys, creating the missing ones and keeping
+// them all in path.
+func devKeys(path string, n int) ([]ed25519.PrivateKey, error) {
+	var seeds []string
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &seeds); err != nil {
+			return nil, fmt.Errorf("keystore %s: %w", path, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("keystore: %w", err)
+	}
+	changed := false
+	for len(seeds) < n {
+		s := make([]byte, ed25519.SeedSize)
+		rand.Read(s)
+		seeds = append(seeds, hex.EncodeToString(s))
+		changed = true
+	}
+	if changed {
+		b, _ := json.MarshalIndent(seeds, "", " ")
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, b, 0o600); err != nil {
+			return nil, fmt.Errorf("keystore: %w", err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return nil, fmt.Errorf("keystore: %w", err)
+		}
+	}
+	keys := make([]ed25519.PrivateKey, n)
+	for i := range n {
+		seed, err := hex.DecodeString(seeds[i])
+		if err != nil || len(seed) != ed25519.SeedSize {
+			return nil, fmt.Errorf("keystore %s: entry %d is not a seed", path, i)
+		}
+		keys[i] = ed25519.NewKeyFromSeed(seed)
+	}
+	return keys, nil
+}
+
+// Run serves the API on Listen and runs the sequencer (and the in-process
+// devchain) until ctx ends.
+func (n *Node) Run(ctx context.Context) error {
+	ln, err := net.Listen("tcp", n.Config.Listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	return n.Serve(ctx, ln)
+}
+
+// Serve is Run on a given listener.
+func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	srv := &http.Server{Handler: n.Handler, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 3)
+	go func() { errc <- srv.Serve(ln) }()
+	if n.Devchain != nil {
+		go func() { errc <- n.Devchain.Run(ctx) }()
+	}
+	go func() { errc <- n.Sequencer.Run(ctx) }()
+	n.log.Info("ordo node listening", "addr", ln.Addr().String(), "data", n.Config.Data, "chain", chainName(n.Config.Chain))
+	var first error
+	select {
+	case <-ctx.Done():
+	case first = <-errc:
+	}
+	cancel()
+	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer scancel()
+	srv.Shutdown(sctx)
+	if errors.Is(first, http.ErrServerClosed) {
+		first = nil
+	}
+	return first
+}
+
+func chainName(url string) string {
+	if url == "" {
+		return "in-process devchain"
+	}
+	return url
+}
+
+// Close releases the store and the in-process chain.
+func (n *Node) Close() error {
+	var errs []error
+	if n.store != nil {
+		errs = append(errs, n.store.Close())
+	}
+	if n.Devchain != nil {
+		errs = append(errs, n.Devchain.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func adaptFinish(f func(string, string, uint64)) func(string, storeState, uint64) {
+	if f == nil {
+		return nil
+	}
+	return func(uid string, s storeState, blocks uint64) { f(uid, string(s), blocks) }
+}

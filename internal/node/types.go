@@ -1,0 +1,5 @@
+package node
+
+import "github.com/ordolabs/ordo/internal/store"
+
+type storeState = store.TxState

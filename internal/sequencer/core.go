@@ -1,0 +1,302 @@
+package sequencer
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// CoreConfig configures the run cycle.
+type CoreConfig struct {
+	// Policies by transaction type; the keys are the allowed types.
+	Policies map[string]Policy
+	// Fees sets the fee of each attempt.
+	Fees FeePolicy
+	// InclusionTimeout is how many blocks an attempt may stay unincluded
+	// before it counts as failed and is retried. Defaults to 5.
+	InclusionTimeout uint64
+	// InFlightPerQueue is how many transactions of one queue may be in flight.
+	// Defaults to 1, the seed's "one transaction per block, per zkApp"; the
+	// field is the seam for nonce-ordered pipelining (distseq), which only 1
+	// supports for now.
+	InFlightPerQueue int
+	// WaitingWindow is how many WAITING transactions per queue the core keeps
+	// in memory; the rest stay in the store until needed. Defaults to 64.
+	WaitingWindow int
+}
+
+func (c *CoreConfig) setDefaults() error {
+	c.Fees.setDefaults()
+	if c.InclusionTimeout == 0 {
+		c.InclusionTimeout = 5
+	}
+	if c.InFlightPerQueue == 0 {
+		c.InFlightPerQueue = 1
+	}
+	if c.InFlightPerQueue != 1 {
+		return fmt.Errorf("in-flight per queue %d: only 1 is supported", c.InFlightPerQueue)
+	}
+	if c.WaitingWindow <= 0 {
+		c.WaitingWindow = 64
+	}
+	for k, p := range c.Policies {
+		if p.Delay <= 0 {
+			p.Delay = 5 * time.Second
+		}
+		c.Policies[k] = p
+	}
+	return nil
+}
+
+// check is why a queue asked the chain about its attempts.
+type check int
+
+const (
+	checkNone check = iota
+	checkRecover
+	checkBeforeDispatch
+	checkBeforeFail
+	checkTimeout
+)
+
+type txn struct {
+	rec store.Transaction
+}
+
+func (t *txn) last() *store.Attempt {
+	if len(t.rec.Attempts) == 0 {
+		return nil
+	}
+	return &t.rec.Attempts[len(t.rec.Attempts)-1]
+}
+
+func (t *txn) attempt(n int) *store.Attempt {
+	if n < 1 || n > len(t.rec.Attempts) {
+		return nil
+	}
+	return &t.rec.Attempts[n-1]
+}
+
+type queue struct {
+	rec     store.Queue
+	cur     *txn
+	waiting []*txn
+	more    bool // the store holds WAITING transactions beyond the buffer
+	loading bool
+	lastSeq int64 // highest Seq buffered or loaded
+	snd     *sender
+	want    bool  // in the line of queues wanting a sender
+	busy    bool  // an effect is outstanding (dispatch)
+	check   check // status checks outstanding
+	pending int   // outstanding status checks
+	settle  bool  // FAILED is waiting for a pending attempt to resolve
+	recheck check // a status check failed: run it again on the next head
+	missed  bool  // Enqueued skipped transactions while a load was running
+}
+
+type sender struct {
+	rec   store.Sender
+	queue *queue
+	sync  bool // next dispatch must read the chain's nonce first
+}
+
+// Core is the sequencer's run cycle as a deterministic state machine. It is
+// not safe for concurrent use: one driver goroutine owns it.
+type Core struct {
+	cfg     CoreConfig
+	now     time.Time
+	head    uint64
+	minFee  uint64
+	queues  map[string]*queue
+	order   []*queue // queues in the order the core first saw them
+	senders map[string]*sender
+	free    []*sender // free senders, in the order they were freed
+	line    []*queue  // queues wanting a sender, in the order they asked
+	watch   map[string]*queue
+	hooks   map[string]*txn // finished transactions whose hook is running
+	ready   Ready
+	dirtyQ  map[*queue]bool
+	dirtyS  map[*sender]bool
+}
+
+// NewCore builds a core from the store's state: bindings, senders, the
+// transactions in REVISION or RETRY, and the queues with WAITING transactions.
+// Active queues start by asking the chain about their attempts.
+func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	c := &Core{cfg: cfg, now: now, queues: map[string]*queue{}, senders: map[string]*sender{},
+		watch: map[string]*queue{}, hooks: map[string]*txn{}, dirtyQ: map[*queue]bool{}, dirtyS: map[*sender]bool{},
+		head: st.Head, minFee: st.MinFee}
+	for _, s := range st.Senders {
+		c.senders[s.ID] = &sender{rec: s}
+	}
+	for _, qr := range st.Queues {
+		q := c.queue(qr.Name)
+		q.rec = qr
+		if s := c.senders[qr.Sender]; s != nil && qr.State != store.Free && s.queue == nil {
+			s.queue, s.rec.Queue, q.snd = q, q.rec.Name, s
+		} else if qr.State != store.Free {
+			q.rec.State, q.rec.Sender, q.rec.TxUID = store.Free, "", ""
+			c.markQ(q)
+		}
+	}
+	for _, s := range st.Senders {
+		sn := c.senders[s.ID]
+		if sn.queue == nil {
+			if sn.rec.Queue != "" {
+				sn.rec.Queue = ""
+				c.markS(sn)
+			}
+			c.free = append(c.free, sn)
+		}
+	}
+	for _, tr := range append(st.Active, st.Bound...) {
+		q := c.queue(tr.Queue)
+		if q.cur == nil && (tr.State != store.Waiting || q.rec.TxUID == tr.UID) {
+			q.cur = &txn{rec: tr}
+			q.lastSeq = max(q.lastSeq, tr.Seq)
+			c.watchTxn(q)
+		}
+	}
+	for _, name := range st.WaitingQueues {
+		c.queue(name).more = true
+	}
+	for _, q := range c.order {
+		if q.cur != nil || q.rec.TxUID != "" {
+			c.recover(q)
+		}
+		c.pump(q)
+	}
+	return c, nil
+}
+
+// Snapshot is the store state a core starts from.
+type Snapshot struct {
+	Queues        []store.Queue
+	Senders       []store.Sender
+	Active        []store.Transaction
+	WaitingQueues []string
+	// Bound holds the WAITING transactions that bindings name (a dispatch
+	// was in flight when the node stopped).
+	Bound []store.Transaction
+	// Head and MinFee are the chain's at start.
+	Head   uint64
+	MinFee uint64
+}
+
+func (c *Core) queue(name string) *queue {
+	q := c.queues[name]
+	if q == nil {
+		q = &queue{rec: store.Queue{Name: name, State: store.Free}}
+		c.queues[name] = q
+		c.order = append(c.order, q)
+	}
+	return q
+}
+
+func (c *Core) markQ(q *queue)  { c.dirtyQ[q] = true }
+func (c *Core) markS(s *sender) { c.dirtyS[s] = true }
+
+// recover settles a queue that was active when the node stopped: every attempt
+// that may have reached the chain is checked before anything else happens.
+func (c *Core) recover(q *queue) {
+	if q.cur == nil {
+		q.rec.State, q.rec.Sender, q.rec.TxUID = store.Free, "", ""
+		c.markQ(q)
+		return
+	}
+	q.rec.TxUID = q.cur.rec.UID
+	c.markQ(q)
+	c.startCheck(q, checkRecover)
+}
+
+// Ready is what a Step produced: commit Batch, then perform Effects.
+type Ready struct {
+	Batch   store.Batch
+	Effects []Effect
+}
+
+// Ready returns and clears what the core produced since the last call.
+func (c *Core) Ready() Ready {
+	for q := range c.dirtyQ {
+		q.rec.UpdatedAt = c.now
+		c.ready.Batch.Queues = append(c.ready.Batch.Queues, q.rec)
+	}
+	for s := range c.dirtyS {
+		s.rec.UpdatedAt = c.now
+		c.ready.Batch.Senders = append(c.ready.Batch.Senders, s.rec)
+	}
+	clear(c.dirtyQ)
+	clear(c.dirtyS)
+	r := c.ready
+	c.ready = Ready{}
+	return r
+}
+
+// Head returns the newest block height the core has seen.
+func (c *Core) Head() uint64 { return c.head }
+
+// NextDeadline returns the earliest time a DELAY ends, or zero. A DELAY that
+// has ended and whose retry is under way (checks or a dispatch outstanding, a
+// check waiting for the next head, a sender awaited) is no deadline: the core
+// needs no Tick for it, and a driver would otherwise spin on a past deadline.
+func (c *Core) NextDeadline() time.Time {
+	var t time.Time
+	for _, q := range c.queues {
+		if q.rec.State == store.Delay && !c.stalled(q) && (t.IsZero() || q.rec.DelayUntil.Before(t)) {
+			t = q.rec.DelayUntil
+		}
+	}
+	return t
+}
+
+// Watching reports whether a chain transaction hash belongs to an attempt the
+// core waits on.
+func (c *Core) Watching(h string) bool { _, ok := c.watch[h]; return ok }
+
+// setState moves a transaction to a new state with its history entry.
+func (c *Core) setState(q *queue, t *txn, to store.TxState, note string) {
+	from := t.rec.State
+	t.rec.State = to
+	t.rec.UpdatedAt = c.now
+	c.saveTx(t)
+	c.ready.Batch.History = append(c.ready.Batch.History, store.HistoryEntry{UID: t.rec.UID, At: c.now, From: from, To: to, Binding: q.rec.State, Note: note})
+}
+
+func (c *Core) saveTx(t *txn) {
+	c.ready.Batch.Txs = append(c.ready.Batch.Txs, store.TxUpdate{UID: t.rec.UID, State: t.rec.State, Retries: t.rec.Retries, Result: t.rec.Result, Error: t.rec.Error, At: c.now})
+}
+
+func (c *Core) saveAttempt(t *txn, a *store.Attempt) {
+	cp := *a
+	c.ready.Batch.Txs = append(c.ready.Batch.Txs, store.TxUpdate{UID: t.rec.UID, State: t.rec.State, Retries: t.rec.Retries, Result: t.rec.Result, Error: t.rec.Error, Attempt: &cp, At: c.now})
+}
+
+func (c *Core) setBinding(q *queue, s store.BindingState) {
+	q.rec.State = s
+	c.markQ(q)
+}
+
+func (c *Core) emit(e Effect) { c.ready.Effects = append(c.ready.Effects, e) }
+
+func marshalResult(r TxnResult, err error) (json.RawMessage, error) {
+	out := struct {
+		TxnResult
+		HookError string `json:"hookError,omitempty"`
+	}{TxnResult: r}
+	if err != nil {
+		out.HookError = err.Error()
+	}
+	return json.Marshal(out)
+}
+
+func rawData(t *txn) RawTxnData {
+	return RawTxnData{UID: t.rec.UID, Type: t.rec.Type, Data: append(json.RawMessage(nil), t.rec.Data...)}
+}
+
+// BusySenders returns how many senders are bound to a queue.
+func (c *Core) BusySenders() int { return len(c.senders) - len(c.free) }

@@ -1,0 +1,335 @@
+package sequencer
+
+import (
+	"fmt"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// Attempt outcomes.
+const (
+	outcomeSent     = "sent"
+	outcomeError    = "error"
+	outcomeIncluded = "included"
+	outcomeFailed   = "failed"
+	outcomeDropped  = "dropped"
+	outcomeUnknown  = "unknown"
+	outcomeTimeout  = "timeout"
+)
+
+// landable reports whether an attempt may still be included: it has a hash
+// and the chain has not settled it.
+func landable(a *store.Attempt) bool {
+	if a.Hash == "" {
+		return false
+	}
+	switch a.Outcome {
+	case outcomeIncluded, outcomeFailed, outcomeDropped:
+		return false
+	}
+	return true
+}
+
+// nonceConsumed reports whether the attempt's nonce was used by an inclusion.
+func nonceConsumed(a *store.Attempt) bool {
+	return a.Outcome == outcomeIncluded || a.Outcome == outcomeFailed
+}
+
+// pump runs the seed's run cycle for one queue until it waits on something.
+func (c *Core) pump(q *queue) {
+	if q.loading || c.stalled(q) {
+		return
+	}
+	if q.cur == nil {
+		c.startNext(q)
+		return
+	}
+	t := q.cur
+	switch q.rec.State {
+	case store.Blocked:
+		c.dispatch(q)
+	case store.Inclusion:
+		// Start WaitForInclusion: driven by new heads.
+		q.rec.Deadline = c.head + c.cfg.InclusionTimeout
+		c.setBinding(q, store.WaitingInclusion)
+	case store.WaitingInclusion:
+		if q.rec.Deadline > 0 && c.head >= q.rec.Deadline {
+			if q.settle {
+				c.startCheck(q, checkBeforeFail)
+			} else {
+				c.startCheck(q, checkTimeout)
+			}
+		}
+	case store.RetryBinding:
+		if t.rec.Retries > c.maxRetries(t) {
+			c.startCheck(q, checkBeforeFail)
+			return
+		}
+		q.rec.DelayUntil = c.now.Add(c.cfg.Policies[t.rec.Type].Delay)
+		c.setBinding(q, store.Delay)
+	case store.Delay:
+		if !c.now.Before(q.rec.DelayUntil) {
+			c.startCheck(q, checkBeforeDispatch)
+		}
+	}
+}
+
+// stalled reports whether q's transaction waits on something other than the
+// clock: an outstanding effect, a failed status check that is run again on the
+// next head, or a sender for its dispatch.
+func (c *Core) stalled(q *queue) bool {
+	return q.busy || q.pending > 0 || q.recheck != checkNone || (q.want && q.cur != nil)
+}
+
+func (c *Core) maxRetries(t *txn) int { return c.cfg.Policies[t.rec.Type].MaxRetries }
+
+// startNext takes the queue's next WAITING transaction (FIFO) and dispatches
+// it once a sender is bound.
+func (c *Core) startNext(q *queue) {
+	if len(q.waiting) == 0 {
+		if q.more {
+			q.loading = true
+			c.emit(Effect{Kind: EffectLoad, Queue: q.rec.Name, After: q.lastSeq, Limit: c.cfg.WaitingWindow})
+		}
+		return
+	}
+	if q.snd == nil {
+		if len(c.free) == 0 {
+			if !q.want {
+				q.want = true
+				c.line = append(c.line, q)
+			}
+			return
+		}
+		s := c.free[0]
+		c.free = c.free[1:]
+		c.bind(q, s)
+	}
+	t := q.waiting[0]
+	q.waiting[0] = nil
+	q.waiting = q.waiting[1:]
+	q.cur = t
+	q.rec.TxUID = t.rec.UID
+	c.setBinding(q, store.Blocked)
+	c.dispatch(q)
+}
+
+func (c *Core) bind(q *queue, s *sender) {
+	q.snd, s.queue = s, q
+	q.rec.Sender, s.rec.Queue = s.rec.ID, q.rec.Name
+	q.want = false
+	c.markQ(q)
+	c.markS(s)
+}
+
+// release frees a queue's sender and hands it to the queue that has waited
+// longest for one.
+func (c *Core) release(q *queue) {
+	s := q.snd
+	if s == nil {
+		return
+	}
+	q.snd, s.queue = nil, nil
+	q.rec.Sender, s.rec.Queue = "", ""
+	c.markS(s)
+	for len(c.line) > 0 {
+		next := c.line[0]
+		c.line = c.line[1:]
+		if next.want && next.snd == nil {
+			next.want = false
+			c.bind(next, s)
+			c.pump(next)
+			return
+		}
+	}
+	c.free = append(c.free, s)
+}
+
+// dispatch starts a new attempt of the queue's transaction. An attempt that
+// never landed lends its nonce to the next one, whose higher fee replaces it.
+func (c *Core) dispatch(q *queue) {
+	t, s := q.cur, q.snd
+	if s == nil {
+		// Recovered without a sender: wait in line for one.
+		if !q.want {
+			q.want = true
+			c.line = append(c.line, q)
+		}
+		return
+	}
+	nonce, prevFee := s.rec.NextNonce, uint64(0)
+	if la := t.last(); la != nil {
+		prevFee = la.Fee
+		if !nonceConsumed(la) && la.Sender == s.rec.ID && la.Nonce >= s.rec.NextNonce {
+			nonce = la.Nonce
+		}
+	}
+	a := store.Attempt{N: len(t.rec.Attempts) + 1, Sender: s.rec.ID, Nonce: nonce, Fee: c.cfg.Fees.next(prevFee, c.minFee), At: c.now}
+	t.rec.Attempts = append(t.rec.Attempts, a)
+	c.saveAttempt(t, &t.rec.Attempts[len(t.rec.Attempts)-1])
+	q.busy = true
+	c.emit(Effect{Kind: EffectDispatch, UID: t.rec.UID, Queue: q.rec.Name, Attempt: a.N, Txn: rawData(t),
+		Sender: Sender{AccountID: s.rec.ID, Queue: q.rec.Name, Retries: t.rec.Retries, Nonce: a.Nonce, Fee: a.Fee},
+		Worker: s.rec.Worker, SyncNonce: s.sync})
+}
+
+// retry counts a failed attempt and moves the transaction to RETRY.
+func (c *Core) retry(q *queue, note string) {
+	q.cur.rec.Retries++
+	q.cur.rec.Error = note
+	q.recheck = checkNone
+	c.setBinding(q, store.RetryBinding)
+	q.rec.Deadline = 0
+	c.setState(q, q.cur, store.Retry, note)
+	c.pump(q)
+}
+
+// finish ends the queue's transaction as DONE or FAILED, runs its hook and
+// frees the sender.
+func (c *Core) finish(q *queue, to store.TxState, note string) {
+	t := q.cur
+	if to == store.Done {
+		t.rec.Error = ""
+	} else if t.rec.Error == "" {
+		t.rec.Error = note
+	}
+	for _, a := range t.rec.Attempts {
+		delete(c.watch, a.Hash)
+	}
+	q.cur, q.busy, q.pending, q.check, q.recheck, q.settle, q.want = nil, false, 0, checkNone, checkNone, false, false
+	q.rec.TxUID, q.rec.Deadline, q.rec.DelayUntil = "", 0, zeroTime
+	c.setBinding(q, store.Free)
+	c.setState(q, t, to, note)
+	res := TxnResult{}
+	for _, a := range t.rec.Attempts {
+		if a.Outcome == outcomeIncluded || (to == store.Failed && a.Hash != "") {
+			res.Hash = a.Hash
+		}
+	}
+	s := Sender{Queue: q.rec.Name, Retries: t.rec.Retries}
+	if la := t.last(); la != nil {
+		s.AccountID, s.Nonce, s.Fee = la.Sender, la.Nonce, la.Fee
+	}
+	c.hooks[t.rec.UID] = t
+	c.emit(Effect{Kind: EffectHook, UID: t.rec.UID, Queue: q.rec.Name, Txn: rawData(t), Sender: s, Success: to == store.Done, Result: res})
+	c.release(q)
+	c.pump(q)
+}
+
+// startCheck asks the chain about every attempt that may still land, then
+// decides (see decide) once all answers are in.
+func (c *Core) startCheck(q *queue, why check) {
+	n := 0
+	for _, a := range q.cur.rec.Attempts {
+		if landable(&a) {
+			n++
+			c.emit(Effect{Kind: EffectCheck, UID: q.cur.rec.UID, Queue: q.rec.Name, Attempt: a.N, Hash: a.Hash})
+		}
+	}
+	if n == 0 {
+		c.decide(q, why)
+		return
+	}
+	q.check, q.pending = why, n
+}
+
+// observe records what the chain said about an attempt.
+func (c *Core) observe(q *queue, a *store.Attempt, st chain.TxStatus) {
+	switch st.State {
+	case chain.TxIncluded:
+		a.Height = st.Height
+		if st.Success {
+			a.Outcome, a.Error = outcomeIncluded, ""
+		} else {
+			a.Outcome, a.Error = outcomeFailed, st.Reason
+		}
+		if s := c.senders[a.Sender]; s != nil && s.rec.NextNonce <= a.Nonce {
+			s.rec.NextNonce = a.Nonce + 1
+			c.markS(s)
+		}
+		delete(c.watch, a.Hash)
+	case chain.TxPending:
+		a.Outcome = outcomeSent
+	case chain.TxDropped:
+		a.Outcome, a.Error = outcomeDropped, st.Reason
+		delete(c.watch, a.Hash)
+	default:
+		a.Outcome = outcomeUnknown
+	}
+	c.saveAttempt(q.cur, a)
+}
+
+// decide acts on a completed status check.
+func (c *Core) decide(q *queue, why check) {
+	t := q.cur
+	var landed, failed, pending bool
+	for i := range t.rec.Attempts {
+		switch a := &t.rec.Attempts[i]; {
+		case a.Outcome == outcomeIncluded:
+			landed = true
+		case a.Outcome == outcomeFailed:
+			failed = true
+		case landable(a) && a.Outcome == outcomeSent:
+			pending = true
+		}
+	}
+	if landed {
+		c.finish(q, store.Done, "included")
+		return
+	}
+	la := t.last()
+	switch why {
+	case checkRecover:
+		c.recoverDecide(q, la, failed, pending)
+	case checkBeforeDispatch:
+		c.dispatch(q)
+	case checkBeforeFail:
+		if pending {
+			// An attempt can still land: FAILED would be a lie. Wait for it.
+			q.settle = true
+			q.rec.Deadline = c.head + c.cfg.InclusionTimeout
+			c.setBinding(q, store.WaitingInclusion)
+			return
+		}
+		c.finish(q, store.Failed, fmt.Sprintf("failed after %d retries", t.rec.Retries-1))
+	case checkTimeout:
+		switch {
+		case la != nil && la.Outcome == outcomeFailed:
+			c.retry(q, "failed at inclusion: "+la.Error)
+		case pending:
+			la.Outcome = outcomeTimeout
+			c.saveAttempt(t, la)
+			c.retry(q, fmt.Sprintf("not included within %d blocks", c.cfg.InclusionTimeout))
+		default:
+			c.retry(q, "dropped by the chain")
+		}
+	}
+}
+
+// recoverDecide resumes a transaction that was active when the node stopped.
+func (c *Core) recoverDecide(q *queue, la *store.Attempt, failed, pending bool) {
+	t := q.cur
+	switch {
+	case t.rec.State == store.Retry:
+		if q.rec.State != store.Delay {
+			c.setBinding(q, store.RetryBinding)
+		}
+		c.pump(q)
+	case pending:
+		if t.rec.State != store.Revision {
+			c.setState(q, t, store.Revision, "recovered: attempt pending on chain")
+		}
+		q.rec.Deadline = c.head + c.cfg.InclusionTimeout
+		c.setBinding(q, store.WaitingInclusion)
+	case la != nil && la.Outcome == outcomeFailed:
+		c.retry(q, "recovered: failed at inclusion: "+la.Error)
+	case t.rec.State == store.Revision:
+		c.retry(q, "recovered: attempt not on chain")
+	default:
+		// WAITING with a dispatch interrupted before it reached the chain.
+		c.setBinding(q, store.Blocked)
+		c.dispatch(q)
+	}
+	_ = failed
+}

@@ -1,0 +1,245 @@
+package sequencer
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// mailbox is an unbounded queue with a wake-up signal: workers never block
+// handing results to the loop, so the loop and the workers cannot deadlock.
+type mailbox[T any] struct {
+	mu     sync.Mutex
+	items  []T
+	signal chan struct{}
+}
+
+func newMailbox[T any]() mailbox[T] { return mailbox[T]{signal: make(chan struct{}, 1)} }
+
+func (m *mailbox[T]) put(x T) {
+	m.mu.Lock()
+	m.items = append(m.items, x)
+	m.mu.Unlock()
+	select {
+	case m.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (m *mailbox[T]) take() []T {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := m.items
+	m.items = nil
+	return out
+}
+
+// uidSource makes record ids: "tx_" + 12 hex digits of time in ms + 8 random
+// bytes, so they sort by creation time and never collide across restarts.
+type uidSource struct{}
+
+func (uidSource) next(now time.Time) string {
+	var b [14]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(now.UnixMilli())<<16)
+	rand.Read(b[6:])
+	return "tx_" + hex.EncodeToString(b[:])
+}
+
+// work performs effects until ctx ends.
+func (n *Node) work(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e := <-n.effects:
+			n.perform(ctx, e)
+		}
+	}
+}
+
+func (n *Node) perform(ctx context.Context, e Effect) {
+	switch e.Kind {
+	case EffectDispatch:
+		n.performDispatch(ctx, e)
+	case EffectSubmit:
+		h, err := n.cfg.Chain.SendTx(ctx, e.Tx)
+		if h == "" {
+			h = chain.Hash(e.Hash)
+		}
+		n.inputs.put(func(c *Core) {
+			c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Tx.Nonce, Hash: string(h), Err: err, Code: chain.CodeOf(err)})
+		})
+	case EffectCheck:
+		st, err := n.cfg.Chain.TxStatus(ctx, chain.Hash(e.Hash))
+		n.inputs.put(func(c *Core) { c.Checked(e.Queue, e.UID, e.Attempt, st, err) })
+	case EffectHook:
+		d := n.dispatcherFor(e.Txn.Type, e.Sender.AccountID)
+		var r TxnResult
+		var err error
+		if d == nil {
+			err = fmt.Errorf("no dispatcher for %s", e.Txn.Type)
+		} else if e.Success {
+			r, err = d.OnSuccess(ctx, e.Txn, e.Result, e.Sender)
+		} else {
+			r, err = d.OnFailure(ctx, e.Txn, e.Result, e.Sender)
+		}
+		if r.Hash == "" {
+			r.Hash = e.Result.Hash
+		}
+		n.inputs.put(func(c *Core) { c.HookDone(e.UID, r, err) })
+	case EffectLoad:
+		txs, err := n.cfg.Store.Waiting(ctx, e.Queue, e.After, e.Limit+1)
+		if err != nil {
+			n.log.Error("load waiting transactions", "queue", e.Queue, "err", err)
+			txs = nil
+		}
+		more := len(txs) > e.Limit || err != nil
+		if len(txs) > e.Limit {
+			txs = txs[:e.Limit]
+		}
+		n.inputs.put(func(c *Core) { c.Loaded(e.Queue, txs, more) })
+	}
+}
+
+// dispatcherFor returns the dispatcher for a type, or the sender's remote
+// worker when the sender has one.
+func (n *Node) dispatcherFor(typ, sender string) Dispatcher {
+	if w := n.workers[sender]; w != nil {
+		return w.For(typ, n.cfg.Dispatchers[typ])
+	}
+	return n.cfg.Dispatchers[typ]
+}
+
+func (n *Node) performDispatch(ctx context.Context, e Effect) {
+	if e.SyncNonce {
+		if acct, err := n.cfg.Chain.Account(ctx, chain.Address(e.Sender.AccountID)); err == nil && acct.Nonce > e.Sender.Nonce {
+			e.Sender.Nonce = acct.Nonce
+		}
+	}
+	fail := func(err error) {
+		n.inputs.put(func(c *Core) {
+			c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err)})
+		})
+	}
+	d := n.dispatcherFor(e.Txn.Type, e.Sender.AccountID)
+	if d == nil {
+		fail(fmt.Errorf("no dispatcher for type %s", e.Txn.Type))
+		return
+	}
+	if b, ok := d.(Builder); ok {
+		key := n.keys[e.Sender.AccountID]
+		if key == nil {
+			fail(fmt.Errorf("no key for sender %s", e.Sender.AccountID))
+			return
+		}
+		tx, err := b.Build(ctx, e.Txn, e.Sender)
+		if err != nil {
+			fail(err)
+			return
+		}
+		tx.From, tx.Nonce, tx.Fee = chain.Address(e.Sender.AccountID), e.Sender.Nonce, e.Sender.Fee
+		tx.Sign(key)
+		h := tx.Hash()
+		n.inputs.put(func(c *Core) { c.Signed(e.Queue, e.UID, e.Attempt, tx, string(h)) })
+		return
+	}
+	r, err := d.Dispatch(ctx, e.Txn, e.Sender)
+	n.inputs.put(func(c *Core) {
+		c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Hash: r.Hash, Err: err, Code: chain.CodeOf(err)})
+	})
+}
+
+// watchHeads feeds new heads, with the receipts of the blocks since the last
+// one, to the core.
+func (n *Node) watchHeads(ctx context.Context) {
+	br, _ := n.cfg.Chain.(chain.BlockReader)
+	var last uint64
+	for h := range chain.WatchHeads(ctx, n.cfg.Chain, n.cfg.Clock, n.cfg.PollInterval) {
+		var receipts []Receipt
+		if br != nil {
+			from := last + 1
+			if last == 0 || h.Height-last > 1000 {
+				from = h.Height
+			}
+			for from <= h.Height {
+				blocks, err := br.Blocks(ctx, from, h.Height)
+				if err != nil || len(blocks) == 0 {
+					break
+				}
+				for _, b := range blocks {
+					for _, t := range b.Txs {
+						receipts = append(receipts, Receipt{Hash: string(t.Hash), Height: b.Height, Success: t.Status == chain.OutcomeSucceeded, Reason: t.Reason})
+					}
+				}
+				from = blocks[len(blocks)-1].Height + 1
+			}
+		}
+		last = h.Height
+		height, minFee := h.Height, h.MinFee
+		n.inputs.put(func(c *Core) {
+			var mine []Receipt
+			for _, r := range receipts {
+				if c.Watching(r.Hash) {
+					mine = append(mine, r)
+				}
+			}
+			c.NewHead(height, minFee, mine)
+		})
+	}
+}
+
+// observe updates metrics from a committed batch.
+func (n *Node) observe(c *Core, b store.Batch) {
+	m := n.cfg.Metrics
+	for _, h := range b.History {
+		switch h.To {
+		case store.Revision:
+			if _, ok := n.dispHead[h.UID]; !ok {
+				n.dispHead[h.UID] = c.Head()
+				n.begun++
+			}
+			if m != nil {
+				m.Dispatches.Inc()
+			}
+		case store.Retry:
+			if m != nil {
+				m.Retries.Inc()
+			}
+		case store.Done, store.Failed:
+			start, ok := n.dispHead[h.UID]
+			delete(n.dispHead, h.UID)
+			if !ok && h.From == store.Waiting {
+				n.begun++
+			}
+			if n.cfg.OnFinish != nil {
+				blocks := uint64(0)
+				if ok {
+					blocks = c.Head() - start
+				}
+				n.cfg.OnFinish(h.UID, h.To, blocks)
+			}
+			if m == nil {
+				continue
+			}
+			if h.To == store.Failed {
+				m.Failures.Inc()
+				continue
+			}
+			m.Done.Inc()
+			if ok {
+				m.InclusionBlocks.Observe(float64(c.Head() - start))
+			}
+		}
+	}
+	if m != nil {
+		m.SendersBusy.Set(float64(c.BusySenders()))
+		m.QueueDepth.Set(float64(n.intake.Load() - n.begun))
+	}
+}

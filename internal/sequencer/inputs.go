@@ -1,0 +1,228 @@
+package sequencer
+
+import (
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+var zeroTime time.Time
+
+// Enqueued hands the core transactions that the store has committed.
+func (c *Core) Enqueued(txs []store.Transaction) {
+	for i := range txs {
+		tr := txs[i]
+		q := c.queue(tr.Queue)
+		if tr.Seq <= q.lastSeq || tr.State != store.Waiting {
+			continue
+		}
+		if q.loading {
+			q.missed = true
+			continue
+		}
+		if q.more || len(q.waiting) >= c.cfg.WaitingWindow {
+			q.more = true
+			continue
+		}
+		q.waiting = append(q.waiting, &txn{rec: tr})
+		q.lastSeq = tr.Seq
+	}
+	for i := range txs {
+		c.pump(c.queue(txs[i].Queue))
+	}
+}
+
+// Loaded hands the core the WAITING transactions an EffectLoad read.
+func (c *Core) Loaded(queue string, txs []store.Transaction, more bool) {
+	q := c.queue(queue)
+	q.loading = false
+	for i := range txs {
+		if txs[i].Seq > q.lastSeq && (q.cur == nil || q.cur.rec.UID != txs[i].UID) {
+			q.waiting = append(q.waiting, &txn{rec: txs[i]})
+			q.lastSeq = txs[i].Seq
+		}
+	}
+	q.more = more || q.missed
+	q.missed = false
+	c.pump(q)
+}
+
+// Tick moves the core's clock: DELAYs that have ended lead to a retry.
+func (c *Core) Tick(now time.Time) {
+	if now.After(c.now) {
+		c.now = now
+	}
+	for _, q := range c.order {
+		if q.rec.State == store.Delay && !c.now.Before(q.rec.DelayUntil) {
+			c.pump(q)
+		}
+	}
+}
+
+// NewHead tells the core of a new block height, the minimum fee in force and
+// the receipts of watched transactions included since the last head.
+func (c *Core) NewHead(height, minFee uint64, receipts []Receipt) {
+	if height > c.head {
+		c.head = height
+	}
+	c.minFee = minFee
+	for _, r := range receipts {
+		q := c.watch[r.Hash]
+		if q == nil || q.cur == nil {
+			continue
+		}
+		a := findAttempt(q.cur, r.Hash)
+		if a == nil {
+			continue
+		}
+		c.observe(q, a, chain.TxStatus{State: chain.TxIncluded, Height: r.Height, Success: r.Success, Reason: r.Reason})
+		switch {
+		case r.Success:
+			c.finish(q, store.Done, "included")
+		case q.rec.State == store.WaitingInclusion && q.pending == 0:
+			if q.settle {
+				c.finish(q, store.Failed, "failed at inclusion after the last retry: "+r.Reason)
+			} else {
+				c.retry(q, "failed at inclusion: "+r.Reason)
+			}
+		}
+	}
+	for _, q := range c.order {
+		if q.recheck != checkNone && q.pending == 0 && q.cur != nil {
+			why := q.recheck
+			q.recheck = checkNone
+			c.startCheck(q, why)
+			continue
+		}
+		if q.rec.State == store.WaitingInclusion {
+			c.pump(q)
+		}
+	}
+}
+
+func findAttempt(t *txn, hash string) *store.Attempt {
+	for i := range t.rec.Attempts {
+		if t.rec.Attempts[i].Hash == hash {
+			return &t.rec.Attempts[i]
+		}
+	}
+	return nil
+}
+
+// current returns the queue whose in-flight transaction is uid.
+func (c *Core) current(queue, uid string) *queue {
+	q := c.queues[queue]
+	if q == nil || q.cur == nil || q.cur.rec.UID != uid {
+		return nil
+	}
+	return q
+}
+
+// Signed records the hash of a Builder dispatcher's signed transaction and
+// asks for it to be sent once the hash is committed.
+func (c *Core) Signed(queue, uid string, attempt int, tx chain.Tx, hash string) {
+	q := c.current(queue, uid)
+	if q == nil {
+		return
+	}
+	a := q.cur.attempt(attempt)
+	if a == nil {
+		return
+	}
+	a.Hash, a.Nonce = hash, tx.Nonce
+	c.watch[hash] = q
+	c.saveAttempt(q.cur, a)
+	c.emit(Effect{Kind: EffectSubmit, UID: uid, Queue: queue, Attempt: attempt, Tx: tx, Hash: hash})
+}
+
+// Dispatched reports the result of an attempt's dispatch.
+func (c *Core) Dispatched(queue string, r DispatchResult) {
+	q := c.current(queue, r.UID)
+	if q == nil {
+		return
+	}
+	a := q.cur.attempt(r.Attempt)
+	if a == nil || r.Attempt != len(q.cur.rec.Attempts) || !q.busy {
+		return
+	}
+	q.busy = false
+	s := q.snd
+	if s != nil && r.Nonce != 0 && r.Nonce != a.Nonce {
+		a.Nonce = r.Nonce
+	}
+	if s != nil {
+		s.sync = false
+	}
+	if r.Hash != "" {
+		a.Hash = r.Hash
+		c.watch[r.Hash] = q
+	}
+	if a.Outcome == outcomeFailed {
+		// A receipt (the hash is watched from Signed on) already showed the
+		// attempt failing on chain: keep what the chain said.
+		c.saveAttempt(q.cur, a)
+		c.retry(q, "failed at inclusion: "+a.Error)
+		return
+	}
+	if r.Err == nil {
+		a.Outcome = outcomeSent
+		c.saveAttempt(q.cur, a)
+		c.setBinding(q, store.Inclusion)
+		c.setState(q, q.cur, store.Revision, "dispatched")
+		c.pump(q)
+		return
+	}
+	a.Outcome, a.Error = outcomeError, r.Err.Error()
+	c.saveAttempt(q.cur, a)
+	if r.Code == chain.ErrNonceTooLow.Code && s != nil {
+		s.sync = true
+	}
+	c.retry(q, "dispatch error: "+r.Err.Error())
+}
+
+// Checked reports a status check's answer; err means the chain could not be
+// asked, and the check is run again on the next head.
+func (c *Core) Checked(queue, uid string, attempt int, st chain.TxStatus, err error) {
+	q := c.current(queue, uid)
+	if q == nil || q.pending == 0 {
+		return
+	}
+	if a := q.cur.attempt(attempt); a != nil && err == nil {
+		c.observe(q, a, st)
+	} else if err != nil {
+		q.recheck = q.check
+	}
+	q.pending--
+	if q.pending > 0 {
+		return
+	}
+	why := q.check
+	q.check = checkNone
+	if q.recheck != checkNone {
+		return
+	}
+	c.decide(q, why)
+}
+
+// HookDone records what a hook returned.
+func (c *Core) HookDone(uid string, r TxnResult, err error) {
+	t := c.hooks[uid]
+	if t == nil {
+		return
+	}
+	delete(c.hooks, uid)
+	if b, mErr := marshalResult(r, err); mErr == nil {
+		t.rec.Result = b
+		c.saveTx(t)
+	}
+}
+
+// watchTxn watches every attempt of q's transaction that may still land.
+func (c *Core) watchTxn(q *queue) {
+	for i := range q.cur.rec.Attempts {
+		if a := &q.cur.rec.Attempts[i]; landable(a) {
+			c.watch[a.Hash] = q
+		}
+	}
+}

@@ -1,0 +1,34 @@
+package sequencer
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// Metrics are the sequencer's Prometheus metrics.
+type Metrics struct {
+	Intake          prometheus.Counter
+	Dispatches      prometheus.Counter
+	Retries         prometheus.Counter
+	Failures        prometheus.Counter
+	Done            prometheus.Counter
+	InclusionBlocks prometheus.Histogram
+	QueueDepth      prometheus.Gauge
+	SendersBusy     prometheus.Gauge
+}
+
+// NewMetrics makes the metrics and registers them with reg (when not nil).
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		Intake:     prometheus.NewCounter(prometheus.CounterOpts{Name: "ordo_sequencer_intake_total", Help: "Transactions accepted at intake (new records)."}),
+		Dispatches: prometheus.NewCounter(prometheus.CounterOpts{Name: "ordo_sequencer_dispatches_total", Help: "Transactions moved to REVISION by a successful dispatch."}),
+		Retries:    prometheus.NewCounter(prometheus.CounterOpts{Name: "ordo_sequencer_retries_total", Help: "Transactions moved to RETRY."}),
+		Failures:   prometheus.NewCounter(prometheus.CounterOpts{Name: "ordo_sequencer_failures_total", Help: "Transactions FAILED after their retries."}),
+		Done:       prometheus.NewCounter(prometheus.CounterOpts{Name: "ordo_sequencer_done_total", Help: "Transactions DONE."}),
+		InclusionBlocks: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ordo_sequencer_inclusion_latency_blocks", Help: "Blocks from first dispatch to DONE.",
+			Buckets: []float64{1, 2, 3, 4, 5, 8, 12, 20, 50}}),
+		QueueDepth:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "ordo_sequencer_queue_depth", Help: "Transactions accepted and not yet dispatched, over all queues."}),
+		SendersBusy: prometheus.NewGauge(prometheus.GaugeOpts{Name: "ordo_sequencer_senders_busy", Help: "Senders bound to a queue."}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.Intake, m.Dispatches, m.Retries, m.Failures, m.Done, m.InclusionBlocks, m.QueueDepth, m.SendersBusy)
+	}
+	return m
+}

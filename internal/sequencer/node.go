@@ -1,0 +1,328 @@
+package sequencer
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// SenderConfig is one sender: a key in the node's keystore, or a remote
+// worker that holds the key.
+type SenderConfig struct {
+	// ID is the account address.
+	ID chain.Address
+	// Key signs for the sender; nil when Worker is set.
+	Key ed25519.PrivateKey
+	// Worker is the remote worker URL.
+	Worker string
+}
+
+// Config configures a sequencer node.
+type Config struct {
+	Store store.Store
+	Chain chain.Chain
+	// Clock defaults to the wall clock.
+	Clock clock.Clock
+	// Dispatchers by transaction type. Every allowed type needs one.
+	Dispatchers map[string]Dispatcher
+	// AllowedTypes are the types intake accepts. Defaults to the keys of
+	// Dispatchers.
+	AllowedTypes []string
+	// Policies override a type's retry policy (zero fields keep defaults:
+	// MaxRetries from the dispatcher, Delay 5s).
+	Policies map[string]Policy
+	// Fees sets attempt fees.
+	Fees FeePolicy
+	// InclusionTimeout in blocks. Defaults to 5.
+	InclusionTimeout uint64
+	// Senders are the node's senders.
+	Senders []SenderConfig
+	// Workers is how many effects run at once. Defaults to 64.
+	Workers int
+	// PollInterval is the head polling interval for chains without push
+	// notifications. Defaults to 500ms.
+	PollInterval time.Duration
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Metrics, when set, is updated as the node runs.
+	Metrics *Metrics
+	// OnFinish, when set, is called from the run loop as each transaction
+	// ends DONE or FAILED, with the blocks from its first dispatch to then.
+	OnFinish func(uid string, state store.TxState, blocks uint64)
+}
+
+// Intake is a transaction intent.
+type Intake struct {
+	Queue          string          `json:"queue"`
+	Type           string          `json:"type"`
+	Data           []byte `json:"data"`
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+}
+
+// ErrTypeNotAllowed is returned by Submit for a type outside the allowed set.
+var ErrTypeNotAllowed = errors.New("type not allowed")
+
+// ErrInvalid is returned by Submit for an intent that is malformed.
+var ErrInvalid = errors.New("invalid transaction")
+
+// Node is a running sequencer: intake, the run cycle and its effects.
+type Node struct {
+	cfg      Config
+	allowed  map[string]bool
+	keys     map[string]ed25519.PrivateKey
+	workers  map[string]*RemoteWorker
+	inputs   mailbox[func(*Core)]
+	effects  chan Effect
+	log      *slog.Logger
+	uidSeq   uidSource
+	started  chan struct{}
+	dispHead map[string]uint64
+	intake   atomic.Int64 // records created by Submit
+	begun    int64        // records that left WAITING (loop only)
+}
+
+// NewNode checks cfg and builds a node. Every allowed type must have a
+// dispatcher.
+func NewNode(cfg Config) (*Node, error) {
+	if cfg.Store == nil || cfg.Chain == nil {
+		return nil, errors.New("sequencer: a store and a chain are required")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 64
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 500 * time.Millisecond
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if len(cfg.AllowedTypes) == 0 {
+		for t := range cfg.Dispatchers {
+			cfg.AllowedTypes = append(cfg.AllowedTypes, t)
+		}
+		sort.Strings(cfg.AllowedTypes)
+	}
+	n := &Node{cfg: cfg, allowed: map[string]bool{}, keys: map[string]ed25519.PrivateKey{}, workers: map[string]*RemoteWorker{},
+		inputs: newMailbox[func(*Core)](), effects: make(chan Effect, 1<<16), log: cfg.Logger, started: make(chan struct{}), dispHead: map[string]uint64{}}
+	var missing []string
+	for _, t := range cfg.AllowedTypes {
+		n.allowed[t] = true
+		if cfg.Dispatchers[t] == nil {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("sequencer: allowed types without a dispatcher: %s", strings.Join(missing, ", "))
+	}
+	if len(cfg.Senders) == 0 {
+		return nil, errors.New("sequencer: at least one sender is required")
+	}
+	for _, s := range cfg.Senders {
+		switch {
+		case s.Worker != "":
+			n.workers[string(s.ID)] = NewRemoteWorker(s.Worker, 0)
+		case s.Key != nil:
+			n.keys[string(s.ID)] = s.Key
+		default:
+			return nil, fmt.Errorf("sequencer: sender %s has neither a key nor a worker", s.ID)
+		}
+	}
+	return n, nil
+}
+
+// AllowedTypes returns the types intake accepts, sorted.
+func (n *Node) AllowedTypes() []string { return append([]string(nil), n.cfg.AllowedTypes...) }
+
+// Store returns the node's store, for reads.
+func (n *Node) Store() store.Store { return n.cfg.Store }
+
+// MaxQueueName is the longest queue name.
+const MaxQueueName = 128
+
+// Submit validates intents and commits them; it returns once they are
+// durable. Each result says whether it created a record or found one by its
+// idempotency key.
+func (n *Node) Submit(ctx context.Context, in []Intake) ([]store.EnqueueResult, error) {
+	now := n.cfg.Clock.Now().UTC()
+	txs := make([]store.NewTransaction, len(in))
+	for i, it := range in {
+		if it.Queue == "" || len(it.Queue) > MaxQueueName {
+			return nil, fmt.Errorf("%w: queue must be 1-%d characters", ErrInvalid, MaxQueueName)
+		}
+		if !n.allowed[it.Type] {
+			return nil, fmt.Errorf("%w: %q; allowed types are %s", ErrTypeNotAllowed, it.Type, strings.Join(n.cfg.AllowedTypes, ", "))
+		}
+		if len(it.IdempotencyKey) > 256 {
+			return nil, fmt.Errorf("%w: idempotencyKey is longer than 256 characters", ErrInvalid)
+		}
+		data := it.Data
+		if len(data) == 0 {
+			data = []byte("{}")
+		}
+		txs[i] = store.NewTransaction{UID: n.uidSeq.next(now), Queue: it.Queue, Type: it.Type, Data: data, IdempotencyKey: it.IdempotencyKey, At: now}
+	}
+	res, err := n.cfg.Store.Enqueue(ctx, txs)
+	if err != nil {
+		return nil, fmt.Errorf("sequencer intake: %w", err)
+	}
+	var created []store.Transaction
+	for _, r := range res {
+		if r.Created {
+			created = append(created, r.Transaction)
+		}
+	}
+	if len(created) > 0 {
+		n.intake.Add(int64(len(created)))
+		n.inputs.put(func(c *Core) { c.Enqueued(created) })
+		if m := n.cfg.Metrics; m != nil {
+			m.Intake.Add(float64(len(created)))
+		}
+	}
+	return res, nil
+}
+
+// Started is closed once Run has loaded the store and begun the run cycle.
+func (n *Node) Started() <-chan struct{} { return n.started }
+
+// Run runs the sequencer until ctx ends. A store failure stops it with an
+// error: nothing is acknowledged that was not committed, and a restart
+// resumes from the store.
+func (n *Node) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	core, err := n.load(ctx)
+	if err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	for range n.cfg.Workers {
+		wg.Go(func() { n.work(ctx) })
+	}
+	wg.Go(func() { n.watchHeads(ctx) })
+	close(n.started)
+	var timer clock.Timer
+	var timerAt time.Time
+	for {
+		r := core.Ready()
+		if !r.Batch.Empty() {
+			if err := n.cfg.Store.Apply(ctx, r.Batch); err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return fmt.Errorf("sequencer: commit: %w", err)
+			}
+			n.observe(core, r.Batch)
+		}
+		for _, e := range r.Effects {
+			select {
+			case n.effects <- e:
+			case <-ctx.Done():
+				return nil
+			}
+		}
+		if dl := core.NextDeadline(); !dl.IsZero() && (timer == nil || !dl.Equal(timerAt)) {
+			if timer != nil {
+				timer.Stop()
+			}
+			timer, timerAt = n.cfg.Clock.NewTimer(max(dl.Sub(n.cfg.Clock.Now()), 0)), dl
+		}
+		var timerC <-chan time.Time
+		if timer != nil {
+			timerC = timer.C()
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-n.inputs.signal:
+		case <-timerC:
+			timer = nil
+			core.Tick(n.cfg.Clock.Now())
+		}
+		for _, f := range n.inputs.take() {
+			f(core)
+		}
+	}
+}
+
+// load reads the store, syncs sender nonces with the chain and builds the
+// core.
+func (n *Node) load(ctx context.Context) (*Core, error) {
+	st := n.cfg.Store
+	known, err := st.Senders(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sequencer: load senders: %w", err)
+	}
+	byID := map[string]store.Sender{}
+	for _, s := range known {
+		byID[s.ID] = s
+	}
+	var b store.Batch
+	var senders []store.Sender
+	now := n.cfg.Clock.Now().UTC()
+	for _, sc := range n.cfg.Senders {
+		acct, err := n.cfg.Chain.Account(ctx, sc.ID)
+		if err != nil {
+			return nil, fmt.Errorf("sequencer: sender %s: %w", sc.ID, err)
+		}
+		s := byID[string(sc.ID)]
+		s.ID, s.Worker, s.UpdatedAt = string(sc.ID), sc.Worker, now
+		s.NextNonce = max(s.NextNonce, acct.Nonce)
+		senders = append(senders, s)
+		b.Senders = append(b.Senders, s)
+	}
+	if err := st.Apply(ctx, b); err != nil {
+		return nil, fmt.Errorf("sequencer: save senders: %w", err)
+	}
+	snap := Snapshot{Senders: senders}
+	if snap.Queues, err = st.Queues(ctx); err != nil {
+		return nil, fmt.Errorf("sequencer: load queues: %w", err)
+	}
+	if snap.Active, err = st.Active(ctx); err != nil {
+		return nil, fmt.Errorf("sequencer: load active: %w", err)
+	}
+	for _, q := range snap.Queues {
+		if q.TxUID == "" {
+			continue
+		}
+		t, err := st.Get(ctx, q.TxUID)
+		if err != nil {
+			return nil, fmt.Errorf("sequencer: load bound %s: %w", q.TxUID, err)
+		}
+		if t.State == store.Waiting {
+			snap.Bound = append(snap.Bound, t)
+		}
+	}
+	if snap.WaitingQueues, err = st.WaitingQueues(ctx); err != nil {
+		return nil, fmt.Errorf("sequencer: load waiting queues: %w", err)
+	}
+	hd, err := n.cfg.Chain.Head(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sequencer: chain head: %w", err)
+	}
+	policies := map[string]Policy{}
+	for _, t := range n.cfg.AllowedTypes {
+		p := n.cfg.Policies[t]
+		if p.MaxRetries == 0 {
+			p.MaxRetries = n.cfg.Dispatchers[t].MaxRetries()
+		}
+		policies[t] = p
+	}
+	snap.Head, snap.MinFee = hd.Height, hd.MinFee
+	return NewCore(CoreConfig{Policies: policies, Fees: n.cfg.Fees, InclusionTimeout: n.cfg.InclusionTimeout}, n.cfg.Clock.Now(), snap)
+}

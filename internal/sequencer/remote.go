@@ -1,0 +1,99 @@
+package sequencer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// RemoteWorker is the seed's remote worker: the dispatcher's three calls as
+// JSON over HTTP to a worker that holds its sender's key.
+//
+//	POST {url}/dispatch   {"txnData":RawTxnData,"sender":Sender}                     → TxnResult
+//	POST {url}/onSuccess  {"txnData":RawTxnData,"result":TxnResult,"sender":Sender}  → TxnResult
+//	POST {url}/onFailure  {"txnData":RawTxnData,"result":TxnResult,"sender":Sender}  → TxnResult
+//
+// A non-2xx answer, a TxnResult with a non-null error, or no answer within the
+// timeout counts as a dispatch error.
+type RemoteWorker struct {
+	url     string
+	timeout time.Duration
+	hc      *http.Client
+}
+
+// NewRemoteWorker returns a worker client. timeout defaults to 10s.
+func NewRemoteWorker(url string, timeout time.Duration) *RemoteWorker {
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	return &RemoteWorker{url: url, timeout: timeout, hc: &http.Client{}}
+}
+
+// For returns the worker as the dispatcher of one type; MaxRetries comes from
+// the type's in-process dispatcher when there is one, else 3.
+func (w *RemoteWorker) For(typ string, local Dispatcher) Dispatcher {
+	retries := 3
+	if local != nil {
+		retries = local.MaxRetries()
+	}
+	return remoteType{w: w, typ: typ, retries: retries}
+}
+
+type remoteType struct {
+	w       *RemoteWorker
+	typ     string
+	retries int
+}
+
+func (r remoteType) Name() string    { return r.typ }
+func (r remoteType) MaxRetries() int { return r.retries }
+
+func (r remoteType) Dispatch(ctx context.Context, txn RawTxnData, s Sender) (TxnResult, error) {
+	return r.w.call(ctx, "dispatch", map[string]any{"txnData": txn, "sender": s})
+}
+
+func (r remoteType) OnSuccess(ctx context.Context, txn RawTxnData, res TxnResult, s Sender) (TxnResult, error) {
+	return r.w.call(ctx, "onSuccess", map[string]any{"txnData": txn, "result": res, "sender": s})
+}
+
+func (r remoteType) OnFailure(ctx context.Context, txn RawTxnData, res TxnResult, s Sender) (TxnResult, error) {
+	return r.w.call(ctx, "onFailure", map[string]any{"txnData": txn, "result": res, "sender": s})
+}
+
+func (w *RemoteWorker) call(ctx context.Context, method string, body any) (TxnResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, w.timeout)
+	defer cancel()
+	b, err := json.Marshal(body)
+	if err != nil {
+		return TxnResult{}, fmt.Errorf("worker %s: %w", method, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url+"/"+method, bytes.NewReader(b))
+	if err != nil {
+		return TxnResult{}, fmt.Errorf("worker %s: %w", method, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := w.hc.Do(req)
+	if err != nil {
+		return TxnResult{}, fmt.Errorf("worker %s: %w", method, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return TxnResult{}, fmt.Errorf("worker %s: %w", method, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		return TxnResult{}, fmt.Errorf("worker %s: HTTP %d: %s", method, resp.StatusCode, bytes.TrimSpace(raw))
+	}
+	var r TxnResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return TxnResult{}, fmt.Errorf("worker %s: bad answer: %w", method, err)
+	}
+	if len(r.Error) > 0 && string(r.Error) != "null" {
+		return r, fmt.Errorf("worker %s: %s", method, r.Error)
+	}
+	return r, nil
+}

@@ -1,0 +1,62 @@
+// Package sqlite is the embedded implementation of store.Store: one SQLite
+// database file through the pure-Go driver modernc.org/sqlite. It holds the
+// sequencer's records (seed 000): transactions (WAITING, REVISION, RETRY,
+// DONE, FAILED) with their attempts and the history of their state
+// transitions, queues with their binding to a sender (FREE, BLOCKED,
+// INCLUSION, WAITING_INCLUSION, RETRY, DELAY), and senders.
+//
+// # Durability and concurrency
+//
+// The database runs in WAL mode with synchronous=FULL: a commit has reached
+// the disk when Enqueue or Apply returns (durable before acknowledged).
+// Foreign keys are on; busy_timeout bounds waits for locks held by another
+// process.
+//
+// There is one writer connection, owned by one committer goroutine that Open
+// starts and Close stops, and a pool of read connections (WAL lets readers
+// work alongside the writer and see committed data only). Enqueue and Apply
+// do not write themselves: they queue a request and wait for it (or for their
+// ctx). The committer takes every request already queued, up to
+// Options.MaxGroup records, and runs them in one transaction (group commit),
+// each inside its own SAVEPOINT so a failing request is undone alone, then
+// commits once and wakes each caller with its own results. One fsync thus
+// serves a whole group, and requests queue up while a commit is in flight, so
+// groups grow with load. Requests are served in the order they were queued,
+// and a request whose ctx has ended before its group starts is dropped. A
+// caller whose ctx ends while it waits gets ctx.Err(); its request may still
+// commit (a retry with the same idempotency key is safe).
+//
+// # Schema
+//
+// Migrations are embedded (migrations/NNNN_name.sql), applied in order on
+// Open, each in a transaction together with its row in schema_migrations;
+// reopening applies nothing new. A database whose schema is newer than the
+// binary is refused.
+//
+//   - transactions: seq is the rowid (INTEGER PRIMARY KEY AUTOINCREMENT), so
+//     SQLite assigns it, strictly increasing and never reused; uid is UNIQUE
+//     and is the key the other tables reference; idempotency_key has a
+//     partial UNIQUE index (NULL when absent). Indexes: (queue, state, seq)
+//     for a queue's FIFO, List and QueueStats; (state, seq) for Active and
+//     List by state; (queue) WHERE state = 'WAITING' for WaitingQueues.
+//   - attempts: PRIMARY KEY (uid, n), upserted.
+//   - queues: one row per queue ever bound; a queue without one is FREE.
+//   - senders: PRIMARY KEY id, upserted.
+//   - history: id AUTOINCREMENT gives the order written; index (uid, id).
+//
+// Times are unix nanoseconds (INTEGER), read back in UTC; a zero time is
+// NULL. uint64 values are stored as the int64 with the same bits.
+//
+// # Invariants
+//
+//   - An acknowledged Enqueue or Apply is committed; a failed one wrote
+//     nothing (each call is atomic, even inside a group).
+//   - An idempotency key maps to one uid forever: a known key, in the store or
+//     earlier in the same group, returns the existing record with
+//     Created=false and writes nothing.
+//   - Enqueue writes, per created transaction, a history entry "" → WAITING.
+//   - Apply with a TxUpdate of an unknown uid fails with store.ErrNotFound and
+//     changes nothing.
+//   - Seq orders transactions by acceptance store-wide; FIFO per queue is
+//     ascending Seq.
+package sqlite

@@ -1,0 +1,325 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// The read path: the read pool. A call that runs several queries runs them in
+// one read transaction, so it sees one snapshot.
+
+const (
+	defaultLimit = 100
+	maxLimit     = 1000
+)
+
+func clampLimit(n int) int {
+	if n <= 0 {
+		return defaultLimit
+	}
+	return min(n, maxLimit)
+}
+
+// read runs f in a read transaction.
+func (s *Store) read(ctx context.Context, f func(tx *sql.Tx) error) error {
+	tx, err := s.rdb.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	err = f(tx)
+	if cerr := tx.Rollback(); err == nil && cerr != nil && !errors.Is(cerr, sql.ErrTxDone) {
+		err = cerr
+	}
+	return err
+}
+
+// Get implements store.Store.
+func (s *Store) Get(ctx context.Context, uid string) (store.Transaction, error) {
+	var t store.Transaction
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		var err error
+		t, err = scanTx(tx.StmtContext(ctx, s.rs.txByUID).QueryRowContext(ctx, uid))
+		if errors.Is(err, sql.ErrNoRows) {
+			return store.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		rows, err := tx.StmtContext(ctx, s.rs.attemptsByUID).QueryContext(ctx, uid)
+		if err != nil {
+			return err
+		}
+		t.Attempts, err = scanAttempts(rows)
+		return err
+	})
+	if err != nil {
+		return store.Transaction{}, fmt.Errorf("sqlite: get %s: %w", uid, err)
+	}
+	return t, nil
+}
+
+// History implements store.Store. Its first entry, "" → WAITING at the
+// creation time, is made from the transaction's row.
+func (s *Store) History(ctx context.Context, uid string) ([]store.HistoryEntry, error) {
+	hs := []store.HistoryEntry{}
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		var created sql.NullInt64
+		err := tx.StmtContext(ctx, s.rs.createdAt).QueryRowContext(ctx, uid).Scan(&created)
+		if errors.Is(err, sql.ErrNoRows) {
+			return store.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		// The creation entry is the transactions row itself; Enqueue does
+		// not write it to history.
+		hs = append(hs, store.HistoryEntry{UID: uid, At: fromNanos(created), To: store.Waiting, Note: "enqueued"})
+		rows, err := tx.StmtContext(ctx, s.rs.historyByUID).QueryContext(ctx, uid)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				h              store.HistoryEntry
+				at             sql.NullInt64
+				from, to, bind string
+			)
+			if err := rows.Scan(&h.UID, &at, &from, &to, &bind, &h.Note); err != nil {
+				return err
+			}
+			h.At = fromNanos(at)
+			h.From, h.To, h.Binding = store.TxState(from), store.TxState(to), store.BindingState(bind)
+			hs = append(hs, h)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: history %s: %w", uid, err)
+	}
+	return hs, nil
+}
+
+// List implements store.Store.
+func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Transaction, error) {
+	if f.State != "" && !f.State.Valid() {
+		return nil, fmt.Errorf("sqlite: list: invalid state %q", f.State)
+	}
+	limit := clampLimit(f.Limit)
+	var txs []store.Transaction
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		var (
+			rows *sql.Rows
+			err  error
+		)
+		switch {
+		case f.Queue != "" && f.State != "":
+			rows, err = tx.StmtContext(ctx, s.rs.listQueueState).QueryContext(ctx, string(f.State), f.Queue, f.After, limit)
+		case f.Queue != "":
+			rows, err = tx.StmtContext(ctx, s.rs.listQueue).QueryContext(ctx, f.Queue, f.After, limit)
+		case f.State != "":
+			rows, err = tx.StmtContext(ctx, s.rs.listState).QueryContext(ctx, string(f.State), f.After, limit)
+		default:
+			rows, err = tx.StmtContext(ctx, s.rs.list).QueryContext(ctx, f.After, limit)
+		}
+		if err != nil {
+			return err
+		}
+		if txs, err = scanTxs(rows); err != nil {
+			return err
+		}
+		return attachAttempts(ctx, tx, txs)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list: %w", err)
+	}
+	return txs, nil
+}
+
+// Waiting implements store.Store. limit defaults to 100 and is capped at
+// 1000, as for List.
+func (s *Store) Waiting(ctx context.Context, queue string, after int64, limit int) ([]store.Transaction, error) {
+	rows, err := s.rs.waiting.QueryContext(ctx, queue, after, clampLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: waiting %s: %w", queue, err)
+	}
+	txs, err := scanTxs(rows)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: waiting %s: %w", queue, err)
+	}
+	return txs, nil
+}
+
+// Active implements store.Store. Transactions come in Seq order.
+func (s *Store) Active(ctx context.Context) ([]store.Transaction, error) {
+	var txs []store.Transaction
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.StmtContext(ctx, s.rs.active).QueryContext(ctx)
+		if err != nil {
+			return err
+		}
+		if txs, err = scanTxs(rows); err != nil {
+			return err
+		}
+		return attachAttempts(ctx, tx, txs)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: active: %w", err)
+	}
+	return txs, nil
+}
+
+// attachAttempts loads the attempts of txs, ordered by n.
+func attachAttempts(ctx context.Context, tx *sql.Tx, txs []store.Transaction) error {
+	if len(txs) == 0 {
+		return nil
+	}
+	idx := make(map[string]int, len(txs))
+	for i := range txs {
+		txs[i].Attempts = []store.Attempt{}
+		idx[txs[i].UID] = i
+	}
+	const chunk = 500
+	for lo := 0; lo < len(txs); lo += chunk {
+		hi := min(lo+chunk, len(txs))
+		args := make([]any, 0, hi-lo)
+		for i := lo; i < hi; i++ {
+			args = append(args, txs[i].UID)
+		}
+		q := `SELECT ` + attemptCols + ` FROM attempts WHERE uid IN (?` +
+			strings.Repeat(", ?", hi-lo-1) + `) ORDER BY uid, n`
+		rows, err := tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			uid, a, err := scanAttempt(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			if i, ok := idx[uid]; ok {
+				txs[i].Attempts = append(txs[i].Attempts, a)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WaitingQueues implements store.Store. Names come in ascending order.
+func (s *Store) WaitingQueues(ctx context.Context) ([]string, error) {
+	rows, err := s.rs.waitingQueues.QueryContext(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: waiting queues: %w", err)
+	}
+	defer rows.Close()
+	names := []string{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("sqlite: waiting queues: %w", err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: waiting queues: %w", err)
+	}
+	return names, nil
+}
+
+// Queues implements store.Store. Queues come in ascending order of name.
+func (s *Store) Queues(ctx context.Context) ([]store.Queue, error) {
+	rows, err := s.rs.queues.QueryContext(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: queues: %w", err)
+	}
+	defer rows.Close()
+	qs := []store.Queue{}
+	for rows.Next() {
+		q, err := scanQueue(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: queues: %w", err)
+		}
+		qs = append(qs, q)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: queues: %w", err)
+	}
+	return qs, nil
+}
+
+// QueueStats implements store.Store. Counts holds an entry for each of the
+// five states, zero included.
+func (s *Store) QueueStats(ctx context.Context, name string) (store.QueueStats, error) {
+	st := store.QueueStats{Counts: map[store.TxState]int{
+		store.Waiting: 0, store.Revision: 0, store.Retry: 0, store.Done: 0, store.Failed: 0,
+	}}
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		q, err := scanQueue(tx.StmtContext(ctx, s.rs.queueByName).QueryRowContext(ctx, name))
+		found := err == nil
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			q = store.Queue{Name: name, State: store.Free}
+		case err != nil:
+			return err
+		}
+		st.Queue = q
+		rows, err := tx.StmtContext(ctx, s.rs.queueCounts).QueryContext(ctx, name)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				state string
+				n     int
+			)
+			if err := rows.Scan(&state, &n); err != nil {
+				return err
+			}
+			st.Counts[store.TxState(state)] = n
+			found = true
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if !found {
+			return store.ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return store.QueueStats{}, fmt.Errorf("sqlite: queue stats %s: %w", name, err)
+	}
+	return st, nil
+}
+
+// Senders implements store.Store. Senders come in ascending order of id.
+func (s *Store) Senders(ctx context.Context) ([]store.Sender, error) {
+	rows, err := s.rs.senders.QueryContext(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: senders: %w", err)
+	}
+	defer rows.Close()
+	out := []store.Sender{}
+	for rows.Next() {
+		sd, err := scanSender(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: senders: %w", err)
+		}
+		out = append(out, sd)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: senders: %w", err)
+	}
+	return out, nil
+}

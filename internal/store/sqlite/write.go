@@ -1,0 +1,424 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/store"
+
+	msqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// The write path. One goroutine, the committer, owns the writer connection.
+// Enqueue and Apply hand it a request and wait; the committer takes every
+// request already waiting (up to Options.MaxGroup records), runs them in
+// one SQLite transaction, commits once (one fsync of the WAL under
+// synchronous=FULL), and then wakes each caller with its own results. A
+// request that fails is undone alone (see commit).
+// Under load, requests pile up while a commit is in flight and the next group
+// takes all of them: the cost of the fsync is shared by the group.
+
+// request is one Enqueue or Apply call.
+type request struct {
+	ctx    context.Context
+	txs    []store.NewTransaction // Enqueue
+	batch  *store.Batch           // Apply
+	weight int                    // records, for bounding a group
+
+	// Written by the committer before done is closed.
+	results []store.EnqueueResult
+	err     error
+	done    chan struct{}
+}
+
+// submit hands r to the committer and waits for it, or for ctx.
+func (s *Store) submit(ctx context.Context, r *request) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return ErrClosed
+	}
+	s.inflight.Add(1)
+	s.mu.RUnlock()
+	select {
+	case s.reqs <- r:
+		s.inflight.Done()
+	case <-ctx.Done():
+		s.inflight.Done()
+		return ctx.Err()
+	}
+	select {
+	case <-r.done:
+		return r.err
+	case <-ctx.Done():
+		// The committer may still commit r; the caller learns nothing more
+		// (an idempotency key makes a retry safe).
+		return ctx.Err()
+	}
+}
+
+// Enqueue implements store.Store. It returns once the records are committed.
+// If ctx ends first, Enqueue returns ctx.Err() and the records may or may not
+// have been committed.
+func (s *Store) Enqueue(ctx context.Context, txs []store.NewTransaction) ([]store.EnqueueResult, error) {
+	if len(txs) == 0 {
+		return []store.EnqueueResult{}, ctx.Err()
+	}
+	for i := range txs {
+		if txs[i].UID == "" {
+			return nil, fmt.Errorf("sqlite: enqueue: transaction %d: empty uid", i)
+		}
+		if txs[i].Queue == "" {
+			return nil, fmt.Errorf("sqlite: enqueue: transaction %s: empty queue", txs[i].UID)
+		}
+	}
+	r := &request{ctx: ctx, txs: txs, weight: len(txs), done: make(chan struct{})}
+	if err := s.submit(ctx, r); err != nil {
+		return nil, err
+	}
+	return r.results, nil
+}
+
+// Apply implements store.Store: the batch commits atomically, through the
+// committer (so it shares group commits with Enqueue), in its own savepoint.
+func (s *Store) Apply(ctx context.Context, b store.Batch) error {
+	if b.Empty() {
+		return ctx.Err()
+	}
+	if err := validateBatch(&b); err != nil {
+		return err
+	}
+	w := len(b.Txs) + len(b.Queues) + len(b.Senders) + len(b.History)
+	r := &request{ctx: ctx, batch: &b, weight: w, done: make(chan struct{})}
+	return s.submit(ctx, r)
+}
+
+func validBinding(b store.BindingState) bool {
+	switch b {
+	case store.Free, store.Blocked, store.Inclusion, store.WaitingInclusion, store.RetryBinding, store.Delay:
+		return true
+	}
+	return false
+}
+
+func validateBatch(b *store.Batch) error {
+	for i, u := range b.Txs {
+		if u.UID == "" {
+			return fmt.Errorf("sqlite: apply: tx update %d: empty uid", i)
+		}
+		if !u.State.Valid() {
+			return fmt.Errorf("sqlite: apply: tx %s: invalid state %q", u.UID, u.State)
+		}
+		if u.Attempt != nil && u.Attempt.N < 1 {
+			return fmt.Errorf("sqlite: apply: tx %s: attempt number %d, want >= 1", u.UID, u.Attempt.N)
+		}
+	}
+	for i, q := range b.Queues {
+		if q.Name == "" {
+			return fmt.Errorf("sqlite: apply: queue %d: empty name", i)
+		}
+		if !validBinding(q.State) {
+			return fmt.Errorf("sqlite: apply: queue %s: invalid state %q", q.Name, q.State)
+		}
+	}
+	for i, sd := range b.Senders {
+		if sd.ID == "" {
+			return fmt.Errorf("sqlite: apply: sender %d: empty id", i)
+		}
+	}
+	for i, h := range b.History {
+		if h.UID == "" {
+			return fmt.Errorf("sqlite: apply: history %d: empty uid", i)
+		}
+		if h.From != "" && !h.From.Valid() {
+			return fmt.Errorf("sqlite: apply: history of %s: invalid from state %q", h.UID, h.From)
+		}
+		if !h.To.Valid() {
+			return fmt.Errorf("sqlite: apply: history of %s: invalid to state %q", h.UID, h.To)
+		}
+		if h.Binding != "" && !validBinding(h.Binding) {
+			return fmt.Errorf("sqlite: apply: history of %s: invalid binding %q", h.UID, h.Binding)
+		}
+	}
+	return nil
+}
+
+// run is the committer.
+func (s *Store) run() {
+	defer close(s.exited)
+	var carry *request
+	group := make([]*request, 0, 256)
+	for {
+		first := carry
+		carry = nil
+		if first == nil {
+			r, ok := <-s.reqs
+			if !ok {
+				return
+			}
+			first = r
+		}
+		group = append(group[:0], first)
+		w := first.weight
+	fill:
+		for w < s.opts.MaxGroup {
+			select {
+			case r, ok := <-s.reqs:
+				if !ok {
+					break fill
+				}
+				if w+r.weight > s.opts.MaxGroup {
+					carry = r
+					break fill
+				}
+				group = append(group, r)
+				w += r.weight
+			default:
+				break fill
+			}
+		}
+		s.commit(group)
+		clear(group)
+	}
+}
+
+// commit runs a group in one transaction and wakes its callers.
+//
+// It is optimistic: requests run back to back with no savepoints. If one
+// fails on its own account (a refused input: unknown uid, taken uid, a
+// constraint), the transaction is rolled back, that request gets its error,
+// and the group is run again without it. Failures are rare (inputs are
+// validated before they reach the committer), so the common path costs no
+// statement beyond the requests' own, BEGIN and COMMIT. Any other error (I/O,
+// a full disk) fails the whole group.
+func (s *Store) commit(group []*request) {
+	live := make([]*request, 0, len(group))
+	for _, r := range group {
+		if err := r.ctx.Err(); err != nil {
+			r.err = err
+			close(r.done)
+			continue
+		}
+		live = append(live, r)
+	}
+	if len(live) == 0 {
+		return
+	}
+	s.commits.Add(1)
+	ctx := context.Background() // a caller giving up must not abort the group
+	for len(live) > 0 {
+		failed, err := s.runGroup(ctx, live)
+		switch {
+		case failed >= 0:
+			// live[failed] keeps its error; rerun the others.
+			close(live[failed].done)
+			live = append(live[:failed], live[failed+1:]...)
+			s.reruns.Add(1)
+			continue
+		case err != nil:
+			for _, r := range live {
+				r.err, r.results = err, nil
+				close(r.done)
+			}
+		default:
+			for _, r := range live {
+				close(r.done)
+			}
+		}
+		return
+	}
+}
+
+// runGroup runs the requests in one transaction and commits it. If a request
+// fails on its own account it rolls back and returns its index (the request
+// holds its error); otherwise it returns the group's error, if any.
+func (s *Store) runGroup(ctx context.Context, live []*request) (failed int, err error) {
+	if _, err := s.ws.begin.ExecContext(ctx); err != nil {
+		return -1, fmt.Errorf("sqlite: begin: %w", err)
+	}
+	for i, r := range live {
+		r.err, r.results = nil, nil
+		if err := s.do(ctx, r); err != nil {
+			s.rollback()
+			if !refused(err) {
+				return -1, err
+			}
+			r.err = err
+			return i, nil
+		}
+	}
+	if _, err := s.ws.commit.ExecContext(ctx); err != nil {
+		s.rollback()
+		return -1, fmt.Errorf("sqlite: commit: %w", err)
+	}
+	return -1, nil
+}
+
+// refused reports whether err is a request's own failure (the store refused
+// its input) rather than the database failing.
+func refused(err error) bool {
+	if errors.Is(err, store.ErrNotFound) {
+		return true
+	}
+	var se *msqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT
+}
+
+// rollback ends the writer's transaction, if any is still open.
+func (s *Store) rollback() {
+	_, _ = s.ws.rollback.ExecContext(context.Background())
+}
+
+func (s *Store) do(ctx context.Context, r *request) error {
+	if r.batch != nil {
+		return s.applyBatch(ctx, r.batch)
+	}
+	res, err := s.enqueue(ctx, r.txs)
+	r.results = res
+	return err
+}
+
+func (s *Store) enqueue(ctx context.Context, txs []store.NewTransaction) ([]store.EnqueueResult, error) {
+	out := make([]store.EnqueueResult, len(txs))
+	for i := range txs {
+		nt := &txs[i]
+		at := nt.At
+		if at.IsZero() {
+			at = s.opts.Now()
+		}
+		atN := at.UnixNano()
+		// A known idempotency key (stored, or earlier in this group) makes
+		// the insert a no-op: then return the existing record.
+		res, err := s.ws.insertTx.ExecContext(ctx,
+			nt.UID, nt.Queue, nt.Type, blob(nt.Data), string(store.Waiting),
+			nullString(nt.IdempotencyKey), atN, atN)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: enqueue %s: %w", nt.UID, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: enqueue %s: %w", nt.UID, err)
+		}
+		if n == 0 {
+			t, err := s.writerTxByKey(ctx, nt.IdempotencyKey)
+			if err != nil {
+				return nil, fmt.Errorf("sqlite: enqueue %s: key %q: %w", nt.UID, nt.IdempotencyKey, err)
+			}
+			out[i] = store.EnqueueResult{Transaction: t, Created: false}
+			continue
+		}
+		seq, err := res.LastInsertId()
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: enqueue %s: %w", nt.UID, err)
+		}
+		out[i] = store.EnqueueResult{
+			Transaction: store.Transaction{
+				UID:            nt.UID,
+				Queue:          nt.Queue,
+				Type:           nt.Type,
+				Data:           cloneRaw(nt.Data),
+				State:          store.Waiting,
+				IdempotencyKey: nt.IdempotencyKey,
+				Seq:            seq,
+				CreatedAt:      time.Unix(0, atN).UTC(),
+				UpdatedAt:      time.Unix(0, atN).UTC(),
+				Attempts:       []store.Attempt{},
+			},
+			Created: true,
+		}
+	}
+	return out, nil
+}
+
+// writerTxByKey reads, inside the group's transaction, the record holding an
+// idempotency key (it may have been inserted earlier in the same group).
+func (s *Store) writerTxByKey(ctx context.Context, key string) (store.Transaction, error) {
+	t, err := scanTx(s.ws.txByKey.QueryRowContext(ctx, key))
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Transaction{}, store.ErrNotFound
+	}
+	if err != nil {
+		return store.Transaction{}, err
+	}
+	rows, err := s.ws.attemptsByUID.QueryContext(ctx, t.UID)
+	if err != nil {
+		return store.Transaction{}, err
+	}
+	t.Attempts, err = scanAttempts(rows)
+	if err != nil {
+		return store.Transaction{}, err
+	}
+	return t, nil
+}
+
+func (s *Store) applyBatch(ctx context.Context, b *store.Batch) error {
+	for _, u := range b.Txs {
+		at := u.At
+		if at.IsZero() {
+			at = s.opts.Now()
+		}
+		res, err := s.ws.updateTx.ExecContext(ctx,
+			string(u.State), u.Retries, blob(u.Result), u.Error, at.UnixNano(), u.UID)
+		if err != nil {
+			return fmt.Errorf("sqlite: apply: tx %s: %w", u.UID, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("sqlite: apply: tx %s: %w", u.UID, err)
+		}
+		if n == 0 {
+			return fmt.Errorf("sqlite: apply: tx %s: %w", u.UID, store.ErrNotFound)
+		}
+		if a := u.Attempt; a != nil {
+			if _, err := s.ws.upsertAttempt.ExecContext(ctx,
+				u.UID, a.N, a.Sender, int64(a.Nonce), int64(a.Fee), a.Hash, nanos(a.At),
+				a.Outcome, a.Error, int64(a.Height)); err != nil {
+				return fmt.Errorf("sqlite: apply: tx %s: attempt %d: %w", u.UID, a.N, err)
+			}
+		}
+	}
+	for _, q := range b.Queues {
+		if _, err := s.ws.upsertQueue.ExecContext(ctx,
+			q.Name, string(q.State), q.Sender, nullString(q.TxUID), nanos(q.DelayUntil),
+			int64(q.Deadline), nanos(q.UpdatedAt)); err != nil {
+			if isForeignKey(err) {
+				return fmt.Errorf("sqlite: apply: queue %s: tx %s: %w", q.Name, q.TxUID, store.ErrNotFound)
+			}
+			return fmt.Errorf("sqlite: apply: queue %s: %w", q.Name, err)
+		}
+	}
+	for _, sd := range b.Senders {
+		if _, err := s.ws.upsertSender.ExecContext(ctx,
+			sd.ID, sd.Worker, sd.Queue, int64(sd.NextNonce), nanos(sd.UpdatedAt)); err != nil {
+			return fmt.Errorf("sqlite: apply: sender %s: %w", sd.ID, err)
+		}
+	}
+	for _, h := range b.History {
+		at := h.At
+		if at.IsZero() {
+			at = s.opts.Now()
+		}
+		if _, err := s.ws.insertHistory.ExecContext(ctx,
+			h.UID, at.UnixNano(), string(h.From), string(h.To), string(h.Binding), h.Note); err != nil {
+			if isForeignKey(err) {
+				return fmt.Errorf("sqlite: apply: history of %s: %w", h.UID, store.ErrNotFound)
+			}
+			return fmt.Errorf("sqlite: apply: history of %s: %w", h.UID, err)
+		}
+	}
+	return nil
+}
+
+func cloneRaw(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}

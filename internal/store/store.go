@@ -1,0 +1,209 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// TxState is a transaction's state (seed 000, "Transaction states").
+type TxState string
+
+// Transaction states.
+const (
+	Waiting  TxState = "WAITING"
+	Revision TxState = "REVISION"
+	Retry    TxState = "RETRY"
+	Done     TxState = "DONE"
+	Failed   TxState = "FAILED"
+)
+
+// Valid reports whether s is one of the five states.
+func (s TxState) Valid() bool {
+	switch s {
+	case Waiting, Revision, Retry, Done, Failed:
+		return true
+	}
+	return false
+}
+
+// BindingState is the state of a queue's binding to a sender (seed 000,
+// "Senders and workers").
+type BindingState string
+
+// Binding states.
+const (
+	Free             BindingState = "FREE"
+	Blocked          BindingState = "BLOCKED"
+	Inclusion        BindingState = "INCLUSION"
+	WaitingInclusion BindingState = "WAITING_INCLUSION"
+	RetryBinding     BindingState = "RETRY"
+	Delay            BindingState = "DELAY"
+)
+
+// Attempt is one dispatch of a transaction.
+type Attempt struct {
+	// N numbers attempts from 1.
+	N      int    `json:"n"`
+	Sender string `json:"sender"`
+	Nonce  uint64 `json:"nonce"`
+	Fee    uint64 `json:"fee"`
+	// Hash is empty until known (a remote worker reports it after sending).
+	Hash string    `json:"hash,omitempty"`
+	At   time.Time `json:"at"`
+	// Outcome is "", "sent", "error", "included", "failed", "dropped" or
+	// "timeout".
+	Outcome string `json:"outcome,omitempty"`
+	Error   string `json:"error,omitempty"`
+	Height  uint64 `json:"height,omitempty"`
+}
+
+// Transaction is a sequencer record.
+type Transaction struct {
+	UID            string          `json:"uid"`
+	Queue          string          `json:"queue"`
+	Type           string          `json:"type"`
+	Data           json.RawMessage `json:"data"`
+	State          TxState         `json:"state"`
+	Retries        int             `json:"retries"`
+	IdempotencyKey string          `json:"idempotencyKey,omitempty"`
+	Seq            int64           `json:"seq"`
+	Result         json.RawMessage `json:"result,omitempty"`
+	Error          string          `json:"error,omitempty"`
+	CreatedAt      time.Time       `json:"createdAt"`
+	UpdatedAt      time.Time       `json:"updatedAt"`
+	Attempts       []Attempt       `json:"attempts"`
+}
+
+// NewTransaction is an intent handed to Enqueue.
+type NewTransaction struct {
+	UID            string
+	Queue          string
+	Type           string
+	Data           json.RawMessage
+	IdempotencyKey string
+	At             time.Time
+}
+
+// EnqueueResult tells what Enqueue did with one NewTransaction.
+type EnqueueResult struct {
+	Transaction Transaction
+	// Created is false when the idempotency key was already known; then
+	// Transaction is the existing record.
+	Created bool
+}
+
+// Queue is a queue and its binding.
+type Queue struct {
+	Name  string       `json:"name"`
+	State BindingState `json:"state"`
+	// Sender is the bound sender's id, empty when FREE.
+	Sender string `json:"sender,omitempty"`
+	// TxUID is the transaction in REVISION or RETRY, empty when FREE.
+	TxUID string `json:"txUid,omitempty"`
+	// DelayUntil is when a DELAY ends.
+	DelayUntil time.Time `json:"delayUntil,omitzero"`
+	// Deadline is the block height after which WAITING_INCLUSION times out.
+	Deadline  uint64    `json:"deadline,omitempty"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// Sender is a signing account.
+type Sender struct {
+	// ID is the account address.
+	ID string `json:"id"`
+	// Worker is the remote worker URL, empty for a key in the node's keystore.
+	Worker string `json:"worker,omitempty"`
+	// Queue is the queue holding the sender, empty when free.
+	Queue string `json:"queue,omitempty"`
+	// NextNonce is the nonce the sender's next new attempt uses.
+	NextNonce uint64    `json:"nextNonce"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// HistoryEntry is one state transition of a transaction.
+type HistoryEntry struct {
+	UID     string       `json:"uid"`
+	At      time.Time    `json:"at"`
+	From    TxState      `json:"from"`
+	To      TxState      `json:"to"`
+	Binding BindingState `json:"binding,omitempty"`
+	Note    string       `json:"note,omitempty"`
+}
+
+// TxUpdate changes one transaction. State, Retries, Result and Error are
+// written as given; Attempt, when set, is upserted by (UID, Attempt.N).
+type TxUpdate struct {
+	UID     string
+	State   TxState
+	Retries int
+	Result  json.RawMessage
+	Error   string
+	Attempt *Attempt
+	At      time.Time
+}
+
+// Batch is a set of changes applied in one store transaction.
+type Batch struct {
+	Txs     []TxUpdate
+	Queues  []Queue
+	Senders []Sender
+	History []HistoryEntry
+}
+
+// Empty reports whether the batch changes nothing.
+func (b *Batch) Empty() bool {
+	return len(b.Txs) == 0 && len(b.Queues) == 0 && len(b.Senders) == 0 && len(b.History) == 0
+}
+
+// Filter selects transactions for List.
+type Filter struct {
+	Queue string
+	State TxState
+	// After is a cursor: only transactions with Seq greater than it.
+	After int64
+	// Limit defaults to 100 and is capped at 1000.
+	Limit int
+}
+
+// QueueStats counts a queue's transactions by state.
+type QueueStats struct {
+	Queue  Queue           `json:"queue"`
+	Counts map[TxState]int `json:"counts"`
+}
+
+// Store is the sequencer's durable state.
+type Store interface {
+	// Enqueue commits new transactions in state WAITING, in order, assigning
+	// Seq; a known idempotency key returns the existing record instead. All of
+	// the batch commits together.
+	Enqueue(ctx context.Context, txs []NewTransaction) ([]EnqueueResult, error)
+	// Get returns a transaction with its attempts.
+	Get(ctx context.Context, uid string) (Transaction, error)
+	// History returns a transaction's state transitions, oldest first.
+	History(ctx context.Context, uid string) ([]HistoryEntry, error)
+	// List returns transactions matching f in Seq order, with attempts.
+	List(ctx context.Context, f Filter) ([]Transaction, error)
+	// Waiting returns up to limit WAITING transactions of a queue with Seq
+	// greater than after, in Seq order (without attempts).
+	Waiting(ctx context.Context, queue string, after int64, limit int) ([]Transaction, error)
+	// Active returns the transactions in REVISION or RETRY, with attempts.
+	Active(ctx context.Context) ([]Transaction, error)
+	// WaitingQueues returns the names of queues with WAITING transactions.
+	WaitingQueues(ctx context.Context) ([]string, error)
+	// Apply commits a batch atomically.
+	Apply(ctx context.Context, b Batch) error
+	// Queues returns every queue known to the store (any with a transaction
+	// or a binding), with its binding (FREE if never bound).
+	Queues(ctx context.Context) ([]Queue, error)
+	// QueueStats returns one queue with its counts by state.
+	QueueStats(ctx context.Context, name string) (QueueStats, error)
+	// Senders returns all senders.
+	Senders(ctx context.Context) ([]Sender, error)
+	// Close releases the store.
+	Close() error
+}
+
+// ErrNotFound is returned for a uid or queue the store does not have.
+var ErrNotFound = errors.New("not found")
