@@ -53,14 +53,14 @@ func (f *faultFlags) update() (devchain.FaultUpdate, error) {
 
 func devchainCommand() *cobra.Command {
 	var (
-		listen, data     string
-		blockTime        time.Duration
-		seed             uint64
-		maxBlockTxs      int
-		minFee           uint64
-		devAccounts      int
-		faults           faultFlags
-		verbose          bool
+		listen, data string
+		blockTime    time.Duration
+		seed         uint64
+		maxBlockTxs  int
+		minFee       uint64
+		devAccounts  int
+		faults       faultFlags
+		verbose      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "devchain",

@@ -39,17 +39,17 @@ type SequencerOptions struct {
 
 // SequencerResult is what the sequencer benchmark measured.
 type SequencerResult struct {
-	Opts             SequencerOptions
-	Accepted         float64 // intake tx/s over HTTP, durable
-	Done             float64 // DONE tx/s from first post to last DONE
-	SlotUse          float64 // included ÷ (blocks × min(Q,S)) over the steady state
-	SteadyBlocks     int
-	IntakeP50        time.Duration
-	IntakeP99        time.Duration
-	BlocksP50        uint64
-	BlocksP99        uint64
-	Failed           int
-	PeakRSS          uint64
+	Opts         SequencerOptions
+	Accepted     float64 // intake tx/s over HTTP, durable
+	Done         float64 // DONE tx/s from first post to last DONE
+	SlotUse      float64 // included ÷ (blocks × min(Q,S)) over the steady state
+	SteadyBlocks int
+	IntakeP50    time.Duration
+	IntakeP99    time.Duration
+	BlocksP50    uint64
+	BlocksP99    uint64
+	Failed       int
+	PeakRSS      uint64
 }
 
 // String is the benchmark's one line of figures.

@@ -310,6 +310,9 @@ func (h *harness) checkEffect(e Effect) {
 		if e.Attempt != len(tx.Attempts) {
 			h.t.Fatalf("dispatch of %s attempt %d is not the last of %d", e.UID, e.Attempt, len(tx.Attempts))
 		}
+		if tx.State != store.Waiting && tx.State != store.Retry {
+			h.t.Fatalf("dispatch of %s in state %s", e.UID, tx.State)
+		}
 		if a.Sender != e.Sender.AccountID || a.Nonce != e.Sender.Nonce || a.Fee != e.Sender.Fee {
 			h.t.Fatalf("dispatch %+v does not match the committed attempt %+v", e.Sender, a)
 		}

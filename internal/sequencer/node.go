@@ -64,8 +64,8 @@ type Config struct {
 
 // Intake is a transaction intent.
 type Intake struct {
-	Queue          string          `json:"queue"`
-	Type           string          `json:"type"`
+	Queue          string `json:"queue"`
+	Type           string `json:"type"`
 	Data           []byte `json:"data"`
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
 }

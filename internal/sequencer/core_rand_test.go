@@ -1,0 +1,410 @@
+package sequencer
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// simChain is a tiny ledger for the randomized test: per-account nonces, a
+// mempool keyed by (account, nonce) with the 110% replacement rule, blocks
+// that include the next nonce of each account, drops and losses. It knows
+// which transaction each hash belongs to, so it can tell whether an intent
+// was applied twice or landed after it was declared FAILED.
+type simChain struct {
+	t      testing.TB
+	rng    *rand.Rand
+	height uint64
+	nonce  map[string]uint64
+	pool   map[string]map[uint64]*simTx
+	status map[string]chain.TxStatus // a hash not here is unknown
+	owner  map[string]string         // hash -> uid
+	landed map[string]int            // uid -> successful inclusions
+	failed map[string]bool           // uids declared FAILED
+}
+
+type simTx struct {
+	hash, uid string
+	fee       uint64
+}
+
+func newSimChain(t testing.TB, rng *rand.Rand) *simChain {
+	return &simChain{t: t, rng: rng, nonce: map[string]uint64{}, pool: map[string]map[uint64]*simTx{},
+		status: map[string]chain.TxStatus{}, owner: map[string]string{}, landed: map[string]int{}, failed: map[string]bool{}}
+}
+
+func (c *simChain) send(from string, nonce, fee uint64, hash, uid string) error {
+	switch {
+	case nonce < c.nonce[from]:
+		return fmt.Errorf("send: %w", chain.ErrNonceTooLow)
+	case nonce > c.nonce[from]:
+		return fmt.Errorf("send: %w", chain.ErrNonceTooHigh)
+	}
+	if c.pool[from] == nil {
+		c.pool[from] = map[uint64]*simTx{}
+	}
+	if old := c.pool[from][nonce]; old != nil {
+		if old.hash == hash {
+			return nil
+		}
+		if fee*10 < old.fee*11 {
+			return fmt.Errorf("send: %w", chain.ErrReplacementUnderpriced)
+		}
+		c.status[old.hash] = chain.TxStatus{Hash: chain.Hash(old.hash), State: chain.TxDropped, Reason: "replaced"}
+	}
+	c.pool[from][nonce] = &simTx{hash: hash, uid: uid, fee: fee}
+	c.status[hash] = chain.TxStatus{Hash: chain.Hash(hash), State: chain.TxPending}
+	c.owner[hash] = uid
+	return nil
+}
+
+// block includes, for each account, its next nonce's transaction with
+// probability pInclude (failing with pFail), and drops or loses pending ones.
+func (c *simChain) block(pInclude, pFail, pDrop float64) []Receipt {
+	c.height++
+	var out []Receipt
+	for _, from := range sortedKeys(c.pool) {
+		txs := c.pool[from]
+		if tx := txs[c.nonce[from]]; tx != nil && c.rng.Float64() < pInclude {
+			delete(txs, c.nonce[from])
+			c.nonce[from]++
+			ok := c.rng.Float64() >= pFail
+			st := chain.TxStatus{Hash: chain.Hash(tx.hash), State: chain.TxIncluded, Height: c.height, Success: ok}
+			if !ok {
+				st.Reason = "reverted"
+			}
+			c.status[tx.hash] = st
+			if ok {
+				c.landed[tx.uid]++
+				if c.landed[tx.uid] > 1 {
+					c.t.Fatalf("height %d: transaction %s applied twice (hash %s)", c.height, tx.uid, tx.hash)
+				}
+				if c.failed[tx.uid] {
+					c.t.Fatalf("height %d: transaction %s landed after it was declared FAILED", c.height, tx.uid)
+				}
+			}
+			out = append(out, Receipt{Hash: tx.hash, Height: c.height, Success: ok, Reason: st.Reason})
+		}
+		for _, n := range sortedNonces(txs) {
+			if c.rng.Float64() >= pDrop {
+				continue
+			}
+			tx := txs[n]
+			delete(txs, n)
+			if c.rng.Intn(2) == 0 {
+				c.status[tx.hash] = chain.TxStatus{Hash: chain.Hash(tx.hash), State: chain.TxDropped, Reason: "evicted"}
+			} else {
+				delete(c.status, tx.hash) // lost: the chain forgot it
+			}
+		}
+	}
+	return out
+}
+
+func sortedNonces(m map[uint64]*simTx) []uint64 {
+	var ns []uint64
+	for n := range m {
+		ns = append(ns, n)
+	}
+	for i := 1; i < len(ns); i++ {
+		for j := i; j > 0 && ns[j] < ns[j-1]; j-- {
+			ns[j], ns[j-1] = ns[j-1], ns[j]
+		}
+	}
+	return ns
+}
+
+func (c *simChain) txStatus(hash string) chain.TxStatus {
+	if st, ok := c.status[hash]; ok {
+		return st
+	}
+	return chain.TxStatus{Hash: chain.Hash(hash), State: chain.TxUnknown}
+}
+
+// pendingOf reports whether a transaction has an attempt in the mempool.
+func (c *simChain) pendingOf(uid string) string {
+	for _, txs := range c.pool {
+		for _, tx := range txs {
+			if tx.uid == uid {
+				return tx.hash
+			}
+		}
+	}
+	return ""
+}
+
+// faults are the randomized test's probabilities.
+type faults struct {
+	workerErr, sendThenErr, checkErr, missReceipt float64
+	include, fail, drop                           float64
+}
+
+type randRun struct {
+	t       *testing.T
+	rng     *rand.Rand
+	h       *harness
+	ch      *simChain
+	builder bool
+	f       faults
+	hashes  int
+}
+
+func (r *randRun) hash() string {
+	r.hashes++
+	return fmt.Sprintf("0x%05d", r.hashes)
+}
+
+// perform answers one outstanding effect, as a driver with a flaky worker and
+// a flaky chain would.
+func (r *randRun) perform(e Effect) {
+	h, ch, f := r.h, r.ch, r.f
+	switch e.Kind {
+	case EffectDispatch:
+		if st := h.tx(e.UID).State; st != store.Waiting && st != store.Retry {
+			// Stale: the transaction ended while the dispatch was queued.
+			h.c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: errors.New("stale")})
+			h.step()
+			return
+		}
+		nonce := e.Sender.Nonce
+		if e.SyncNonce && ch.nonce[e.Sender.AccountID] > nonce {
+			nonce = ch.nonce[e.Sender.AccountID]
+		}
+		if r.rng.Float64() < f.workerErr {
+			h.c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: nonce, Err: errors.New("worker unavailable")})
+			h.step()
+			return
+		}
+		hash := r.hash()
+		if r.builder {
+			tx := chain.Tx{From: chain.Address(e.Sender.AccountID), Nonce: nonce, Fee: e.Sender.Fee}
+			h.c.Signed(e.Queue, e.UID, e.Attempt, tx, hash)
+			h.step()
+			return
+		}
+		err := ch.send(e.Sender.AccountID, nonce, e.Sender.Fee, hash, e.UID)
+		res := DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: nonce, Err: err, Code: chain.CodeOf(err)}
+		if err == nil {
+			res.Hash = hash
+			if r.rng.Float64() < f.sendThenErr {
+				res.Err = errors.New("worker: read timeout after send")
+			}
+		}
+		h.c.Dispatched(e.Queue, res)
+		h.step()
+	case EffectSubmit:
+		err := ch.send(string(e.Tx.From), e.Tx.Nonce, e.Tx.Fee, e.Hash, e.UID)
+		if err == nil && r.rng.Float64() < f.sendThenErr {
+			err = errors.New("submit: connection reset after send")
+		}
+		h.c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Tx.Nonce, Hash: e.Hash, Err: err, Code: chain.CodeOf(err)})
+		h.step()
+	case EffectCheck:
+		if r.rng.Float64() < f.checkErr {
+			h.checked(e, chain.TxStatus{}, errors.New("chain unreachable"))
+			return
+		}
+		h.checked(e, ch.txStatus(e.Hash), nil)
+	case EffectHook:
+		h.hookDone(e, TxnResult{Hash: e.Result.Hash}, nil)
+	case EffectLoad:
+		h.loaded(e)
+	}
+}
+
+func (r *randRun) block() {
+	receipts := r.ch.block(r.f.include, r.f.fail, r.f.drop)
+	var seen []Receipt
+	for _, rc := range receipts {
+		if r.rng.Float64() >= r.f.missReceipt {
+			seen = append(seen, rc)
+		}
+	}
+	r.h.newHeadAt(r.ch.height, seen...)
+}
+
+// restart stops the core with its effects in flight and starts a new one
+// from the store, syncing sender nonces with the chain as Node.load does. A
+// Builder's submit in flight may have reached the chain.
+func (r *randRun) restart() {
+	if r.builder {
+		for _, e := range r.h.out {
+			if e.Kind == EffectSubmit && r.rng.Intn(2) == 0 {
+				_ = r.ch.send(string(e.Tx.From), e.Tx.Nonce, e.Tx.Fee, e.Hash, e.UID)
+			}
+		}
+	}
+	for id, s := range r.h.senders {
+		s.NextNonce = max(s.NextNonce, r.ch.nonce[id])
+	}
+	r.h.start()
+}
+
+func (r *randRun) takeRandom() (Effect, bool) {
+	if len(r.h.out) == 0 {
+		return Effect{}, false
+	}
+	i := r.rng.Intn(len(r.h.out))
+	e := r.h.out[i]
+	r.h.out = append(r.h.out[:i:i], r.h.out[i+1:]...)
+	return e, true
+}
+
+// checkOutstanding: at most one dispatch or submit per queue in flight.
+func (r *randRun) checkOutstanding() {
+	n := map[string]int{}
+	for _, e := range r.h.out {
+		if e.Kind == EffectDispatch || e.Kind == EffectSubmit {
+			n[e.Queue]++
+			if n[e.Queue] > 1 {
+				r.t.Fatalf("queue %s has %d dispatches in flight: %s", e.Queue, n[e.Queue], r.h.describeOut())
+			}
+		}
+	}
+	if b := r.h.c.BusySenders(); b < 0 || b > len(r.h.senders) {
+		r.t.Fatalf("%d busy senders of %d", b, len(r.h.senders))
+	}
+}
+
+func runRandom(t *testing.T, seed int64, builder bool, steps int) {
+	rng := rand.New(rand.NewSource(seed))
+	cfg := testConfig()
+	cfg.Policies[typA] = Policy{MaxRetries: 1 + rng.Intn(6), Delay: delayA}
+	cfg.InclusionTimeout = uint64(1 + rng.Intn(4))
+	cfg.WaitingWindow = 1 + rng.Intn(4)
+	nSenders, nQueues := 1+rng.Intn(4), 2+rng.Intn(7)
+	var ss []store.Sender
+	ch := newSimChain(t, rng)
+	for i := range nSenders {
+		id := fmt.Sprintf("s%d", i)
+		n := uint64(rng.Intn(50))
+		ss = append(ss, acct(id, n))
+		ch.nonce[id] = n
+	}
+	h := newHarness(t, cfg, ss...)
+	r := &randRun{t: t, rng: rng, h: h, ch: ch, builder: builder, f: faults{
+		workerErr: 0.15, sendThenErr: 0.1, checkErr: 0.1, missReceipt: 0.2,
+		include: 0.6, fail: 0.15, drop: 0.05,
+	}}
+	h.onTransition = func(uid string, from, to store.TxState) {
+		switch to {
+		case store.Failed:
+			if hash := ch.pendingOf(uid); hash != "" {
+				t.Fatalf("%s declared FAILED while its attempt %s is pending on chain", uid, hash)
+			}
+			ch.failed[uid] = true
+		case store.Done:
+			if ch.landed[uid] != 1 {
+				t.Fatalf("%s declared DONE with %d successful inclusions", uid, ch.landed[uid])
+			}
+		}
+	}
+	types := []string{typA, typB}
+	enqueued := 0
+	for step := range steps {
+		switch x := rng.Intn(100); {
+		case x < 10 && enqueued < steps/8:
+			q := fmt.Sprintf("q%d", rng.Intn(nQueues))
+			n := 1 + rng.Intn(3)
+			h.enqueue(q, types[rng.Intn(2)], n)
+			enqueued += n
+		case x < 62:
+			if e, ok := r.takeRandom(); ok {
+				r.perform(e)
+			}
+		case x < 80:
+			r.block()
+		case x < 97:
+			h.tick(time.Duration(rng.Int63n(int64(2 * delayA))))
+		case x < 98:
+			r.restart()
+		default:
+			h.newHeadAt(ch.height) // a repeated head
+		}
+		r.checkOutstanding()
+		_ = step
+	}
+
+	// Drain: no more faults; everything must end DONE or FAILED.
+	r.f = faults{include: 1}
+	for i := 0; ; i++ {
+		if i > 5000 {
+			t.Fatalf("not drained; outstanding %s", h.describeOut())
+		}
+		for len(h.out) > 0 {
+			e, _ := r.takeRandom()
+			r.perform(e)
+		}
+		open := 0
+		for _, tx := range h.txs {
+			if tx.State != store.Done && tx.State != store.Failed {
+				open++
+			}
+		}
+		if open == 0 {
+			break
+		}
+		r.block()
+		h.tick(delayA)
+	}
+	for len(h.out) > 0 {
+		e, _ := r.takeRandom()
+		r.perform(e)
+	}
+	if b := h.c.BusySenders(); b != 0 {
+		t.Fatalf("%d senders busy after the drain", b)
+	}
+	for name, q := range h.queues {
+		if q.State != store.Free || q.Sender != "" {
+			t.Fatalf("queue %s after the drain: %+v", name, *q)
+		}
+	}
+	done, failed := 0, 0
+	for _, tx := range h.txs {
+		if tx.State == store.Done {
+			done++
+		} else {
+			failed++
+		}
+		if len(tx.Result) == 0 {
+			t.Fatalf("%s ended without a hook result", tx.UID)
+		}
+	}
+	t.Logf("%d senders, %d queues: %d DONE, %d FAILED, %d blocks, %d attempts", nSenders, nQueues, done, failed, ch.height, r.hashes)
+}
+
+// TestCoreRandomized drives the core with random faults and restarts and
+// checks the invariants after every step. ORDO_SEED replays a run;
+// ORDO_SEEDS sets how many seeds to run (from the first).
+func TestCoreRandomized(t *testing.T) {
+	seed := time.Now().UnixNano()
+	if s := os.Getenv("ORDO_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseInt(s, 10, 64); err != nil {
+			t.Fatalf("ORDO_SEED: %v", err)
+		}
+	}
+	runs, steps := 4, 3000
+	if testing.Short() {
+		runs, steps = 1, 1000
+	}
+	if s := os.Getenv("ORDO_SEEDS"); s != "" {
+		runs, _ = strconv.Atoi(s)
+	}
+	for i := range runs {
+		s := seed + int64(i)
+		for _, builder := range []bool{false, true} {
+			t.Run(fmt.Sprintf("seed=%d/builder=%v", s, builder), func(t *testing.T) {
+				t.Logf("seed %d (replay: ORDO_SEED=%d ORDO_SEEDS=1)", s, s)
+				runRandom(t, s, builder, steps)
+			})
+		}
+	}
+}
