@@ -86,7 +86,7 @@ func New(cfg Config) (*Chain, error) {
 	if err := c.applyFaults(cfg.Faults); err != nil {
 		return nil, fmt.Errorf("devchain faults: %w", err)
 	}
-	g := genesis{Seed: cfg.Seed, DevAccounts: cfg.DevAccounts, DevBalance: cfg.DevBalance, Time: cfg.Clock.Now().UTC()}
+	g := genesis{Seed: cfg.Seed, DevAccounts: cfg.DevAccounts, DevBalance: cfg.DevBalance, MinFee: cfg.MinFee, Time: cfg.Clock.Now().UTC()}
 	if cfg.DataDir != "" {
 		l, prev, err := openBlockLog(cfg.DataDir, g, c.replay)
 		if err != nil {
@@ -105,10 +105,13 @@ func New(cfg Config) (*Chain, error) {
 }
 
 type genesis struct {
-	Seed        uint64    `json:"seed"`
-	DevAccounts int       `json:"devAccounts"`
-	DevBalance  uint64    `json:"devBalance"`
-	Time        time.Time `json:"time"`
+	Seed        uint64 `json:"seed"`
+	DevAccounts int    `json:"devAccounts"`
+	DevBalance  uint64 `json:"devBalance"`
+	// MinFee is the base minimum fee the chain was created with; a restart
+	// keeps it whatever the flags say.
+	MinFee uint64    `json:"minFee,omitempty"`
+	Time   time.Time `json:"time"`
 }
 
 func (c *Chain) initGenesis(g genesis) {
@@ -118,6 +121,10 @@ func (c *Chain) initGenesis(g genesis) {
 		c.devKeys[addr] = key
 		c.devOrder = append(c.devOrder, addr)
 		c.accounts[addr] = &account{balance: g.DevBalance}
+	}
+	if g.MinFee != 0 {
+		c.cfg.MinFee = g.MinFee
+		c.faults.MinFee = c.currentMinFee()
 	}
 	b := &chain.Block{BlockHeader: chain.BlockHeader{Height: 0, Time: g.Time, MinFee: c.cfg.MinFee}, Txs: []chain.BlockTx{}}
 	b.Hash = blockHash(b)
@@ -600,7 +607,9 @@ func (c *Chain) Blocks(ctx context.Context, from, to uint64) ([]chain.Block, err
 	}
 	var out []chain.Block
 	for h := from; h <= to; h++ {
-		out = append(out, *c.blocks[h])
+		b := *c.blocks[h]
+		b.Txs = append([]chain.BlockTx(nil), b.Txs...) // callers must not reach the chain's own slices
+		out = append(out, b)
 	}
 	return out, nil
 }
