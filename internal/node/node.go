@@ -104,15 +104,10 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		}
 		dispatchers[t] = d
 	}
-	var m *sequencer.Metrics
-	m = sequencer.NewMetrics(n.Registry)
-	var onFinish func(string, string, uint64)
-	if o.OnFinish != nil {
-		onFinish = o.OnFinish
-	}
+	m := sequencer.NewMetrics(n.Registry)
 	seq, err := sequencer.NewNode(sequencer.Config{Store: st, Chain: n.Chain, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: cfg.AllowedTypes,
 		Policies: policies, Fees: sequencer.FeePolicy(cfg.Fees), InclusionTimeout: cfg.InclusionTimeoutBlocks, Senders: senders,
-		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: adaptFinish(onFinish)})
+		WorkerTimeout: time.Duration(cfg.WorkerTimeout), Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: adaptFinish(o.OnFinish)})
 	if err != nil {
 		n.Close()
 		return nil, err

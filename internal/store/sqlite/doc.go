@@ -17,11 +17,13 @@
 // work alongside the writer and see committed data only). Enqueue and Apply
 // do not write themselves: they queue a request and wait for it (or for their
 // ctx). The committer takes every request already queued, up to
-// Options.MaxGroup records, and runs them in one transaction (group commit),
-// each inside its own SAVEPOINT so a failing request is undone alone, then
-// commits once and wakes each caller with its own results. One fsync thus
-// serves a whole group, and requests queue up while a commit is in flight, so
-// groups grow with load. Requests are served in the order they were queued,
+// Options.MaxGroup records, runs them back to back in one transaction (group
+// commit), commits once and wakes each caller with its own results. One fsync
+// thus serves a whole group, and requests queue up while a commit is in
+// flight, so groups grow with load. A request refused on its own account
+// (unknown uid, taken uid) rolls the transaction back and the group is run
+// again without it: each call stays atomic, and the common path pays for no
+// savepoints. Requests are served in the order they were queued,
 // and a request whose ctx has ended before its group starts is dropped. A
 // caller whose ctx ends while it waits gets ctx.Err(); its request may still
 // commit (a retry with the same idempotency key is safe).
@@ -36,9 +38,14 @@
 //   - transactions: seq is the rowid (INTEGER PRIMARY KEY AUTOINCREMENT), so
 //     SQLite assigns it, strictly increasing and never reused; uid is UNIQUE
 //     and is the key the other tables reference; idempotency_key has a
-//     partial UNIQUE index (NULL when absent). Indexes: (queue, state, seq)
-//     for a queue's FIFO, List and QueueStats; (state, seq) for Active and
-//     List by state; (queue) WHERE state = 'WAITING' for WaitingQueues.
+//     partial UNIQUE index (NULL when absent), which Enqueue's insert uses as
+//     its ON CONFLICT target. Indexes: (state, queue, seq) for a queue's FIFO
+//     (Waiting), WaitingQueues (a skip-scan of the WAITING range: one seek per
+//     waiting queue), List by queue (the five state ranges merged, each read
+//     for at most LIMIT rows), QueueStats and the names of Queues; (state,
+//     seq) for Active and List by state. Leading with state instead of queue
+//     serves WaitingQueues without a second per-queue index, which matters
+//     because each per-queue index costs a page write per queue per commit.
 //   - attempts: PRIMARY KEY (uid, n), upserted.
 //   - queues: one row per queue ever bound; a queue without one is FREE.
 //   - senders: PRIMARY KEY id, upserted.
@@ -54,7 +61,9 @@
 //   - An idempotency key maps to one uid forever: a known key, in the store or
 //     earlier in the same group, returns the existing record with
 //     Created=false and writes nothing.
-//   - Enqueue writes, per created transaction, a history entry "" → WAITING.
+//   - History of a transaction starts with its creation, "" → WAITING at
+//     CreatedAt (note "enqueued"); that entry is made from the transactions
+//     row rather than written, so Enqueue inserts one row per transaction.
 //   - Apply with a TxUpdate of an unknown uid fails with store.ErrNotFound and
 //     changes nothing.
 //   - Seq orders transactions by acceptance store-wide; FIFO per queue is

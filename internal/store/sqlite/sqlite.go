@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"runtime"
 	"sort"
 	"strconv"
@@ -149,7 +148,6 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	wq.Set("_synchronous", opts.Synchronous)
 	wq.Set("_txlock", "immediate")
 	wq.Add("_pragma", "temp_store(MEMORY)")
-	wq.Add("_pragma", "wal_autocheckpoint(" + os.Getenv("ORDO_CKPT") + ")")
 	s.wdb, err = sql.Open("sqlite", path+"?"+wq.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)

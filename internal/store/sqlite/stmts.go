@@ -21,13 +21,12 @@ const attemptCols = `uid, n, sender, nonce, fee, hash, at, outcome, error, heigh
 // writeStmts are prepared on the writer connection and used only by the
 // committer.
 type writeStmts struct {
-	begin, commit, rollback        *sql.Stmt
-	savepoint, release, rollbackTo *sql.Stmt
-	insertTx, insertHistory        *sql.Stmt
-	txByKey, attemptsByUID         *sql.Stmt
-	updateTx, upsertAttempt        *sql.Stmt
-	upsertQueue, upsertSender      *sql.Stmt
-	all                            []*sql.Stmt
+	begin, commit, rollback   *sql.Stmt
+	insertTx, insertHistory   *sql.Stmt
+	txByKey, attemptsByUID    *sql.Stmt
+	updateTx, upsertAttempt   *sql.Stmt
+	upsertQueue, upsertSender *sql.Stmt
+	all                       []*sql.Stmt
 }
 
 type preparer interface {

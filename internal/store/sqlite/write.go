@@ -18,9 +18,9 @@ import (
 // request already waiting (up to Options.MaxGroup records), runs them in
 // one SQLite transaction, commits once (one fsync of the WAL under
 // synchronous=FULL), and then wakes each caller with its own results. A
-// request that fails is undone alone (see commit).
-// Under load, requests pile up while a commit is in flight and the next group
-// takes all of them: the cost of the fsync is shared by the group.
+// request that fails is undone alone (see commit). Under load, requests pile
+// up while a commit is in flight and the next group takes all of them: the
+// cost of the fsync is shared by the group.
 
 // request is one Enqueue or Apply call.
 type request struct {
@@ -87,7 +87,7 @@ func (s *Store) Enqueue(ctx context.Context, txs []store.NewTransaction) ([]stor
 }
 
 // Apply implements store.Store: the batch commits atomically, through the
-// committer (so it shares group commits with Enqueue), in its own savepoint.
+// committer, so it shares group commits with Enqueue.
 func (s *Store) Apply(ctx context.Context, b store.Batch) error {
 	if b.Empty() {
 		return ctx.Err()
