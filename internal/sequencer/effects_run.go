@@ -117,6 +117,53 @@ func (n *Node) dispatcherFor(typ, sender string) Dispatcher {
 	return n.cfg.Dispatchers[typ]
 }
 
+// ready collects the core's output. Dispatches through a Builder with a
+// keystore sender are signed here, in the loop, and reported to the core at
+// once, so that the planned attempt and its hash go in one commit and the
+// send follows it: one commit, not two, between a new head and the next
+// dispatch reaching the chain.
+func (n *Node) ready(ctx context.Context, c *Core) Ready {
+	r := c.Ready()
+	kept := r.Effects[:0]
+	signed := false
+	for _, e := range r.Effects {
+		if e.Kind == EffectDispatch && !e.SyncNonce && n.signInline(ctx, c, e) {
+			signed = true
+			continue
+		}
+		kept = append(kept, e)
+	}
+	r.Effects = kept
+	if signed {
+		more := c.Ready()
+		r.Batch.Txs = append(r.Batch.Txs, more.Batch.Txs...)
+		r.Batch.Queues = append(r.Batch.Queues, more.Batch.Queues...)
+		r.Batch.Senders = append(r.Batch.Senders, more.Batch.Senders...)
+		r.Batch.History = append(r.Batch.History, more.Batch.History...)
+		r.Effects = append(r.Effects, more.Effects...)
+	}
+	return r
+}
+
+// signInline builds and signs a Builder dispatch and reports it; it returns
+// false when the effect must go to a worker instead.
+func (n *Node) signInline(ctx context.Context, c *Core, e Effect) bool {
+	b, ok := n.dispatcherFor(e.Txn.Type, e.Sender.AccountID).(Builder)
+	key := n.keys[e.Sender.AccountID]
+	if !ok || key == nil {
+		return false
+	}
+	tx, err := b.Build(ctx, e.Txn, e.Sender)
+	if err != nil {
+		c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err})
+		return true
+	}
+	tx.From, tx.Nonce, tx.Fee = chain.Address(e.Sender.AccountID), e.Sender.Nonce, e.Sender.Fee
+	tx.Sign(key)
+	c.Signed(e.Queue, e.UID, e.Attempt, tx, string(tx.Hash()))
+	return true
+}
+
 func (n *Node) performDispatch(ctx context.Context, e Effect) {
 	if e.SyncNonce {
 		if acct, err := n.cfg.Chain.Account(ctx, chain.Address(e.Sender.AccountID)); err == nil && acct.Nonce > e.Sender.Nonce {

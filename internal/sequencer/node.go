@@ -48,6 +48,8 @@ type Config struct {
 	InclusionTimeout uint64
 	// Senders are the node's senders.
 	Senders []SenderConfig
+	// WorkerTimeout bounds a remote worker call. Defaults to 10s.
+	WorkerTimeout time.Duration
 	// Workers is how many effects run at once. Defaults to 64.
 	Workers int
 	// PollInterval is the head polling interval for chains without push
@@ -134,7 +136,7 @@ func NewNode(cfg Config) (*Node, error) {
 	for _, s := range cfg.Senders {
 		switch {
 		case s.Worker != "":
-			n.workers[string(s.ID)] = NewRemoteWorker(s.Worker, 0)
+			n.workers[string(s.ID)] = NewRemoteWorker(s.Worker, cfg.WorkerTimeout)
 		case s.Key != nil:
 			n.keys[string(s.ID)] = s.Key
 		default:
@@ -219,7 +221,7 @@ func (n *Node) Run(ctx context.Context) error {
 	var timer clock.Timer
 	var timerAt time.Time
 	for {
-		r := core.Ready()
+		r := n.ready(ctx, core)
 		if !r.Batch.Empty() {
 			if err := n.cfg.Store.Apply(ctx, r.Batch); err != nil {
 				if ctx.Err() != nil {
