@@ -96,15 +96,6 @@ func statusOf(code string) int {
 	}
 }
 
-// IntakeRequest is the body of POST /v1/transactions.
-type IntakeRequest struct {
-	Queue string `json:"queue"`
-	Type  string `json:"type"`
-	// Data is any JSON value, stored as given.
-	Data           json.RawMessage `json:"data,omitempty"`
-	IdempotencyKey string          `json:"idempotencyKey,omitempty"`
-}
-
 // TransactionResponse is the body of GET /v1/transactions/{uid}.
 type TransactionResponse struct {
 	Transaction store.Transaction    `json:"transaction"`
@@ -546,6 +537,8 @@ func (s *server) senders(r *http.Request) (any, error) {
 // health is GET /healthz.
 func (s *server) health(w http.ResponseWriter, r *http.Request) {
 	select {
+	case <-s.n.Stopped():
+		s.writeJSON(w, http.StatusServiceUnavailable, HealthResponse{Status: "stopped"})
 	case <-s.n.Started():
 		s.writeJSON(w, http.StatusOK, HealthResponse{Status: "ok"})
 	default:

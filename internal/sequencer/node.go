@@ -3,6 +3,7 @@ package sequencer
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/clock"
@@ -66,10 +69,10 @@ type Config struct {
 
 // Intake is a transaction intent.
 type Intake struct {
-	Queue          string `json:"queue"`
-	Type           string `json:"type"`
-	Data           []byte `json:"data"`
-	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+	Queue          string          `json:"queue"`
+	Type           string          `json:"type"`
+	Data           json.RawMessage `json:"data"`
+	IdempotencyKey string          `json:"idempotencyKey,omitempty"`
 }
 
 // ErrTypeNotAllowed is returned by Submit for a type outside the allowed set.
@@ -90,6 +93,8 @@ type Node struct {
 	uidSeq   uidSource
 	started  chan struct{}
 	dispHead map[string]uint64
+	stopped  chan struct{}
+	runErr   error
 	intake   atomic.Int64 // records created by Submit
 	begun    int64        // records that left WAITING (loop only)
 }
@@ -116,10 +121,11 @@ func NewNode(cfg Config) (*Node, error) {
 		for t := range cfg.Dispatchers {
 			cfg.AllowedTypes = append(cfg.AllowedTypes, t)
 		}
-		sort.Strings(cfg.AllowedTypes)
 	}
+	cfg.AllowedTypes = append([]string(nil), cfg.AllowedTypes...)
+	sort.Strings(cfg.AllowedTypes)
 	n := &Node{cfg: cfg, allowed: map[string]bool{}, keys: map[string]ed25519.PrivateKey{}, workers: map[string]*RemoteWorker{},
-		inputs: newMailbox[func(*Core)](), effects: make(chan Effect, 1<<16), log: cfg.Logger, started: make(chan struct{}), dispHead: map[string]uint64{}}
+		inputs: newMailbox[func(*Core)](), effects: make(chan Effect, 1<<16), log: cfg.Logger, started: make(chan struct{}), stopped: make(chan struct{}), dispHead: map[string]uint64{}}
 	var missing []string
 	for _, t := range cfg.AllowedTypes {
 		n.allowed[t] = true
@@ -162,8 +168,11 @@ func (n *Node) Submit(ctx context.Context, in []Intake) ([]store.EnqueueResult, 
 	now := n.cfg.Clock.Now().UTC()
 	txs := make([]store.NewTransaction, len(in))
 	for i, it := range in {
-		if it.Queue == "" || len(it.Queue) > MaxQueueName {
-			return nil, fmt.Errorf("%w: queue must be 1-%d characters", ErrInvalid, MaxQueueName)
+		if it.Queue == "" || len(it.Queue) > MaxQueueName || !printable(it.Queue) {
+			return nil, fmt.Errorf("%w: queue must be 1-%d printable characters", ErrInvalid, MaxQueueName)
+		}
+		if !printable(it.IdempotencyKey) {
+			return nil, fmt.Errorf("%w: idempotencyKey must be printable characters", ErrInvalid)
 		}
 		if !n.allowed[it.Type] {
 			return nil, fmt.Errorf("%w: %q; allowed types are %s", ErrTypeNotAllowed, it.Type, strings.Join(n.cfg.AllowedTypes, ", "))
@@ -197,13 +206,44 @@ func (n *Node) Submit(ctx context.Context, in []Intake) ([]store.EnqueueResult, 
 	return res, nil
 }
 
+// printable reports whether s is valid UTF-8 without control characters.
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
+
 // Started is closed once Run has loaded the store and begun the run cycle.
 func (n *Node) Started() <-chan struct{} { return n.started }
+
+// Stopped is closed when Run has returned; Err then tells why.
+func (n *Node) Stopped() <-chan struct{} { return n.stopped }
+
+// Err returns the error Run stopped with, nil while it runs or after a clean
+// stop.
+func (n *Node) Err() error {
+	select {
+	case <-n.stopped:
+		return n.runErr
+	default:
+		return nil
+	}
+}
 
 // Run runs the sequencer until ctx ends. A store failure stops it with an
 // error: nothing is acknowledged that was not committed, and a restart
 // resumes from the store.
-func (n *Node) Run(ctx context.Context) error {
+func (n *Node) Run(ctx context.Context) (err error) {
+	defer func() {
+		n.runErr = err
+		close(n.stopped)
+	}()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	core, err := n.load(ctx)
@@ -256,6 +296,7 @@ func (n *Node) Run(ctx context.Context) error {
 			timer = nil
 			core.Tick(n.cfg.Clock.Now())
 		}
+		core.SetTime(n.cfg.Clock.Now())
 		for _, f := range n.inputs.take() {
 			f(core)
 		}

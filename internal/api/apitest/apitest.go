@@ -46,6 +46,9 @@ type Options struct {
 	StartTimeout time.Duration
 	// Logger defaults to one that discards.
 	Logger *slog.Logger
+	// Store configures the SQLite store (the zero value is the production
+	// default: every commit fsynced).
+	Store sqlite.Options
 }
 
 // Node is a running node and its parts.
@@ -90,7 +93,7 @@ func Start(opts Options) (_ *Node, err error) {
 		return nil, fmt.Errorf("apitest: %w", err)
 	}
 	n.onClose(func() error { return os.RemoveAll(dir) })
-	if n.Store, err = sqlite.Open(ctx, filepath.Join(dir, "ordo.db"), sqlite.Options{}); err != nil {
+	if n.Store, err = sqlite.Open(ctx, filepath.Join(dir, "ordo.db"), opts.Store); err != nil {
 		return nil, fmt.Errorf("apitest: %w", err)
 	}
 	n.onClose(n.Store.Close)
