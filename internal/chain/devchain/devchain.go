@@ -608,7 +608,7 @@ func (c *Chain) Blocks(ctx context.Context, from, to uint64) ([]chain.Block, err
 	var out []chain.Block
 	for h := from; h <= to; h++ {
 		b := *c.blocks[h]
-		b.Txs = append([]chain.BlockTx(nil), b.Txs...) // callers must not reach the chain's own slices
+		b.Txs = append(make([]chain.BlockTx, 0, len(b.Txs)), b.Txs...) // callers must not reach the chain's own slices
 		out = append(out, b)
 	}
 	return out, nil
