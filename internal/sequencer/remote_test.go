@@ -1,0 +1,173 @@
+package sequencer_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/sqlite"
+)
+
+// fakeWorker is the seed's remote cloud worker: it holds its sender's key,
+// builds the zkapp call, signs it and sends it to the chain itself.
+type fakeWorker struct {
+	key       []byte
+	c         chain.Chain
+	hangFirst atomic.Bool // the first dispatch never answers
+	mu        sync.Mutex
+	calls     map[string]int
+}
+
+func (w *fakeWorker) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	var body struct {
+		TxnData sequencer.RawTxnData `json:"txnData"`
+		Sender  sequencer.Sender     `json:"sender"`
+		Result  sequencer.TxnResult  `json:"result"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		http.Error(rw, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.mu.Lock()
+	w.calls[r.URL.Path]++
+	w.mu.Unlock()
+	switch r.URL.Path {
+	case "/dispatch":
+		if w.hangFirst.CompareAndSwap(true, false) {
+			<-r.Context().Done() // the sequencer's timeout ends this call
+			return
+		}
+		d, _ := sequencer.NewZkAppDispatcher(body.TxnData.Type, 3, w.c, nil)
+		tx, err := d.Build(r.Context(), body.TxnData, body.Sender)
+		if err != nil {
+			json.NewEncoder(rw).Encode(map[string]any{"hash": "", "error": err.Error()})
+			return
+		}
+		tx.Sign(w.key)
+		h, err := w.c.SendTx(r.Context(), tx)
+		if err != nil {
+			json.NewEncoder(rw).Encode(map[string]any{"hash": string(h), "error": err.Error()})
+			return
+		}
+		json.NewEncoder(rw).Encode(map[string]any{"hash": string(h), "done": nil, "error": nil})
+	default:
+		json.NewEncoder(rw).Encode(body.Result)
+	}
+}
+
+func (w *fakeWorker) count(path string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.calls[path]
+}
+
+func TestRemoteWorkerDispatchesAndTimesOut(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dc, err := devchain.New(devchain.Config{BlockTime: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dc.Close()
+	go dc.Run(ctx)
+	key := chain.KeyFromSeed("remote-worker-test")
+	addr := chain.KeyAddress(key)
+	if _, err := dc.Faucet(ctx, addr, 1e12); err != nil {
+		t.Fatal(err)
+	}
+	w := &fakeWorker{key: key, c: dc, calls: map[string]int{}}
+	w.hangFirst.Store(true)
+	srv := httptest.NewServer(w)
+	defer srv.Close()
+
+	st, err := sqlite.Open(ctx, t.TempDir()+"/ordo.db", sqlite.Options{Synchronous: "NORMAL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	disp := map[string]sequencer.Dispatcher{}
+	for _, typ := range sequencer.BuiltinTypes() {
+		d, _ := sequencer.NewZkAppDispatcher(typ, 3, dc, nil)
+		disp[typ] = d
+	}
+	n, err := sequencer.NewNode(sequencer.Config{Store: st, Chain: dc, Dispatchers: disp,
+		Policies:      map[string]sequencer.Policy{sequencer.SendClaimVote: {Delay: 50 * time.Millisecond}, sequencer.CreateClaimVotingAccount: {Delay: 50 * time.Millisecond}},
+		Senders:       []sequencer.SenderConfig{{ID: addr, Worker: srv.URL}},
+		WorkerTimeout: 300 * time.Millisecond, PollInterval: 20 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go n.Run(ctx)
+	<-n.Started()
+	res, err := n.Submit(ctx, []sequencer.Intake{
+		{Queue: "claim-r", Type: sequencer.CreateClaimVotingAccount, Data: json.RawMessage(`{"title":"r"}`)},
+		{Queue: "claim-r", Type: sequencer.SendClaimVote, Data: json.RawMessage(`{"voter":"a"}`)},
+		{Queue: "claim-r", Type: sequencer.SendClaimVote, Data: json.RawMessage(`{"voter":"b"}`)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for _, r := range res {
+		for {
+			tx, err := st.Get(ctx, r.Transaction.UID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tx.State == store.Done {
+				break
+			}
+			if tx.State == store.Failed || time.Now().After(deadline) {
+				t.Fatalf("%s ended %s: %+v", tx.UID, tx.State, tx.Attempts)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	first, _ := st.Get(ctx, res[0].Transaction.UID)
+	if first.Retries != 1 || len(first.Attempts) != 2 || first.Attempts[0].Outcome != "error" {
+		t.Fatalf("first transaction: retries %d, attempts %+v; want one timed-out attempt then success", first.Retries, first.Attempts)
+	}
+	if first.Attempts[1].Fee <= first.Attempts[0].Fee {
+		t.Fatalf("retry fee %d not above %d", first.Attempts[1].Fee, first.Attempts[0].Fee)
+	}
+	// The worker, not ordo, signed: the chain has the worker's account as sender and the uid as memo.
+	for _, r := range res {
+		tx, _ := st.Get(ctx, r.Transaction.UID)
+		last := tx.Attempts[len(tx.Attempts)-1]
+		s, _ := dc.TxStatus(ctx, chain.Hash(last.Hash))
+		if s.State != chain.TxIncluded || !s.Success {
+			t.Fatalf("%s: chain status %+v", tx.UID, s)
+		}
+		b, _ := dc.Blocks(ctx, s.Height, s.Height)
+		if got := b[0].Txs[s.Index]; got.From != addr || got.Memo != tx.UID {
+			t.Fatalf("chain tx from %s memo %s, want %s %s", got.From, got.Memo, addr, tx.UID)
+		}
+	}
+	if w.count("/dispatch") != 4 {
+		t.Fatalf("dispatch calls %d, want 4 (one timed out)", w.count("/dispatch"))
+	}
+	for w.count("/onSuccess") < 3 && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if w.count("/onSuccess") != 3 {
+		t.Fatalf("onSuccess calls %d, want 3", w.count("/onSuccess"))
+	}
+}
