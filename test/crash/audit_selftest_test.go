@@ -1,0 +1,146 @@
+package crash_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/ordolabs/ordo/client"
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/chain/devchain"
+)
+
+// TestAuditCatchesViolations checks the crash test's auditor against a chain
+// written by hand with every violation it looks for, so that a crash run
+// that passes means the chain is clean, not that the audit is blind.
+func TestAuditCatchesViolations(t *testing.T) {
+	ctx := context.Background()
+	c, err := devchain.New(devchain.Config{Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	srv := httptest.NewServer(devchain.NewHandler(c))
+	defer srv.Close()
+	dc := devchain.NewClient(srv.URL, nil)
+	devs, err := dc.DevAccounts(ctx)
+	if err != nil || len(devs) == 0 {
+		t.Fatalf("dev accounts: %v %v", devs, err)
+	}
+	from := devs[0].Address
+	nonce := devs[0].Nonce
+
+	hashes := map[string][]string{} // memo → hashes of its chain txs
+	send := func(method, zkapp, value, memo string) {
+		t.Helper()
+		args := map[string]any{"zkapp": zkapp}
+		if method == "deploy" {
+			args["state"] = map[string]string{"kind": "claim"}
+		} else {
+			args["key"], args["value"] = "votes", json.RawMessage(value)
+		}
+		b, _ := json.Marshal(args)
+		h, err := dc.SendTx(ctx, chain.Tx{From: from, Nonce: nonce, Fee: 1000, Contract: "zkapp", Method: method, Args: b, Memo: memo})
+		if err != nil {
+			t.Fatalf("send %s %s %s: %v", method, zkapp, memo, err)
+		}
+		nonce++
+		hashes[memo] = append(hashes[memo], string(h))
+	}
+	mine := func() {
+		t.Helper()
+		if _, ok, err := dc.Mine(ctx); err != nil || !ok {
+			t.Fatalf("mine: %v %v", ok, err)
+		}
+	}
+	vote := func(v string) string { return fmt.Sprintf(`{"voter":%q}`, v) }
+
+	send("deploy", "qa", "", "u-c0")
+	send("deploy", "qb", "", "u-c1")
+	mine()
+	send("append", "qa", vote("v2"), "u-v2") // before u-v1: FIFO
+	mine()
+	send("append", "qa", vote("v1"), "u-v1")
+	send("append", "qb", vote("v3"), "u-v3") // u-v3 is FAILED at the node
+	mine()
+	send("append", "qa", vote("v1"), "u-v1") // twice: double apply
+	send("deploy", "qa", "", "u-c0")         // fails on chain ("exists"): no double apply
+	mine()
+	send("append", "qb", vote("x"), "u-stranger") // never acknowledged
+	send("append", "qb", vote("y"), "u-v5")       // fails on chain (second change of qb in the block)
+	mine()
+	send("append", "qb", vote("wrong"), "u-v5") // the wrong payload
+	mine()
+
+	mk := func(uid, queue, typ, voter string, seq int64, state string) (*intent, record) {
+		in := &intent{uid: uid, queue: queue, typ: typ, voter: voter, seq: seq, key: "k-" + uid, created: true}
+		r := record{tx: client.Transaction{UID: uid, Queue: queue, Type: typ, State: state, Seq: seq}}
+		for i, h := range hashes[uid] {
+			r.tx.Attempts = append(r.tx.Attempts, client.Attempt{N: i + 1, Hash: h})
+		}
+		return in, r
+	}
+	var all []*intent
+	records := map[string]record{}
+	for _, x := range []struct {
+		uid, queue, typ, voter string
+		seq                    int64
+		state                  string
+	}{
+		{"u-c0", "qa", createType, "", 1, client.StateDone},
+		{"u-v1", "qa", voteType, "v1", 2, client.StateDone},
+		{"u-v2", "qa", voteType, "v2", 3, client.StateDone},
+		{"u-c1", "qb", createType, "", 4, client.StateDone},
+		{"u-v3", "qb", voteType, "v3", 5, client.StateFailed},
+		{"u-v4", "qb", voteType, "v4", 6, client.StateDone}, // never on chain
+		{"u-c2", "qc", createType, "", 7, client.StateFailed},
+		{"u-v5", "qb", voteType, "v5", 8, client.StateDone},
+	} {
+		in, r := mk(x.uid, x.queue, x.typ, x.voter, x.seq, x.state)
+		all = append(all, in)
+		records[x.uid] = r
+	}
+
+	a, problems, err := audit(ctx, dc, nil, all, records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"LOST: u-v4 ",
+		"DOUBLE APPLY: u-v1 ",
+		"FAILED BUT APPLIED: u-v3 ",
+		`UNACKNOWLEDGED UID APPLIED: memo "u-stranger"`,
+		"FIFO VIOLATION on queue qa: u-v1 (seq 2, k-u-v1) landed at 3/0 after u-v2 (seq 3)",
+		"FIFO VIOLATION on queue qa: u-v1 (seq 2, k-u-v1) landed at 4/0 after u-v1 (seq 2)",
+		"u-v5: chain tx ",
+		"ZKAPP STATE: zkapp qa votes on chain:\n  [v2 v1 v1]",
+		"ZKAPP STATE: zkapp qb votes on chain:\n  [v3 x wrong]",
+	}
+	used := make([]bool, len(problems))
+	for _, w := range want {
+		found := false
+		for i, p := range problems {
+			if !used[i] && strings.HasPrefix(p, w) {
+				used[i], found = true, true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("the audit missed %q", w)
+		}
+	}
+	for i, p := range problems {
+		if !used[i] {
+			t.Errorf("the audit reported an unexpected violation:\n%s", p)
+		}
+	}
+	if a.done != 6 || a.failed != 2 || a.succeeded != 8 || a.chainFailed != 2 || a.blocks != 7 {
+		t.Errorf("figures: %+v, want done=6 failed=2 succeeded=8 chainFailed=2 blocks=7", a)
+	}
+	if t.Failed() {
+		t.Logf("the audit reported:\n%s", strings.Join(problems, "\n---\n"))
+	}
+}
