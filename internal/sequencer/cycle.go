@@ -89,8 +89,13 @@ func (c *Core) maxRetries(t *txn) int { return c.cfg.Policies[t.rec.Type].MaxRet
 func (c *Core) startNext(q *queue) {
 	if len(q.waiting) == 0 {
 		if q.more {
-			q.loading = true
-			c.emit(Effect{Kind: EffectLoad, Queue: q.rec.Name, After: q.lastSeq, Limit: c.cfg.WaitingWindow})
+			// The store's WAITING records are all unseen now (the buffer is
+			// empty and nothing is current), so a rescan may start at 0.
+			q.loading, q.after = true, q.lastSeq
+			if q.rescan {
+				q.rescan, q.after = false, 0
+			}
+			c.emit(Effect{Kind: EffectLoad, Queue: q.rec.Name, After: q.after, Limit: c.cfg.WaitingWindow})
 		}
 		return
 	}

@@ -14,14 +14,23 @@ func (c *Core) Enqueued(txs []store.Transaction) {
 	for i := range txs {
 		tr := txs[i]
 		q := c.queue(tr.Queue)
-		if tr.Seq <= q.lastSeq || tr.State != store.Waiting {
+		if tr.State != store.Waiting {
 			continue
+		}
+		late := tr.Seq <= q.lastSeq
+		if late {
+			if q.holds(tr.UID) {
+				continue
+			}
+			// Notified after a later one (concurrent intakes): it may be
+			// new or already finished; the store tells, from the start.
+			q.rescan = true
 		}
 		if q.loading {
 			q.missed = true
 			continue
 		}
-		if q.more || len(q.waiting) >= c.cfg.WaitingWindow {
+		if late || q.more || len(q.waiting) >= c.cfg.WaitingWindow {
 			q.more = true
 			continue
 		}
@@ -38,9 +47,9 @@ func (c *Core) Loaded(queue string, txs []store.Transaction, more bool) {
 	q := c.queue(queue)
 	q.loading = false
 	for i := range txs {
-		if txs[i].Seq > q.lastSeq && (q.cur == nil || q.cur.rec.UID != txs[i].UID) {
+		if txs[i].Seq > q.after && !q.holds(txs[i].UID) {
 			q.waiting = append(q.waiting, &txn{rec: txs[i]})
-			q.lastSeq = txs[i].Seq
+			q.lastSeq = max(q.lastSeq, txs[i].Seq)
 		}
 	}
 	q.more = more || q.missed
@@ -99,6 +108,19 @@ func (c *Core) NewHead(height, minFee uint64, receipts []Receipt) {
 			c.pump(q)
 		}
 	}
+}
+
+// holds reports whether uid is q's current or a buffered transaction.
+func (q *queue) holds(uid string) bool {
+	if q.cur != nil && q.cur.rec.UID == uid {
+		return true
+	}
+	for _, t := range q.waiting {
+		if t.rec.UID == uid {
+			return true
+		}
+	}
+	return false
 }
 
 func findAttempt(t *txn, hash string) *store.Attempt {
