@@ -43,6 +43,10 @@ type Config struct {
 	// InclusionTimeoutBlocks is how many blocks an attempt may wait before it
 	// is retried. Defaults to 5.
 	InclusionTimeoutBlocks uint64 `yaml:"inclusionTimeoutBlocks"`
+	// Confirmations is how many blocks must hold a transaction before it is
+	// DONE (its own block counts). Defaults to 1; a chain that reorgs up to
+	// depth d needs d+1.
+	Confirmations uint64 `yaml:"confirmations"`
 	// WorkerTimeout bounds a remote worker call. Defaults to 10s.
 	WorkerTimeout Duration `yaml:"workerTimeout"`
 	// Devchain configures the in-process devchain.
@@ -151,6 +155,9 @@ func (c *Config) SetDefaults() {
 	}
 	if c.InclusionTimeoutBlocks == 0 {
 		c.InclusionTimeoutBlocks = 5
+	}
+	if c.Confirmations == 0 {
+		c.Confirmations = 1
 	}
 	if c.WorkerTimeout == 0 {
 		c.WorkerTimeout = Duration(10 * time.Second)

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -106,7 +107,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	}
 	m := sequencer.NewMetrics(n.Registry)
 	seq, err := sequencer.NewNode(sequencer.Config{Store: st, Chain: n.Chain, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: cfg.AllowedTypes,
-		Policies: policies, Fees: sequencer.FeePolicy(cfg.Fees), InclusionTimeout: cfg.InclusionTimeoutBlocks, Senders: senders,
+		Policies: policies, Fees: sequencer.FeePolicy(cfg.Fees), InclusionTimeout: cfg.InclusionTimeoutBlocks, Confirmations: cfg.Confirmations, Senders: senders,
 		WorkerTimeout: time.Duration(cfg.WorkerTimeout), Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: adaptFinish(o.OnFinish)})
 	if err != nil {
 		n.Close()
@@ -251,17 +252,20 @@ func (n *Node) Run(ctx context.Context) error {
 	return n.Serve(ctx, ln)
 }
 
-// Serve is Run on a given listener.
+// Serve is Run on a given listener. It returns once the API, the sequencer
+// and the in-process devchain have all stopped, so that Close may follow.
 func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	srv := &http.Server{Handler: n.Handler, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 3)
-	go func() { errc <- srv.Serve(ln) }()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { errc <- srv.Serve(ln) })
 	if n.Devchain != nil {
-		go func() { errc <- n.Devchain.Run(ctx) }()
+		wg.Go(func() { errc <- n.Devchain.Run(ctx) })
 	}
-	go func() { errc <- n.Sequencer.Run(ctx) }()
+	wg.Go(func() { errc <- n.Sequencer.Run(ctx) })
 	n.log.Info("ordo node listening", "addr", ln.Addr().String(), "data", n.Config.Data, "chain", chainName(n.Config.Chain))
 	var first error
 	select {

@@ -22,6 +22,12 @@ type CoreConfig struct {
 	// field is the seam for nonce-ordered pipelining (distseq), which only 1
 	// supports for now.
 	InFlightPerQueue int
+	// Confirmations is how many blocks must hold an attempt (its own block
+	// counts) before its transaction is DONE. Defaults to 1: DONE on
+	// inclusion, the seed's behaviour. A chain that reorgs up to depth d needs
+	// d+1; until then the queue keeps its sender, and a reorged attempt goes
+	// back to waiting for inclusion.
+	Confirmations uint64
 	// WaitingWindow is how many WAITING transactions per queue the core keeps
 	// in memory; the rest stay in the store until needed. Defaults to 64.
 	WaitingWindow int
@@ -31,6 +37,9 @@ func (c *CoreConfig) setDefaults() error {
 	c.Fees.setDefaults()
 	if c.InclusionTimeout == 0 {
 		c.InclusionTimeout = 5
+	}
+	if c.Confirmations == 0 {
+		c.Confirmations = 1
 	}
 	if c.InFlightPerQueue == 0 {
 		c.InFlightPerQueue = 1
@@ -59,6 +68,7 @@ const (
 	checkBeforeDispatch
 	checkBeforeFail
 	checkTimeout
+	checkConfirm
 )
 
 type txn struct {
@@ -92,6 +102,7 @@ type queue struct {
 	check   check // status checks outstanding
 	pending int   // outstanding status checks
 	settle  bool  // FAILED is waiting for a pending attempt to resolve
+	confirm uint64 // the head at which an included attempt is confirmed (0: none)
 	recheck check // a status check failed: run it again on the next head
 	missed  bool  // Enqueued skipped transactions while a load was running
 	rescan  bool  // Enqueued skipped one older than lastSeq: load from the start

@@ -54,6 +54,12 @@ func (c *Core) pump(q *queue) {
 		q.rec.Deadline = c.head + c.cfg.InclusionTimeout
 		c.setBinding(q, store.WaitingInclusion)
 	case store.WaitingInclusion:
+		if q.confirm > 0 {
+			if c.head >= q.confirm {
+				c.startConfirm(q)
+			}
+			return
+		}
 		if q.rec.Deadline > 0 && c.head >= q.rec.Deadline {
 			if q.settle {
 				c.startCheck(q, checkBeforeFail)
@@ -239,6 +245,41 @@ func (c *Core) startCheck(q *queue, why check) {
 	q.check, q.pending = why, n
 }
 
+// landed acts on an attempt included with success: DONE once it has
+// Confirmations blocks, else the queue keeps waiting (and its sender) until
+// the head reaches that depth and a check confirms it is still there.
+func (c *Core) landed(q *queue) {
+	var h uint64
+	for _, a := range q.cur.rec.Attempts {
+		if a.Outcome == outcomeIncluded {
+			h = a.Height
+		}
+	}
+	target := h + c.cfg.Confirmations - 1
+	if c.cfg.Confirmations <= 1 || c.head >= target {
+		c.finish(q, store.Done, "included")
+		return
+	}
+	q.confirm, q.busy, q.rec.Deadline = target, false, 0
+	c.setBinding(q, store.WaitingInclusion)
+}
+
+// startConfirm asks the chain whether the included attempt is still included.
+func (c *Core) startConfirm(q *queue) {
+	n := 0
+	for _, a := range q.cur.rec.Attempts {
+		if a.Outcome == outcomeIncluded {
+			n++
+			c.emit(Effect{Kind: EffectCheck, UID: q.cur.rec.UID, Queue: q.rec.Name, Attempt: a.N, Hash: a.Hash})
+		}
+	}
+	if n == 0 {
+		q.confirm = 0
+		return
+	}
+	q.check, q.pending = checkConfirm, n
+}
+
 // observe records what the chain said about an attempt.
 func (c *Core) observe(q *queue, a *store.Attempt, st chain.TxStatus) {
 	switch st.State {
@@ -280,7 +321,19 @@ func (c *Core) decide(q *queue, why check) {
 		}
 	}
 	if landed {
-		c.finish(q, store.Done, "included")
+		c.landed(q)
+		return
+	}
+	if why == checkConfirm {
+		// Reorged out: the attempt is back to pending (or gone); wait for
+		// inclusion again, with a fresh timeout.
+		q.confirm = 0
+		q.rec.Deadline = c.head + c.cfg.InclusionTimeout
+		c.setBinding(q, store.WaitingInclusion)
+		c.watchTxn(q)
+		if failed {
+			c.retry(q, "failed at inclusion after a reorg")
+		}
 		return
 	}
 	la := t.last()

@@ -88,7 +88,7 @@ func (c *Core) NewHead(height, minFee uint64, receipts []Receipt) {
 		c.observe(q, a, chain.TxStatus{State: chain.TxIncluded, Height: r.Height, Success: r.Success, Reason: r.Reason})
 		switch {
 		case r.Success:
-			c.finish(q, store.Done, "included")
+			c.landed(q)
 		case q.rec.State == store.WaitingInclusion && q.pending == 0:
 			if q.settle {
 				c.finish(q, store.Failed, "failed at inclusion after the last retry: "+r.Reason)

@@ -49,6 +49,8 @@ type Config struct {
 	Fees FeePolicy
 	// InclusionTimeout in blocks. Defaults to 5.
 	InclusionTimeout uint64
+	// Confirmations before DONE. Defaults to 1 (see CoreConfig).
+	Confirmations uint64
 	// Senders are the node's senders.
 	Senders []SenderConfig
 	// WorkerTimeout bounds a remote worker call. Defaults to 10s.
@@ -94,6 +96,7 @@ type Node struct {
 	started  chan struct{}
 	dispHead map[string]uint64
 	stopped  chan struct{}
+	notified bool // the store reports commits in Seq order (store.Notifier)
 	runErr   error
 	intake   atomic.Int64 // records created by Submit
 	begun    int64        // records that left WAITING (loop only)
@@ -149,6 +152,10 @@ func NewNode(cfg Config) (*Node, error) {
 			return nil, fmt.Errorf("sequencer: sender %s has neither a key nor a worker", s.ID)
 		}
 	}
+	if nt, ok := cfg.Store.(store.Notifier); ok {
+		nt.SetOnEnqueued(n.enqueued)
+		n.notified = true
+	}
 	return n, nil
 }
 
@@ -196,12 +203,8 @@ func (n *Node) Submit(ctx context.Context, in []Intake) ([]store.EnqueueResult, 
 			created = append(created, r.Transaction)
 		}
 	}
-	if len(created) > 0 {
-		n.intake.Add(int64(len(created)))
-		n.inputs.put(func(c *Core) { c.Enqueued(created) })
-		if m := n.cfg.Metrics; m != nil {
-			m.Intake.Add(float64(len(created)))
-		}
+	if len(created) > 0 && !n.notified {
+		n.enqueued(created)
 	}
 	return res, nil
 }
@@ -217,6 +220,15 @@ func printable(s string) bool {
 		}
 	}
 	return true
+}
+
+// enqueued hands committed transactions to the core, and counts them.
+func (n *Node) enqueued(created []store.Transaction) {
+	n.intake.Add(int64(len(created)))
+	n.inputs.put(func(c *Core) { c.Enqueued(created) })
+	if m := n.cfg.Metrics; m != nil {
+		m.Intake.Add(float64(len(created)))
+	}
 }
 
 // Started is closed once Run has loaded the store and begun the run cycle.
@@ -367,5 +379,5 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 		policies[t] = p
 	}
 	snap.Head, snap.MinFee = hd.Height, hd.MinFee
-	return NewCore(CoreConfig{Policies: policies, Fees: n.cfg.Fees, InclusionTimeout: n.cfg.InclusionTimeout}, n.cfg.Clock.Now(), snap)
+	return NewCore(CoreConfig{Policies: policies, Fees: n.cfg.Fees, InclusionTimeout: n.cfg.InclusionTimeout, Confirmations: n.cfg.Confirmations}, n.cfg.Clock.Now(), snap)
 }

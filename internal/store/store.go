@@ -207,3 +207,12 @@ type Store interface {
 
 // ErrNotFound is returned for a uid or queue the store does not have.
 var ErrNotFound = errors.New("not found")
+
+// Notifier is implemented by stores that report the transactions each
+// Enqueue commit created, in Seq order, from the goroutine that commits. The
+// sequencer uses it so that its queues learn of new transactions in FIFO
+// order whatever order concurrent Enqueue callers wake up in. f must not
+// block.
+type Notifier interface {
+	SetOnEnqueued(f func([]Transaction))
+}

@@ -94,6 +94,8 @@ type Store struct {
 	wdb   *sql.DB
 	wconn *sql.Conn
 	ws    writeStmts
+	// onEnqueued is the commit-order notification hook (store.Notifier).
+	onEnqueued atomic.Pointer[func([]store.Transaction)]
 
 	// Read side: a pool; WAL lets readers run alongside the writer.
 	rdb *sql.DB

@@ -189,6 +189,11 @@ func (s *Store) run() {
 	}
 }
 
+// SetOnEnqueued implements store.Notifier: f is called by the committer with
+// the transactions each commit created, in Seq order, before their callers
+// are woken.
+func (s *Store) SetOnEnqueued(f func([]store.Transaction)) { s.onEnqueued.Store(&f) }
+
 // commit runs a group in one transaction and wakes its callers.
 //
 // It is optimistic: requests run back to back with no savepoints. If one
@@ -228,6 +233,19 @@ func (s *Store) commit(group []*request) {
 				close(r.done)
 			}
 		default:
+			if f := s.onEnqueued.Load(); f != nil {
+				var created []store.Transaction
+				for _, r := range live {
+					for _, res := range r.results {
+						if res.Created {
+							created = append(created, res.Transaction)
+						}
+					}
+				}
+				if len(created) > 0 {
+					(*f)(created)
+				}
+			}
 			for _, r := range live {
 				close(r.done)
 			}

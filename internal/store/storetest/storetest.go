@@ -110,6 +110,7 @@ func Run(t *testing.T, open OpenFunc, opts ...Option) {
 		{"CancelBeforeEnqueue", s.testCancelBefore},
 		{"CancelBlockedEnqueue", s.testCancelBlocked},
 		{"Closed", s.testClosed},
+		{"NotifierOrder", s.testNotifierOrder},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1355,5 +1356,50 @@ func (s *suite) testClosed(t *testing.T) {
 	}
 	if _, err := st.Get(ctxT(t), "a"); err == nil {
 		t.Fatal("Get after Close succeeded")
+	}
+}
+
+// testNotifierOrder: a store that implements store.Notifier reports every
+// created transaction exactly once, in strictly increasing Seq, however
+// many callers enqueue at once; known idempotency keys are not reported.
+func (s *suite) testNotifierOrder(t *testing.T) {
+	h := s.fresh(t)
+	nt, ok := h.Store.(store.Notifier)
+	if !ok {
+		t.Skip("store does not implement store.Notifier")
+	}
+	var mu sync.Mutex
+	var seen []int64
+	nt.SetOnEnqueued(func(txs []store.Transaction) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, tx := range txs {
+			seen = append(seen, tx.Seq)
+		}
+	})
+	const workers, each = 16, 25
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				n := keyed(fmt.Sprintf("n-%d-%d", w, i), fmt.Sprintf("q%d", i%3), fmt.Sprintf("k-%d-%d", w, i%20))
+				if _, err := h.Enqueue(ctxT(t), []store.NewTransaction{n}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	all := listAll(t, h.Store, store.Filter{})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != len(all) {
+		t.Fatalf("notified %d transactions, store holds %d", len(seen), len(all))
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i] <= seen[i-1] {
+			t.Fatalf("notification %d has seq %d after %d", i, seen[i], seen[i-1])
+		}
 	}
 }

@@ -1,0 +1,54 @@
+package sequencer
+
+import (
+	"testing"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// TestCoreConfirmations: with Confirmations 3, an included attempt makes its
+// transaction DONE only once three blocks hold it and a check confirms it is
+// still there; a reorg that returns it to the mempool sends the queue back to
+// waiting for inclusion, keeping its sender.
+func TestCoreConfirmations(t *testing.T) {
+	cfg := testConfig()
+	cfg.Confirmations = 3
+	h := newHarness(t, cfg, acct("s1", 0))
+	uid := h.enqueue("q1", typA, 1)[0]
+	h.ok("q1", "h1")
+	h.newHead(okReceipt("h1")) // 101: included
+	h.wantState(uid, store.Revision)
+	h.wantBinding("q1", store.WaitingInclusion)
+	h.none(EffectCheck, "q1")
+	h.newHead() // 102
+	h.none(EffectCheck, "q1")
+	h.newHead() // 103: 3 blocks hold it: confirm
+	e := h.take(EffectCheck, "q1")
+	if e.Hash != "h1" {
+		t.Fatalf("confirm check of %s", e.Hash)
+	}
+	// Reorged out: pending again.
+	h.checked(e, chain.TxStatus{Hash: "h1", State: chain.TxPending}, nil)
+	h.wantState(uid, store.Revision)
+	if q := h.wantBinding("q1", store.WaitingInclusion); q.Sender != "s1" {
+		t.Fatalf("queue lost its sender: %+v", q)
+	}
+	if !h.c.Watching("h1") {
+		t.Fatal("not watching h1 after the reorg")
+	}
+	h.newHead(okReceipt("h1")) // 104: included again
+	h.heads(1)                 // 105
+	h.none(EffectCheck, "q1")
+	h.newHead() // 106
+	e = h.take(EffectCheck, "q1")
+	h.checked(e, chain.TxStatus{Hash: "h1", State: chain.TxIncluded, Height: 104, Success: true}, nil)
+	h.wantState(uid, store.Done)
+	h.wantFree("q1", "s1")
+	if a := h.attempt(uid, 1); a.Height != 104 || a.Outcome != outcomeIncluded {
+		t.Fatalf("attempt %+v", a)
+	}
+	if n := len(h.tx(uid).Attempts); n != 1 {
+		t.Fatalf("%d attempts, want 1 (no re-dispatch during the reorg)", n)
+	}
+}
