@@ -97,16 +97,16 @@ type queue struct {
 	loading bool
 	lastSeq int64 // highest Seq buffered or loaded
 	snd     *sender
-	want    bool  // in the line of queues wanting a sender
-	busy    bool  // an effect is outstanding (dispatch)
-	check   check // status checks outstanding
-	pending int   // outstanding status checks
-	settle  bool  // FAILED is waiting for a pending attempt to resolve
+	want    bool   // in the line of queues wanting a sender
+	busy    bool   // an effect is outstanding (dispatch)
+	check   check  // status checks outstanding
+	pending int    // outstanding status checks
+	settle  bool   // FAILED is waiting for a pending attempt to resolve
 	confirm uint64 // the head at which an included attempt is confirmed (0: none)
-	recheck check // a status check failed: run it again on the next head
-	missed  bool  // Enqueued skipped transactions while a load was running
-	rescan  bool  // Enqueued skipped one older than lastSeq: load from the start
-	after   int64 // the outstanding load's cursor
+	recheck check  // a status check failed: run it again on the next head
+	missed  bool   // Enqueued skipped transactions while a load was running
+	rescan  bool   // Enqueued skipped one older than lastSeq: load from the start
+	after   int64  // the outstanding load's cursor
 }
 
 type sender struct {
