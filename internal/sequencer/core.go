@@ -247,8 +247,55 @@ func (c *Core) Ready() Ready {
 	clear(c.dirtyQ)
 	clear(c.dirtyS)
 	r := c.ready
+	r.Batch.Txs = coalesce(r.Batch.Txs)
 	c.ready = Ready{}
 	return r
+}
+
+// coalesce folds the updates of one step into one write per transaction and
+// attempt: each transaction's last state, with the last version of each of
+// its attempts, in the order the transactions were first touched.
+func coalesce(us []store.TxUpdate) []store.TxUpdate {
+	if len(us) < 2 {
+		return us
+	}
+	type key struct {
+		uid string
+		n   int
+	}
+	last := map[string]store.TxUpdate{}
+	attempts := map[key]*store.Attempt{}
+	var order []string
+	var aorder []key
+	for _, u := range us {
+		if _, ok := last[u.UID]; !ok {
+			order = append(order, u.UID)
+		}
+		a := u.Attempt
+		u.Attempt = nil
+		last[u.UID] = u
+		if a != nil {
+			k := key{u.UID, a.N}
+			if _, ok := attempts[k]; !ok {
+				aorder = append(aorder, k)
+			}
+			attempts[k] = a
+		}
+	}
+	out := us[:0]
+	done := map[string]bool{}
+	for _, k := range aorder {
+		u := last[k.uid]
+		u.Attempt = attempts[k]
+		out = append(out, u)
+		done[k.uid] = true
+	}
+	for _, uid := range order {
+		if !done[uid] {
+			out = append(out, last[uid])
+		}
+	}
+	return out
 }
 
 // Head returns the newest block height the core has seen.
