@@ -614,7 +614,7 @@ func runFaultCase(t *testing.T, tc faultCase) {
 		h.setFaults(*tc.afterSubmit)
 	}
 	midSet := false
-	txs := h.waitTerminal(deadline, len(flow), func(ended int) {
+	h.waitTerminal(deadline, len(flow), func(ended int) {
 		if tc.midRun != nil && !midSet && ended >= len(flow)/3 {
 			midSet = true
 			h.setFaults(*tc.midRun)
@@ -631,7 +631,7 @@ func runFaultCase(t *testing.T, tc faultCase) {
 	if mp := h.n.Devchain.Stats().Mempool; mp != 0 {
 		t.Errorf("%d transactions still pending on chain after every record ended and %d more blocks", mp, itSettleBlocks)
 	}
-	txs = h.list()
+	txs := h.list()
 	s := h.audit(from, txs)
 	t.Logf("%s: done %d, failed %d, retries %d (%d transactions retried, max %d attempts), blocks %d, chain txs %d (%d succeeded), %s",
 		tc.name, s.done, s.failed, s.retries, s.retried, s.maxAttempts, s.blocks, s.chainTxs, s.succeeded, time.Since(began).Round(time.Millisecond))

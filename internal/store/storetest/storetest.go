@@ -653,7 +653,7 @@ func (s *suite) testConcurrent(t *testing.T) {
 				}
 				res, err := st.Enqueue(ctx, txs)
 				if err != nil {
-					fail(fmt.Errorf("Enqueue: %w", err))
+					fail(fmt.Errorf("enqueue: %w", err))
 					return
 				}
 				for i := 1; i < len(res); i++ {
@@ -669,7 +669,7 @@ func (s *suite) testConcurrent(t *testing.T) {
 						History: []store.HistoryEntry{{UID: tx.UID, At: at(10), From: store.Waiting, To: store.Done}},
 					})
 					if err != nil {
-						fail(fmt.Errorf("Apply: %w", err))
+						fail(fmt.Errorf("apply: %w", err))
 						return
 					}
 					tx.State, tx.UpdatedAt = store.Done, at(10)
