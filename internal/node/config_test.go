@@ -1,6 +1,8 @@
 package node
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -33,5 +35,18 @@ func TestConfigRejectsUnknownFields(t *testing.T) {
 	}
 	if _, err := LoadConfig(p); err == nil {
 		t.Fatal("unknown field accepted")
+	}
+}
+
+// An allowed type without a dispatcher stops the node at start, naming it.
+func TestBuildRefusesAllowedTypeWithoutDispatcher(t *testing.T) {
+	cfg := Config{Data: t.TempDir(), AllowedTypes: []string{"SEND_CLAIM_VOTE", "MINT_NFT"}, DevSenders: 1}
+	n, err := Build(context.Background(), cfg, Options{})
+	if err == nil {
+		n.Close()
+		t.Fatal("Build accepted an allowed type with no dispatcher")
+	}
+	if !strings.Contains(err.Error(), "MINT_NFT") {
+		t.Fatalf("error %q does not name the type", err)
 	}
 }

@@ -136,7 +136,13 @@ func NewNode(cfg Config) (*Node, error) {
 			missing = append(missing, t)
 		}
 	}
-	if len(missing) > 0 {
+	allRemote := len(cfg.Senders) > 0
+	for _, s := range cfg.Senders {
+		allRemote = allRemote && s.Worker != ""
+	}
+	if len(missing) > 0 && !allRemote {
+		// Remote workers dispatch any type; a keystore sender needs an
+		// in-process dispatcher for each.
 		return nil, fmt.Errorf("sequencer: allowed types without a dispatcher: %s", strings.Join(missing, ", "))
 	}
 	if len(cfg.Senders) == 0 {
@@ -373,8 +379,10 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 	policies := map[string]Policy{}
 	for _, t := range n.cfg.AllowedTypes {
 		p := n.cfg.Policies[t]
-		if p.MaxRetries == 0 {
-			p.MaxRetries = n.cfg.Dispatchers[t].MaxRetries()
+		if d := n.cfg.Dispatchers[t]; p.MaxRetries == 0 && d != nil {
+			p.MaxRetries = d.MaxRetries()
+		} else if p.MaxRetries == 0 {
+			p.MaxRetries = defaultRemoteRetries
 		}
 		policies[t] = p
 	}

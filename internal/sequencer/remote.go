@@ -33,10 +33,13 @@ func NewRemoteWorker(url string, timeout time.Duration) *RemoteWorker {
 	return &RemoteWorker{url: url, timeout: timeout, hc: &http.Client{}}
 }
 
+// defaultRemoteRetries is MaxRetries of a type only remote workers dispatch.
+const defaultRemoteRetries = 3
+
 // For returns the worker as the dispatcher of one type; MaxRetries comes from
 // the type's in-process dispatcher when there is one, else 3.
 func (w *RemoteWorker) For(typ string, local Dispatcher) Dispatcher {
-	retries := 3
+	retries := defaultRemoteRetries
 	if local != nil {
 		retries = local.MaxRetries()
 	}
