@@ -178,6 +178,9 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 	for _, name := range st.WaitingQueues {
 		c.queue(name).more = true
 	}
+	for i := range st.Hooks {
+		c.hook(&txn{rec: st.Hooks[i]})
+	}
 	for _, q := range c.order {
 		if q.cur != nil || q.rec.TxUID != "" {
 			c.recover(q)
@@ -196,6 +199,9 @@ type Snapshot struct {
 	// Bound holds the WAITING transactions that bindings name (a dispatch
 	// was in flight when the node stopped).
 	Bound []store.Transaction
+	// Hooks are finished transactions whose hook had not reported when the
+	// node stopped: their hooks run again (hooks are at least once).
+	Hooks []store.Transaction
 	// Head and MinFee are the chain's at start.
 	Head   uint64
 	MinFee uint64

@@ -52,3 +52,25 @@ func TestCoreConfirmations(t *testing.T) {
 		t.Fatalf("%d attempts, want 1 (no re-dispatch during the reorg)", n)
 	}
 }
+
+// TestCoreHooksRunAgainAfterRestart: a finished transaction whose hook had
+// not reported is handed to the core at start; its hook runs again and its
+// result is committed.
+func TestCoreHooksRunAgainAfterRestart(t *testing.T) {
+	done := store.Transaction{UID: "u1", Queue: "q1", Type: typA, State: store.Done, Seq: 1,
+		Attempts: []store.Attempt{{N: 1, Sender: "s1", Nonce: 4, Fee: 1000, Hash: "h1", Outcome: outcomeIncluded, Height: 9}}}
+	c, err := NewCore(testConfig(), t0, Snapshot{Senders: []store.Sender{acct("s1", 5)}, Hooks: []store.Transaction{done}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.Ready()
+	if len(r.Effects) != 1 || r.Effects[0].Kind != EffectHook || !r.Effects[0].Success || r.Effects[0].Result.Hash != "h1" ||
+		r.Effects[0].Sender.AccountID != "s1" {
+		t.Fatalf("effects %+v, want one successful hook for h1", r.Effects)
+	}
+	c.HookDone("u1", TxnResult{Hash: "h1"}, nil)
+	r = c.Ready()
+	if len(r.Batch.Txs) != 1 || r.Batch.Txs[0].UID != "u1" || r.Batch.Txs[0].State != store.Done || len(r.Batch.Txs[0].Result) == 0 {
+		t.Fatalf("batch %+v, want u1's result", r.Batch.Txs)
+	}
+}

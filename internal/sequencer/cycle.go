@@ -212,20 +212,28 @@ func (c *Core) finish(q *queue, to store.TxState, note string) {
 	q.rec.TxUID, q.rec.Deadline, q.rec.DelayUntil = "", 0, zeroTime
 	c.setBinding(q, store.Free)
 	c.setState(q, t, to, note)
+	c.hook(t)
+	c.release(q)
+	c.pump(q)
+}
+
+// hook asks for a finished transaction's OnSuccess or OnFailure; its result
+// is committed when the hook reports (HookDone). Until then the record has no
+// Result, which is how a restart finds hooks to run again.
+func (c *Core) hook(t *txn) {
+	success := t.rec.State == store.Done
 	res := TxnResult{}
 	for _, a := range t.rec.Attempts {
-		if a.Outcome == outcomeIncluded || (to == store.Failed && a.Hash != "") {
+		if a.Outcome == outcomeIncluded || (!success && a.Hash != "") {
 			res.Hash = a.Hash
 		}
 	}
-	s := Sender{Queue: q.rec.Name, Retries: t.rec.Retries}
+	s := Sender{Queue: t.rec.Queue, Retries: t.rec.Retries}
 	if la := t.last(); la != nil {
 		s.AccountID, s.Nonce, s.Fee = la.Sender, la.Nonce, la.Fee
 	}
 	c.hooks[t.rec.UID] = t
-	c.emit(Effect{Kind: EffectHook, UID: t.rec.UID, Queue: q.rec.Name, Txn: rawData(t), Sender: s, Success: to == store.Done, Result: res})
-	c.release(q)
-	c.pump(q)
+	c.emit(Effect{Kind: EffectHook, UID: t.rec.UID, Queue: t.rec.Queue, Txn: rawData(t), Sender: s, Success: success, Result: res})
 }
 
 // startCheck asks the chain about every attempt that may still land, then

@@ -369,6 +369,9 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 			snap.Bound = append(snap.Bound, t)
 		}
 	}
+	if snap.Hooks, err = st.PendingHooks(ctx, 1000); err != nil {
+		return nil, fmt.Errorf("sequencer: load pending hooks: %w", err)
+	}
 	if snap.WaitingQueues, err = st.WaitingQueues(ctx); err != nil {
 		return nil, fmt.Errorf("sequencer: load waiting queues: %w", err)
 	}

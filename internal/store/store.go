@@ -190,6 +190,10 @@ type Store interface {
 	Waiting(ctx context.Context, queue string, after int64, limit int) ([]Transaction, error)
 	// Active returns the transactions in REVISION or RETRY, with attempts.
 	Active(ctx context.Context) ([]Transaction, error)
+	// PendingHooks returns up to limit (default and cap 1000) DONE or FAILED
+	// transactions with no Result yet — their hook had not reported when the
+	// node stopped — in Seq order, with attempts.
+	PendingHooks(ctx context.Context, limit int) ([]Transaction, error)
 	// WaitingQueues returns the names of queues with WAITING transactions.
 	WaitingQueues(ctx context.Context) ([]string, error)
 	// Apply commits a batch atomically.

@@ -174,6 +174,28 @@ func (s *Store) Active(ctx context.Context) ([]store.Transaction, error) {
 	return txs, nil
 }
 
+// PendingHooks implements store.Store.
+func (s *Store) PendingHooks(ctx context.Context, limit int) ([]store.Transaction, error) {
+	if limit <= 0 || limit > 1000 {
+		limit = 1000
+	}
+	var txs []store.Transaction
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.StmtContext(ctx, s.rs.pendingHooks).QueryContext(ctx, limit)
+		if err != nil {
+			return err
+		}
+		if txs, err = scanTxs(rows); err != nil {
+			return err
+		}
+		return attachAttempts(ctx, tx, txs)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: pending hooks: %w", err)
+	}
+	return txs, nil
+}
+
 // attachAttempts loads the attempts of txs, ordered by n.
 func attachAttempts(ctx context.Context, tx *sql.Tx, txs []store.Transaction) error {
 	if len(txs) == 0 {

@@ -111,6 +111,7 @@ func Run(t *testing.T, open OpenFunc, opts ...Option) {
 		{"CancelBlockedEnqueue", s.testCancelBlocked},
 		{"Closed", s.testClosed},
 		{"NotifierOrder", s.testNotifierOrder},
+		{"PendingHooks", s.testPendingHooks},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1401,5 +1402,33 @@ func (s *suite) testNotifierOrder(t *testing.T) {
 		if seen[i] <= seen[i-1] {
 			t.Fatalf("notification %d has seq %d after %d", i, seen[i], seen[i-1])
 		}
+	}
+}
+
+// testPendingHooks: finished transactions without a result are listed in Seq
+// order with their attempts; a result, or a state that is not final, leaves
+// a transaction out.
+func (s *suite) testPendingHooks(t *testing.T) {
+	h := s.fresh(t)
+	res := enqueue(t, h.Store, ntx("h1", "q"), ntx("h2", "q"), ntx("h3", "q"), ntx("h4", "q"))
+	a := &store.Attempt{N: 1, Sender: "s", Nonce: 1, Fee: 10, Hash: "x", At: at(5), Outcome: "included", Height: 3}
+	done := update(res[0].Transaction.UID, store.Done, a, 10)
+	failed := update(res[1].Transaction.UID, store.Failed, nil, 10)
+	hooked := update(res[2].Transaction.UID, store.Done, nil, 10)
+	hooked.Result = []byte(`{"hash":"y"}`)
+	apply(t, h.Store, store.Batch{Txs: []store.TxUpdate{done, failed, hooked}})
+	got, err := h.PendingHooks(ctxT(t), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := uids(got); len(u) != 2 || u[0] != "h1" || u[1] != "h2" {
+		t.Fatalf("pending hooks %v, want [h1 h2]", u)
+	}
+	if len(got[0].Attempts) != 1 || got[0].Attempts[0].Hash != "x" {
+		t.Fatalf("attempts %+v", got[0].Attempts)
+	}
+	got, err = h.PendingHooks(ctxT(t), 1)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("limit 1: %d, %v", len(got), err)
 	}
 }
