@@ -1,5 +1,3 @@
-// Command ordo runs an ordo node and its tools: the node (serve), the
-// embedded base ledger (devchain), the demo, benchmarks and API clients.
 package main
 
 import (

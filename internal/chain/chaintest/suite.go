@@ -1,7 +1,3 @@
-// Package chaintest is the behaviour suite of devchain: Run drives any
-// DevChain handle (in-process *devchain.Chain, or the HTTP client) through the
-// devchain specification using only the DevChain methods, so one suite proves
-// both.
 package chaintest
 
 import (

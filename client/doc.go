@@ -1,0 +1,16 @@
+// Package client is the Go client of an ordo node's HTTP API: submit
+// transaction intents to the sequencer and read transactions, their history,
+// queues and senders.
+//
+// The types here mirror the API's JSON; they do not depend on the node's
+// internal packages. Every error the node answers is an *APIError carrying
+// the HTTP status and the API's stable code:
+//
+//	var ae *client.APIError
+//	if errors.As(err, &ae) && ae.Code == client.CodeTypeNotAllowed { ... }
+//
+// Invariants: the client never retries a request on its own (a transaction
+// is retried by sending it again with the same idempotency key, which the node
+// answers with the same record); every method takes ctx first and returns when
+// it ends.
+package client

@@ -1,0 +1,11 @@
+// Package chaintest is the behaviour suite of devchain: Run drives any
+// DevChain handle (in-process *devchain.Chain, or the HTTP client) through the
+// devchain specification using only the DevChain methods, so one suite proves
+// both.
+//
+// It checks the devchain issue's specification: nonce and replacement rules,
+// fee accounting, ordering by fee then arrival, zkapp's one change per block,
+// every fault knob, determinism from a seed, restart from a data directory.
+// Invariants: the suite uses only DevChain methods (so it runs over HTTP too)
+// and virtual time (so it never waits on the wall clock).
+package chaintest
