@@ -90,23 +90,24 @@ func (t *txn) attempt(n int) *store.Attempt {
 }
 
 type queue struct {
-	rec     store.Queue
-	cur     *txn
-	waiting []*txn
-	more    bool // the store holds WAITING transactions beyond the buffer
-	loading bool
-	lastSeq int64 // highest Seq buffered or loaded
-	snd     *sender
-	want    bool   // in the line of queues wanting a sender
-	busy    bool   // an effect is outstanding (dispatch)
-	check   check  // status checks outstanding
-	pending int    // outstanding status checks
-	settle  bool   // FAILED is waiting for a pending attempt to resolve
-	confirm uint64 // the head at which an included attempt is confirmed (0: none)
-	recheck check  // a status check failed: run it again on the next head
-	missed  bool   // Enqueued skipped transactions while a load was running
-	rescan  bool   // Enqueued skipped one older than lastSeq: load from the start
-	after   int64  // the outstanding load's cursor
+	rec       store.Queue
+	cur       *txn
+	waiting   []*txn
+	more      bool // the store holds WAITING transactions beyond the buffer
+	loading   bool
+	lastSeq   int64 // highest Seq buffered or loaded
+	snd       *sender
+	want      bool   // in the line of queues wanting a sender
+	busy      bool   // an effect is outstanding (dispatch)
+	check     check  // status checks outstanding
+	pending   int    // outstanding status checks
+	settle    bool   // FAILED is waiting for a pending attempt to resolve
+	confirm   uint64 // the head at which an included attempt is confirmed (0: none)
+	ambiguous bool   // the nonce was consumed by an attempt whose hash is unknown
+	recheck   check  // a status check failed: run it again on the next head
+	missed    bool   // Enqueued skipped transactions while a load was running
+	rescan    bool   // Enqueued skipped one older than lastSeq: load from the start
+	after     int64  // the outstanding load's cursor
 }
 
 type sender struct {

@@ -1,6 +1,9 @@
 package sequencer
 
 import (
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/ordolabs/ordo/internal/chain"
@@ -73,4 +76,31 @@ func TestCoreHooksRunAgainAfterRestart(t *testing.T) {
 	if len(r.Batch.Txs) != 1 || r.Batch.Txs[0].UID != "u1" || r.Batch.Txs[0].State != store.Done || len(r.Batch.Txs[0].Result) == 0 {
 		t.Fatalf("batch %+v, want u1's result", r.Batch.Txs)
 	}
+}
+
+// TestCoreUnreportedRemoteAttempt: a remote worker's attempt fails without a
+// hash (it may have sent it); when the retry at the same nonce finds the nonce
+// consumed, the core does not move to a fresh nonce — that could apply the
+// intent twice — but ends FAILED with an explanation.
+func TestCoreUnreportedRemoteAttempt(t *testing.T) {
+	s := acct("w1", 3)
+	s.Worker = "http://worker"
+	h := newHarness(t, testConfig(), s)
+	uid := h.enqueue("q1", typA, 1)[0]
+	e := h.take(EffectDispatch, "q1")
+	h.dispatched(e, "", errors.New("worker dispatch: context deadline exceeded"))
+	h.wantState(uid, store.Retry)
+	h.tick(delayA)
+	e = h.take(EffectDispatch, "q1")
+	if e.Sender.Nonce != 3 {
+		t.Fatalf("retry nonce %d, want 3 (the unreported attempt's)", e.Sender.Nonce)
+	}
+	h.dispatched(e, "", fmt.Errorf("%w: account nonce is 4", chain.ErrNonceTooLow))
+	h.tick(delayA)
+	h.none(EffectDispatch, "q1")
+	h.wantState(uid, store.Failed)
+	if !strings.Contains(h.tx(uid).Error, "ambiguous") {
+		t.Fatalf("error %q", h.tx(uid).Error)
+	}
+	h.wantFree("q1", "w1")
 }

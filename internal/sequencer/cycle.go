@@ -169,6 +169,16 @@ func (c *Core) dispatch(q *queue) {
 		}
 		return
 	}
+	if q.ambiguous {
+		// Every attempt with a hash was checked and none landed, but the
+		// nonce was consumed, perhaps by an unreported attempt: stop rather
+		// than risk applying the intent twice.
+		q.ambiguous = false
+		la := t.last()
+		t.rec.Error = fmt.Sprintf("ambiguous: nonce %d was consumed, possibly by an attempt the remote worker sent without reporting its hash; look for memo %s on the chain", la.Nonce, t.rec.UID)
+		c.finish(q, store.Failed, t.rec.Error)
+		return
+	}
 	nonce, prevFee := s.rec.NextNonce, uint64(0)
 	if la := t.last(); la != nil {
 		prevFee = la.Fee

@@ -197,10 +197,31 @@ func (c *Core) Dispatched(queue string, r DispatchResult) {
 	}
 	a.Outcome, a.Error = outcomeError, r.Err.Error()
 	c.saveAttempt(q.cur, a)
-	if r.Code == chain.ErrNonceTooLow.Code && s != nil {
-		s.sync = true
+	if r.Code == chain.ErrNonceTooLow.Code {
+		if c.unreported(q.cur, a) {
+			// The nonce went to a transaction we cannot see: an earlier
+			// attempt a remote worker may have sent without reporting its
+			// hash. A fresh nonce could apply the intent twice.
+			q.ambiguous = true
+		} else if s != nil {
+			s.sync = true
+		}
 	}
 	c.retry(q, "dispatch error: "+r.Err.Error())
+}
+
+// unreported reports whether an earlier attempt of t at a's nonce went to a
+// remote worker that answered with an error and no hash: it may have sent
+// the transaction all the same.
+func (c *Core) unreported(t *txn, a *store.Attempt) bool {
+	for _, b := range t.rec.Attempts {
+		if b.N < a.N && b.Nonce == a.Nonce && b.Hash == "" && b.Outcome == outcomeError {
+			if s := c.senders[b.Sender]; s != nil && s.rec.Worker != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Checked reports a status check's answer; err means the chain could not be
