@@ -438,3 +438,34 @@ func TestCoreRecoverStaleBinding(t *testing.T) {
 		t.Fatalf("dispatch %+v", e)
 	}
 }
+
+// TestCoreRecoverPendingAttemptOfGoneSender: a recovered transaction whose
+// only attempt (by a sender that left the configuration) is still pending
+// gets a new sender, but must not dispatch with that sender's nonce — both
+// could land. It waits for the old attempt, which then lands.
+func TestCoreRecoverPendingAttemptOfGoneSender(t *testing.T) {
+	h := newStopped(t, testConfig(), acct("s1", 0))
+	h.noSenderOK = true
+	uid := h.commit("q1", typA, 1)[0].UID
+	h.put(uid, store.Retry, 1, att(1, "gone", 3, 1000, "h1", outcomeTimeout))
+	h.bind("q1", "gone", uid, store.Delay).DelayUntil = t0
+	other := h.enqueueStopped("q2", typA, 1)
+	h.start()
+	h.loaded(h.take(EffectLoad, "q2"))
+	e2 := h.take(EffectDispatch, "q2")
+	h.answer("q1", chain.TxPending) // recovery check
+	h.tick(delayA)
+	h.answer("q1", chain.TxPending) // check before dispatch: no sender yet
+	h.dispatched(e2, "h2", nil)
+	h.newHead(okReceipt("h2")) // q2 done: s1 goes to q1
+	h.wantState(other, store.Done)
+	h.answer("q1", chain.TxPending) // check before dispatch, now with s1
+	h.none(EffectDispatch, "q1")
+	h.wantBinding("q1", store.WaitingInclusion)
+	h.newHead(okReceipt("h1"))
+	h.wantState(uid, store.Done)
+	h.wantFree("q1", "s1")
+	if n := len(h.tx(uid).Attempts); n != 1 {
+		t.Fatalf("%d attempts, want 1", n)
+	}
+}

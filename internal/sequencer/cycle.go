@@ -179,6 +179,17 @@ func (c *Core) dispatch(q *queue) {
 		c.finish(q, store.Failed, t.rec.Error)
 		return
 	}
+	for i := range t.rec.Attempts {
+		if b := &t.rec.Attempts[i]; b.Sender != s.rec.ID && landable(b) && b.Outcome == outcomeSent {
+			// An attempt by another sender (one that left the configuration)
+			// may still land; a new nonce of this sender cannot replace it.
+			// Wait for it to resolve instead of risking a second application.
+			q.rec.Deadline = c.head + c.cfg.InclusionTimeout
+			c.setBinding(q, store.WaitingInclusion)
+			c.watchTxn(q)
+			return
+		}
+	}
 	nonce, prevFee := s.rec.NextNonce, uint64(0)
 	if la := t.last(); la != nil {
 		prevFee = la.Fee
