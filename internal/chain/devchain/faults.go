@@ -1,6 +1,7 @@
 package devchain
 
 import (
+	"context"
 	"fmt"
 	"time"
 )
@@ -73,6 +74,57 @@ func (u FaultUpdate) Validate() error {
 	}
 	if u.Reorg != nil && (*u.Reorg < 1 || *u.Reorg > MaxReorgDepth) {
 		return fmt.Errorf("reorg must be between 1 and %d", MaxReorgDepth)
+	}
+	return nil
+}
+
+// Faults returns the fault knobs in force.
+func (c *Chain) Faults(ctx context.Context) (FaultState, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.faults, nil
+}
+
+// SetFaults applies a fault update; an invalid update changes nothing.
+func (c *Chain) SetFaults(ctx context.Context, u FaultUpdate) (FaultState, error) {
+	if err := u.Validate(); err != nil {
+		return FaultState{}, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.applyFaults(u); err != nil {
+		return FaultState{}, err
+	}
+	return c.faults, nil
+}
+
+func (c *Chain) applyFaults(u FaultUpdate) error {
+	if err := u.Validate(); err != nil {
+		return err
+	}
+	set := func(dst *float64, src *float64) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	set(&c.faults.RejectProb, u.RejectProb)
+	set(&c.faults.DropProb, u.DropProb)
+	set(&c.faults.RevertProb, u.RevertProb)
+	if u.ReorgEvery != nil {
+		c.faults.ReorgEvery = *u.ReorgEvery
+	}
+	if u.ReorgDepth != nil {
+		c.faults.ReorgDepth = *u.ReorgDepth
+	}
+	if u.FeeSpike != nil {
+		c.faults.FeeSpikeFactor, c.faults.FeeSpikeBlocks = u.FeeSpike.Factor, u.FeeSpike.Blocks
+	}
+	c.faults.MinFee = c.currentMinFee()
+	if u.Stall != nil {
+		c.faults.StallUntil = c.cfg.Clock.Now().Add(time.Duration(*u.Stall))
+	}
+	if u.Reorg != nil && c.blocks != nil {
+		return c.reorgLocked(*u.Reorg, c.cfg.Clock.Now())
 	}
 	return nil
 }
