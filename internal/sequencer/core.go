@@ -28,6 +28,11 @@ type CoreConfig struct {
 	// d+1; until then the queue keeps its sender, and a reorged attempt goes
 	// back to waiting for inclusion.
 	Confirmations uint64
+	// PollStatus asks the chain for the status of every attempt waiting for
+	// inclusion on each new head, for chains whose blocks cannot be read
+	// (no chain.BlockReader, so no receipts come with new heads). Defaults
+	// to false.
+	PollStatus bool
 	// WaitingWindow is how many WAITING transactions per queue the core keeps
 	// in memory; the rest stay in the store until needed. Defaults to 64.
 	WaitingWindow int
@@ -69,6 +74,7 @@ const (
 	checkBeforeFail
 	checkTimeout
 	checkConfirm
+	checkPoll
 )
 
 type txn struct {
@@ -103,6 +109,7 @@ type queue struct {
 	pending   int    // outstanding status checks
 	settle    bool   // FAILED is waiting for a pending attempt to resolve
 	confirm   uint64 // the head at which an included attempt is confirmed (0: none)
+	polled    uint64 // the head of the last status poll (PollStatus)
 	ambiguous bool   // the nonce was consumed by an attempt whose hash is unknown
 	recheck   check  // a status check failed: run it again on the next head
 	missed    bool   // Enqueued skipped transactions while a load was running

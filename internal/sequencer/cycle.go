@@ -66,6 +66,9 @@ func (c *Core) pump(q *queue) {
 			} else {
 				c.startCheck(q, checkTimeout)
 			}
+		} else if c.cfg.PollStatus && q.polled < c.head {
+			q.polled = c.head
+			c.startCheck(q, checkPoll)
 		}
 	case store.RetryBinding:
 		if t.rec.Retries > c.maxRetries(t) {
@@ -351,6 +354,12 @@ func (c *Core) decide(q *queue, why check) {
 	}
 	if landed {
 		c.landed(q)
+		return
+	}
+	if why == checkPoll {
+		if la := t.last(); la != nil && la.Outcome == outcomeFailed {
+			c.retry(q, "failed at inclusion: "+la.Error)
+		}
 		return
 	}
 	if why == checkConfirm {

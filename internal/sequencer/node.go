@@ -237,6 +237,12 @@ func (n *Node) enqueued(created []store.Transaction) {
 	}
 }
 
+// canReadBlocks reports whether receipts can come from reading new blocks.
+func canReadBlocks(c chain.Chain) bool {
+	_, ok := c.(chain.BlockReader)
+	return ok
+}
+
 // Started is closed once Run has loaded the store and begun the run cycle.
 func (n *Node) Started() <-chan struct{} { return n.started }
 
@@ -390,5 +396,6 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 		policies[t] = p
 	}
 	snap.Head, snap.MinFee = hd.Height, hd.MinFee
-	return NewCore(CoreConfig{Policies: policies, Fees: n.cfg.Fees, InclusionTimeout: n.cfg.InclusionTimeout, Confirmations: n.cfg.Confirmations}, n.cfg.Clock.Now(), snap)
+	return NewCore(CoreConfig{Policies: policies, Fees: n.cfg.Fees, InclusionTimeout: n.cfg.InclusionTimeout, Confirmations: n.cfg.Confirmations,
+		PollStatus: !canReadBlocks(n.cfg.Chain)}, n.cfg.Clock.Now(), snap)
 }
