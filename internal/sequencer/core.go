@@ -3,6 +3,7 @@ package sequencer
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/store"
@@ -175,7 +176,7 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 			c.free = append(c.free, sn)
 		}
 	}
-	for _, tr := range append(st.Active, st.Bound...) {
+	for _, tr := range slices.Concat(st.Active, st.Bound) {
 		q := c.queue(tr.Queue)
 		if q.cur == nil && (tr.State != store.Waiting || q.rec.TxUID == tr.UID) {
 			q.cur = &txn{rec: tr}
