@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/httpjson"
 )
 
 // APIError is an error answer of the devchain HTTP API whose code is not one
@@ -139,7 +140,7 @@ func marshalCompact(v any) ([]byte, error) {
 // chain code, an *APIError otherwise.
 func decodeError(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	var eb errorBody
+	var eb httpjson.ErrorBody
 	if err := json.Unmarshal(b, &eb); err != nil || eb.Error.Code == "" {
 		msg := strings.TrimSpace(string(b))
 		if msg == "" {

@@ -1,20 +1,18 @@
 package devchain
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
 
 	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/httpjson"
 )
 
 // DefaultMaxBody is the largest request body the HTTP API reads, in bytes.
-const DefaultMaxBody = 1 << 20
+const DefaultMaxBody = httpjson.DefaultMaxBody
 
 // MaxBlocksPerRequest is the most blocks GET /v1/blocks returns at once.
 const MaxBlocksPerRequest = 1000
@@ -24,15 +22,15 @@ const MaxEventsPerRequest = 1000
 
 // Error codes the HTTP layer adds to the chain's own (chain.Error codes).
 const (
-	CodeBadJSON          = "bad_json"           // 400: body is not JSON of the expected shape
-	CodeBadRequest       = "bad_request"        // 400: bad query parameter
-	CodeBadHash          = "bad_hash"           // 400: path hash is not 64 lowercase hex
-	CodeBadAddress       = "bad_address"        // 400: path address is not 64 lowercase hex
-	CodeTooLarge         = "too_large"          // 413: body over the limit
-	CodeInvalidFaults    = "invalid_faults"     // 422: fault update out of range
-	CodeRouteNotFound    = "route_not_found"    // 404: no such endpoint
-	CodeMethodNotAllowed = "method_not_allowed" // 405: endpoint exists, method does not
-	CodeInternal         = "internal"           // 500: anything else
+	CodeBadJSON          = httpjson.CodeBadJSON          // 400: body is not JSON of the expected shape
+	CodeBadRequest       = "bad_request"                 // 400: bad query parameter
+	CodeBadHash          = "bad_hash"                    // 400: path hash is not 64 lowercase hex
+	CodeBadAddress       = "bad_address"                 // 400: path address is not 64 lowercase hex
+	CodeTooLarge         = httpjson.CodeTooLarge         // 413: body over the limit
+	CodeInvalidFaults    = "invalid_faults"              // 422: fault update out of range
+	CodeRouteNotFound    = httpjson.CodeRouteNotFound    // 404: no such endpoint
+	CodeMethodNotAllowed = httpjson.CodeMethodNotAllowed // 405: endpoint exists, method does not
+	CodeInternal         = httpjson.CodeInternal         // 500: anything else
 )
 
 // statusOf maps a chain error code to an HTTP status.
@@ -47,10 +45,13 @@ const (
 //     succeed later or with other values (nonce_too_low, nonce_too_high,
 //     fee_too_low, replacement_underpriced, insufficient_funds, rejected).
 //   - 503: mempool_full (retry later); 404: not_found; 403: not_dev_mode;
-//     413: too_large; 500: anything without a code.
+//     500: anything without a code.
+//
+// httpjson maps its own codes (bad_json 400, too_large 413, route_not_found
+// 404, method_not_allowed 405, internal 500) before asking statusOf.
 func statusOf(code string) int {
 	switch code {
-	case CodeBadJSON, CodeBadRequest, CodeBadHash, CodeBadAddress:
+	case CodeBadRequest, CodeBadHash, CodeBadAddress:
 		return http.StatusBadRequest
 	case chain.ErrInvalidTx.Code, chain.ErrBadSignature.Code, chain.ErrUnknownContract.Code,
 		chain.ErrUnknownMethod.Code, chain.ErrCallFailed.Code, CodeInvalidFaults:
@@ -60,39 +61,13 @@ func statusOf(code string) int {
 		return http.StatusConflict
 	case chain.ErrMempoolFull.Code:
 		return http.StatusServiceUnavailable
-	case chain.ErrNotFound.Code, CodeRouteNotFound:
+	case chain.ErrNotFound.Code:
 		return http.StatusNotFound
 	case chain.ErrNotDevMode.Code:
 		return http.StatusForbidden
-	case CodeTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case CodeMethodNotAllowed:
-		return http.StatusMethodNotAllowed
 	default:
 		return http.StatusInternalServerError
 	}
-}
-
-// apiError is an error the handler answers with its own code and message.
-type apiError struct {
-	code string
-	msg  string
-}
-
-func (e *apiError) Error() string { return e.msg }
-
-func badRequest(code, format string, args ...any) error {
-	return &apiError{code: code, msg: fmt.Sprintf(format, args...)}
-}
-
-// errorBody is the JSON of every error response.
-type errorBody struct {
-	Error errorDetail `json:"error"`
-}
-
-type errorDetail struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
 }
 
 // HandlerOption configures NewHandler.
@@ -119,7 +94,7 @@ func WithLogger(l *slog.Logger) HandlerOption {
 
 type server struct {
 	c       *Chain
-	mux     *http.ServeMux
+	api     *httpjson.Server
 	maxBody int64
 	log     *slog.Logger
 }
@@ -146,10 +121,18 @@ type server struct {
 //	GET  /v1/dev/accounts            {"accounts":[DevAccount...]}
 //	POST /v1/dev/mine                {"mined","head"}
 func NewHandler(c *Chain, opts ...HandlerOption) http.Handler {
-	s := &server{c: c, mux: http.NewServeMux(), maxBody: DefaultMaxBody, log: slog.Default()}
+	s := &server{c: c, maxBody: DefaultMaxBody, log: slog.Default()}
 	for _, o := range opts {
 		o(s)
 	}
+	s.api = httpjson.New(httpjson.Options{
+		Status:        statusOf,
+		Code:          chain.CodeOf,
+		MaxBody:       s.maxBody,
+		ReadErrorCode: CodeBadRequest,
+		Logger:        s.log,
+		Name:          "devchain http",
+	})
 	routes := map[string]func(*http.Request) (any, error){
 		"GET /v1/head":               s.head,
 		"GET /v1/blocks":             s.blocks,
@@ -166,128 +149,10 @@ func NewHandler(c *Chain, opts ...HandlerOption) http.Handler {
 		"POST /v1/dev/mine":          s.mine,
 	}
 	for pattern, h := range routes {
-		s.mux.Handle(pattern, s.jsonHandler(h))
+		s.api.HandleJSON(pattern, h)
 	}
-	s.mux.HandleFunc("GET /v1/blocks/subscribe", s.subscribe)
-	return s
-}
-
-// ServeHTTP routes the request, answering unknown routes and wrong methods
-// in JSON rather than the mux's plain text.
-func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	defer func() {
-		if v := recover(); v != nil {
-			if v == http.ErrAbortHandler {
-				panic(v)
-			}
-			s.log.Error("devchain http: panic", "method", r.Method, "path", r.URL.Path, "panic", v)
-			s.writeError(w, &apiError{code: CodeInternal, msg: "internal error"})
-		}
-	}()
-	h, pattern := s.mux.Handler(r)
-	if pattern != "" {
-		s.mux.ServeHTTP(w, r)
-		return
-	}
-	// No pattern: the mux would answer 404 or 405 (or redirect an unclean
-	// path to a route that does not exist). Find out which, answer in JSON.
-	rec := &headerRecorder{h: http.Header{}}
-	h.ServeHTTP(rec, r)
-	if rec.status == http.StatusMethodNotAllowed {
-		w.Header().Set("Allow", rec.h.Get("Allow"))
-		s.writeError(w, &apiError{code: CodeMethodNotAllowed, msg: fmt.Sprintf("method %s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, rec.h.Get("Allow"))})
-		return
-	}
-	s.writeError(w, &apiError{code: CodeRouteNotFound, msg: fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)})
-}
-
-// headerRecorder captures the status and headers the mux's fallback handler
-// writes; its body is discarded.
-type headerRecorder struct {
-	h      http.Header
-	status int
-}
-
-func (r *headerRecorder) Header() http.Header { return r.h }
-func (r *headerRecorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-}
-func (r *headerRecorder) Write(b []byte) (int, error) {
-	r.WriteHeader(http.StatusOK)
-	return len(b), nil
-}
-
-// jsonHandler adapts a handler that returns a value or an error.
-func (s *server) jsonHandler(h func(*http.Request) (any, error)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
-		v, err := h(r)
-		if err != nil {
-			s.writeError(w, err)
-			return
-		}
-		s.writeJSON(w, http.StatusOK, v)
-	})
-}
-
-func (s *server) writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		s.writeError(w, fmt.Errorf("encoding the response: %w", err))
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.WriteHeader(status)
-	w.Write(buf.Bytes())
-}
-
-// writeError answers err: its own code (apiError), its chain code, or 500.
-func (s *server) writeError(w http.ResponseWriter, err error) {
-	var ae *apiError
-	d := errorDetail{Code: CodeInternal, Message: "internal error"}
-	switch {
-	case errors.As(err, &ae):
-		d = errorDetail{Code: ae.code, Message: ae.msg}
-	case chain.CodeOf(err) != "":
-		d = errorDetail{Code: chain.CodeOf(err), Message: err.Error()}
-	default:
-		s.log.Error("devchain http: internal error", "err", err)
-	}
-	b, _ := json.Marshal(errorBody{Error: d}) // strings only: cannot fail
-	b = append(b, '\n')
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.Header().Del("Content-Encoding")
-	w.WriteHeader(statusOf(d.Code))
-	w.Write(b)
-}
-
-// readBody reads the request body, which jsonHandler has limited to the
-// handler's maximum.
-func (s *server) readBody(r *http.Request) ([]byte, error) {
-	b, err := io.ReadAll(r.Body)
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return nil, badRequest(CodeTooLarge, "request body is over the limit of %d bytes", mbe.Limit)
-	}
-	if err != nil {
-		return nil, badRequest(CodeBadRequest, "reading the request body: %v", err)
-	}
-	return b, nil
-}
-
-// readJSON reads and strictly decodes the body into v.
-func (s *server) readJSON(r *http.Request, v any) error {
-	b, err := s.readBody(r)
-	if err != nil {
-		return err
-	}
-	return decodeStrict(b, v)
+	s.api.Handle("GET /v1/blocks/subscribe", http.HandlerFunc(s.subscribe))
+	return s.api
 }
 
 func (s *server) head(r *http.Request) (any, error) {
@@ -316,7 +181,7 @@ func (s *server) blocks(r *http.Request) (any, error) {
 		}
 	}
 	if to < from {
-		return nil, badRequest(CodeBadRequest, "to (%d) must not be below from (%d)", to, from)
+		return nil, httpjson.Errorf(CodeBadRequest, "to (%d) must not be below from (%d)", to, from)
 	}
 	if to-from >= MaxBlocksPerRequest {
 		to = from + MaxBlocksPerRequest - 1
@@ -342,11 +207,11 @@ func queryUint(q map[string][]string, name string) (v uint64, ok bool, err error
 		return 0, false, nil
 	}
 	if len(vals) != 1 {
-		return 0, false, badRequest(CodeBadRequest, "%s must be given once", name)
+		return 0, false, httpjson.Errorf(CodeBadRequest, "%s must be given once", name)
 	}
 	v, perr := strconv.ParseUint(vals[0], 10, 64)
 	if perr != nil {
-		return 0, false, badRequest(CodeBadRequest, "%s must be an unsigned decimal integer, got %q", name, vals[0])
+		return 0, false, httpjson.Errorf(CodeBadRequest, "%s must be an unsigned decimal integer, got %q", name, vals[0])
 	}
 	return v, true, nil
 }
@@ -354,7 +219,7 @@ func queryUint(q map[string][]string, name string) (v uint64, ok bool, err error
 func (s *server) txStatus(r *http.Request) (any, error) {
 	h := r.PathValue("hash")
 	if !isHex64(h) {
-		return nil, badRequest(CodeBadHash, "transaction hash must be 64 lowercase hex characters")
+		return nil, httpjson.Errorf(CodeBadHash, "transaction hash must be 64 lowercase hex characters")
 	}
 	return s.c.TxStatus(r.Context(), chain.Hash(h))
 }
@@ -377,17 +242,17 @@ type sendTxResponse struct {
 }
 
 func (s *server) sendTx(r *http.Request) (any, error) {
-	b, err := s.readBody(r)
+	b, err := s.api.ReadBody(r)
 	if err != nil {
 		return nil, err
 	}
 	if len(b) > chain.MaxEncodedTx {
-		return nil, badRequest(CodeTooLarge, "transaction is %d bytes, the limit is %d", len(b), chain.MaxEncodedTx)
+		return nil, httpjson.Errorf(CodeTooLarge, "transaction is %d bytes, the limit is %d", len(b), chain.MaxEncodedTx)
 	}
 	// Read the shape first so that malformed JSON is a 400; DecodeTx then
 	// decides validity (422).
 	var shape chain.Tx
-	if err := decodeStrict(b, &shape); err != nil {
+	if err := httpjson.DecodeStrict(b, &shape); err != nil {
 		return nil, err
 	}
 	tx, err := chain.DecodeTx(b)
@@ -404,7 +269,7 @@ func (s *server) sendTx(r *http.Request) (any, error) {
 func (s *server) account(r *http.Request) (any, error) {
 	a := chain.Address(r.PathValue("address"))
 	if err := chain.ValidateAddress(a); err != nil {
-		return nil, badRequest(CodeBadAddress, "%v", err)
+		return nil, httpjson.Errorf(CodeBadAddress, "%w", err)
 	}
 	return s.c.Account(r.Context(), a)
 }
@@ -444,7 +309,7 @@ func (s *server) events(r *http.Request) (any, error) {
 		limit = 100
 	}
 	if limit < 1 || limit > MaxEventsPerRequest {
-		return nil, badRequest(CodeBadRequest, "limit must be between 1 and %d", MaxEventsPerRequest)
+		return nil, httpjson.Errorf(CodeBadRequest, "limit must be between 1 and %d", MaxEventsPerRequest)
 	}
 	evs, err := s.c.Events(r.Context(), cursor, int(limit))
 	if err != nil {
@@ -473,7 +338,7 @@ type callResponse struct {
 
 func (s *server) call(r *http.Request) (any, error) {
 	var req callRequest
-	if err := s.readJSON(r, &req); err != nil {
+	if err := s.api.ReadJSON(r, &req); err != nil {
 		return nil, err
 	}
 	out, err := s.c.Call(r.Context(), req.Contract, req.Method, req.Args)
@@ -494,11 +359,11 @@ func (s *server) faults(r *http.Request) (any, error) {
 
 func (s *server) setFaults(r *http.Request) (any, error) {
 	var u FaultUpdate
-	if err := s.readJSON(r, &u); err != nil {
+	if err := s.api.ReadJSON(r, &u); err != nil {
 		return nil, err
 	}
 	if err := u.Validate(); err != nil {
-		return nil, &apiError{code: CodeInvalidFaults, msg: err.Error()}
+		return nil, httpjson.Errorf(CodeInvalidFaults, "%w", err)
 	}
 	return s.c.SetFaults(r.Context(), u)
 }
@@ -511,7 +376,7 @@ type faucetRequest struct {
 
 func (s *server) faucet(r *http.Request) (any, error) {
 	var req faucetRequest
-	if err := s.readJSON(r, &req); err != nil {
+	if err := s.api.ReadJSON(r, &req); err != nil {
 		return nil, err
 	}
 	return s.c.Faucet(r.Context(), req.Address, req.Amount)

@@ -23,12 +23,12 @@ func (s *server) subscribe(w http.ResponseWriter, r *http.Request) {
 	// Subscribe before reading the head, so that no block falls between them.
 	ch, err := s.c.SubscribeHeads(ctx)
 	if err != nil {
-		s.writeError(w, err)
+		s.api.WriteError(w, err)
 		return
 	}
 	hd, err := s.c.Head(ctx)
 	if err != nil {
-		s.writeError(w, err)
+		s.api.WriteError(w, err)
 		return
 	}
 	rc := http.NewResponseController(w)

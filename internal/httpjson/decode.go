@@ -1,4 +1,4 @@
-package devchain
+package httpjson
 
 import (
 	"bytes"
@@ -10,24 +10,43 @@ import (
 	"strings"
 )
 
-// decodeStrict decodes exactly one JSON value into v (a pointer), rejecting
-// unknown fields, field names that differ from the documented ones only in
-// case (encoding/json would accept them), duplicate fields and trailing data.
-// Any failure is a 400 bad_json.
-func decodeStrict(b []byte, v any) error {
+// DecodeStrict decodes b, exactly one JSON value, into v (a pointer),
+// rejecting unknown fields, field names that differ from the documented ones
+// only in case (encoding/json would accept them), duplicate fields and
+// trailing data. Every number in b must fit a float64, those inside raw
+// values (json.RawMessage) included. Any failure is a bad_json *Error.
+//
+// Only the keys of objects that decode into structs are checked; a JSON null
+// where a value is expected leaves it as it is, as encoding/json does.
+func DecodeStrict(b []byte, v any) error {
+	return decodeStrict(b, v, false)
+}
+
+// DecodeStrictRaw is DecodeStrict for bodies that carry JSON the server
+// keeps as it is: a number inside a raw value (json.RawMessage) is taken as
+// written, whatever its size, rather than required to fit a float64.
+func DecodeStrictRaw(b []byte, v any) error {
+	return decodeStrict(b, v, true)
+}
+
+func decodeStrict(b []byte, v any, rawNumbers bool) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		if errors.Is(err, io.EOF) {
-			return badRequest(CodeBadJSON, "request body is empty; expected a JSON object")
+			return Errorf(CodeBadJSON, "request body is empty; expected a JSON object")
 		}
-		return badRequest(CodeBadJSON, "request body is not valid JSON of the expected shape: %v", err)
+		return Errorf(CodeBadJSON, "request body is not valid JSON of the expected shape: %w", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return badRequest(CodeBadJSON, "request body has data after the JSON value")
+		return Errorf(CodeBadJSON, "request body has data after the JSON value")
 	}
-	if err := checkKeys(json.NewDecoder(bytes.NewReader(b)), reflect.TypeOf(v), ""); err != nil {
-		return badRequest(CodeBadJSON, "request body: %v", err)
+	keys := json.NewDecoder(bytes.NewReader(b))
+	if rawNumbers {
+		keys.UseNumber() // Token then reads a number without converting it
+	}
+	if err := checkKeys(keys, reflect.TypeOf(v), ""); err != nil {
+		return Errorf(CodeBadJSON, "request body: %w", err)
 	}
 	return nil
 }
