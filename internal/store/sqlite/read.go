@@ -239,20 +239,11 @@ func attachAttempts(ctx context.Context, tx *sql.Tx, txs []store.Transaction) er
 
 // WaitingQueues implements store.Store. Names come in ascending order.
 func (s *Store) WaitingQueues(ctx context.Context) ([]string, error) {
-	rows, err := s.rs.waitingQueues.QueryContext(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: waiting queues: %w", err)
-	}
-	defer rows.Close()
-	names := []string{}
-	for rows.Next() {
+	names, err := collect(ctx, s.rs.waitingQueues, func(r scanner) (string, error) {
 		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, fmt.Errorf("sqlite: waiting queues: %w", err)
-		}
-		names = append(names, n)
-	}
-	if err := rows.Err(); err != nil {
+		return n, r.Scan(&n)
+	})
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: waiting queues: %w", err)
 	}
 	return names, nil
@@ -260,20 +251,8 @@ func (s *Store) WaitingQueues(ctx context.Context) ([]string, error) {
 
 // Queues implements store.Store. Queues come in ascending order of name.
 func (s *Store) Queues(ctx context.Context) ([]store.Queue, error) {
-	rows, err := s.rs.queues.QueryContext(ctx)
+	qs, err := collect(ctx, s.rs.queues, scanQueue)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: queues: %w", err)
-	}
-	defer rows.Close()
-	qs := []store.Queue{}
-	for rows.Next() {
-		q, err := scanQueue(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: queues: %w", err)
-		}
-		qs = append(qs, q)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: queues: %w", err)
 	}
 	return qs, nil
@@ -327,21 +306,28 @@ func (s *Store) QueueStats(ctx context.Context, name string) (store.QueueStats, 
 
 // Senders implements store.Store. Senders come in ascending order of id.
 func (s *Store) Senders(ctx context.Context) ([]store.Sender, error) {
-	rows, err := s.rs.senders.QueryContext(ctx)
+	out, err := collect(ctx, s.rs.senders, scanSender)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: senders: %w", err)
 	}
-	defer rows.Close()
-	out := []store.Sender{}
-	for rows.Next() {
-		sd, err := scanSender(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: senders: %w", err)
-		}
-		out = append(out, sd)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: senders: %w", err)
-	}
 	return out, nil
+}
+
+// collect runs a prepared query with no arguments and scans every row; the
+// result is never nil.
+func collect[T any](ctx context.Context, st *sql.Stmt, scan func(scanner) (T, error)) ([]T, error) {
+	rows, err := st.QueryContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
