@@ -95,7 +95,7 @@ func Devchain(ctx context.Context, o DevchainOptions) (DevchainResult, error) {
 	wg.Wait()
 	runtime.GC()
 
-	start := time.Now()
+	start := wall.Now()
 	errs := make(chan error, o.Submitters)
 	for w := range o.Submitters {
 		wg.Go(func() {
@@ -114,7 +114,7 @@ func Devchain(ctx context.Context, o DevchainOptions) (DevchainResult, error) {
 		return DevchainResult{}, err
 	}
 	res := DevchainResult{SubmitTime: admitted}
-	mineStart := time.Now()
+	mineStart := wall.Now()
 	for res.Txs < o.Txs {
 		clk.Advance(time.Second)
 		hdr, _, err := c.Mine(ctx)

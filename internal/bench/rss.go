@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"github.com/ordolabs/ordo/internal/clock"
 	"os"
 	"strconv"
 	"strings"
@@ -31,3 +32,6 @@ func PeakRSS() uint64 {
 
 // MiB formats bytes as mebibytes.
 func MiB(b uint64) string { return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64) + " MiB" }
+
+// wall is the clock benchmarks measure with: they time real work.
+var wall clock.Real

@@ -140,7 +140,7 @@ func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error)
 					}
 					it := items[i]
 					body, _ := json.Marshal(map[string]any{"queue": it.queue, "type": it.typ, "data": json.RawMessage(it.data), "idempotencyKey": fmt.Sprintf("bench-%d", i)})
-					t0 := time.Now()
+					t0 := wall.Now()
 					resp, err := hc.Post(base+"/v1/transactions", "application/json", bytes.NewReader(body))
 					if err != nil {
 						errs <- err
@@ -160,7 +160,7 @@ func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error)
 		close(errs)
 		return <-errs
 	}
-	start := time.Now()
+	start := wall.Now()
 	if err := post(0, o.Queues); err != nil {
 		return res, err
 	}
@@ -174,7 +174,7 @@ func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error)
 	if o.Progress != nil {
 		fmt.Fprintf(o.Progress, "intake done: %d in %s\n", len(items), intake.Round(time.Millisecond))
 	}
-	last := time.Now()
+	last := wall.Now()
 	for finished.Load() < int64(len(items)) {
 		select {
 		case <-ctx.Done():
@@ -185,7 +185,7 @@ func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error)
 		}
 		if o.Progress != nil && time.Since(last) > 2*time.Second {
 			fmt.Fprintf(o.Progress, "finished %d/%d\n", finished.Load(), len(items))
-			last = time.Now()
+			last = wall.Now()
 		}
 	}
 	total := time.Since(start)

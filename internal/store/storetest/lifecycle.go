@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ordolabs/ordo/internal/clock"
 	"sync"
 	"testing"
 	"time"
@@ -41,7 +42,8 @@ func (s *suite) testCancelBlocked(t *testing.T) {
 	const wait = 200 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	start := time.Now()
+	var wall clock.Real
+	start := wall.Now()
 	_, err := st.Enqueue(ctx, []store.NewTransaction{keyed("blocked", "q", "kb")})
 	elapsed := time.Since(start)
 	if !errors.Is(err, context.DeadlineExceeded) {
