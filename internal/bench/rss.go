@@ -2,10 +2,11 @@ package bench
 
 import (
 	"bufio"
-	"github.com/ordolabs/ordo/internal/clock"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/ordolabs/ordo/internal/clock"
 )
 
 // PeakRSS returns the process's peak resident set size in bytes (VmHWM), or 0

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ordolabs/ordo/internal/clock"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/store"
 )
 
