@@ -61,6 +61,7 @@ func devchainCommand() *cobra.Command {
 		devAccounts  int
 		faults       faultFlags
 		verbose      bool
+		noDevMode    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "devchain",
@@ -71,7 +72,7 @@ func devchainCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := devchain.New(devchain.Config{Seed: seed, BlockTime: blockTime, MaxBlockTxs: maxBlockTxs, MinFee: minFee, DevAccounts: devAccounts, DataDir: data, Faults: u})
+			c, err := devchain.New(devchain.Config{Seed: seed, BlockTime: blockTime, MaxBlockTxs: maxBlockTxs, MinFee: minFee, DevAccounts: devAccounts, DataDir: data, Faults: u, NoDevMode: noDevMode})
 			if err != nil {
 				return err
 			}
@@ -94,6 +95,7 @@ func devchainCommand() *cobra.Command {
 	cmd.Flags().Uint64Var(&minFee, "min-fee", 1000, "minimum fee")
 	cmd.Flags().IntVar(&devAccounts, "dev-accounts", 16, "funded dev accounts whose keys the chain holds")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logs")
+	cmd.Flags().BoolVar(&noDevMode, "no-dev-mode", false, "no faucet, and no signing for dev accounts")
 	faults.register(cmd)
 	return cmd
 }
@@ -101,7 +103,8 @@ func devchainCommand() *cobra.Command {
 func serveChain(ctx context.Context, c *devchain.Chain, ln net.Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	srv := &http.Server{Handler: devchain.NewHandler(c), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: devchain.NewHandler(c), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	srv.RegisterOnShutdown(c.EndSubscriptions) // head streams end, so Shutdown need not wait for them
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
 	go func() { errc <- c.Run(ctx) }()

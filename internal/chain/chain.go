@@ -65,11 +65,12 @@ const (
 
 // TxStatus is a transaction's status by hash.
 type TxStatus struct {
-	Hash    Hash    `json:"hash"`
-	State   TxState `json:"state"`
-	Height  uint64  `json:"height,omitempty"`
-	Index   int     `json:"index,omitempty"`
-	Success bool    `json:"success,omitempty"`
+	Hash   Hash    `json:"hash"`
+	State  TxState `json:"state"`
+	Height uint64  `json:"height,omitempty"`
+	// Index and Success are meaningful when State is included.
+	Index   int  `json:"index"`
+	Success bool `json:"success"`
 	// Reason is the failure reason of an included transaction that failed, or
 	// why a dropped transaction was dropped.
 	Reason string `json:"reason,omitempty"`
@@ -139,11 +140,14 @@ func WatchHeads(ctx context.Context, c Chain, clk clock.Clock, poll time.Duratio
 	go func() {
 		defer close(out)
 		var last uint64
+		var lastHash Hash
 		send := func(h BlockHeader) {
-			if h.Height <= last && last != 0 {
+			// A new height, or the same height with another hash (a reorg
+			// replaced the head).
+			if last != 0 && (h.Height < last || (h.Height == last && h.Hash == lastHash)) {
 				return
 			}
-			last = h.Height
+			last, lastHash = h.Height, h.Hash
 			select {
 			case out <- h:
 			default: // reader is busy: replace the stale notification

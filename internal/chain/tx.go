@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // Limits on a transaction's fields.
@@ -49,6 +50,9 @@ func (tx *Tx) Validate() error {
 	}
 	if !validName(tx.Method) {
 		return fmt.Errorf("%w: method must be 1-%d characters of [a-z0-9_-]", ErrInvalidTx, MaxName)
+	}
+	if !utf8.ValidString(tx.Memo) {
+		return fmt.Errorf("%w: memo is not valid UTF-8", ErrInvalidTx)
 	}
 	if len(tx.Memo) > MaxMemo {
 		return fmt.Errorf("%w: memo is %d bytes, the limit is %d", ErrInvalidTx, len(tx.Memo), MaxMemo)
@@ -98,7 +102,13 @@ func ValidateAddress(a Address) error {
 // encoding of every signed field. Args are hashed in canonical JSON (keys
 // sorted, no insignificant whitespace, escaping as encoding/json writes it) so
 // that re-encoding the transaction does not change its hash.
-func (tx *Tx) Hash() Hash {
+func (tx *Tx) Hash() Hash { return tx.hash(CanonicalArgs(tx.Args)) }
+
+// HashCanonical is Hash for a transaction whose Args are already canonical,
+// as DecodeTx and CanonicalArgs leave them: it skips re-encoding the args.
+func (tx *Tx) HashCanonical() Hash { return tx.hash(tx.Args) }
+
+func (tx *Tx) hash(args []byte) Hash {
 	h := sha256.New()
 	var n [8]byte
 	writeField := func(b []byte) {
@@ -114,7 +124,7 @@ func (tx *Tx) Hash() Hash {
 	h.Write(n[:])
 	writeField([]byte(tx.Contract))
 	writeField([]byte(tx.Method))
-	writeField(CanonicalArgs(tx.Args))
+	writeField(args)
 	writeField([]byte(tx.Memo))
 	return Hash(hex.EncodeToString(h.Sum(nil)))
 }
@@ -146,14 +156,20 @@ func CanonicalArgs(a json.RawMessage) json.RawMessage {
 }
 
 // Sign sets the transaction's signature with key, which must be From's key.
-func (tx *Tx) Sign(key ed25519.PrivateKey) {
-	h := tx.Hash()
+func (tx *Tx) Sign(key ed25519.PrivateKey) { tx.SignHash(key, tx.Hash()) }
+
+// SignHash signs with key a hash already computed for this transaction.
+func (tx *Tx) SignHash(key ed25519.PrivateKey, h Hash) {
 	raw, _ := hex.DecodeString(string(h))
 	tx.Signature = hex.EncodeToString(ed25519.Sign(key, raw))
 }
 
 // VerifySignature checks the signature against From's public key.
-func (tx *Tx) VerifySignature() error {
+func (tx *Tx) VerifySignature() error { return tx.VerifyHash(tx.Hash()) }
+
+// VerifyHash checks the signature over a hash already computed for this
+// transaction against From's public key.
+func (tx *Tx) VerifyHash(h Hash) error {
 	pub, err := hex.DecodeString(string(tx.From))
 	if err != nil || len(pub) != ed25519.PublicKeySize {
 		return fmt.Errorf("%w: from is not a public key", ErrBadSignature)
@@ -162,7 +178,7 @@ func (tx *Tx) VerifySignature() error {
 	if err != nil || len(sig) != ed25519.SignatureSize {
 		return fmt.Errorf("%w: missing or malformed signature", ErrBadSignature)
 	}
-	raw, _ := hex.DecodeString(string(tx.Hash()))
+	raw, _ := hex.DecodeString(string(h))
 	if !ed25519.Verify(pub, raw, sig) {
 		return ErrBadSignature
 	}
@@ -180,7 +196,7 @@ func DecodeTx(data []byte) (Tx, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&tx); err != nil {
-		return Tx{}, fmt.Errorf("%w: %v", ErrInvalidTx, err)
+		return Tx{}, fmt.Errorf("%w: %w", ErrInvalidTx, err)
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
 		return Tx{}, fmt.Errorf("%w: trailing data after the transaction", ErrInvalidTx)

@@ -23,6 +23,7 @@ import (
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/fslock"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
@@ -38,6 +39,7 @@ type Node struct {
 	Registry *prometheus.Registry
 	store    *sqlite.Store
 	log      *slog.Logger
+	lock     *fslock.Lock
 }
 
 // Options are what a caller adds to a Config when building a node.
@@ -67,11 +69,16 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	if err := os.MkdirAll(cfg.Data, 0o755); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
-	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger}
+	lock, err := fslock.Acquire(cfg.Data)
+	if err != nil {
+		return nil, fmt.Errorf("node: %w", err)
+	}
+	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger, lock: lock}
 	if cfg.Chain == "" {
 		dc, err := devchain.New(devchain.Config{Seed: cfg.Devchain.Seed, BlockTime: time.Duration(cfg.Devchain.BlockTime), MaxBlockTxs: cfg.Devchain.MaxBlockTxs,
 			DataDir: filepath.Join(cfg.Data, "devchain"), Faults: cfg.Devchain.Faults.update(), Clock: o.Clock, DevAccounts: 16})
 		if err != nil {
+			n.Close()
 			return nil, err
 		}
 		n.Chain, n.Devchain = dc, dc
@@ -257,7 +264,10 @@ func (n *Node) Run(ctx context.Context) error {
 func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	srv := &http.Server{Handler: n.Handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: n.Handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	if n.Devchain != nil {
+		srv.RegisterOnShutdown(n.Devchain.EndSubscriptions)
+	}
 	errc := make(chan error, 3)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -298,6 +308,7 @@ func (n *Node) Close() error {
 	if n.Devchain != nil {
 		errs = append(errs, n.Devchain.Close())
 	}
+	errs = append(errs, n.lock.Release())
 	return errors.Join(errs...)
 }
 

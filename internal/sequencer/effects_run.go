@@ -2,6 +2,7 @@ package sequencer
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
@@ -159,8 +160,8 @@ func (n *Node) signInline(ctx context.Context, c *Core, e Effect) bool {
 		return true
 	}
 	tx.From, tx.Nonce, tx.Fee = chain.Address(e.Sender.AccountID), e.Sender.Nonce, e.Sender.Fee
-	tx.Sign(key)
-	c.Signed(e.Queue, e.UID, e.Attempt, tx, string(tx.Hash()))
+	h := signTx(&tx, key)
+	c.Signed(e.Queue, e.UID, e.Attempt, tx, string(h))
 	return true
 }
 
@@ -192,8 +193,7 @@ func (n *Node) performDispatch(ctx context.Context, e Effect) {
 			return
 		}
 		tx.From, tx.Nonce, tx.Fee = chain.Address(e.Sender.AccountID), e.Sender.Nonce, e.Sender.Fee
-		tx.Sign(key)
-		h := tx.Hash()
+		h := signTx(&tx, key)
 		n.inputs.put(func(c *Core) { c.Signed(e.Queue, e.UID, e.Attempt, tx, string(h)) })
 		return
 	}
@@ -289,4 +289,13 @@ func (n *Node) observe(c *Core, b store.Batch) {
 		m.SendersBusy.Set(float64(c.BusySenders()))
 		m.QueueDepth.Set(float64(n.intake.Load() - n.begun))
 	}
+}
+
+// signTx puts tx's args in canonical form, signs it and returns its hash,
+// hashing once.
+func signTx(tx *chain.Tx, key ed25519.PrivateKey) chain.Hash {
+	tx.Args = chain.CanonicalArgs(tx.Args)
+	h := tx.HashCanonical()
+	tx.SignHash(key, h)
+	return h
 }

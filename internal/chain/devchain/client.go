@@ -226,7 +226,7 @@ func (c *Client) Call(ctx context.Context, contract, method string, args json.Ra
 // Account returns an account's nonce and balance.
 func (c *Client) Account(ctx context.Context, addr chain.Address) (chain.Account, error) {
 	if err := chain.ValidateAddress(addr); err != nil {
-		return chain.Account{}, fmt.Errorf("%w: %v", chain.ErrInvalidTx, err)
+		return chain.Account{}, fmt.Errorf("%w: %w", chain.ErrInvalidTx, err)
 	}
 	var a chain.Account
 	err := c.do(ctx, http.MethodGet, "/v1/accounts/"+string(addr), nil, &a)

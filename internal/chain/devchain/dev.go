@@ -13,7 +13,7 @@ func (c *Chain) Faucet(ctx context.Context, addr chain.Address, amount uint64) (
 		return chain.Account{}, chain.ErrNotDevMode
 	}
 	if err := chain.ValidateAddress(addr); err != nil {
-		return chain.Account{}, fmt.Errorf("%w: %v", chain.ErrInvalidTx, err)
+		return chain.Account{}, fmt.Errorf("%w: %w", chain.ErrInvalidTx, err)
 	}
 	if amount == 0 || amount > c.cfg.FaucetMax {
 		return chain.Account{}, fmt.Errorf("%w: amount must be 1-%d", chain.ErrInvalidTx, c.cfg.FaucetMax)

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -57,6 +58,9 @@ type Chain struct {
 	subs     map[chan chain.BlockHeader]struct{}
 	log      *blockLog
 	closed   bool
+	// lastReorg is the head height a reorg last restored with empty
+	// blocks, so a periodic reorg fires once per period.
+	lastReorg uint64
 }
 
 var _ chain.Chain = (*Chain)(nil)
@@ -183,16 +187,16 @@ func (c *Chain) SendTx(ctx context.Context, tx chain.Tx) (chain.Hash, error) {
 	if _, ok := c.contracts[tx.Contract]; !ok {
 		return "", fmt.Errorf("%w: %q", chain.ErrUnknownContract, tx.Contract)
 	}
+	h := tx.HashCanonical() // args were made canonical above: hash once
 	if tx.Signature == "" {
 		key, ok := c.devKeys[tx.From]
 		if !ok || c.cfg.NoDevMode {
 			return "", fmt.Errorf("%w: unsigned transaction from an account that is not a dev account", chain.ErrBadSignature)
 		}
-		tx.Sign(key)
-	} else if err := tx.VerifySignature(); err != nil {
+		tx.SignHash(key, h)
+	} else if err := tx.VerifyHash(h); err != nil {
 		return "", err
 	}
-	h := tx.Hash()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return h, c.admit(tx, h)
@@ -230,7 +234,7 @@ func (c *Chain) admit(tx chain.Tx, h chain.Hash) error {
 	old := c.pool.get(tx.From, tx.Nonce)
 	if old != nil && !old.doomed {
 		// Replacement: at least 110% of the pending fee.
-		if tx.Fee*10 < old.tx.Fee*11 {
+		if !replaces(tx.Fee, old.tx.Fee) {
 			return fmt.Errorf("%w: pending fee %d, offered %d", chain.ErrReplacementUnderpriced, old.tx.Fee, tx.Fee)
 		}
 	}
@@ -302,8 +306,7 @@ func (c *Chain) mineLocked(now time.Time) (chain.BlockHeader, bool, error) {
 	if now.Before(c.faults.StallUntil) {
 		return chain.BlockHeader{}, false, nil
 	}
-	if c.faults.ReorgEvery > 0 && c.head().Height > 0 && c.head().Height%c.faults.ReorgEvery == 0 &&
-		len(c.head().Txs) > 0 {
+	if c.faults.ReorgEvery > 0 && c.head().Height > 0 && c.head().Height%c.faults.ReorgEvery == 0 && !c.reorgedAt(c.head().Height) {
 		if err := c.reorgLocked(c.faults.ReorgDepth, now); err != nil {
 			return chain.BlockHeader{}, false, err
 		}
@@ -314,6 +317,10 @@ func (c *Chain) mineLocked(now time.Time) (chain.BlockHeader, bool, error) {
 	}
 	return b.BlockHeader, true, nil
 }
+
+// reorgedAt reports whether the periodic reorg already replaced the blocks
+// up to height (the head is then one of its replacement blocks).
+func (c *Chain) reorgedAt(height uint64) bool { return c.lastReorg == height }
 
 func (c *Chain) currentMinFee() uint64 {
 	if c.faults.FeeSpikeBlocks > 0 {
@@ -461,6 +468,7 @@ func (c *Chain) reorgLocked(depth uint64, now time.Time) error {
 	}
 	c.rollback(depth)
 	c.faults.Reorgs++
+	c.lastReorg = hd
 	for range depth {
 		parent := c.head()
 		b := &chain.Block{BlockHeader: chain.BlockHeader{Height: parent.Height + 1, Parent: parent.Hash, Time: now.UTC(), MinFee: c.currentMinFee()}, Txs: []chain.BlockTx{}}
@@ -506,3 +514,14 @@ func (c *Chain) rollback(depth uint64) {
 
 // ParseAmount parses a decimal amount.
 func ParseAmount(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) }
+
+// replaces reports whether fee is at least 110% of old: fee >= old +
+// ceil(old/10), which never overflows (an unreachable minimum refuses).
+func replaces(fee, old uint64) bool {
+	step := old / 10
+	if old%10 != 0 {
+		step++
+	}
+	least, carry := bits.Add64(old, step, 0)
+	return carry == 0 && fee >= least
+}

@@ -39,18 +39,24 @@ type FaultUpdate struct {
 	Reorg *uint64 `json:"reorg,omitempty"`
 }
 
-// FaultState is the fault knobs in force.
+// FaultState is the fault knobs in force (GET /v1/faults).
 type FaultState struct {
-	RejectProb     float64   `json:"rejectProb"`
-	DropProb       float64   `json:"dropProb"`
-	RevertProb     float64   `json:"revertProb"`
-	ReorgEvery     uint64    `json:"reorgEvery"`
-	ReorgDepth     uint64    `json:"reorgDepth"`
-	FeeSpikeFactor uint64    `json:"feeSpikeFactor"`
-	FeeSpikeBlocks uint64    `json:"feeSpikeBlocks"`
-	StallUntil     time.Time `json:"stallUntil,omitzero"`
-	MinFee         uint64    `json:"minFee"`
-	Reorgs         uint64    `json:"reorgs"`
+	// RejectProb, DropProb and RevertProb are as in FaultUpdate.
+	RejectProb float64 `json:"rejectProb"`
+	DropProb   float64 `json:"dropProb"`
+	RevertProb float64 `json:"revertProb"`
+	// ReorgEvery and ReorgDepth set the periodic reorg (0: none).
+	ReorgEvery uint64 `json:"reorgEvery"`
+	ReorgDepth uint64 `json:"reorgDepth"`
+	// FeeSpikeFactor multiplies the minimum fee for FeeSpikeBlocks more blocks.
+	FeeSpikeFactor uint64 `json:"feeSpikeFactor"`
+	FeeSpikeBlocks uint64 `json:"feeSpikeBlocks"`
+	// StallUntil is when a stall ends (absent when none).
+	StallUntil time.Time `json:"stallUntil,omitzero"`
+	// MinFee is the minimum fee in force now, spike included.
+	MinFee uint64 `json:"minFee"`
+	// Reorgs counts the reorgs since the chain started.
+	Reorgs uint64 `json:"reorgs"`
 }
 
 // MaxReorgDepth bounds a reorg.

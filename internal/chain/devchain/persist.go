@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/fslock"
 )
 
 // The block log is a file of JSON lines: a genesis record first, then blocks,
@@ -30,17 +31,31 @@ type logRecord struct {
 }
 
 type blockLog struct {
-	f *os.File
-	w *bufio.Writer
+	f    *os.File
+	w    *bufio.Writer
+	lock *fslock.Lock
 }
 
 // openBlockLog opens (or creates) the log in dir. For an existing log it
 // calls replay with its records and returns the stored genesis; for a new one
 // it calls replay with g as the genesis record and writes it.
+// The directory is locked first: a second devchain on the same directory
+// fails at once instead of interleaving its blocks into the log.
 func openBlockLog(dir string, g genesis, replay func(logRecord) error) (*blockLog, *genesis, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	lock, err := fslock.Acquire(dir)
+	if err != nil {
 		return nil, nil, fmt.Errorf("devchain data dir: %w", err)
 	}
+	l, stored, err := readBlockLog(dir, g, replay)
+	if err != nil {
+		lock.Release()
+		return nil, nil, err
+	}
+	l.lock = lock
+	return l, stored, nil
+}
+
+func readBlockLog(dir string, g genesis, replay func(logRecord) error) (*blockLog, *genesis, error) {
 	path := filepath.Join(dir, logName)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -115,7 +130,11 @@ func (l *blockLog) append(rec logRecord) error {
 	return nil
 }
 
-func (l *blockLog) close() error { return l.f.Close() }
+func (l *blockLog) close() error {
+	err := l.f.Close()
+	l.lock.Release()
+	return err
+}
 
 // replay applies one log record to a chain being reopened.
 func (c *Chain) replay(rec logRecord) error {

@@ -53,7 +53,7 @@ func (c *Chain) Call(ctx context.Context, contract, method string, args json.Raw
 		return nil, fmt.Errorf("%w: %s.%s", chain.ErrUnknownMethod, contract, method)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", chain.ErrCallFailed, err)
+		return nil, fmt.Errorf("%w: %w", chain.ErrCallFailed, err)
 	}
 	return out, nil
 }
@@ -61,7 +61,7 @@ func (c *Chain) Call(ctx context.Context, contract, method string, args json.Raw
 // Account returns an account's nonce and balance.
 func (c *Chain) Account(ctx context.Context, addr chain.Address) (chain.Account, error) {
 	if err := chain.ValidateAddress(addr); err != nil {
-		return chain.Account{}, fmt.Errorf("%w: %v", chain.ErrInvalidTx, err)
+		return chain.Account{}, fmt.Errorf("%w: %w", chain.ErrInvalidTx, err)
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -160,4 +160,16 @@ func (c *Chain) Stats() Stats {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return Stats{Height: c.head().Height, Mempool: c.pool.len(), Events: c.cursor}
+}
+
+// EndSubscriptions closes every head subscription, so that streaming
+// readers (the HTTP API's server-sent events) end before a shutdown waits on
+// them. The chain keeps running; new subscriptions are accepted.
+func (c *Chain) EndSubscriptions() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for ch := range c.subs {
+		close(ch)
+		delete(c.subs, ch)
+	}
 }

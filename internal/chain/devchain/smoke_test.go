@@ -3,11 +3,13 @@ package devchain
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/fslock"
 )
 
 func TestSmokeDeployAndPrecondition(t *testing.T) {
@@ -67,3 +69,21 @@ func TestSmokeDeployAndPrecondition(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Two chains never share a data directory: the second fails at once.
+func TestDataDirIsLocked(t *testing.T) {
+	dir := t.TempDir()
+	a, err := New(Config{DataDir: dir, Clock: clock.NewVirtual(clock.Epoch)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(Config{DataDir: dir, Clock: clock.NewVirtual(clock.Epoch)}); !errors.Is(err, fslock.ErrLocked) {
+		t.Fatalf("second chain on the same dir: %v, want ErrLocked", err)
+	}
+	a.Close()
+	b, err := New(Config{DataDir: dir, Clock: clock.NewVirtual(clock.Epoch)})
+	if err != nil {
+		t.Fatalf("reopen after Close: %v", err)
+	}
+	b.Close()
+}
