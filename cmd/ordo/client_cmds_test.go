@@ -51,9 +51,12 @@ func TestClientCommands(t *testing.T) {
 	if !strings.Contains(out, "\n  \"uid\"") {
 		t.Errorf("output is not indented: %q", out)
 	}
-	_, stderr, err := runCLI(t, "", "tx", "send", node, "--queue", "zk", "--type", "SEND_CLAIM_VOTE", "--idempotency-key", "k1")
+	_, stderr, err := runCLI(t, "", "tx", "send", node, "--queue", "zk", "--type", "SEND_CLAIM_VOTE", "--data", `{"v":1}`, "--idempotency-key", "k1")
 	if err != nil || !strings.Contains(stderr, "existing record") {
 		t.Fatalf("tx send again: %v, stderr %q", err, stderr)
+	}
+	if _, _, err := runCLI(t, "", "tx", "send", node, "--queue", "zk", "--type", "SEND_CLAIM_VOTE", "--data", `{"v":2}`, "--idempotency-key", "k1"); err == nil || !strings.Contains(err.Error(), "idempotency_conflict") {
+		t.Fatalf("tx send with the key of another intent: %v, want idempotency_conflict", err)
 	}
 	file := filepath.Join(t.TempDir(), "data.json")
 	os.WriteFile(file, []byte(`[1, 2]`), 0o600)

@@ -38,6 +38,7 @@ const (
 	CodeTooLarge         = httpjson.CodeTooLarge         // 413: the body is over Options.MaxBody
 	CodeInvalid          = "invalid"                     // 422: well-formed but invalid intent (missing queue or type, ...)
 	CodeTypeNotAllowed   = "type_not_allowed"            // 422: the type is outside the node's allowed set
+	CodeIdempotency      = "idempotency_conflict"        // 409: a known idempotency key with another queue, type or data
 	CodeNotFound         = "not_found"                   // 404: no such transaction or queue
 	CodeRouteNotFound    = httpjson.CodeRouteNotFound    // 404: no such endpoint
 	CodeMethodNotAllowed = httpjson.CodeMethodNotAllowed // 405: the endpoint exists, the method does not
@@ -73,6 +74,8 @@ func statusOf(code string) int {
 		return http.StatusUnprocessableEntity
 	case CodeNotFound:
 		return http.StatusNotFound
+	case CodeIdempotency:
+		return http.StatusConflict
 	default:
 		return http.StatusInternalServerError
 	}
@@ -162,6 +165,9 @@ func (s *server) submit(w http.ResponseWriter, r *http.Request) {
 		return
 	case errors.Is(err, sequencer.ErrInvalid):
 		s.api.WriteError(w, httpjson.Errorf(CodeInvalid, "%w", err))
+		return
+	case errors.Is(err, sequencer.ErrIdempotencyConflict):
+		s.api.WriteError(w, httpjson.Errorf(CodeIdempotency, "%w", err))
 		return
 	case err != nil:
 		s.api.WriteError(w, fmt.Errorf("api: submit: %w", err))

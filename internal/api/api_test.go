@@ -86,13 +86,20 @@ func TestIntakeIdempotency(t *testing.T) {
 	if loc := r1.header.Get("Location"); loc != "/v1/transactions/"+first.UID {
 		t.Errorf("Location %q", loc)
 	}
-	// Same key, even with other content: the existing record, no new one.
-	again, r2 := e.post(t, "q1", typ, `{"b":2}`, "key-1")
+	// Same key, same intent (whitespace aside): the existing record, no new one.
+	again, r2 := e.post(t, "q1", typ, `{"a": [1,2]}`, "key-1")
 	if r2.status != http.StatusOK {
 		t.Fatalf("second POST: %d, want 200", r2.status)
 	}
 	if again.UID != first.UID || again.Seq != first.Seq {
 		t.Fatalf("second POST uid %s seq %d, want %s %d", again.UID, again.Seq, first.UID, first.Seq)
+	}
+	// Same key, another intent: a conflict, and still no new record.
+	for _, other := range []struct{ queue, data string }{{"q1", `{"b":2}`}, {"q2", `{"a":[1,2]}`}} {
+		r3 := e.do(t, http.MethodPost, "/v1/transactions", []byte(`{"queue":"`+other.queue+`","type":"`+typ+`","data":`+other.data+`,"idempotencyKey":"key-1"}`))
+		if r3.status != http.StatusConflict || r3.errCode() != api.CodeIdempotency {
+			t.Fatalf("POST of another intent with the same key: %d %s, want 409 %s", r3.status, r3.errCode(), api.CodeIdempotency)
+		}
 	}
 	if n := countRecords(t, e.store); n != 1 {
 		t.Fatalf("%d records, want 1", n)

@@ -111,6 +111,7 @@ type queue struct {
 	settle    bool   // FAILED is waiting for a pending attempt to resolve
 	confirm   uint64 // the head at which an included attempt is confirmed (0: none)
 	polled    uint64 // the head of the last status poll (PollStatus)
+	confirmN  int    // the failed attempt waiting for confirmation (0: none)
 	ambiguous bool   // the nonce was consumed by an attempt whose hash is unknown
 	recheck   check  // a status check failed: run it again on the next head
 	missed    bool   // Enqueued skipped transactions while a load was running
@@ -162,7 +163,10 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 		if s := c.senders[qr.Sender]; s != nil && qr.State != store.Free && s.queue == nil {
 			s.queue, s.rec.Queue, q.snd = q, q.rec.Name, s
 		} else if qr.State != store.Free {
-			q.rec.State, q.rec.Sender, q.rec.TxUID = store.Free, "", ""
+			// The bound sender left the configuration (or is bound twice):
+			// keep the transaction, which recovery settles and a new sender
+			// takes over once nothing of the old one can land.
+			q.rec.Sender = ""
 			c.markQ(q)
 		}
 	}

@@ -653,8 +653,10 @@ func TestCoreNonceTooLow(t *testing.T) {
 				h.answer("q1", chain.TxUnknown)
 			}
 			e2 := h.take(EffectDispatch, "q1")
-			if !e2.SyncNonce || e2.Sender.Nonce != 7 {
-				t.Fatalf("re-dispatch %+v, want SyncNonce with nonce 7", e2)
+			// Nonce 7 is taken: the retry takes a fresh nonce (8 or the
+			// chain's, whichever is higher, which the driver reads).
+			if !e2.SyncNonce || e2.Sender.Nonce != 8 {
+				t.Fatalf("re-dispatch %+v, want SyncNonce with nonce 8", e2)
 			}
 			// The driver read nonce 12 from the chain.
 			if builder {

@@ -126,6 +126,13 @@ func (c *Core) startNext(q *queue) {
 	q.cur = t
 	q.rec.TxUID = t.rec.UID
 	c.setBinding(q, store.Blocked)
+	if len(t.rec.Attempts) > 0 {
+		// Dispatched before, by a run that stopped: settle what it sent
+		// first, as recovery does.
+		c.watchTxn(q)
+		c.startCheck(q, checkRecover)
+		return
+	}
 	c.dispatch(q)
 }
 
@@ -163,9 +170,15 @@ func (c *Core) release(q *queue) {
 // dispatch starts a new attempt of the queue's transaction. An attempt that
 // never landed lends its nonce to the next one, whose higher fee replaces it.
 func (c *Core) dispatch(q *queue) {
+	if q.snd == nil && len(c.free) > 0 && len(c.line) == 0 {
+		// Recovered without a sender: take a free one.
+		s := c.free[0]
+		c.free = c.free[1:]
+		c.bind(q, s)
+	}
 	t, s := q.cur, q.snd
 	if s == nil {
-		// Recovered without a sender: wait in line for one.
+		// No sender free: wait in line for one.
 		if !q.want {
 			q.want = true
 			c.line = append(c.line, q)
@@ -176,28 +189,45 @@ func (c *Core) dispatch(q *queue) {
 		// Every attempt with a hash was checked and none landed, but the
 		// nonce was consumed, perhaps by an unreported attempt: stop rather
 		// than risk applying the intent twice.
-		q.ambiguous = false
-		la := t.last()
-		t.rec.Error = fmt.Sprintf("ambiguous: nonce %d was consumed, possibly by an attempt the remote worker sent without reporting its hash; look for memo %s on the chain", la.Nonce, t.rec.UID)
-		c.finish(q, store.Failed, t.rec.Error)
+		c.ambiguous(q, t.last())
 		return
 	}
 	for i := range t.rec.Attempts {
-		if b := &t.rec.Attempts[i]; b.Sender != s.rec.ID && landable(b) && b.Outcome == outcomeSent {
-			// An attempt by another sender (one that left the configuration)
-			// may still land; a new nonce of this sender cannot replace it.
-			// Wait for it to resolve instead of risking a second application.
+		b := &t.rec.Attempts[i]
+		if b.Sender == s.rec.ID || nonceConsumed(b) {
+			continue
+		}
+		// An attempt by another sender (one that left the configuration):
+		// a nonce of this sender cannot replace it.
+		if c.maybeSent(b) {
+			c.ambiguous(q, b)
+			return
+		}
+		if landable(b) && b.Outcome == outcomeSent {
+			// It may still land: wait for it to resolve instead of risking a
+			// second application.
 			q.rec.Deadline = c.head + c.cfg.InclusionTimeout
 			c.setBinding(q, store.WaitingInclusion)
 			c.watchTxn(q)
 			return
 		}
 	}
-	nonce, prevFee := s.rec.NextNonce, uint64(0)
+	nonce, prevFee, fresh := s.rec.NextNonce, uint64(0), true
 	if la := t.last(); la != nil {
 		prevFee = la.Fee
-		if !nonceConsumed(la) && la.Sender == s.rec.ID && la.Nonce >= s.rec.NextNonce {
-			nonce = la.Nonce
+		if la.Sender == s.rec.ID && !nonceConsumed(la) {
+			switch {
+			case la.Nonce >= s.rec.NextNonce:
+				// It never landed: the new attempt replaces it.
+				nonce, fresh = la.Nonce, false
+			case c.maybeSent(la):
+				// The chain has moved past the nonce of an attempt that may
+				// have been sent unreported: it may have been ours.
+				c.ambiguous(q, la)
+				return
+			}
+			// Otherwise it never reached the chain and its nonce went
+			// elsewhere: a fresh nonce is safe.
 		}
 	}
 	a := store.Attempt{N: len(t.rec.Attempts) + 1, Sender: s.rec.ID, Nonce: nonce, Fee: c.cfg.Fees.next(prevFee, c.minFee), At: c.now}
@@ -206,7 +236,33 @@ func (c *Core) dispatch(q *queue) {
 	q.busy = true
 	c.emit(Effect{Kind: EffectDispatch, UID: t.rec.UID, Queue: q.rec.Name, Attempt: a.N, Txn: rawData(t),
 		Sender: Sender{AccountID: s.rec.ID, Queue: q.rec.Name, Retries: t.rec.Retries, Nonce: a.Nonce, Fee: a.Fee},
-		Worker: s.rec.Worker, SyncNonce: s.sync})
+		Worker: s.rec.Worker, SyncNonce: s.sync && fresh})
+}
+
+// maybeSent reports whether an attempt may have reached the chain without
+// the core knowing its hash: a remote worker's attempt (or one of a sender no
+// longer configured) that has no hash and did not end in a known way. A
+// keystore attempt's hash is committed before it is sent, so one without a
+// hash never left the node.
+func (c *Core) maybeSent(a *store.Attempt) bool {
+	if a.Hash != "" || (a.Outcome != "" && a.Outcome != outcomeError) {
+		return false
+	}
+	s := c.senders[a.Sender]
+	return s == nil || s.rec.Worker != ""
+}
+
+// ambiguous ends q's transaction FAILED because an attempt that may have
+// been sent unreported (a) could have consumed its nonce: sending again with
+// another nonce could apply the intent twice.
+func (c *Core) ambiguous(q *queue, a *store.Attempt) {
+	q.ambiguous = false
+	t := q.cur
+	t.rec.Error = fmt.Sprintf("ambiguous: nonce %d may have been consumed by attempt %d, which a remote worker may have sent without reporting its hash; look for memo %s on the chain", a.Nonce, a.N, t.rec.UID)
+	if q.snd != nil {
+		q.snd.sync = true // the sender's next nonce is unknown: read it from the chain
+	}
+	c.finish(q, store.Failed, t.rec.Error)
 }
 
 // retry counts a failed attempt and moves the transaction to RETRY.
@@ -296,11 +352,12 @@ func (c *Core) landed(q *queue) {
 	c.setBinding(q, store.WaitingInclusion)
 }
 
-// startConfirm asks the chain whether the included attempt is still included.
+// startConfirm asks the chain whether the included attempt (or the failed
+// one waiting for confirmation) is still included.
 func (c *Core) startConfirm(q *queue) {
 	n := 0
 	for _, a := range q.cur.rec.Attempts {
-		if a.Outcome == outcomeIncluded {
+		if a.Outcome == outcomeIncluded || (a.N == q.confirmN && a.Outcome == outcomeFailed) {
 			n++
 			c.emit(Effect{Kind: EffectCheck, UID: q.cur.rec.UID, Queue: q.rec.Name, Attempt: a.N, Hash: a.Hash})
 		}
@@ -312,8 +369,37 @@ func (c *Core) startConfirm(q *queue) {
 	q.check, q.pending = checkConfirm, n
 }
 
+// failedIncl acts on an attempt of q's transaction that the chain included
+// and failed (its nonce is consumed): a retry with a fresh nonce, or FAILED
+// after the last retry. With Confirmations > 1 it first waits until that many
+// blocks hold the failure and a check confirms it: a reorg can return the
+// attempt to the mempool, where it may yet succeed, and a fresh-nonce retry
+// would then apply the intent twice.
+func (c *Core) failedIncl(q *queue, a *store.Attempt) {
+	if target := a.Height + c.cfg.Confirmations - 1; c.cfg.Confirmations > 1 && c.head < target {
+		q.confirm, q.confirmN, q.busy, q.rec.Deadline = target, a.N, false, 0
+		c.setBinding(q, store.WaitingInclusion)
+		return
+	}
+	q.confirm, q.confirmN = 0, 0
+	note := "failed at inclusion: " + a.Error
+	if q.settle {
+		c.finish(q, store.Failed, note+" (after the last retry)")
+		return
+	}
+	c.retry(q, note)
+}
+
 // observe records what the chain said about an attempt.
 func (c *Core) observe(q *queue, a *store.Attempt, st chain.TxStatus) {
+	if st.State != chain.TxIncluded && nonceConsumed(a) {
+		// A reorg took back an inclusion: the nonce is free again, and the
+		// attempt may still land with it.
+		if s := c.senders[a.Sender]; s != nil && s.rec.NextNonce == a.Nonce+1 {
+			s.rec.NextNonce = a.Nonce
+			c.markS(s)
+		}
+	}
 	switch st.State {
 	case chain.TxIncluded:
 		a.Height = st.Height
@@ -341,13 +427,11 @@ func (c *Core) observe(q *queue, a *store.Attempt, st chain.TxStatus) {
 // decide acts on a completed status check.
 func (c *Core) decide(q *queue, why check) {
 	t := q.cur
-	var landed, failed, pending bool
+	var landed, pending bool
 	for i := range t.rec.Attempts {
 		switch a := &t.rec.Attempts[i]; {
 		case a.Outcome == outcomeIncluded:
 			landed = true
-		case a.Outcome == outcomeFailed:
-			failed = true
 		case landable(a) && a.Outcome == outcomeSent:
 			pending = true
 		}
@@ -358,26 +442,28 @@ func (c *Core) decide(q *queue, why check) {
 	}
 	if why == checkPoll {
 		if la := t.last(); la != nil && la.Outcome == outcomeFailed {
-			c.retry(q, "failed at inclusion: "+la.Error)
+			c.failedIncl(q, la)
 		}
 		return
 	}
 	if why == checkConfirm {
+		n := q.confirmN
+		q.confirm, q.confirmN = 0, 0
+		if fa := t.attempt(n); fa != nil && fa.Outcome == outcomeFailed {
+			c.failedIncl(q, fa) // still failed: act once it is deep enough
+			return
+		}
 		// Reorged out: the attempt is back to pending (or gone); wait for
 		// inclusion again, with a fresh timeout.
-		q.confirm = 0
 		q.rec.Deadline = c.head + c.cfg.InclusionTimeout
 		c.setBinding(q, store.WaitingInclusion)
 		c.watchTxn(q)
-		if failed {
-			c.retry(q, "failed at inclusion after a reorg")
-		}
 		return
 	}
 	la := t.last()
 	switch why {
 	case checkRecover:
-		c.recoverDecide(q, la, failed, pending)
+		c.recoverDecide(q, la, pending)
 	case checkBeforeDispatch:
 		c.dispatch(q)
 	case checkBeforeFail:
@@ -392,7 +478,7 @@ func (c *Core) decide(q *queue, why check) {
 	case checkTimeout:
 		switch {
 		case la != nil && la.Outcome == outcomeFailed:
-			c.retry(q, "failed at inclusion: "+la.Error)
+			c.failedIncl(q, la)
 		case pending:
 			la.Outcome = outcomeTimeout
 			c.saveAttempt(t, la)
@@ -404,7 +490,7 @@ func (c *Core) decide(q *queue, why check) {
 }
 
 // recoverDecide resumes a transaction that was active when the node stopped.
-func (c *Core) recoverDecide(q *queue, la *store.Attempt, failed, pending bool) {
+func (c *Core) recoverDecide(q *queue, la *store.Attempt, pending bool) {
 	t := q.cur
 	switch {
 	case t.rec.State == store.Retry:
@@ -419,7 +505,10 @@ func (c *Core) recoverDecide(q *queue, la *store.Attempt, failed, pending bool) 
 		q.rec.Deadline = c.head + c.cfg.InclusionTimeout
 		c.setBinding(q, store.WaitingInclusion)
 	case la != nil && la.Outcome == outcomeFailed:
-		c.retry(q, "recovered: failed at inclusion: "+la.Error)
+		if t.rec.State == store.Waiting {
+			c.setState(q, t, store.Revision, "recovered: attempt included")
+		}
+		c.failedIncl(q, la)
 	case t.rec.State == store.Revision:
 		c.retry(q, "recovered: attempt not on chain")
 	default:
@@ -427,5 +516,4 @@ func (c *Core) recoverDecide(q *queue, la *store.Attempt, failed, pending bool) 
 		c.setBinding(q, store.Blocked)
 		c.dispatch(q)
 	}
-	_ = failed
 }

@@ -98,8 +98,16 @@ func (n *Node) perform(ctx context.Context, e Effect) {
 	case EffectLoad:
 		txs, err := n.cfg.Store.Waiting(ctx, e.Queue, e.After, e.Limit+1)
 		if err != nil {
+			// Report after a pause: the core asks again at once.
 			n.log.Error("load waiting transactions", "queue", e.Queue, "err", err)
 			txs = nil
+			t := n.cfg.Clock.NewTimer(time.Second)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C():
+			}
 		}
 		more := len(txs) > e.Limit || err != nil
 		if len(txs) > e.Limit {

@@ -89,12 +89,8 @@ func (c *Core) NewHead(height, minFee uint64, receipts []Receipt) {
 		switch {
 		case r.Success:
 			c.landed(q)
-		case q.rec.State == store.WaitingInclusion && q.pending == 0:
-			if q.settle {
-				c.finish(q, store.Failed, "failed at inclusion after the last retry: "+r.Reason)
-			} else {
-				c.retry(q, "failed at inclusion: "+r.Reason)
-			}
+		case q.rec.State == store.WaitingInclusion && q.pending == 0 && q.confirm == 0:
+			c.failedIncl(q, a)
 		}
 	}
 	for _, q := range c.order {
@@ -149,8 +145,8 @@ func (c *Core) Signed(queue, uid string, attempt int, tx chain.Tx, hash string) 
 		return
 	}
 	a := q.cur.attempt(attempt)
-	if a == nil {
-		return
+	if a == nil || attempt != len(q.cur.rec.Attempts) || !q.busy || a.Hash != "" {
+		return // stale: not the attempt being dispatched
 	}
 	a.Hash, a.Nonce = hash, tx.Nonce
 	c.watch[hash] = q
@@ -184,7 +180,8 @@ func (c *Core) Dispatched(queue string, r DispatchResult) {
 		// A receipt (the hash is watched from Signed on) already showed the
 		// attempt failing on chain: keep what the chain said.
 		c.saveAttempt(q.cur, a)
-		c.retry(q, "failed at inclusion: "+a.Error)
+		c.setState(q, q.cur, store.Revision, "dispatched; already included")
+		c.failedIncl(q, a)
 		return
 	}
 	if r.Err == nil {
@@ -204,7 +201,13 @@ func (c *Core) Dispatched(queue string, r DispatchResult) {
 			// hash. A fresh nonce could apply the intent twice.
 			q.ambiguous = true
 		} else if s != nil {
+			// The nonce went elsewhere: the next attempt takes a fresh one,
+			// read from the chain.
 			s.sync = true
+			if s.rec.NextNonce <= a.Nonce {
+				s.rec.NextNonce = a.Nonce + 1
+				c.markS(s)
+			}
 		}
 	}
 	c.retry(q, "dispatch error: "+r.Err.Error())
@@ -214,11 +217,9 @@ func (c *Core) Dispatched(queue string, r DispatchResult) {
 // remote worker that answered with an error and no hash: it may have sent
 // the transaction all the same.
 func (c *Core) unreported(t *txn, a *store.Attempt) bool {
-	for _, b := range t.rec.Attempts {
-		if b.N < a.N && b.Nonce == a.Nonce && b.Hash == "" && b.Outcome == outcomeError {
-			if s := c.senders[b.Sender]; s != nil && s.rec.Worker != "" {
-				return true
-			}
+	for i := range t.rec.Attempts {
+		if b := &t.rec.Attempts[i]; b.N < a.N && b.Nonce == a.Nonce && c.maybeSent(b) {
+			return true
 		}
 	}
 	return false

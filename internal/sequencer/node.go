@@ -1,6 +1,7 @@
 package sequencer
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
@@ -80,6 +81,11 @@ type Intake struct {
 // ErrTypeNotAllowed is returned by Submit for a type outside the allowed set.
 var ErrTypeNotAllowed = errors.New("type not allowed")
 
+// ErrIdempotencyConflict is returned by Submit when an idempotency key that
+// is already known comes with another queue, type or data: the caller is
+// reusing a key for a different intent.
+var ErrIdempotencyConflict = errors.New("idempotency key reused for a different transaction")
+
 // ErrInvalid is returned by Submit for an intent that is malformed.
 var ErrInvalid = errors.New("invalid transaction")
 
@@ -96,7 +102,6 @@ type Node struct {
 	started  chan struct{}
 	dispHead map[string]uint64
 	stopped  chan struct{}
-	notified bool // the store reports commits in Seq order (store.Notifier)
 	runErr   error
 	intake   atomic.Int64 // records created by Submit
 	begun    int64        // records that left WAITING (loop only)
@@ -158,10 +163,7 @@ func NewNode(cfg Config) (*Node, error) {
 			return nil, fmt.Errorf("sequencer: sender %s has neither a key nor a worker", s.ID)
 		}
 	}
-	if nt, ok := cfg.Store.(store.Notifier); ok {
-		nt.SetOnEnqueued(n.enqueued)
-		n.notified = true
-	}
+	cfg.Store.SetOnEnqueued(n.enqueued) // new records reach the core in Seq order
 	return n, nil
 }
 
@@ -203,16 +205,25 @@ func (n *Node) Submit(ctx context.Context, in []Intake) ([]store.EnqueueResult, 
 	if err != nil {
 		return nil, fmt.Errorf("sequencer intake: %w", err)
 	}
-	var created []store.Transaction
-	for _, r := range res {
+	for i, r := range res {
 		if r.Created {
-			created = append(created, r.Transaction)
+			continue
+		}
+		if old := r.Transaction; old.Queue != txs[i].Queue || old.Type != txs[i].Type || !sameJSON(old.Data, txs[i].Data) {
+			return res, fmt.Errorf("%w: key %q names %s (queue %s, type %s) with other data", ErrIdempotencyConflict, txs[i].IdempotencyKey, old.UID, old.Queue, old.Type)
 		}
 	}
-	if len(created) > 0 && !n.notified {
-		n.enqueued(created)
-	}
 	return res, nil
+}
+
+// sameJSON reports whether two JSON documents are equal but for
+// insignificant whitespace.
+func sameJSON(a, b []byte) bool {
+	var ca, cb bytes.Buffer
+	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
+		return bytes.Equal(a, b)
+	}
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
 // printable reports whether s is valid UTF-8 without control characters.
@@ -375,9 +386,22 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 			snap.Bound = append(snap.Bound, t)
 		}
 	}
-	if snap.Hooks, err = st.PendingHooks(ctx, 1000); err != nil {
-		return nil, fmt.Errorf("sequencer: load pending hooks: %w", err)
+	for after := int64(0); ; {
+		page, err := st.PendingHooks(ctx, after, 1000)
+		if err != nil {
+			return nil, fmt.Errorf("sequencer: load pending hooks: %w", err)
+		}
+		snap.Hooks = append(snap.Hooks, page...)
+		if len(page) < 1000 {
+			break
+		}
+		after = page[len(page)-1].Seq
 	}
+	counts, err := st.CountByState(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sequencer: count transactions: %w", err)
+	}
+	n.intake.Store(int64(counts[store.Waiting])) // the queue-depth gauge starts from the store
 	if snap.WaitingQueues, err = st.WaitingQueues(ctx); err != nil {
 		return nil, fmt.Errorf("sequencer: load waiting queues: %w", err)
 	}

@@ -186,14 +186,18 @@ type Store interface {
 	// List returns transactions matching f in Seq order, with attempts.
 	List(ctx context.Context, f Filter) ([]Transaction, error)
 	// Waiting returns up to limit WAITING transactions of a queue with Seq
-	// greater than after, in Seq order (without attempts).
+	// greater than after, in Seq order, with attempts (a WAITING transaction
+	// has some when a dispatch was interrupted).
 	Waiting(ctx context.Context, queue string, after int64, limit int) ([]Transaction, error)
 	// Active returns the transactions in REVISION or RETRY, with attempts.
 	Active(ctx context.Context) ([]Transaction, error)
 	// PendingHooks returns up to limit (default and cap 1000) DONE or FAILED
-	// transactions with no Result yet — their hook had not reported when the
-	// node stopped — in Seq order, with attempts.
-	PendingHooks(ctx context.Context, limit int) ([]Transaction, error)
+	// transactions with Seq greater than after and no Result yet — their hook
+	// had not reported when the node stopped — in Seq order, with attempts.
+	PendingHooks(ctx context.Context, after int64, limit int) ([]Transaction, error)
+	// CountByState counts all transactions by state (every state present,
+	// zero included).
+	CountByState(ctx context.Context) (map[TxState]int, error)
 	// WaitingQueues returns the names of queues with WAITING transactions.
 	WaitingQueues(ctx context.Context) ([]string, error)
 	// Apply commits a batch atomically.
@@ -207,16 +211,18 @@ type Store interface {
 	Senders(ctx context.Context) ([]Sender, error)
 	// Close releases the store.
 	Close() error
+	// Notifier: the sequencer learns of new transactions from the store's
+	// commits, in Seq order, so FIFO per queue never depends on the order in
+	// which concurrent Enqueue callers wake up.
+	Notifier
 }
 
 // ErrNotFound is returned for a uid or queue the store does not have.
 var ErrNotFound = errors.New("not found")
 
-// Notifier is implemented by stores that report the transactions each
-// Enqueue commit created, in Seq order, from the goroutine that commits. The
-// sequencer uses it so that its queues learn of new transactions in FIFO
-// order whatever order concurrent Enqueue callers wake up in. f must not
-// block.
+// Notifier reports the transactions each Enqueue commit created, in Seq
+// order, from the goroutine that commits, before the callers are woken. f
+// must not block.
 type Notifier interface {
 	SetOnEnqueued(f func([]Transaction))
 }

@@ -144,11 +144,17 @@ func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Transaction, 
 // Waiting implements store.Store. limit defaults to 100 and is capped at
 // 1000, as for List.
 func (s *Store) Waiting(ctx context.Context, queue string, after int64, limit int) ([]store.Transaction, error) {
-	rows, err := s.rs.waiting.QueryContext(ctx, queue, after, clampLimit(limit))
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: waiting %s: %w", queue, err)
-	}
-	txs, err := scanTxs(rows)
+	var txs []store.Transaction
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.StmtContext(ctx, s.rs.waiting).QueryContext(ctx, queue, after, clampLimit(limit))
+		if err != nil {
+			return err
+		}
+		if txs, err = scanTxs(rows); err != nil {
+			return err
+		}
+		return attachAttempts(ctx, tx, txs)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: waiting %s: %w", queue, err)
 	}
@@ -175,13 +181,13 @@ func (s *Store) Active(ctx context.Context) ([]store.Transaction, error) {
 }
 
 // PendingHooks implements store.Store.
-func (s *Store) PendingHooks(ctx context.Context, limit int) ([]store.Transaction, error) {
+func (s *Store) PendingHooks(ctx context.Context, after int64, limit int) ([]store.Transaction, error) {
 	if limit <= 0 || limit > 1000 {
 		limit = 1000
 	}
 	var txs []store.Transaction
 	err := s.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.StmtContext(ctx, s.rs.pendingHooks).QueryContext(ctx, limit)
+		rows, err := tx.StmtContext(ctx, s.rs.pendingHooks).QueryContext(ctx, after, limit)
 		if err != nil {
 			return err
 		}
@@ -330,4 +336,24 @@ func collect[T any](ctx context.Context, st *sql.Stmt, scan func(scanner) (T, er
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// CountByState implements store.Store.
+func (s *Store) CountByState(ctx context.Context) (map[store.TxState]int, error) {
+	type row struct {
+		state string
+		n     int
+	}
+	rows, err := collect(ctx, s.rs.countByState, func(r scanner) (row, error) {
+		var v row
+		return v, r.Scan(&v.state, &v.n)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: count by state: %w", err)
+	}
+	out := map[store.TxState]int{store.Waiting: 0, store.Revision: 0, store.Retry: 0, store.Done: 0, store.Failed: 0}
+	for _, r := range rows {
+		out[store.TxState(r.state)] = r.n
+	}
+	return out, nil
 }

@@ -97,7 +97,7 @@ type readStmts struct {
 	txByUID, attemptsByUID, createdAt, historyByUID     *sql.Stmt
 	list, listQueue, listState, listQueueState          *sql.Stmt
 	waiting, active, waitingQueues, queues, queueByName *sql.Stmt
-	pendingHooks                                        *sql.Stmt
+	pendingHooks, countByState                          *sql.Stmt
 	queueCounts, senders                                *sql.Stmt
 	all                                                 []*sql.Stmt
 }
@@ -157,7 +157,8 @@ func (r *readStmts) prepare(ctx context.Context, db *sql.DB) error {
 		{&r.waiting, `SELECT ` + txCols + ` FROM transactions WHERE state = 'WAITING' AND queue = ? AND seq > ?` + order},
 		{&r.active, `SELECT ` + txCols + ` FROM transactions WHERE state IN ('REVISION', 'RETRY') ORDER BY seq`},
 		{&r.pendingHooks, `SELECT ` + txCols + ` FROM transactions
-			WHERE result IS NULL AND state IN ('DONE', 'FAILED') ORDER BY seq LIMIT ?`},
+			WHERE result IS NULL AND state IN ('DONE', 'FAILED') AND seq > ? ORDER BY seq LIMIT ?`},
+		{&r.countByState, `SELECT state, COUNT(*) FROM transactions GROUP BY state`},
 		// A skip-scan over the WAITING range of (state, queue, seq): one
 		// index seek per waiting queue, however many rows each holds.
 		{&r.waitingQueues, `WITH RECURSIVE w(name) AS (

@@ -85,18 +85,14 @@ func (s *suite) testClosed(t *testing.T) {
 	}
 }
 
-// testNotifierOrder: a store that implements store.Notifier reports every
+// testNotifierOrder: the store reports every
 // created transaction exactly once, in strictly increasing Seq, however
 // many callers enqueue at once; known idempotency keys are not reported.
 func (s *suite) testNotifierOrder(t *testing.T) {
 	h := s.fresh(t)
-	nt, ok := h.Store.(store.Notifier)
-	if !ok {
-		t.Skip("store does not implement store.Notifier")
-	}
 	var mu sync.Mutex
 	var seen []int64
-	nt.SetOnEnqueued(func(txs []store.Transaction) {
+	h.SetOnEnqueued(func(txs []store.Transaction) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, tx := range txs {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -199,6 +200,14 @@ func (s *suite) testWaiting(t *testing.T) {
 			checkTxs(t, "Waiting", got, tc.want, true)
 		})
 	}
+	// A WAITING transaction that was dispatched (a dispatch interrupted by
+	// a stop) comes with its attempts.
+	enqueue(t, st, ntx("c0", "qc"))
+	apply(t, st, store.Batch{Txs: []store.TxUpdate{update("c0", store.Waiting, &store.Attempt{N: 1, Sender: "s", Nonce: 4, Hash: "h"}, 1)}})
+	got, err := st.Waiting(ctxT(t), "qc", 0, 10)
+	if err != nil || len(got) != 1 || len(got[0].Attempts) != 1 || got[0].Attempts[0].Hash != "h" {
+		t.Fatalf("Waiting with an attempt = %+v, %v", got, err)
+	}
 }
 
 func (s *suite) testActive(t *testing.T) {
@@ -368,7 +377,7 @@ func (s *suite) testPendingHooks(t *testing.T) {
 	hooked := update(res[2].Transaction.UID, store.Done, nil, 10)
 	hooked.Result = []byte(`{"hash":"y"}`)
 	apply(t, h.Store, store.Batch{Txs: []store.TxUpdate{done, failed, hooked}})
-	got, err := h.PendingHooks(ctxT(t), 0)
+	got, err := h.PendingHooks(ctxT(t), 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,8 +387,20 @@ func (s *suite) testPendingHooks(t *testing.T) {
 	if len(got[0].Attempts) != 1 || got[0].Attempts[0].Hash != "x" {
 		t.Fatalf("attempts %+v", got[0].Attempts)
 	}
-	got, err = h.PendingHooks(ctxT(t), 1)
+	got, err = h.PendingHooks(ctxT(t), 0, 1)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("limit 1: %d, %v", len(got), err)
+	}
+	got, err = h.PendingHooks(ctxT(t), got[0].Seq, 10)
+	if u := uids(got); err != nil || len(u) != 1 || u[0] != "h2" {
+		t.Fatalf("after h1: %v, %v", u, err)
+	}
+	counts, err := h.CountByState(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[store.TxState]int{store.Waiting: 1, store.Revision: 0, store.Retry: 0, store.Done: 2, store.Failed: 1}
+	if !reflect.DeepEqual(counts, want) {
+		t.Fatalf("CountByState %v, want %v", counts, want)
 	}
 }
