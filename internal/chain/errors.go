@@ -6,10 +6,14 @@ import "errors"
 // errors.Is, whatever the transport (the HTTP client maps codes back to these
 // values).
 type Error struct {
+	// Code is the stable machine-readable code ("nonce_too_low", ...); the
+	// HTTP API carries it.
 	Code string
-	Msg  string
+	// Msg is the human-readable message, the error's text.
+	Msg string
 }
 
+// Error returns the error's message (Msg), without its code.
 func (e *Error) Error() string { return e.Msg }
 
 // Sentinel errors of the chain interface.

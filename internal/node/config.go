@@ -27,18 +27,23 @@ type Config struct {
 	// when no senders are configured, else 0.
 	DevSenders int `yaml:"devSenders"`
 	// Senders are senders with a key file (hex ed25519 seed) or a remote
-	// worker URL that holds the key.
+	// worker URL that holds the key. Defaults to none.
 	Senders []SenderFile `yaml:"senders"`
 	// AllowedTypes are the transaction types intake accepts. Defaults to the
 	// seed's five types.
 	AllowedTypes []string `yaml:"allowedTypes"`
-	// RetryDelay is the delay before a retry. Defaults to 5s.
+	// RetryDelay is how long a transaction in RETRY waits (DELAY) before its
+	// next dispatch. Defaults to 5s.
 	RetryDelay Duration `yaml:"retryDelay"`
-	// MaxRetries before FAILED. Defaults to 5.
+	// MaxRetries is how many retries a transaction gets before it is FAILED.
+	// Defaults to 5.
 	MaxRetries int `yaml:"maxRetries"`
-	// Types overrides retry delay and max retries per type.
+	// Types overrides RetryDelay and MaxRetries per transaction type; every
+	// key must be one of AllowedTypes. Defaults to none (every type uses the
+	// node's RetryDelay and MaxRetries).
 	Types map[string]TypeConfig `yaml:"types"`
-	// Fees sets attempt fees.
+	// Fees sets the fee of each attempt. Defaults to the defaults of its
+	// fields (initial 1000, +10% and at least 100 per retry, at most 1000000).
 	Fees FeeConfig `yaml:"fees"`
 	// InclusionTimeoutBlocks is how many blocks an attempt may wait before it
 	// is retried. Defaults to 5.
@@ -49,25 +54,33 @@ type Config struct {
 	Confirmations uint64 `yaml:"confirmations"`
 	// WorkerTimeout bounds a remote worker call. Defaults to 10s.
 	WorkerTimeout Duration `yaml:"workerTimeout"`
-	// Devchain configures the in-process devchain.
+	// Devchain configures the in-process devchain; it is ignored when Chain
+	// is set. Defaults to the defaults of its fields (1s blocks, seed 1, no
+	// faults).
 	Devchain DevchainConfig `yaml:"devchain"`
 }
 
-// SenderFile is a configured sender.
+// SenderFile is a configured sender: exactly one of KeyFile and Worker is
+// set.
 type SenderFile struct {
-	// KeyFile holds the hex of a 32-byte ed25519 seed.
+	// KeyFile is a file holding the hex of a 32-byte ed25519 seed; the node
+	// signs this sender's transactions itself. Defaults to "".
 	KeyFile string `yaml:"keyFile"`
-	// Worker is a remote worker URL; Address is then required.
+	// Worker is the URL of a remote worker that holds this sender's key and
+	// dispatches its transactions; Address is then required. Defaults to "".
 	Worker string `yaml:"worker"`
-	// Address is the worker's account address.
+	// Address is the worker's account address (64 lowercase hex digits).
+	// Defaults to "" (required with Worker).
 	Address string `yaml:"address"`
 }
 
 // TypeConfig overrides retries for one type.
 type TypeConfig struct {
-	// MaxRetries defaults to the node's MaxRetries.
+	// MaxRetries is how many retries a transaction of this type gets before
+	// it is FAILED. Defaults to the node's MaxRetries.
 	MaxRetries int `yaml:"maxRetries"`
-	// RetryDelay defaults to the node's RetryDelay.
+	// RetryDelay is how long a transaction of this type waits before its
+	// next dispatch. Defaults to the node's RetryDelay.
 	RetryDelay Duration `yaml:"retryDelay"`
 }
 
@@ -76,33 +89,67 @@ type FeeConfig struct {
 	// Initial is the first attempt's fee (raised to the chain's minimum).
 	// Defaults to 1000.
 	Initial uint64 `yaml:"initial"`
-	// BumpPercent is the rise per retry. Defaults to 10.
+	// BumpPercent is the rise per retry, in percent of the previous fee. At
+	// least 10 (the chain's replacement rule). Defaults to 10.
 	BumpPercent uint64 `yaml:"bumpPercent"`
 	// MinStep is the smallest rise per retry. Defaults to 100.
 	MinStep uint64 `yaml:"minStep"`
-	// Max caps every fee. Defaults to 1000000.
+	// Max caps every fee; it must be at least Initial. Defaults to 1000000.
 	Max uint64 `yaml:"max"`
 }
 
 // DevchainConfig configures the in-process devchain.
 type DevchainConfig struct {
-	// BlockTime defaults to 1s.
+	// BlockTime is the interval between blocks. Defaults to 1s.
 	BlockTime Duration `yaml:"blockTime"`
-	// Seed defaults to 1.
+	// Seed drives every random choice of the devchain (fault rolls, dev
+	// account keys). Defaults to 1.
 	Seed uint64 `yaml:"seed"`
-	// MaxBlockTxs defaults to 1000.
+	// MaxBlockTxs is the most transactions one block includes. Defaults to
+	// 1000.
 	MaxBlockTxs int `yaml:"maxBlockTxs"`
-	// Faults are the fault knobs at start (see GET /v1/faults).
+	// Faults are the fault knobs in force each time the node starts (see GET
+	// /v1/faults). Defaults to no faults.
 	Faults FaultConfig `yaml:"faults"`
 }
 
-// FaultConfig are the devchain's fault knobs at start. All default to off.
+// FaultConfig is the devchain's fault knobs, set each time the node starts.
+// All default to off.
 type FaultConfig struct {
+	// RejectProb is the probability that a submit is rejected. Between 0
+	// and 1. Defaults to 0.
 	RejectProb float64 `yaml:"rejectProb"`
-	DropProb   float64 `yaml:"dropProb"`
+	// DropProb is the probability that an accepted transaction is silently
+	// dropped from the mempool before the next block (its status becomes
+	// unknown). Between 0 and 1. Defaults to 0.
+	DropProb float64 `yaml:"dropProb"`
+	// RevertProb is the probability that a transaction fails at inclusion
+	// with reason "reverted" (it still consumes its nonce and fee). Between 0
+	// and 1. Defaults to 0.
 	RevertProb float64 `yaml:"revertProb"`
-	ReorgEvery uint64  `yaml:"reorgEvery"`
-	ReorgDepth uint64  `yaml:"reorgDepth"`
+	// ReorgEvery, if non-zero, reorgs the chain by ReorgDepth blocks every
+	// that many blocks. Defaults to 0 (never).
+	ReorgEvery uint64 `yaml:"reorgEvery"`
+	// ReorgDepth is the depth of the periodic reorgs, from 1 to 64. Defaults
+	// to 1.
+	ReorgDepth uint64 `yaml:"reorgDepth"`
+	// FeeSpike multiplies the chain's minimum fee by Factor for Blocks blocks
+	// from the start; pending transactions under the raised fee stay pending.
+	// Defaults to none (factor 0).
+	FeeSpike FeeSpikeConfig `yaml:"feeSpike"`
+	// Stall stops block production for this long from the start. Defaults to
+	// 0s (none).
+	Stall Duration `yaml:"stall"`
+}
+
+// FeeSpikeConfig is a fee spike at start.
+type FeeSpikeConfig struct {
+	// Factor multiplies the minimum fee, from 1 to 1000000. Defaults to 0
+	// (no spike).
+	Factor uint64 `yaml:"factor"`
+	// Blocks is how many blocks the spike lasts, at most 1000000. Defaults
+	// to 0.
+	Blocks uint64 `yaml:"blocks"`
 }
 
 // Duration is a time.Duration written as "5s" in YAML.
@@ -165,12 +212,28 @@ func (c *Config) SetDefaults() {
 	if c.Devchain.BlockTime == 0 {
 		c.Devchain.BlockTime = Duration(time.Second)
 	}
+	c.Fees.setDefaults()
 }
 
+// setDefaults fills the fee fields with the sequencer's defaults.
+func (f *FeeConfig) setDefaults() {
+	p := sequencer.FeePolicy(*f)
+	p.SetDefaults()
+	*f = FeeConfig(p)
+}
+
+// update is the devchain fault update that sets these knobs at start.
 func (f FaultConfig) update() devchain.FaultUpdate {
 	u := devchain.FaultUpdate{RejectProb: &f.RejectProb, DropProb: &f.DropProb, RevertProb: &f.RevertProb, ReorgEvery: &f.ReorgEvery}
 	if f.ReorgDepth > 0 {
 		u.ReorgDepth = &f.ReorgDepth
+	}
+	if f.FeeSpike.Factor > 0 {
+		u.FeeSpike = &devchain.FeeSpike{Factor: f.FeeSpike.Factor, Blocks: f.FeeSpike.Blocks}
+	}
+	if f.Stall > 0 {
+		d := devchain.Duration(f.Stall)
+		u.Stall = &d
 	}
 	return u
 }

@@ -60,6 +60,9 @@ type faucet interface {
 // Build assembles a node from cfg (defaults applied here).
 func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	cfg.SetDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}

@@ -27,43 +27,72 @@ const (
 // Effect is one piece of I/O the core asks the driver to perform after the
 // batch of the same Ready is committed.
 type Effect struct {
-	Kind    EffectKind
-	UID     string
-	Queue   string
+	// Kind is what to do; it says which of the fields below are set.
+	Kind EffectKind
+	// UID is the transaction's record id (every kind but EffectLoad).
+	UID string
+	// Queue is the transaction's queue, or the queue to load (EffectLoad).
+	Queue string
+	// Attempt is the attempt's number, from 1 (EffectDispatch, EffectSubmit,
+	// EffectCheck); the driver reports it back so the core can ignore a
+	// stale answer.
 	Attempt int
-	Txn     RawTxnData
-	Sender  Sender
+	// Txn is the seed's raw transaction data (EffectDispatch, EffectHook).
+	Txn RawTxnData
+	// Sender is the seed's sender: the bound account with the attempt's
+	// nonce and fee (EffectDispatch), or the last attempt's (EffectHook).
+	Sender Sender
 	// Worker is the sender's remote worker URL, empty for a keystore sender.
 	Worker string
 	// SyncNonce asks the driver to read the sender's nonce from the chain and
 	// use it if it is higher than Sender.Nonce.
 	SyncNonce bool
-	Hash      string
-	Tx        chain.Tx
-	Success   bool
-	Result    TxnResult
-	After     int64
-	Limit     int
+	// Hash is the attempt's chain transaction hash (EffectSubmit,
+	// EffectCheck).
+	Hash string
+	// Tx is the signed chain transaction to send (EffectSubmit).
+	Tx chain.Tx
+	// Success picks the hook (EffectHook): OnSuccess for a DONE transaction,
+	// OnFailure for a FAILED one.
+	Success bool
+	// Result is the seed's result handed to the hook (EffectHook), with the
+	// hash of the attempt that landed, or of the last one with a hash.
+	Result TxnResult
+	// After is the Seq after which to load WAITING transactions
+	// (EffectLoad).
+	After int64
+	// Limit is the most WAITING transactions to load (EffectLoad).
+	Limit int
 }
 
 // DispatchResult reports an attempt's dispatch.
 type DispatchResult struct {
-	UID     string
+	// UID is the dispatched transaction's record id.
+	UID string
+	// Attempt is the attempt's number, as in the Effect.
 	Attempt int
 	// Nonce is the nonce the attempt used (it differs from the effect's after
 	// a SyncNonce).
 	Nonce uint64
-	Hash  string
-	// Err is the dispatch error, nil on success; Code is its chain error code
-	// when it has one.
-	Err  error
+	// Hash is the chain transaction hash the dispatch returned (the seed's
+	// TxnResult.Hash), empty when there is none.
+	Hash string
+	// Err is the dispatch error, nil on success.
+	Err error
+	// Code is Err's chain error code (chain.CodeOf), "" when it has none.
 	Code string
 }
 
 // Receipt is an included transaction seen in a new block.
 type Receipt struct {
-	Hash    string
-	Height  uint64
+	// Hash is the included transaction's hash.
+	Hash string
+	// Height is the block that includes it.
+	Height uint64
+	// Success is whether it succeeded; a failed transaction still used its
+	// nonce and fee.
 	Success bool
-	Reason  string
+	// Reason is the chain's failure reason ("reverted", "precondition", ...),
+	// "" on success.
+	Reason string
 }

@@ -4,14 +4,25 @@ import "github.com/prometheus/client_golang/prometheus"
 
 // Metrics are the sequencer's Prometheus metrics.
 type Metrics struct {
-	Intake          prometheus.Counter
-	Dispatches      prometheus.Counter
-	Retries         prometheus.Counter
-	Failures        prometheus.Counter
-	Done            prometheus.Counter
+	// Intake counts the transactions accepted at intake as new records (an
+	// idempotent repeat is not counted).
+	Intake prometheus.Counter
+	// Dispatches counts the moves to REVISION: a dispatch that succeeded.
+	Dispatches prometheus.Counter
+	// Retries counts the moves to RETRY.
+	Retries prometheus.Counter
+	// Failures counts the transactions FAILED (after their retries).
+	Failures prometheus.Counter
+	// Done counts the transactions DONE.
+	Done prometheus.Counter
+	// InclusionBlocks observes, for each transaction DONE, the blocks from
+	// its first dispatch to DONE.
 	InclusionBlocks prometheus.Histogram
-	QueueDepth      prometheus.Gauge
-	SendersBusy     prometheus.Gauge
+	// QueueDepth is the number of transactions accepted and not yet
+	// dispatched, over all queues (WAITING).
+	QueueDepth prometheus.Gauge
+	// SendersBusy is the number of senders bound to a queue.
+	SendersBusy prometheus.Gauge
 }
 
 // NewMetrics makes the metrics and registers them with reg (when not nil).

@@ -19,8 +19,13 @@ const (
 
 // RawTxnData is the seed's raw transaction data handed to a dispatcher.
 type RawTxnData struct {
-	UID  string          `json:"uid"`
-	Type string          `json:"type"`
+	// UID is the transaction record's id ("tx_..."), given at intake; the
+	// built-in dispatcher puts it in the chain transaction's memo.
+	UID string `json:"uid"`
+	// Type is the seed's transaction type (SEND_CLAIM_VOTE, ...): it picks
+	// the dispatcher.
+	Type string `json:"type"`
+	// Data is the transaction's data as submitted at intake, untouched.
 	Data json.RawMessage `json:"data"`
 }
 
@@ -28,17 +33,32 @@ type RawTxnData struct {
 // queue and the retries so far. ordo adds the nonce and fee the attempt must
 // use, so that a retry is a replacement of an attempt that never landed.
 type Sender struct {
+	// AccountID is the sender's chain address, the account that signs and
+	// pays for the attempt.
 	AccountID string `json:"accountId"`
-	Queue     string `json:"queue"`
-	Retries   int    `json:"retries"`
-	Nonce     uint64 `json:"nonce"`
-	Fee       uint64 `json:"fee"`
+	// Queue is the queue the sender is bound to, the transaction's queue.
+	Queue string `json:"queue"`
+	// Retries is how many times the transaction has been retried so far (0
+	// on the first dispatch).
+	Retries int `json:"retries"`
+	// Nonce is the account nonce the attempt must use (ordo's addition).
+	Nonce uint64 `json:"nonce"`
+	// Fee is the fee the attempt must pay (ordo's addition): it rises with
+	// each retry, per the FeePolicy.
+	Fee uint64 `json:"fee"`
 }
 
 // TxnResult is the seed's baton passed between a dispatcher's calls.
 type TxnResult struct {
-	Hash  string          `json:"hash"`
-	Done  json.RawMessage `json:"done"`
+	// Hash is the chain transaction's hash: Dispatch returns it, and the
+	// hooks get the hash of the attempt that was included (OnSuccess) or of
+	// the last attempt that has one (OnFailure).
+	Hash string `json:"hash"`
+	// Done is what OnSuccess records about the finished transaction (the
+	// built-in dispatcher: the zkApp's state); stored in the record's result.
+	Done json.RawMessage `json:"done"`
+	// Error is what OnFailure records about the failed transaction; stored
+	// in the record's result.
 	Error json.RawMessage `json:"error"`
 }
 
@@ -88,7 +108,8 @@ type FeePolicy struct {
 	Max uint64
 }
 
-func (f *FeePolicy) setDefaults() {
+// SetDefaults fills every unset field with its default.
+func (f *FeePolicy) SetDefaults() {
 	if f.Initial == 0 {
 		f.Initial = 1000
 	}
@@ -102,6 +123,9 @@ func (f *FeePolicy) setDefaults() {
 		f.Max = 1_000_000
 	}
 }
+
+// setDefaults is SetDefaults.
+func (f *FeePolicy) setDefaults() { f.SetDefaults() }
 
 // next returns the fee of the attempt after one that paid prev, given the
 // chain's minimum fee now.

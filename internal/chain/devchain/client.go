@@ -30,6 +30,8 @@ type APIError struct {
 	Message string
 }
 
+// Error returns "devchain api: HTTP <status> <code>: <message>" (without
+// the code when there is none).
 func (e *APIError) Error() string {
 	if e.Code == "" {
 		return fmt.Sprintf("devchain api: HTTP %d: %s", e.Status, e.Message)

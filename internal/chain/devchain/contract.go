@@ -29,9 +29,13 @@ type StateReader interface {
 
 // Exec is the context of one transaction's execution by a contract.
 type Exec struct {
+	// Height is the height of the block that includes the transaction.
 	Height uint64
-	Time   time.Time
-	From   chain.Address
+	// Time is that block's time.
+	Time time.Time
+	// From is the transaction's sender.
+	From chain.Address
+	// TxHash is the transaction's hash.
 	TxHash chain.Hash
 
 	contract string
@@ -77,12 +81,35 @@ func (x *Exec) Emit(name string, data any) error {
 }
 
 // Failure is a contract failure with a short, stable reason.
-type Failure struct{ Reason string }
+type Failure struct {
+	// Reason is the failed transaction's reason. It is hashed into the block
+	// and checked when the block log is replayed, so it must depend on the
+	// transaction and the state only.
+	Reason string
 
+	cause error // what caused the failure, if anything; see Unwrap
+}
+
+// Error returns the reason: it becomes the failed transaction's reason.
 func (f *Failure) Error() string { return f.Reason }
 
-// Fail returns a Failure with the given reason.
-func Fail(format string, args ...any) error { return &Failure{Reason: fmt.Sprintf(format, args...)} }
+// Unwrap returns the error that caused the failure, or nil.
+func (f *Failure) Unwrap() error { return f.cause }
+
+// Fail returns a Failure whose reason is formatted as by fmt.Errorf: a %w
+// verb puts the error's text in the reason and makes the Failure wrap it.
+func Fail(format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	return &Failure{Reason: err.Error(), cause: errors.Unwrap(err)}
+}
+
+// failCause returns a Failure with the given reason that wraps cause without
+// putting its text in the reason: for a cause whose text is not stable (an
+// encoding/json message may change with the Go release), which would make a
+// block log replay differently.
+func failCause(cause error, format string, args ...any) error {
+	return &Failure{Reason: fmt.Sprintf(format, args...), cause: cause}
+}
 
 // ReasonPrecondition is the failure reason of a zkApp changed twice in a block
 // or called with a stale version.

@@ -52,7 +52,7 @@ func parseZkArgs(args json.RawMessage) (zkArgs, error) {
 		return a, Fail("args must be an object naming the zkapp")
 	}
 	if err := json.Unmarshal(args, &a); err != nil {
-		return a, Fail("bad args: %v", err)
+		return a, Fail("bad args: %w", err)
 	}
 	if a.ZkApp == "" || len(a.ZkApp) > 128 {
 		return a, Fail("zkapp must be 1-128 characters")
@@ -127,11 +127,14 @@ func (acc *zkAccount) apply(method string, a zkArgs) error {
 		var list []json.RawMessage
 		if cur, ok := acc.State[a.Key]; ok && !bytes.Equal(cur, []byte("null")) {
 			if err := json.Unmarshal(cur, &list); err != nil {
-				return Fail("state[%s] is not a list", a.Key)
+				return failCause(err, "state[%s] is not a list", a.Key)
 			}
 		}
 		list = append(list, a.Value)
-		b, _ := json.Marshal(list)
+		b, err := json.Marshal(list)
+		if err != nil {
+			return failCause(err, "state[%s]: value is not valid JSON", a.Key)
+		}
 		acc.State[a.Key] = b
 	case "inc":
 		if a.Key == "" || a.By == nil {
@@ -140,7 +143,7 @@ func (acc *zkAccount) apply(method string, a zkArgs) error {
 		var n int64
 		if cur, ok := acc.State[a.Key]; ok {
 			if err := json.Unmarshal(cur, &n); err != nil {
-				return Fail("state[%s] is not an integer", a.Key)
+				return failCause(err, "state[%s] is not an integer", a.Key)
 			}
 		}
 		n += *a.By

@@ -24,10 +24,13 @@ import (
 
 // request is one Enqueue or Apply call.
 type request struct {
-	ctx    context.Context
-	txs    []store.NewTransaction // Enqueue
-	batch  *store.Batch           // Apply
-	weight int                    // records, for bounding a group
+	// canceled is the caller's ctx.Err: the committer drops a request whose
+	// caller has given up before its group starts. (The request keeps only
+	// this, not the context.)
+	canceled func() error
+	txs      []store.NewTransaction // Enqueue
+	batch    *store.Batch           // Apply
+	weight   int                    // records, for bounding a group
 
 	// Written by the committer before done is closed.
 	results []store.EnqueueResult
@@ -79,7 +82,7 @@ func (s *Store) Enqueue(ctx context.Context, txs []store.NewTransaction) ([]stor
 			return nil, fmt.Errorf("sqlite: enqueue: transaction %s: empty queue", txs[i].UID)
 		}
 	}
-	r := &request{ctx: ctx, txs: txs, weight: len(txs), done: make(chan struct{})}
+	r := &request{canceled: ctx.Err, txs: txs, weight: len(txs), done: make(chan struct{})}
 	if err := s.submit(ctx, r); err != nil {
 		return nil, err
 	}
@@ -96,7 +99,7 @@ func (s *Store) Apply(ctx context.Context, b store.Batch) error {
 		return err
 	}
 	w := len(b.Txs) + len(b.Queues) + len(b.Senders) + len(b.History)
-	r := &request{ctx: ctx, batch: &b, weight: w, done: make(chan struct{})}
+	r := &request{canceled: ctx.Err, batch: &b, weight: w, done: make(chan struct{})}
 	return s.submit(ctx, r)
 }
 
@@ -206,7 +209,7 @@ func (s *Store) SetOnEnqueued(f func([]store.Transaction)) { s.onEnqueued.Store(
 func (s *Store) commit(group []*request) {
 	live := make([]*request, 0, len(group))
 	for _, r := range group {
-		if err := r.ctx.Err(); err != nil {
+		if err := r.canceled(); err != nil {
 			r.err = err
 			close(r.done)
 			continue

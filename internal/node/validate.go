@@ -1,0 +1,118 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+)
+
+// minBumpPercent is the smallest fee rise a retry may take: the chain accepts
+// a replacement only if it pays at least 110% of the pending transaction's
+// fee (chain.ErrReplacementUnderpriced).
+const minBumpPercent = 10
+
+// Validate checks the configuration and returns every problem found, each
+// naming its field as in the YAML file (for example "fees.bumpPercent"),
+// joined with errors.Join; nil means the configuration is valid. Fields left
+// unset are checked at their defaults, so Validate gives the same answer
+// before and after SetDefaults. It changes nothing.
+func (c Config) Validate() error {
+	c.SetDefaults() // c is a copy
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{field}, args...)...))
+	}
+	nonNegative := func(field string, d Duration) {
+		if d < 0 {
+			bad(field, "must not be negative, got %s", time.Duration(d))
+		}
+	}
+
+	if c.DevSenders < 0 {
+		bad("devSenders", "must not be negative, got %d", c.DevSenders)
+	}
+	for i, s := range c.Senders {
+		field := fmt.Sprintf("senders[%d]", i)
+		switch {
+		case s.KeyFile == "" && s.Worker == "":
+			bad(field, "needs a keyFile or a worker")
+		case s.KeyFile != "" && s.Worker != "":
+			bad(field, "has both a keyFile and a worker; set one")
+		case s.Worker != "" && s.Address == "":
+			bad(field+".address", "required with a worker")
+		case s.Worker != "":
+			if err := chain.ValidateAddress(chain.Address(s.Address)); err != nil {
+				errs = append(errs, fmt.Errorf("%s.address: %w", field, err))
+			}
+		}
+	}
+
+	nonNegative("retryDelay", c.RetryDelay)
+	if c.MaxRetries < 0 {
+		bad("maxRetries", "must not be negative, got %d", c.MaxRetries)
+	}
+	types := make([]string, 0, len(c.Types))
+	for t := range c.Types {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		tc := c.Types[t]
+		field := "types." + t
+		if !slices.Contains(c.AllowedTypes, t) {
+			bad(field, "not an allowed type (allowedTypes: %v)", c.AllowedTypes)
+		}
+		if tc.MaxRetries < 0 {
+			bad(field+".maxRetries", "must not be negative, got %d", tc.MaxRetries)
+		}
+		nonNegative(field+".retryDelay", tc.RetryDelay)
+	}
+
+	if c.Fees.BumpPercent < minBumpPercent {
+		bad("fees.bumpPercent", "must be at least %d (the chain's replacement rule), got %d", minBumpPercent, c.Fees.BumpPercent)
+	}
+	if c.Fees.Max < c.Fees.Initial {
+		bad("fees.max", "must be at least fees.initial (%d), got %d", c.Fees.Initial, c.Fees.Max)
+	}
+
+	nonNegative("workerTimeout", c.WorkerTimeout)
+
+	nonNegative("devchain.blockTime", c.Devchain.BlockTime)
+	if c.Devchain.MaxBlockTxs < 0 {
+		bad("devchain.maxBlockTxs", "must not be negative, got %d", c.Devchain.MaxBlockTxs)
+	}
+	errs = append(errs, c.Devchain.Faults.validate()...)
+	return errors.Join(errs...)
+}
+
+// validate checks the fault knobs, naming each as in the YAML file.
+func (f FaultConfig) validate() []error {
+	var errs []error
+	for _, p := range []struct {
+		field string
+		v     float64
+	}{{"rejectProb", f.RejectProb}, {"dropProb", f.DropProb}, {"revertProb", f.RevertProb}} {
+		if math.IsNaN(p.v) || p.v < 0 || p.v > 1 {
+			errs = append(errs, fmt.Errorf("devchain.faults.%s: must be between 0 and 1, got %v", p.field, p.v))
+		}
+	}
+	if f.FeeSpike.Blocks > 0 && f.FeeSpike.Factor == 0 {
+		errs = append(errs, fmt.Errorf("devchain.faults.feeSpike.factor: must be at least 1 when feeSpike.blocks is set, got 0"))
+	}
+	if f.Stall < 0 {
+		errs = append(errs, fmt.Errorf("devchain.faults.stall: must not be negative, got %s", time.Duration(f.Stall)))
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	// The devchain's own ranges (reorgDepth, feeSpike, stall).
+	if err := f.update().Validate(); err != nil {
+		return []error{fmt.Errorf("devchain.faults: %w", err)}
+	}
+	return nil
+}
