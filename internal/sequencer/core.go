@@ -40,7 +40,7 @@ type CoreConfig struct {
 }
 
 func (c *CoreConfig) setDefaults() error {
-	c.Fees.setDefaults()
+	c.Fees.SetDefaults()
 	if c.InclusionTimeout == 0 {
 		c.InclusionTimeout = 5
 	}

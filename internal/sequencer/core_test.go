@@ -222,7 +222,7 @@ func TestCoreFeeBump(t *testing.T) {
 				if i > 0 {
 					prev := tc.want[i-1]
 					f := tc.fees
-					f.setDefaults()
+					f.SetDefaults()
 					// The chain's replacement rule (devchain): fee*10 >= prev*11.
 					if want < f.Max && (want*10 < prev*11 || want*100 < prev*(100+f.BumpPercent) || want < prev+f.MinStep) {
 						t.Fatalf("table error: %d after %d", want, prev)

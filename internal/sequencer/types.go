@@ -125,8 +125,6 @@ func (f *FeePolicy) SetDefaults() {
 }
 
 // setDefaults is SetDefaults.
-func (f *FeePolicy) setDefaults() { f.SetDefaults() }
-
 // next returns the fee of the attempt after one that paid prev, given the
 // chain's minimum fee now.
 func (f FeePolicy) next(prev, minFee uint64) uint64 {
