@@ -343,6 +343,11 @@ type auditSummary struct {
 	blocks                         uint64
 	chainTxs, succeeded            int
 	maxAttempts                    int
+	// Every included transaction, succeeded or failed, per zkApp per block:
+	// the most one (block, zkApp) pair holds, and the violations (two
+	// transactions of one queue in a block; a record's transaction failed
+	// "precondition").
+	maxPerSlot, slotViolations int
 }
 
 // audit checks the store's records against the chain from block from + 1 on:
@@ -351,6 +356,9 @@ type auditSummary struct {
 //   - per queue, the succeeded transactions in (height, index) order follow
 //     the records' Seq order (FIFO);
 //   - no block holds two succeeded transactions on one zkApp;
+//   - counting every included transaction, succeeded or failed, no block
+//     holds two transactions of one queue, and no record's transaction
+//     failed with reason "precondition" (see queueSlots);
 //   - every chain transaction belongs to a record, and pays at least the
 //     block's minimum fee;
 //   - a record's attempts pay strictly rising fees.
@@ -446,6 +454,16 @@ func (h *itNode) audit(from uint64, txs []store.Transaction) auditSummary {
 		}
 		perBlock[key] = c
 	}
+	problems, maxPerSlot := queueSlots(ctxs, byUID)
+	s.maxPerSlot, s.slotViolations = maxPerSlot, len(problems)
+	for _, p := range problems {
+		var b strings.Builder
+		b.WriteString(p.String())
+		for _, uid := range p.uids {
+			fmt.Fprintf(&b, "\n  %s", h.describe(byUID[uid], byMemo))
+		}
+		t.Errorf("%s", b.String())
+	}
 	h.checkRetryDelay(txs, blocks, byMemo)
 	for _, b := range blocks {
 		for _, bt := range b.Txs {
@@ -458,6 +476,98 @@ func (h *itNode) audit(from uint64, txs []store.Transaction) auditSummary {
 		s.blocks = blocks[len(blocks)-1].Height - from
 	}
 	return s
+}
+
+// slotProblem is a violation of one transaction per queue per block.
+type slotProblem struct {
+	kind   string // "two of one queue" or "precondition"
+	height uint64
+	queue  string
+	// in is every transaction on the queue's zkApp in the block; uids the
+	// records involved, each once.
+	in   []chainTx
+	uids []string
+}
+
+func (p slotProblem) String() string {
+	var b strings.Builder
+	switch p.kind {
+	case slotTwoOfOneQueue:
+		fmt.Fprintf(&b, "TWO TXS OF ONE QUEUE IN ONE BLOCK: queue %s, block %d, records %s", p.queue, p.height, strings.Join(p.uids, ", "))
+	default:
+		fmt.Fprintf(&b, "PRECONDITION FAILURE: %s of queue %s failed %q in block %d", p.uids[0], p.queue, devchain.ReasonPrecondition, p.height)
+	}
+	for _, c := range p.in {
+		fmt.Fprintf(&b, "\n  in the block: %s memo=%s", c, c.Memo)
+	}
+	return b.String()
+}
+
+const (
+	slotTwoOfOneQueue = "two of one queue"
+	slotPrecondition  = "precondition"
+)
+
+// queueSlots counts every included transaction, succeeded or failed, per
+// zkApp per block (ctxs in (height, index) order). A queue has one
+// transaction in flight and every zkapp method changes its zkApp, so the
+// sequencer must never have two transactions of one queue in one block —
+// the second fails "precondition", or (a failed attempt reorged back beside
+// its retry) both land — and no record's transaction may fail
+// "precondition". It returns the violations, and the most transactions one
+// zkApp had in one block.
+func queueSlots(ctxs []chainTx, byUID map[string]store.Transaction) (problems []slotProblem, maxPerSlot int) {
+	for lo := 0; lo < len(ctxs); {
+		hi := lo
+		for hi < len(ctxs) && ctxs[hi].Height == ctxs[lo].Height {
+			hi++
+		}
+		block := ctxs[lo:hi]
+		lo = hi
+		perZkApp := map[string][]chainTx{}
+		perQueue := map[string][]chainTx{}
+		var queues []string
+		for _, c := range block {
+			perZkApp[c.ZkApp] = append(perZkApp[c.ZkApp], c)
+			maxPerSlot = max(maxPerSlot, len(perZkApp[c.ZkApp]))
+			if tx, ok := byUID[c.Memo]; ok {
+				if len(perQueue[tx.Queue]) == 0 {
+					queues = append(queues, tx.Queue)
+				}
+				perQueue[tx.Queue] = append(perQueue[tx.Queue], c)
+			}
+		}
+		uids := func(cs []chainTx) []string {
+			var out []string
+			seen := map[string]bool{}
+			for _, c := range cs {
+				if _, ok := byUID[c.Memo]; ok && !seen[c.Memo] {
+					seen[c.Memo] = true
+					out = append(out, c.Memo)
+				}
+			}
+			return out
+		}
+		for _, q := range queues {
+			if cs := perQueue[q]; len(cs) > 1 {
+				problems = append(problems, slotProblem{kind: slotTwoOfOneQueue, height: cs[0].Height, queue: q, in: perZkApp[cs[0].ZkApp], uids: uids(cs)})
+			}
+		}
+		for _, c := range block {
+			tx, ok := byUID[c.Memo]
+			if !ok || c.Status == chain.OutcomeSucceeded || c.Reason != devchain.ReasonPrecondition {
+				continue
+			}
+			involved := []string{c.Memo} // the failed one first
+			for _, u := range uids(perZkApp[c.ZkApp]) {
+				if u != c.Memo {
+					involved = append(involved, u)
+				}
+			}
+			problems = append(problems, slotProblem{kind: slotPrecondition, height: c.Height, queue: tx.Queue, in: perZkApp[c.ZkApp], uids: involved})
+		}
+	}
+	return problems, maxPerSlot
 }
 
 // sameBlock describes the succeeded transactions on the same zkApp in the
@@ -589,6 +699,26 @@ func TestIntegrationSequencerFaults(t *testing.T) {
 					}
 				}
 			}},
+		// Reverts under reorgs, with depth+1 confirmations: an attempt that
+		// failed on chain may be reorged back into the mempool, so its
+		// failure is not final before Confirmations blocks hold it either;
+		// a retry that took a fresh nonce sooner could land next to it (two
+		// transactions of one queue in a block: one fails "precondition", or
+		// both apply).
+		{name: "reorgRevert", start: &devchain.FaultUpdate{ReorgEvery: ptr(uint64(3)), ReorgDepth: ptr(uint64(2)), RevertProb: ptr(0.3)},
+			tune: func(c *Config) { c.Confirmations = 3 }, wantRetries: true, check: checkReorgRevert},
+		{name: "reorgRevertDeep", start: &devchain.FaultUpdate{ReorgEvery: ptr(uint64(4)), ReorgDepth: ptr(uint64(3)), RevertProb: ptr(0.3)},
+			tune: func(c *Config) { c.Confirmations = 4 }, wantRetries: true, check: checkReorgRevert},
+		// As reorgRevert, with retries 10ms after a failure: a periodic reorg
+		// (every 3 blocks, depth 2) then comes after a retry of an attempt
+		// that failed in a block it replaces, not with it, so a retry that
+		// took a fresh nonce before the failure was confirmed lands in the
+		// block after its reorged-back failed attempt or in the same one.
+		{name: "reorgRevertFastRetry", start: &devchain.FaultUpdate{ReorgEvery: ptr(uint64(3)), ReorgDepth: ptr(uint64(2)), RevertProb: ptr(0.3)},
+			tune: func(c *Config) {
+				c.Confirmations = 3
+				c.RetryDelay = Duration(10 * time.Millisecond)
+			}, wantRetries: true, check: checkReorgRevert},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -633,8 +763,10 @@ func runFaultCase(t *testing.T, tc faultCase) {
 	}
 	txs := h.list()
 	s := h.audit(from, txs)
-	t.Logf("%s: done %d, failed %d, retries %d (%d transactions retried, max %d attempts), blocks %d, chain txs %d (%d succeeded), %s",
-		tc.name, s.done, s.failed, s.retries, s.retried, s.maxAttempts, s.blocks, s.chainTxs, s.succeeded, time.Since(began).Round(time.Millisecond))
+	t.Logf("%s: done %d, failed %d, retries %d (%d transactions retried, max %d attempts), blocks %d, chain txs %d (%d succeeded), "+
+		"max %d txs on one zkApp in a block, %d slot violations, %s",
+		tc.name, s.done, s.failed, s.retries, s.retried, s.maxAttempts, s.blocks, s.chainTxs, s.succeeded,
+		s.maxPerSlot, s.slotViolations, time.Since(began).Round(time.Millisecond))
 	if tc.wantRetries && s.retries == 0 {
 		t.Errorf("%s: no transaction was retried", tc.name)
 	}
@@ -659,6 +791,21 @@ func wantAttemptError(sub string) func(*testing.T, *itNode, []store.Transaction,
 		}
 		t.Errorf("no attempt failed with %q", sub)
 	}
+}
+
+// checkReorgRevert: reorgs happened and attempts reverted (the audit has
+// checked the rest: each DONE uid in exactly one succeeded chain transaction,
+// each FAILED in none, never two transactions of one queue in a block).
+func checkReorgRevert(t *testing.T, h *itNode, txs []store.Transaction, s auditSummary) {
+	fs, err := h.n.Devchain.Faults(h.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.Reorgs == 0 {
+		t.Errorf("no reorg happened")
+	}
+	wantAttemptError(devchain.ReasonReverted)(t, h, txs, s)
+	t.Logf("reorgs: %d, confirmations %d", fs.Reorgs, h.n.Config.Confirmations)
 }
 
 // checkFeeSpike: attempts priced under the spiked minimum fee stayed pending

@@ -37,9 +37,12 @@ func TestAuditCatchesViolations(t *testing.T) {
 	send := func(method, zkapp, value, memo string) {
 		t.Helper()
 		args := map[string]any{"zkapp": zkapp}
-		if method == "deploy" {
+		switch {
+		case method == "deploy":
 			args["state"] = map[string]string{"kind": "claim"}
-		} else {
+		case value == "":
+			args["key"] = "votes" // no value: fails "key and value are required"
+		default:
 			args["key"], args["value"] = "votes", json.RawMessage(value)
 		}
 		b, _ := json.Marshal(args)
@@ -60,6 +63,7 @@ func TestAuditCatchesViolations(t *testing.T) {
 
 	send("deploy", "qa", "", "u-c0")
 	send("deploy", "qb", "", "u-c1")
+	send("deploy", "qd", "", "u-c3")
 	mine()
 	send("append", "qa", vote("v2"), "u-v2") // before u-v1: FIFO
 	mine()
@@ -73,6 +77,17 @@ func TestAuditCatchesViolations(t *testing.T) {
 	send("append", "qb", vote("y"), "u-v5")       // fails on chain (second change of qb in the block)
 	mine()
 	send("append", "qb", vote("wrong"), "u-v5") // the wrong payload
+	mine()
+	// A failed attempt and its retry in one block (as when a reverted
+	// attempt is reorged back into the mempool beside its retry): nothing
+	// else is wrong with them, only the count per queue per block.
+	send("append", "qd", "", "u-v6") // fails "key and value are required"
+	send("append", "qd", vote("v6"), "u-v6")
+	mine()
+	// Two records of one queue in one block: the second fails
+	// "precondition" (and its record ends FAILED, which is otherwise fine).
+	send("append", "qd", vote("v7"), "u-v7")
+	send("append", "qd", vote("v8"), "u-v8")
 	mine()
 
 	mk := func(uid, queue, typ, voter string, seq int64, state string) (*intent, record) {
@@ -98,6 +113,10 @@ func TestAuditCatchesViolations(t *testing.T) {
 		{"u-v4", "qb", voteType, "v4", 6, client.StateDone}, // never on chain
 		{"u-c2", "qc", createType, "", 7, client.StateFailed},
 		{"u-v5", "qb", voteType, "v5", 8, client.StateDone},
+		{"u-c3", "qd", createType, "", 9, client.StateDone},
+		{"u-v6", "qd", voteType, "v6", 10, client.StateDone},
+		{"u-v7", "qd", voteType, "v7", 11, client.StateDone},
+		{"u-v8", "qd", voteType, "v8", 12, client.StateFailed},
 	} {
 		in, r := mk(x.uid, x.queue, x.typ, x.voter, x.seq, x.state)
 		all = append(all, in)
@@ -118,6 +137,12 @@ func TestAuditCatchesViolations(t *testing.T) {
 		"u-v5: chain tx ",
 		"ZKAPP STATE: zkapp qa votes on chain:\n  [v2 v1 v1]",
 		"ZKAPP STATE: zkapp qb votes on chain:\n  [v3 x wrong]",
+		// Every included transaction counts, succeeded or failed.
+		"TWO TXS OF ONE QUEUE IN ONE BLOCK: queue qa has 2 transactions in block 4 (u-v1, u-c0)",
+		"PRECONDITION FAILURE: u-v5 at 5/1 on zkapp qb",
+		"TWO TXS OF ONE QUEUE IN ONE BLOCK: queue qd has 2 transactions in block 7 (u-v6, u-v6)",
+		"TWO TXS OF ONE QUEUE IN ONE BLOCK: queue qd has 2 transactions in block 8 (u-v7, u-v8)",
+		"PRECONDITION FAILURE: u-v8 at 8/1 on zkapp qd",
 	}
 	used := make([]bool, len(problems))
 	for _, w := range want {
@@ -137,8 +162,12 @@ func TestAuditCatchesViolations(t *testing.T) {
 			t.Errorf("the audit reported an unexpected violation:\n%s", p)
 		}
 	}
-	if a.done != 6 || a.failed != 2 || a.succeeded != 8 || a.chainFailed != 2 || a.blocks != 7 {
-		t.Errorf("figures: %+v, want done=6 failed=2 succeeded=8 chainFailed=2 blocks=7", a)
+	if a.done != 9 || a.failed != 3 || a.succeeded != 11 || a.chainFailed != 4 || a.blocks != 9 ||
+		a.queueSlotViolations != 3 || a.preconditions != 2 || a.sharedSlots != 4 || a.maxPerSlot != 2 {
+		t.Errorf("figures: %+v, want done=9 failed=3 succeeded=11 chainFailed=4 blocks=9 queueSlotViolations=3 preconditions=2 sharedSlots=4 maxPerSlot=2", a)
+	}
+	if r := a.reasons(); r != "{precondition=2 exists=1 key and value are required=1}" {
+		t.Errorf("failed chain transactions by reason: %s", r)
 	}
 	if t.Failed() {
 		t.Logf("the audit reported:\n%s", strings.Join(problems, "\n---\n"))

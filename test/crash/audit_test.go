@@ -104,6 +104,41 @@ type auditResult struct {
 	slotViolations       int
 	missing, failedLand  int
 	mismatched, strayTxs int
+
+	// Every included transaction, succeeded or failed, per zkApp per block.
+	// sharedSlots counts the (block, zkApp) pairs holding more than one
+	// transaction, maxPerSlot the most any pair holds.
+	sharedSlots, maxPerSlot int
+	// queueSlotViolations counts the blocks holding two or more
+	// transactions of one queue's records; preconditions the records'
+	// transactions that failed with reason "precondition".
+	queueSlotViolations, preconditions int
+	// failReasons counts the failed chain transactions by reason.
+	failReasons map[string]int
+}
+
+// reasons renders the failed chain transactions' reasons, most frequent
+// first.
+func (a auditResult) reasons() string {
+	type rc struct {
+		reason string
+		n      int
+	}
+	var rs []rc
+	for r, n := range a.failReasons {
+		rs = append(rs, rc{r, n})
+	}
+	sort.Slice(rs, func(i, j int) bool {
+		if rs[i].n != rs[j].n {
+			return rs[i].n > rs[j].n
+		}
+		return rs[i].reason < rs[j].reason
+	})
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, fmt.Sprintf("%s=%d", r.reason, r.n))
+	}
+	return "{" + strings.Join(parts, " ") + "}"
 }
 
 // audit checks the chain against the acknowledged intents and their final
@@ -118,6 +153,7 @@ func audit(ctx context.Context, dc *devchain.Client, cl *client.Client, all []*i
 		return a, nil, fmt.Errorf("reading the chain: %w", err)
 	}
 	a.blocks = blocks
+	a.failReasons = map[string]int{}
 	byUID := make(map[string]*intent, len(all))
 	for _, in := range all {
 		byUID[in.uid] = in
@@ -131,6 +167,7 @@ func audit(ctx context.Context, dc *devchain.Client, cl *client.Client, all []*i
 			succeededBy[c.memo] = append(succeededBy[c.memo], c)
 		} else {
 			a.chainFailed++
+			a.failReasons[c.reason]++
 		}
 	}
 	report := func(in *intent, format string, args ...any) {
@@ -224,9 +261,95 @@ func audit(ctx context.Context, dc *devchain.Client, cl *client.Client, all []*i
 		lastSeq[in.queue] = in
 	}
 
+	// Every included transaction, succeeded or failed, per zkApp per block.
+	// A queue has one transaction in flight, and every zkapp method changes
+	// its zkApp: two transactions of one queue in one block mean the
+	// sequencer sent the next before the previous one was final (the second
+	// fails "precondition", or both land), and a record's transaction that
+	// failed "precondition" shared its block with another change.
+	for lo := 0; lo < len(txs); {
+		hi := lo
+		for hi < len(txs) && txs[hi].height == txs[lo].height {
+			hi++
+		}
+		checkBlockSlots(&a, errorf, txs[lo:hi], byUID, records, onChain)
+		lo = hi
+	}
+
 	// The zkApps' final states hold exactly the DONE votes, in seq order.
 	problems = append(problems, checkZkAppStates(ctx, dc, all, records)...)
 	return a, problems, nil
+}
+
+// checkBlockSlots checks one block's transactions (every one, succeeded or
+// failed): no two of one queue's records, and no record's failing with
+// reason "precondition".
+func checkBlockSlots(a *auditResult, errorf func(string, ...any), block []chainTx, byUID map[string]*intent, records map[string]record, onChain map[string][]chainTx) {
+	perZkApp := map[string][]chainTx{}
+	perQueue := map[string][]chainTx{}
+	for _, c := range block {
+		perZkApp[c.zkapp] = append(perZkApp[c.zkapp], c)
+		if in, ok := byUID[c.memo]; ok {
+			perQueue[in.queue] = append(perQueue[in.queue], c)
+		}
+	}
+	for _, cs := range perZkApp {
+		a.maxPerSlot = max(a.maxPerSlot, len(cs))
+		if len(cs) > 1 {
+			a.sharedSlots++
+		}
+	}
+	// Every transaction on the zkApp in the block, for the reports.
+	slot := func(zkapp string) string {
+		var b strings.Builder
+		for _, c := range perZkApp[zkapp] {
+			fmt.Fprintf(&b, "  in the block: %s memo=%s\n", c, c.memo)
+		}
+		return b.String()
+	}
+	// The records of the transactions cs, each explained once.
+	explainAll := func(cs []chainTx) string {
+		var b strings.Builder
+		seen := map[string]bool{}
+		for _, c := range cs {
+			in, ok := byUID[c.memo]
+			if !ok || seen[c.memo] {
+				continue
+			}
+			seen[c.memo] = true
+			b.WriteString(explain(in, records[in.uid], onChain[in.uid]))
+		}
+		return b.String()
+	}
+	queues := make([]string, 0, len(perQueue))
+	for q := range perQueue {
+		queues = append(queues, q)
+	}
+	sort.Strings(queues)
+	for _, q := range queues {
+		cs := perQueue[q]
+		if len(cs) < 2 {
+			continue
+		}
+		a.queueSlotViolations++
+		var memos []string
+		for _, c := range cs {
+			memos = append(memos, c.memo)
+		}
+		errorf("TWO TXS OF ONE QUEUE IN ONE BLOCK: queue %s has %d transactions in block %d (%s)\n%s%s",
+			q, len(cs), cs[0].height, strings.Join(memos, ", "), slot(cs[0].zkapp), explainAll(cs))
+	}
+	for _, c := range block {
+		if c.status == chain.OutcomeSucceeded || c.reason != devchain.ReasonPrecondition {
+			continue
+		}
+		if _, ok := byUID[c.memo]; !ok {
+			continue
+		}
+		a.preconditions++
+		errorf("PRECONDITION FAILURE: %s at %d/%d on zkapp %s failed %q: another change of the zkApp shared its block\n%s%s",
+			c.memo, c.height, c.index, c.zkapp, c.reason, slot(c.zkapp), explainAll(perZkApp[c.zkapp]))
+	}
 }
 
 // mismatch checks that a succeeded chain transaction is the intent's: the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -33,6 +34,12 @@ const (
 	retryDelay             = 200 * time.Millisecond
 	inclusionTimeoutBlocks = 5
 
+	// numLost intents (CREATEs of queues of their own) are posted on raw
+	// connections whose answers are never read; the node is killed once
+	// they are committed, and they are posted again after the restart:
+	// the "committed, but the answer was lost" case, forced once a run.
+	numLost = 4
+
 	createType = "CREATE_CLAIM_VOTING_ACCOUNT"
 	voteType   = "SEND_CLAIM_VOTE"
 )
@@ -53,6 +60,11 @@ type intent struct {
 	failedPosts int  // posts that failed (node down) before the acknowledgement
 }
 
+// devchainFaults are the devchain's fault knobs for the whole run, on top
+// of the SIGKILLs: submits rejected, accepted transactions dropped, and
+// transactions reverted at inclusion. Records may then end FAILED.
+var devchainFaults = []string{"--fault-reject", "0.1", "--fault-drop", "0.05", "--fault-revert", "0.1"}
+
 // kill is what the killer saw when it killed the node.
 type kill struct {
 	n        int
@@ -62,6 +74,11 @@ type kill struct {
 	bindings map[string]int
 	waited   bool          // this kill waited for transactions in flight
 	restart  time.Duration // from SIGKILL to a healthy node
+	// lostAnswers is how many committed intents' answers this kill lost
+	// (posted on connections never read, the node killed once they were
+	// committed); recovered200 how many of them a re-post after the
+	// restart answered 200 with the uid seen before the kill.
+	lostAnswers, recovered200 int
 }
 
 func (k kill) inFlight() int { return k.bindings["INCLUSION"] + k.bindings["WAITING_INCLUSION"] }
@@ -75,6 +92,9 @@ func (k kill) String() string {
 	w := ""
 	if k.waited {
 		w = " (waited for in-flight)"
+	}
+	if k.lostAnswers > 0 {
+		w += fmt.Sprintf(" (lost the answers of %d committed posts; %d re-posts answered 200)", k.lostAnswers, k.recovered200)
 	}
 	return fmt.Sprintf("kill #%d at %s (%s after the last restart)%s: acked=%d bindings{%s} restart=%s", k.n, k.at.Round(time.Millisecond), k.after, w, k.acked,
 		strings.Join(parts, " "), k.restart.Round(time.Millisecond))
@@ -92,10 +112,14 @@ func crashSeed(t *testing.T) uint64 {
 }
 
 // TestSequencerCrash kills the node process with SIGKILL at random points of
-// a load against a standalone devchain, restarts it on the same data, and
-// audits the chain: every DONE intent applied exactly once, no FAILED one
-// applied, no unknown one applied, FIFO per queue, one change per zkApp per
-// block.
+// a load against a standalone devchain that also rejects, drops and reverts
+// transactions (devchainFaults), restarts it on the same data, and audits
+// the chain: every DONE intent applied exactly once, no FAILED one applied,
+// no unknown one applied, FIFO per queue, one change per zkApp per block,
+// and, counting every included transaction whether it succeeded or failed,
+// never two transactions of one queue in one block and none of a record's
+// failing "precondition". One kill comes right after posts were committed
+// whose answers were never read: their re-posts must answer 200.
 func TestSequencerCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SKIPPED under -short: the sequencer crash test builds ordo, runs devchain and a node as processes " +
@@ -114,9 +138,10 @@ func TestSequencerCrash(t *testing.T) {
 	chainAddr, nodeAddr := addrs[0], addrs[1]
 	chainURL, nodeURL := "http://"+chainAddr, "http://"+nodeAddr
 
-	chainProc := newProc("devchain", bin, filepath.Join(dir, "devchain.log"), "devchain",
+	chainArgs := append([]string{"devchain",
 		"--listen", chainAddr, "--data", filepath.Join(dir, "chain"), "--block-time", blockTime.String(),
-		"--seed", strconv.FormatUint(seed, 10))
+		"--seed", strconv.FormatUint(seed, 10)}, devchainFaults...)
+	chainProc := newProc("devchain", bin, filepath.Join(dir, "devchain.log"), chainArgs...)
 	cfgPath := filepath.Join(dir, "ordo.yaml")
 	cfg := fmt.Sprintf("# crash test\nretryDelay: %s\ninclusionTimeoutBlocks: %d\nmaxRetries: 5\n", retryDelay, inclusionTimeoutBlocks)
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
@@ -149,19 +174,36 @@ func TestSequencerCrash(t *testing.T) {
 	}
 	dc := devchain.NewClient(chainURL, nil)
 	cl := client.New(nodeURL, &http.Client{Timeout: 10 * time.Second})
+	fs, err := dc.Faults(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.RejectProb == 0 || fs.DropProb == 0 || fs.RevertProb == 0 {
+		t.Fatalf("devchain fault knobs not on: %+v", fs)
+	}
+	t.Logf("devchain faults: reject=%g drop=%g revert=%g", fs.RejectProb, fs.DropProb, fs.RevertProb)
 
 	// ---- load and kills ----
 	rng := rand.New(rand.NewPCG(seed, 0x6f72646f))
 	plans := planLoad()
-	nKills := 4 + rng.IntN(3)
-	waitKill := rng.IntN(nKills)
+	lost := planLost(plans)
+	kp := killPlan{nKills: 4 + rng.IntN(3), lost: lost, nodeAddr: nodeAddr}
+	kp.waitKill = rng.IntN(kp.nKills)
 	// One kill (not the first: it follows a restart) comes 0-100ms after the
 	// node is healthy again, while it is still recovering its in-flight
 	// attempts from the chain.
-	quickKill := 1 + rng.IntN(nKills-1)
-	if quickKill == waitKill {
-		quickKill = 1 + (quickKill % (nKills - 1))
+	kp.quickKill = 1 + rng.IntN(kp.nKills-1)
+	if kp.quickKill == kp.waitKill {
+		kp.quickKill = 1 + (kp.quickKill % (kp.nKills - 1))
 	}
+	// One other kill loses the answers of committed posts.
+	var others []int
+	for n := range kp.nKills {
+		if n != kp.waitKill && n != kp.quickKill {
+			others = append(others, n)
+		}
+	}
+	kp.lostKill = others[rng.IntN(len(others))]
 	var acked, reposted, recovered atomic.Int64
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
@@ -172,7 +214,7 @@ func TestSequencerCrash(t *testing.T) {
 	var kills []kill
 	wg.Go(func() {
 		var err error
-		kills, err = runKiller(loadCtx, rng, node, nodeURL, cl, nKills, waitKill, quickKill, &acked, loadStart)
+		kills, err = runKiller(loadCtx, rng, node, nodeURL, cl, kp, &acked, loadStart)
 		if err != nil {
 			errs <- fmt.Errorf("killer: %w", err)
 			stopLoad()
@@ -216,13 +258,22 @@ func TestSequencerCrash(t *testing.T) {
 	for _, k := range kills {
 		t.Logf("%s", k)
 	}
-	var all []*intent
+	all := append([]*intent(nil), lost...)
 	for _, p := range plans {
 		all = append(all, p...)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].idx < all[j].idx })
-	t.Logf("load: %d intents acknowledged in %s across %d kills; %d needed a re-post after a kill, %d of those had been committed before it (200)",
-		acked.Load(), loadTime.Round(time.Millisecond), len(kills), reposted.Load(), recovered.Load())
+	lostAnswers, forced200 := 0, 0
+	for _, k := range kills {
+		lostAnswers += k.lostAnswers
+		forced200 += k.recovered200
+	}
+	t.Logf("load: %d intents acknowledged in %s across %d kills; %d needed a re-post after a kill, %d of those had been committed before it (200); "+
+		"%d answers lost on purpose, %d of their re-posts answered 200",
+		acked.Load()+int64(forced200), loadTime.Round(time.Millisecond), len(kills), reposted.Load(), recovered.Load(), lostAnswers, forced200)
+	if lostAnswers == 0 {
+		t.Errorf("no kill lost the answer of a committed post: the run did not exercise the re-post of a committed intent")
+	}
 	inflightKills := 0
 	for _, k := range kills {
 		if k.inFlight() > 0 {
@@ -259,6 +310,16 @@ func TestSequencerCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	retries, retried := 0, 0
+	for _, r := range records {
+		retries += r.tx.Retries
+		if r.tx.Retries > 0 {
+			retried++
+		}
+	}
+	if retries == 0 || a.failReasons[devchain.ReasonReverted] == 0 {
+		t.Errorf("the fault knobs caused %d retries and %d reverted chain transactions; want both", retries, a.failReasons[devchain.ReasonReverted])
+	}
 	for i, p := range problems {
 		if i == 30 {
 			t.Errorf("... and %d more violations", len(problems)-30)
@@ -266,10 +327,13 @@ func TestSequencerCrash(t *testing.T) {
 		}
 		t.Error(p)
 	}
-	t.Logf("crash summary: seed=%d acked=%d done=%d failed=%d kills=%d (in flight at kill: %d) blocks=%d succeededTxs=%d failedChainTxs=%d reposted=%d recovered200=%d load=%s settled=%s total=%s",
-		seed, len(all), a.done, a.failed, len(kills), inflightKills, a.blocks, a.succeeded, a.chainFailed,
-		reposted.Load(), recovered.Load(), loadTime.Round(time.Millisecond), settled.Round(time.Millisecond),
-		time.Since(began).Round(time.Millisecond))
+	t.Logf("crash summary: seed=%d acked=%d done=%d failed=%d retries=%d (%d retried) kills=%d (in flight at kill: %d) blocks=%d succeededTxs=%d "+
+		"failedChainTxs=%d %s sharedSlots=%d maxTxsPerZkAppBlock=%d twoOfOneQueueInABlock=%d preconditionFailures=%d "+
+		"reposted=%d recovered200=%d (natural %d, forced %d of %d lost answers) load=%s settled=%s total=%s",
+		seed, len(all), a.done, a.failed, retries, retried, len(kills), inflightKills, a.blocks, a.succeeded,
+		a.chainFailed, a.reasons(), a.sharedSlots, a.maxPerSlot, a.queueSlotViolations, a.preconditions,
+		reposted.Load(), recovered.Load()+int64(forced200), recovered.Load(), forced200, lostAnswers,
+		loadTime.Round(time.Millisecond), settled.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
 }
 
 // planLoad splits the intents among the posters. Poster w owns the queues
@@ -298,6 +362,81 @@ func planLoad() [][]*intent {
 		}
 	}
 	return plans
+}
+
+// planLost makes the numLost intents whose answers a kill loses: CREATEs of
+// queues no poster uses, numbered after the load's.
+func planLost(plans [][]*intent) []*intent {
+	idx := 0
+	for _, p := range plans {
+		idx += len(p)
+	}
+	var out []*intent
+	for i := range numLost {
+		out = append(out, &intent{idx: idx + i, key: fmt.Sprintf("crash-lost-%02d", i), queue: fmt.Sprintf("crash-lost-q%02d", i), typ: createType,
+			data: json.RawMessage(fmt.Sprintf(`{"title":"lost %d"}`, i))})
+	}
+	return out
+}
+
+// postUnread writes POST /v1/transactions for in on a connection of its own
+// and returns the connection unread: the caller kills the node and closes
+// it, so the answer is lost whether or not the node had written it.
+func postUnread(addr string, in *intent) (net.Conn, error) {
+	body, err := json.Marshal(client.Intake{Queue: in.queue, Type: in.typ, Data: in.data, IdempotencyKey: in.key})
+	if err != nil {
+		return nil, err
+	}
+	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	req := fmt.Sprintf("POST /v1/transactions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: %d\r\n\r\n%s",
+		addr, len(body), body)
+	if err := conn.SetWriteDeadline(time.Now().Add(2 * time.Second)); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if _, err := conn.Write([]byte(req)); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// waitCommitted polls the node's list of each intent's queue until every
+// intent's idempotency key is there, and returns the uid each was committed
+// with.
+func waitCommitted(ctx context.Context, cl *client.Client, ins []*intent, within time.Duration) (map[string]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, within)
+	defer cancel()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	uids := map[string]string{}
+	for {
+		for _, in := range ins {
+			if uids[in.key] != "" {
+				continue
+			}
+			txs, _, err := cl.List(ctx, client.ListOptions{Queue: in.queue, Limit: 10})
+			if err != nil {
+				continue
+			}
+			for _, tx := range txs {
+				if tx.IdempotencyKey == in.key {
+					uids[in.key] = tx.UID
+				}
+			}
+		}
+		if len(uids) == len(ins) {
+			return uids, nil
+		}
+		select {
+		case <-ctx.Done():
+			return uids, fmt.Errorf("%d of %d posts committed within %s", len(uids), len(ins), within)
+		case <-tick.C:
+		}
+	}
 }
 
 // post sends an intent until the node acknowledges it, re-posting with the
@@ -333,17 +472,32 @@ func post(ctx context.Context, cl *client.Client, in *intent) error {
 	}
 }
 
-// runKiller SIGKILLs the node nKills times at random intervals (0.3-1.5s
+// killPlan says which kills (numbered from 0) do what.
+type killPlan struct {
+	nKills int
+	// waitKill first waits for transactions in flight; quickKill comes
+	// 0-100ms after the previous restart; lostKill loses the answers of
+	// the lost intents' posts.
+	waitKill, quickKill, lostKill int
+	lost                          []*intent
+	nodeAddr                      string
+}
+
+// runKiller SIGKILLs the node kp.nKills times at random intervals (0.3-1.5s
 // after it is healthy) and restarts it on the same data and port, each time
-// waiting for /healthz. Kill number waitKill (from 0) first waits until
+// waiting for /healthz. Kill number kp.waitKill (from 0) first waits until
 // transactions are in flight (a queue in INCLUSION or WAITING_INCLUSION);
-// kill number quickKill comes only 0-100ms after the previous restart.
-func runKiller(ctx context.Context, rng *rand.Rand, node *proc, nodeURL string, cl *client.Client, nKills, waitKill, quickKill int,
+// kill number kp.quickKill comes only 0-100ms after the previous restart.
+// Kill number kp.lostKill posts the lost intents on connections it never
+// reads, kills the node as soon as they are committed, and after the
+// restart posts them again: each must be answered 200 with the uid it was
+// committed with.
+func runKiller(ctx context.Context, rng *rand.Rand, node *proc, nodeURL string, cl *client.Client, kp killPlan,
 	acked *atomic.Int64, start time.Time) ([]kill, error) {
 	var kills []kill
-	for n := range nKills {
+	for n := range kp.nKills {
 		interval := time.Duration(300+rng.IntN(1200)) * time.Millisecond
-		if n == quickKill {
+		if n == kp.quickKill {
 			interval = time.Duration(rng.IntN(100)) * time.Millisecond
 		}
 		wait := time.NewTimer(interval)
@@ -354,7 +508,26 @@ func runKiller(ctx context.Context, rng *rand.Rand, node *proc, nodeURL string, 
 		case <-wait.C:
 		}
 		k := kill{n: n + 1, after: interval}
-		if n == waitKill {
+		var unread []net.Conn
+		var committed map[string]string
+		if n == kp.lostKill {
+			for _, in := range kp.lost {
+				conn, err := postUnread(kp.nodeAddr, in)
+				if err != nil {
+					closeAll(unread)
+					return kills, fmt.Errorf("kill #%d: posting %s unread: %w", n+1, in.key, err)
+				}
+				unread = append(unread, conn)
+			}
+			var err error
+			committed, err = waitCommitted(ctx, cl, kp.lost, 10*time.Second)
+			if err != nil {
+				closeAll(unread)
+				return kills, fmt.Errorf("kill #%d: %w", n+1, err)
+			}
+			k.lostAnswers = len(committed)
+			k.bindings = bindingStates(ctx, cl)
+		} else if n == kp.waitKill {
 			k.waited = true
 			deadline := time.Now().Add(10 * time.Second)
 			tick := time.NewTicker(10 * time.Millisecond)
@@ -377,7 +550,9 @@ func runKiller(ctx context.Context, rng *rand.Rand, node *proc, nodeURL string, 
 		k.acked = acked.Load()
 		k.at = time.Since(start)
 		t0 := time.Now()
-		if err := node.kill(); err != nil {
+		err := node.kill()
+		closeAll(unread) // whatever the node answered is lost
+		if err != nil {
 			return kills, err
 		}
 		if err := node.start(); err != nil {
@@ -387,9 +562,28 @@ func runKiller(ctx context.Context, rng *rand.Rand, node *proc, nodeURL string, 
 			return kills, fmt.Errorf("restart after kill #%d: %w", n+1, err)
 		}
 		k.restart = time.Since(t0)
+		if n == kp.lostKill {
+			for _, in := range kp.lost {
+				in.failedPosts++ // the post whose answer was lost
+				if err := post(ctx, cl, in); err != nil {
+					return kills, err
+				}
+				if in.created || in.uid != committed[in.key] {
+					return kills, fmt.Errorf("COMMITTED INTENT LOST: %s was committed as %s before kill #%d, and its re-post after the restart answered created=%v uid=%s",
+						in.key, committed[in.key], n+1, in.created, in.uid)
+				}
+				k.recovered200++
+			}
+		}
 		kills = append(kills, k)
 	}
 	return kills, nil
+}
+
+func closeAll(conns []net.Conn) {
+	for _, c := range conns {
+		c.Close()
+	}
 }
 
 // bindingStates counts the queues by binding state (empty when the node does
