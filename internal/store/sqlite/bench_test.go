@@ -57,3 +57,72 @@ func BenchmarkEnqueueParallel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkApplyBatch measures one Apply of a batch shaped like the
+// sequencer's: 500 transaction updates each with an attempt, 500 queue
+// bindings, 500 senders and 500 history entries. synchronous=NORMAL keeps
+// the fsync out of the measurement: it is the statements' CPU.
+//
+//	go test ./internal/store/sqlite -run '^$' -bench ApplyBatch -benchtime=50x -count=3
+func BenchmarkApplyBatch(b *testing.B) {
+	const n = 500
+	ctx := context.Background()
+	s, err := Open(ctx, b.TempDir()+"/bench.db", Options{Synchronous: SyncNormal})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	data := json.RawMessage(`{"to":"B62qexample","amount":1000000,"memo":"benchmark payload"}`)
+	txs := make([]store.NewTransaction, n)
+	for i := range txs {
+		txs[i] = store.NewTransaction{
+			UID:   fmt.Sprintf("tx-%d", i),
+			Queue: fmt.Sprintf("queue-%d", i),
+			Type:  "SEND_CLAIM_VOTE",
+			Data:  data,
+			At:    time.Unix(1, int64(i)),
+		}
+	}
+	if _, err := s.Enqueue(ctx, txs); err != nil {
+		b.Fatal(err)
+	}
+	batch := func(it int) store.Batch {
+		at := time.Unix(100+int64(it), 0)
+		var bt store.Batch
+		for i := range n {
+			uid := fmt.Sprintf("tx-%d", i)
+			queue := fmt.Sprintf("queue-%d", i)
+			sender := fmt.Sprintf("B62qsender%d", i)
+			bt.Txs = append(bt.Txs, store.TxUpdate{
+				UID: uid, State: store.Revision, Retries: it,
+				Attempt: &store.Attempt{
+					N: 1 + it%4, Sender: sender, Nonce: uint64(it), Fee: 1e8,
+					Hash: fmt.Sprintf("5Ju%d-%d", i, it), At: at, Outcome: "sent",
+				},
+				At: at,
+			})
+			bt.Queues = append(bt.Queues, store.Queue{
+				Name: queue, State: store.Inclusion, Sender: sender, TxUID: uid,
+				Deadline: uint64(it + 10), UpdatedAt: at,
+			})
+			bt.Senders = append(bt.Senders, store.Sender{
+				ID: sender, Queue: queue, NextNonce: uint64(it + 1), UpdatedAt: at,
+			})
+			bt.History = append(bt.History, store.HistoryEntry{
+				UID: uid, At: at, From: store.Waiting, To: store.Revision,
+				Binding: store.Inclusion, Note: "sent",
+			})
+		}
+		return bt
+	}
+	batches := make([]store.Batch, b.N)
+	for i := range batches {
+		batches[i] = batch(i)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if err := s.Apply(ctx, batches[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -27,6 +27,13 @@ type writeStmts struct {
 	updateTx, upsertAttempt   *sql.Stmt
 	upsertQueue, upsertSender *sql.Stmt
 	all                       []*sql.Stmt
+
+	// conn is the writer connection; chunks are the multi-row statements
+	// of applyBatch, by kind and log2 of their rows, prepared on first use
+	// (see chunkStmt) and closed with the others (they join all).
+	conn   *sql.Conn
+	chunks [numKinds][maxChunkLog + 1]*sql.Stmt
+	args   []any // the chunks' parameters, reused
 }
 
 type preparer interface {
@@ -44,6 +51,7 @@ func prep(ctx context.Context, p preparer, all *[]*sql.Stmt, dst **sql.Stmt, que
 }
 
 func (w *writeStmts) prepare(ctx context.Context, c *sql.Conn) error {
+	w.conn = c
 	for _, q := range []struct {
 		dst **sql.Stmt
 		sql string

@@ -379,64 +379,6 @@ func (s *Store) writerTxByKey(ctx context.Context, key string) (store.Transactio
 	return t, nil
 }
 
-func (s *Store) applyBatch(ctx context.Context, b *store.Batch) error {
-	for _, u := range b.Txs {
-		at := u.At
-		if at.IsZero() {
-			at = s.opts.Now()
-		}
-		res, err := s.ws.updateTx.ExecContext(ctx,
-			string(u.State), u.Retries, blob(u.Result), u.Error, at.UnixNano(), u.UID)
-		if err != nil {
-			return fmt.Errorf("sqlite: apply: tx %s: %w", u.UID, err)
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return fmt.Errorf("sqlite: apply: tx %s: %w", u.UID, err)
-		}
-		if n == 0 {
-			return fmt.Errorf("sqlite: apply: tx %s: %w", u.UID, store.ErrNotFound)
-		}
-		if a := u.Attempt; a != nil {
-			if _, err := s.ws.upsertAttempt.ExecContext(ctx,
-				u.UID, a.N, a.Sender, int64(a.Nonce), int64(a.Fee), a.Hash, nanos(a.At),
-				a.Outcome, a.Error, int64(a.Height)); err != nil {
-				return fmt.Errorf("sqlite: apply: tx %s: attempt %d: %w", u.UID, a.N, err)
-			}
-		}
-	}
-	for _, q := range b.Queues {
-		if _, err := s.ws.upsertQueue.ExecContext(ctx,
-			q.Name, string(q.State), q.Sender, nullString(q.TxUID), nanos(q.DelayUntil),
-			int64(q.Deadline), nanos(q.UpdatedAt)); err != nil {
-			if isForeignKey(err) {
-				return fmt.Errorf("sqlite: apply: queue %s: tx %s: %w", q.Name, q.TxUID, store.ErrNotFound)
-			}
-			return fmt.Errorf("sqlite: apply: queue %s: %w", q.Name, err)
-		}
-	}
-	for _, sd := range b.Senders {
-		if _, err := s.ws.upsertSender.ExecContext(ctx,
-			sd.ID, sd.Worker, sd.Queue, int64(sd.NextNonce), nanos(sd.UpdatedAt)); err != nil {
-			return fmt.Errorf("sqlite: apply: sender %s: %w", sd.ID, err)
-		}
-	}
-	for _, h := range b.History {
-		at := h.At
-		if at.IsZero() {
-			at = s.opts.Now()
-		}
-		if _, err := s.ws.insertHistory.ExecContext(ctx,
-			h.UID, at.UnixNano(), string(h.From), string(h.To), string(h.Binding), h.Note); err != nil {
-			if isForeignKey(err) {
-				return fmt.Errorf("sqlite: apply: history of %s: %w", h.UID, store.ErrNotFound)
-			}
-			return fmt.Errorf("sqlite: apply: history of %s: %w", h.UID, err)
-		}
-	}
-	return nil
-}
-
 func cloneRaw(b []byte) []byte {
 	if len(b) == 0 {
 		return nil

@@ -1,0 +1,322 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/bits"
+	"strings"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// Apply writes a batch's rows with multi-row statements: a chunk of up to
+// maxChunk rows per statement. A run of n rows takes n/maxChunk full
+// chunks, then one chunk per set bit of the remainder (32, 16, …, 1), so a
+// kind of row has at most log2(maxChunk)+1 statements, each prepared on the
+// writer connection the first time it is needed.
+//
+// Statement by statement the rows are written in batch order, so where two
+// rows of a batch share a key the later one wins, as with one statement per
+// row. The exception is the UPDATE of transactions (UPDATE … FROM visits
+// its VALUES in no defined order): applyBatch passes it one row per uid,
+// the last update of each.
+
+// rowKind is a kind of multi-row statement.
+type rowKind int
+
+const (
+	kindUpdateTx rowKind = iota
+	kindUpsertAttempt
+	kindUpsertQueue
+	kindUpsertSender
+	kindInsertHistory
+	numKinds
+)
+
+const (
+	maxChunkLog = 6
+	maxChunk    = 1 << maxChunkLog // rows per statement, at most
+)
+
+// kindCols is the number of parameters per row of each kind.
+var kindCols = [numKinds]int{
+	kindUpdateTx:      6,
+	kindUpsertAttempt: 10,
+	kindUpsertQueue:   7,
+	kindUpsertSender:  5,
+	kindInsertHistory: 6,
+}
+
+// values returns "(?, ?), (?, ?)" for rows rows of cols parameters.
+func values(rows, cols int) string {
+	row := "(?" + strings.Repeat(", ?", cols-1) + ")"
+	return row + strings.Repeat(", "+row, rows-1)
+}
+
+// chunkSQL is the statement of kind k for rows rows.
+func chunkSQL(k rowKind, rows int) string {
+	v := values(rows, kindCols[k])
+	switch k {
+	case kindUpdateTx:
+		// The CTE drives the join: one uid index seek per row.
+		return `WITH v (uid, state, retries, result, error, updated_at) AS (VALUES ` + v + `)
+			UPDATE transactions
+			SET state = v.state, retries = v.retries, result = v.result,
+				error = v.error, updated_at = v.updated_at
+			FROM v WHERE transactions.uid = v.uid`
+	case kindUpsertAttempt:
+		return `INSERT INTO attempts (` + attemptCols + `) VALUES ` + v + `
+			ON CONFLICT (uid, n) DO UPDATE SET
+				sender = excluded.sender, nonce = excluded.nonce, fee = excluded.fee,
+				hash = excluded.hash, at = excluded.at, outcome = excluded.outcome,
+				error = excluded.error, height = excluded.height`
+	case kindUpsertQueue:
+		return `INSERT INTO queues (name, state, sender, tx_uid, delay_until, deadline, updated_at)
+			VALUES ` + v + `
+			ON CONFLICT (name) DO UPDATE SET
+				state = excluded.state, sender = excluded.sender, tx_uid = excluded.tx_uid,
+				delay_until = excluded.delay_until, deadline = excluded.deadline,
+				updated_at = excluded.updated_at`
+	case kindUpsertSender:
+		return `INSERT INTO senders (id, worker, queue, next_nonce, updated_at) VALUES ` + v + `
+			ON CONFLICT (id) DO UPDATE SET
+				worker = excluded.worker, queue = excluded.queue,
+				next_nonce = excluded.next_nonce, updated_at = excluded.updated_at`
+	case kindInsertHistory:
+		return `INSERT INTO history (uid, at, from_state, to_state, binding, note) VALUES ` + v
+	}
+	panic(fmt.Sprintf("sqlite: unknown row kind %d", k))
+}
+
+// chunkStmt returns the statement of kind k for rows rows (a power of two,
+// at most maxChunk), preparing it on the writer connection if needed. Only
+// the committer calls it; close releases the statements.
+func (w *writeStmts) chunkStmt(ctx context.Context, k rowKind, rows int) (*sql.Stmt, error) {
+	i := bits.TrailingZeros(uint(rows))
+	if st := w.chunks[k][i]; st != nil {
+		return st, nil
+	}
+	if err := prep(ctx, w.conn, &w.all, &w.chunks[k][i], chunkSQL(k, rows)); err != nil {
+		return nil, err
+	}
+	return w.chunks[k][i], nil
+}
+
+// chunkSize is the rows of the next statement for n rows left.
+func chunkSize(n int) int {
+	if n >= maxChunk {
+		return maxChunk
+	}
+	return 1 << (bits.Len(uint(n)) - 1)
+}
+
+// execRows writes n rows of kind k, chunk by chunk; row(i, args) appends
+// row i's parameters to args. It returns the rows the statements changed.
+// If a statement fails it returns, with the error, the range of rows
+// [lo, hi) the statement held; no row of that range was written (SQLite
+// undoes a failed statement).
+func (s *Store) execRows(ctx context.Context, k rowKind, n int, row func(i int, args []any) []any) (changed int64, lo, hi int, err error) {
+	args := s.ws.args[:0]
+	defer func() {
+		clear(args[:cap(args)])
+		s.ws.args = args[:0]
+	}()
+	for lo = 0; lo < n; lo = hi {
+		rows := chunkSize(n - lo)
+		hi = lo + rows
+		st, err := s.ws.chunkStmt(ctx, k, rows)
+		if err != nil {
+			return changed, lo, hi, err
+		}
+		args = args[:0]
+		for i := lo; i < hi; i++ {
+			args = row(i, args)
+		}
+		res, err := st.ExecContext(ctx, args...)
+		if err != nil {
+			return changed, lo, hi, err
+		}
+		if k == kindUpdateTx {
+			c, err := res.RowsAffected()
+			if err != nil {
+				return changed, lo, hi, err
+			}
+			changed += c
+		}
+	}
+	return changed, n, n, nil
+}
+
+func (s *Store) applyBatch(ctx context.Context, b *store.Batch) error {
+	if err := s.applyTxs(ctx, b.Txs); err != nil {
+		return err
+	}
+	if _, lo, hi, err := s.execRows(ctx, kindUpsertQueue, len(b.Queues), func(i int, args []any) []any {
+		q := &b.Queues[i]
+		return append(args, q.Name, string(q.State), q.Sender, nullString(q.TxUID), nanos(q.DelayUntil),
+			int64(q.Deadline), nanos(q.UpdatedAt))
+	}); err != nil {
+		return s.rowsFailed(ctx, err, lo, hi, func(i int) error { return s.upsertQueue(ctx, &b.Queues[i]) })
+	}
+	if _, lo, hi, err := s.execRows(ctx, kindUpsertSender, len(b.Senders), func(i int, args []any) []any {
+		sd := &b.Senders[i]
+		return append(args, sd.ID, sd.Worker, sd.Queue, int64(sd.NextNonce), nanos(sd.UpdatedAt))
+	}); err != nil {
+		return s.rowsFailed(ctx, err, lo, hi, func(i int) error { return s.upsertSender(ctx, &b.Senders[i]) })
+	}
+	// A zero time is now; the clock is read once per entry, in batch order.
+	ats := make([]int64, len(b.History))
+	for i := range b.History {
+		ats[i] = s.at(b.History[i].At)
+	}
+	if _, lo, hi, err := s.execRows(ctx, kindInsertHistory, len(b.History), func(i int, args []any) []any {
+		h := &b.History[i]
+		return append(args, h.UID, ats[i], string(h.From), string(h.To), string(h.Binding), h.Note)
+	}); err != nil {
+		return s.rowsFailed(ctx, err, lo, hi, func(i int) error { return s.insertHistory(ctx, &b.History[i], ats[i]) })
+	}
+	return nil
+}
+
+// applyTxs updates the transactions and upserts their attempts.
+func (s *Store) applyTxs(ctx context.Context, us []store.TxUpdate) error {
+	if len(us) == 0 {
+		return nil
+	}
+	// A zero time is now; the clock is read once per update, in batch order.
+	ats := make([]int64, len(us))
+	for i := range us {
+		ats[i] = s.at(us[i].At)
+	}
+	// The last update of each uid, in the order of the uids' first updates.
+	last := make([]int, 0, len(us))
+	pos := make(map[string]int, len(us))
+	for i := range us {
+		if j, ok := pos[us[i].UID]; ok {
+			last[j] = i
+			continue
+		}
+		pos[us[i].UID] = len(last)
+		last = append(last, i)
+	}
+	changed, lo, hi, err := s.execRows(ctx, kindUpdateTx, len(last), func(i int, args []any) []any {
+		u := &us[last[i]]
+		return append(args, u.UID, string(u.State), u.Retries, blob(u.Result), u.Error, ats[last[i]])
+	})
+	if err != nil {
+		return s.rowsFailed(ctx, err, lo, hi, func(i int) error { return s.updateTx(ctx, &us[last[i]], ats[last[i]]) })
+	}
+	if changed != int64(len(last)) {
+		// Some uid is unknown: find the first, in batch order. (The rows
+		// written meanwhile are rolled back with the batch.)
+		for i := range us {
+			if err := s.updateTx(ctx, &us[i], ats[i]); err != nil {
+				return err
+			}
+		}
+		return fmt.Errorf("sqlite: apply: %d of %d transactions updated: %w", changed, len(last), store.ErrNotFound)
+	}
+	// Every attempt, in batch order: the last version of a (uid, n) wins.
+	var with []int
+	for i := range us {
+		if us[i].Attempt != nil {
+			with = append(with, i)
+		}
+	}
+	if _, lo, hi, err := s.execRows(ctx, kindUpsertAttempt, len(with), func(i int, args []any) []any {
+		u := &us[with[i]]
+		a := u.Attempt
+		return append(args, u.UID, a.N, a.Sender, int64(a.Nonce), int64(a.Fee), a.Hash, nanos(a.At),
+			a.Outcome, a.Error, int64(a.Height))
+	}); err != nil {
+		return s.rowsFailed(ctx, err, lo, hi, func(i int) error { return s.upsertAttempt(ctx, &us[with[i]]) })
+	}
+	return nil
+}
+
+// rowsFailed explains the failure err of a statement holding rows [lo, hi):
+// if the store refused them, it writes them again one by one, for the
+// error of the first refused row (the batch fails anyway).
+func (s *Store) rowsFailed(ctx context.Context, err error, lo, hi int, one func(i int) error) error {
+	if refused(err) {
+		for i := lo; i < hi; i++ {
+			if err := one(i); err != nil {
+				return err
+			}
+		}
+	}
+	if isForeignKey(err) {
+		return fmt.Errorf("sqlite: apply: %w: %w", err, store.ErrNotFound)
+	}
+	return fmt.Errorf("sqlite: apply: %w", err)
+}
+
+// at is t in unix nanoseconds, or now if t is zero.
+func (s *Store) at(t time.Time) int64 {
+	if t.IsZero() {
+		t = s.opts.Now()
+	}
+	return t.UnixNano()
+}
+
+// The one-row statements: rowsFailed uses them to find the row a
+// multi-row statement failed on, and its error.
+
+func (s *Store) updateTx(ctx context.Context, u *store.TxUpdate, at int64) error {
+	res, err := s.ws.updateTx.ExecContext(ctx,
+		string(u.State), u.Retries, blob(u.Result), u.Error, at, u.UID)
+	if err != nil {
+		return fmt.Errorf("sqlite: apply: tx %s: %w", u.UID, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("sqlite: apply: tx %s: %w", u.UID, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("sqlite: apply: tx %s: %w", u.UID, store.ErrNotFound)
+	}
+	return nil
+}
+
+func (s *Store) upsertAttempt(ctx context.Context, u *store.TxUpdate) error {
+	a := u.Attempt
+	if _, err := s.ws.upsertAttempt.ExecContext(ctx,
+		u.UID, a.N, a.Sender, int64(a.Nonce), int64(a.Fee), a.Hash, nanos(a.At),
+		a.Outcome, a.Error, int64(a.Height)); err != nil {
+		return fmt.Errorf("sqlite: apply: tx %s: attempt %d: %w", u.UID, a.N, err)
+	}
+	return nil
+}
+
+func (s *Store) upsertQueue(ctx context.Context, q *store.Queue) error {
+	if _, err := s.ws.upsertQueue.ExecContext(ctx,
+		q.Name, string(q.State), q.Sender, nullString(q.TxUID), nanos(q.DelayUntil),
+		int64(q.Deadline), nanos(q.UpdatedAt)); err != nil {
+		if isForeignKey(err) {
+			return fmt.Errorf("sqlite: apply: queue %s: tx %s: %w", q.Name, q.TxUID, store.ErrNotFound)
+		}
+		return fmt.Errorf("sqlite: apply: queue %s: %w", q.Name, err)
+	}
+	return nil
+}
+
+func (s *Store) upsertSender(ctx context.Context, sd *store.Sender) error {
+	if _, err := s.ws.upsertSender.ExecContext(ctx,
+		sd.ID, sd.Worker, sd.Queue, int64(sd.NextNonce), nanos(sd.UpdatedAt)); err != nil {
+		return fmt.Errorf("sqlite: apply: sender %s: %w", sd.ID, err)
+	}
+	return nil
+}
+
+func (s *Store) insertHistory(ctx context.Context, h *store.HistoryEntry, at int64) error {
+	if _, err := s.ws.insertHistory.ExecContext(ctx,
+		h.UID, at, string(h.From), string(h.To), string(h.Binding), h.Note); err != nil {
+		if isForeignKey(err) {
+			return fmt.Errorf("sqlite: apply: history of %s: %w", h.UID, store.ErrNotFound)
+		}
+		return fmt.Errorf("sqlite: apply: history of %s: %w", h.UID, err)
+	}
+	return nil
+}
