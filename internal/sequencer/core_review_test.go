@@ -113,3 +113,23 @@ func TestCoreBoundWaitingGoneSender(t *testing.T) {
 		t.Fatalf("attempt 1 overwritten: %+v", a)
 	}
 }
+
+// TestCoreForgetsIdleQueues: idle queues are dropped from memory every
+// compactEvery heads, and one that gets a new transaction works as before.
+func TestCoreForgetsIdleQueues(t *testing.T) {
+	h := newHarness(t, testConfig(), acct("s1", 0))
+	uid := h.enqueue("q1", typA, 1)[0]
+	h.complete("q1", "h1")
+	h.wantState(uid, store.Done)
+	for h.head%compactEvery != 0 {
+		h.newHead()
+	}
+	if _, ok := h.c.queues["q1"]; ok || len(h.c.order) != 0 {
+		t.Fatalf("idle queue kept: %d queues in order", len(h.c.order))
+	}
+	uid2 := h.enqueue("q1", typA, 1)[0]
+	e := h.take(EffectDispatch, "q1")
+	if e.UID != uid2 || e.Sender.Nonce != 1 {
+		t.Fatalf("dispatch after compaction %+v", e)
+	}
+}

@@ -93,6 +93,9 @@ func (c *Core) NewHead(height, minFee uint64, receipts []Receipt) {
 			c.failedIncl(q, a)
 		}
 	}
+	if height%compactEvery == 0 {
+		c.compact()
+	}
 	for _, q := range c.order {
 		if q.recheck != checkNone && q.pending == 0 && q.cur != nil {
 			why := q.recheck
@@ -269,4 +272,26 @@ func (c *Core) watchTxn(q *queue) {
 			c.watch[a.Hash] = q
 		}
 	}
+}
+
+// compactEvery is how often, in heads, the core forgets idle queues.
+const compactEvery = 64
+
+// compact forgets queues with nothing to do (free, nothing waiting, nothing
+// to load), so that memory and the per-head walks stay proportional to the
+// queues in use rather than to every queue ever seen. A forgotten queue is
+// made again from the store when a transaction arrives for it.
+func (c *Core) compact() {
+	kept := c.order[:0]
+	for _, q := range c.order {
+		if q.cur != nil || len(q.waiting) > 0 || q.more || q.loading || q.missed || q.want || q.snd != nil || c.dirtyQ[q] {
+			kept = append(kept, q)
+			continue
+		}
+		delete(c.queues, q.rec.Name)
+	}
+	for i := len(kept); i < len(c.order); i++ {
+		c.order[i] = nil
+	}
+	c.order = kept
 }
