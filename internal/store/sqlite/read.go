@@ -111,30 +111,21 @@ func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Transaction, 
 		return nil, fmt.Errorf("sqlite: list: invalid state %q", f.State)
 	}
 	limit := clampLimit(f.Limit)
-	var txs []store.Transaction
-	err := s.read(ctx, func(tx *sql.Tx) error {
-		var (
-			rows *sql.Rows
-			err  error
-		)
-		switch {
-		case f.Queue != "" && f.State != "":
-			rows, err = tx.StmtContext(ctx, s.rs.listQueueState).QueryContext(ctx, string(f.State), f.Queue, f.After, limit)
-		case f.Queue != "":
-			rows, err = tx.StmtContext(ctx, s.rs.listQueue).QueryContext(ctx, f.Queue, f.After, limit)
-		case f.State != "":
-			rows, err = tx.StmtContext(ctx, s.rs.listState).QueryContext(ctx, string(f.State), f.After, limit)
-		default:
-			rows, err = tx.StmtContext(ctx, s.rs.list).QueryContext(ctx, f.After, limit)
-		}
-		if err != nil {
-			return err
-		}
-		if txs, err = scanTxs(rows); err != nil {
-			return err
-		}
-		return attachAttempts(ctx, tx, txs)
-	})
+	var (
+		st   *sql.Stmt
+		args []any
+	)
+	switch {
+	case f.Queue != "" && f.State != "":
+		st, args = s.rs.listQueueState, []any{string(f.State), f.Queue, f.After, limit}
+	case f.Queue != "":
+		st, args = s.rs.listQueue, []any{f.Queue, f.After, limit}
+	case f.State != "":
+		st, args = s.rs.listState, []any{string(f.State), f.After, limit}
+	default:
+		st, args = s.rs.list, []any{f.After, limit}
+	}
+	txs, err := s.readTxs(ctx, st, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list: %w", err)
 	}
@@ -144,17 +135,7 @@ func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Transaction, 
 // Waiting implements store.Store. limit defaults to 100 and is capped at
 // 1000, as for List.
 func (s *Store) Waiting(ctx context.Context, queue string, after int64, limit int) ([]store.Transaction, error) {
-	var txs []store.Transaction
-	err := s.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.StmtContext(ctx, s.rs.waiting).QueryContext(ctx, queue, after, clampLimit(limit))
-		if err != nil {
-			return err
-		}
-		if txs, err = scanTxs(rows); err != nil {
-			return err
-		}
-		return attachAttempts(ctx, tx, txs)
-	})
+	txs, err := s.readTxs(ctx, s.rs.waiting, queue, after, clampLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: waiting %s: %w", queue, err)
 	}
@@ -163,17 +144,7 @@ func (s *Store) Waiting(ctx context.Context, queue string, after int64, limit in
 
 // Active implements store.Store. Transactions come in Seq order.
 func (s *Store) Active(ctx context.Context) ([]store.Transaction, error) {
-	var txs []store.Transaction
-	err := s.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.StmtContext(ctx, s.rs.active).QueryContext(ctx)
-		if err != nil {
-			return err
-		}
-		if txs, err = scanTxs(rows); err != nil {
-			return err
-		}
-		return attachAttempts(ctx, tx, txs)
-	})
+	txs, err := s.readTxs(ctx, s.rs.active)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: active: %w", err)
 	}
@@ -185,9 +156,19 @@ func (s *Store) PendingHooks(ctx context.Context, after int64, limit int) ([]sto
 	if limit <= 0 || limit > 1000 {
 		limit = 1000
 	}
+	txs, err := s.readTxs(ctx, s.rs.pendingHooks, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: pending hooks: %w", err)
+	}
+	return txs, nil
+}
+
+// readTxs runs a transaction query and loads the rows' attempts, in one read
+// transaction so that both come from the same snapshot.
+func (s *Store) readTxs(ctx context.Context, st *sql.Stmt, args ...any) ([]store.Transaction, error) {
 	var txs []store.Transaction
 	err := s.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.StmtContext(ctx, s.rs.pendingHooks).QueryContext(ctx, after, limit)
+		rows, err := tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 		if err != nil {
 			return err
 		}
@@ -196,10 +177,7 @@ func (s *Store) PendingHooks(ctx context.Context, after int64, limit int) ([]sto
 		}
 		return attachAttempts(ctx, tx, txs)
 	})
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: pending hooks: %w", err)
-	}
-	return txs, nil
+	return txs, err
 }
 
 // attachAttempts loads the attempts of txs, ordered by n.
