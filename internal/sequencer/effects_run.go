@@ -145,10 +145,7 @@ func (n *Node) ready(ctx context.Context, c *Core) Ready {
 	r.Effects = kept
 	if signed {
 		more := c.Ready()
-		r.Batch.Txs = append(r.Batch.Txs, more.Batch.Txs...)
-		r.Batch.Queues = append(r.Batch.Queues, more.Batch.Queues...)
-		r.Batch.Senders = append(r.Batch.Senders, more.Batch.Senders...)
-		r.Batch.History = append(r.Batch.History, more.Batch.History...)
+		r.Batch.Append(more.Batch)
 		r.Effects = append(r.Effects, more.Effects...)
 	}
 	return r
@@ -157,20 +154,32 @@ func (n *Node) ready(ctx context.Context, c *Core) Ready {
 // signInline builds and signs a Builder dispatch and reports it; it returns
 // false when the effect must go to a worker instead.
 func (n *Node) signInline(ctx context.Context, c *Core, e Effect) bool {
+	report, ok := n.buildAndSign(ctx, e)
+	if ok {
+		report(c)
+	}
+	return ok
+}
+
+// buildAndSign builds e's transaction through a Builder dispatcher and
+// signs it with the sender's key from the keystore, returning the input that
+// reports the result to the core (Signed, or Dispatched with the error). ok
+// is false when e's dispatcher is no Builder or its sender has no key here.
+func (n *Node) buildAndSign(ctx context.Context, e Effect) (report func(*Core), ok bool) {
 	b, ok := n.dispatcherFor(e.Txn.Type, e.Sender.AccountID).(Builder)
 	key := n.keys[e.Sender.AccountID]
 	if !ok || key == nil {
-		return false
+		return nil, false
 	}
 	tx, err := b.Build(ctx, e.Txn, e.Sender)
 	if err != nil {
-		c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err})
-		return true
+		return func(c *Core) {
+			c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err)})
+		}, true
 	}
 	tx.From, tx.Nonce, tx.Fee = chain.Address(e.Sender.AccountID), e.Sender.Nonce, e.Sender.Fee
 	h := signTx(&tx, key)
-	c.Signed(e.Queue, e.UID, e.Attempt, tx, string(h))
-	return true
+	return func(c *Core) { c.Signed(e.Queue, e.UID, e.Attempt, tx, string(h)) }, true
 }
 
 func (n *Node) performDispatch(ctx context.Context, e Effect) {
@@ -179,33 +188,15 @@ func (n *Node) performDispatch(ctx context.Context, e Effect) {
 			e.Sender.Nonce = acct.Nonce
 		}
 	}
-	fail := func(err error) {
-		n.inputs.put(func(c *Core) {
-			c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err)})
-		})
-	}
-	d := n.dispatcherFor(e.Txn.Type, e.Sender.AccountID)
-	if d == nil {
-		fail(fmt.Errorf("no dispatcher for type %s", e.Txn.Type))
+	if report, ok := n.buildAndSign(ctx, e); ok {
+		n.inputs.put(report)
 		return
 	}
-	if b, ok := d.(Builder); ok {
-		key := n.keys[e.Sender.AccountID]
-		if key == nil {
-			fail(fmt.Errorf("no key for sender %s", e.Sender.AccountID))
-			return
-		}
-		tx, err := b.Build(ctx, e.Txn, e.Sender)
-		if err != nil {
-			fail(err)
-			return
-		}
-		tx.From, tx.Nonce, tx.Fee = chain.Address(e.Sender.AccountID), e.Sender.Nonce, e.Sender.Fee
-		h := signTx(&tx, key)
-		n.inputs.put(func(c *Core) { c.Signed(e.Queue, e.UID, e.Attempt, tx, string(h)) })
-		return
+	var r TxnResult
+	err := fmt.Errorf("no dispatcher for type %s", e.Txn.Type)
+	if d := n.dispatcherFor(e.Txn.Type, e.Sender.AccountID); d != nil {
+		r, err = d.Dispatch(ctx, e.Txn, e.Sender)
 	}
-	r, err := d.Dispatch(ctx, e.Txn, e.Sender)
 	n.inputs.put(func(c *Core) {
 		c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Hash: r.Hash, Err: err, Code: chain.CodeOf(err)})
 	})

@@ -59,9 +59,7 @@ func (c *Core) Loaded(queue string, txs []store.Transaction, more bool) {
 
 // Tick moves the core's clock: DELAYs that have ended lead to a retry.
 func (c *Core) Tick(now time.Time) {
-	if now.After(c.now) {
-		c.now = now
-	}
+	c.SetTime(now)
 	for _, q := range c.order {
 		if q.rec.State == store.Delay && !c.now.Before(q.rec.DelayUntil) {
 			c.pump(q)

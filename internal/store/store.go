@@ -152,6 +152,15 @@ type Batch struct {
 	History []HistoryEntry
 }
 
+// Append adds o's changes after b's; applied together, o's win where both
+// change the same record.
+func (b *Batch) Append(o Batch) {
+	b.Txs = append(b.Txs, o.Txs...)
+	b.Queues = append(b.Queues, o.Queues...)
+	b.Senders = append(b.Senders, o.Senders...)
+	b.History = append(b.History, o.History...)
+}
+
 // Empty reports whether the batch changes nothing.
 func (b *Batch) Empty() bool {
 	return len(b.Txs) == 0 && len(b.Queues) == 0 && len(b.Senders) == 0 && len(b.History) == 0
