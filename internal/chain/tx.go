@@ -89,13 +89,23 @@ func ValidateAddress(a Address) error {
 	if len(a) != 2*ed25519.PublicKeySize {
 		return fmt.Errorf("address must be %d hex characters", 2*ed25519.PublicKeySize)
 	}
-	for i := 0; i < len(a); i++ {
-		c := a[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return fmt.Errorf("address must be lowercase hex")
-		}
+	if !lowerHex(string(a)) {
+		return fmt.Errorf("address must be lowercase hex")
 	}
 	return nil
+}
+
+// IsHash reports whether h has the form of a hash: 32 bytes of lowercase
+// hex.
+func IsHash(h Hash) bool { return len(h) == 2*sha256.Size && lowerHex(string(h)) }
+
+func lowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Hash returns the transaction's hash: SHA-256 over a length-prefixed
@@ -201,14 +211,20 @@ func DecodeTx(data []byte) (Tx, error) {
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
 		return Tx{}, fmt.Errorf("%w: trailing data after the transaction", ErrInvalidTx)
 	}
-	if len(tx.Args) > MaxArgs {
-		return Tx{}, fmt.Errorf("%w: args are %d bytes, the limit is %d", ErrInvalidTx, len(tx.Args), MaxArgs)
-	}
-	tx.Args = CanonicalArgs(tx.Args)
-	if err := tx.Validate(); err != nil {
+	if err := tx.Normalize(); err != nil {
 		return Tx{}, err
 	}
 	return tx, nil
+}
+
+// Normalize puts Args in canonical form and checks the transaction's form:
+// what DecodeTx does after decoding, for a transaction built in memory.
+func (tx *Tx) Normalize() error {
+	if len(tx.Args) > MaxArgs {
+		return fmt.Errorf("%w: args are %d bytes, the limit is %d", ErrInvalidTx, len(tx.Args), MaxArgs)
+	}
+	tx.Args = CanonicalArgs(tx.Args)
+	return tx.Validate()
 }
 
 // KeyAddress returns the address of an ed25519 key.

@@ -185,7 +185,7 @@ func (c *Client) SendTx(ctx context.Context, tx chain.Tx) (chain.Hash, error) {
 // TxStatus reports a transaction's status. A hash that is not 64 lowercase
 // hex characters is unknown, as it is to the in-process chain.
 func (c *Client) TxStatus(ctx context.Context, h chain.Hash) (chain.TxStatus, error) {
-	if !isHex64(string(h)) {
+	if !chain.IsHash(h) {
 		return chain.TxStatus{Hash: h, State: chain.TxUnknown}, nil
 	}
 	var st chain.TxStatus

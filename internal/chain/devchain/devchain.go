@@ -12,7 +12,6 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -85,7 +84,7 @@ func New(cfg Config) (*Chain, error) {
 	for _, k := range append([]Contract{ZkApp{}}, cfg.Contracts...) {
 		c.contracts[k.Name()] = k
 	}
-	c.faults = FaultState{ReorgDepth: 1, MinFee: cfg.MinFee}
+	c.faults = FaultState{ReorgDepth: 1}
 	if err := c.applyFaults(cfg.Faults); err != nil {
 		return nil, fmt.Errorf("devchain faults: %w", err)
 	}
@@ -127,7 +126,6 @@ func (c *Chain) initGenesis(g genesis) {
 	}
 	if g.MinFee != 0 {
 		c.cfg.MinFee = g.MinFee
-		c.faults.MinFee = c.currentMinFee()
 	}
 	b := &chain.Block{BlockHeader: chain.BlockHeader{Height: 0, Time: g.Time, MinFee: c.cfg.MinFee}, Txs: []chain.BlockTx{}}
 	b.Hash = blockHash(b)
@@ -143,10 +141,7 @@ func (c *Chain) Close() error {
 		return nil
 	}
 	c.closed = true
-	for ch := range c.subs {
-		close(ch)
-		delete(c.subs, ch)
-	}
+	c.endSubsLocked()
 	if c.log != nil {
 		return c.log.close()
 	}
@@ -177,11 +172,7 @@ func (c *Chain) Head(ctx context.Context) (chain.BlockHeader, error) {
 // SendTx validates, verifies (or, in dev mode, signs for a dev account) and
 // admits a transaction to the mempool.
 func (c *Chain) SendTx(ctx context.Context, tx chain.Tx) (chain.Hash, error) {
-	if len(tx.Args) > chain.MaxArgs {
-		return "", fmt.Errorf("%w: args are %d bytes, the limit is %d", chain.ErrInvalidTx, len(tx.Args), chain.MaxArgs)
-	}
-	tx.Args = chain.CanonicalArgs(tx.Args)
-	if err := tx.Validate(); err != nil {
+	if err := tx.Normalize(); err != nil {
 		return "", err
 	}
 	if _, ok := c.contracts[tx.Contract]; !ok {
@@ -334,7 +325,7 @@ func (c *Chain) buildBlock(now time.Time) *chain.Block {
 	c.pool.dropDoomed() // silent drops: the chain forgets them
 	minFee := c.currentMinFee()
 	parent := c.head()
-	b := &chain.Block{BlockHeader: chain.BlockHeader{Height: parent.Height + 1, Parent: parent.Hash, Time: now.UTC(), MinFee: minFee}, Txs: []chain.BlockTx{}}
+	b := newBlock(parent, now, minFee)
 	// Candidates: each sender's transaction at its next nonce.
 	h := feeHeap{}
 	for from, txs := range c.pool.bySender {
@@ -421,7 +412,6 @@ func (c *Chain) commitBlock(b *chain.Block) error {
 	if c.faults.FeeSpikeBlocks > 0 {
 		c.faults.FeeSpikeBlocks--
 	}
-	c.faults.MinFee = c.currentMinFee()
 	for ch := range c.subs {
 		select {
 		case ch <- b.BlockHeader:
@@ -429,6 +419,11 @@ func (c *Chain) commitBlock(b *chain.Block) error {
 		}
 	}
 	return nil
+}
+
+// newBlock starts an empty block on top of parent.
+func newBlock(parent *chain.Block, now time.Time, minFee uint64) *chain.Block {
+	return &chain.Block{BlockHeader: chain.BlockHeader{Height: parent.Height + 1, Parent: parent.Hash, Time: now.UTC(), MinFee: minFee}, Txs: []chain.BlockTx{}}
 }
 
 func blockHash(b *chain.Block) chain.Hash {
@@ -471,7 +466,7 @@ func (c *Chain) reorgLocked(depth uint64, now time.Time) error {
 	c.lastReorg = hd
 	for range depth {
 		parent := c.head()
-		b := &chain.Block{BlockHeader: chain.BlockHeader{Height: parent.Height + 1, Parent: parent.Hash, Time: now.UTC(), MinFee: c.currentMinFee()}, Txs: []chain.BlockTx{}}
+		b := newBlock(parent, now, c.currentMinFee())
 		b.Hash = blockHash(b)
 		c.undo = append(c.undo, nil)
 		if err := c.commitBlock(b); err != nil {
@@ -511,9 +506,6 @@ func (c *Chain) rollback(depth uint64) {
 	i := sort.Search(len(c.events), func(i int) bool { return c.events[i].Height > hd })
 	c.events = c.events[:i]
 }
-
-// ParseAmount parses a decimal amount.
-func ParseAmount(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) }
 
 // replaces reports whether fee is at least 110% of old: fee >= old +
 // ceil(old/10), which never overflows (an unreachable minimum refuses).

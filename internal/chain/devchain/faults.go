@@ -88,20 +88,25 @@ func (u FaultUpdate) Validate() error {
 func (c *Chain) Faults(ctx context.Context) (FaultState, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.faults, nil
+	return c.faultState(), nil
+}
+
+// faultState is the knobs with the minimum fee in force; the caller holds
+// the lock.
+func (c *Chain) faultState() FaultState {
+	fs := c.faults
+	fs.MinFee = c.currentMinFee()
+	return fs
 }
 
 // SetFaults applies a fault update; an invalid update changes nothing.
 func (c *Chain) SetFaults(ctx context.Context, u FaultUpdate) (FaultState, error) {
-	if err := u.Validate(); err != nil {
-		return FaultState{}, err
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.applyFaults(u); err != nil {
 		return FaultState{}, err
 	}
-	return c.faults, nil
+	return c.faultState(), nil
 }
 
 func (c *Chain) applyFaults(u FaultUpdate) error {
@@ -125,7 +130,6 @@ func (c *Chain) applyFaults(u FaultUpdate) error {
 	if u.FeeSpike != nil {
 		c.faults.FeeSpikeFactor, c.faults.FeeSpikeBlocks = u.FeeSpike.Factor, u.FeeSpike.Blocks
 	}
-	c.faults.MinFee = c.currentMinFee()
 	if u.Stall != nil {
 		c.faults.StallUntil = c.cfg.Clock.Now().Add(time.Duration(*u.Stall))
 	}

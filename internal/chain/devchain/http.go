@@ -73,16 +73,6 @@ func statusOf(code string) int {
 // HandlerOption configures NewHandler.
 type HandlerOption func(*server)
 
-// WithMaxBody sets the largest request body the handler reads (default
-// DefaultMaxBody).
-func WithMaxBody(n int64) HandlerOption {
-	return func(s *server) {
-		if n > 0 {
-			s.maxBody = n
-		}
-	}
-}
-
 // WithLogger sets the logger for internal errors (default slog.Default()).
 func WithLogger(l *slog.Logger) HandlerOption {
 	return func(s *server) {
@@ -183,15 +173,7 @@ func (s *server) blocks(r *http.Request) (any, error) {
 	if to < from {
 		return nil, httpjson.Errorf(CodeBadRequest, "to (%d) must not be below from (%d)", to, from)
 	}
-	if to-from >= MaxBlocksPerRequest {
-		to = from + MaxBlocksPerRequest - 1
-	}
-	hd, err := s.c.Head(r.Context())
-	if err != nil {
-		return nil, err
-	}
-	to = min(to, hd.Height)
-	bs, err := s.c.Blocks(r.Context(), from, to)
+	bs, err := s.c.Blocks(r.Context(), from, to) // clamps to the head and MaxBlocksPerRequest
 	if err != nil {
 		return nil, err
 	}
@@ -218,22 +200,10 @@ func queryUint(q map[string][]string, name string) (v uint64, ok bool, err error
 
 func (s *server) txStatus(r *http.Request) (any, error) {
 	h := r.PathValue("hash")
-	if !isHex64(h) {
+	if !chain.IsHash(chain.Hash(h)) {
 		return nil, httpjson.Errorf(CodeBadHash, "transaction hash must be 64 lowercase hex characters")
 	}
 	return s.c.TxStatus(r.Context(), chain.Hash(h))
-}
-
-func isHex64(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // sendTxResponse is the body of POST /v1/tx.
@@ -249,14 +219,9 @@ func (s *server) sendTx(r *http.Request) (any, error) {
 	if len(b) > chain.MaxEncodedTx {
 		return nil, httpjson.Errorf(CodeTooLarge, "transaction is %d bytes, the limit is %d", len(b), chain.MaxEncodedTx)
 	}
-	// Read the shape first so that malformed JSON is a 400; DecodeTx then
-	// decides validity (422).
-	var shape chain.Tx
-	if err := httpjson.DecodeStrict(b, &shape); err != nil {
-		return nil, err
-	}
-	tx, err := chain.DecodeTx(b)
-	if err != nil {
+	// Malformed JSON is a 400 here; SendTx normalizes and validates (422).
+	var tx chain.Tx
+	if err := httpjson.DecodeStrict(b, &tx); err != nil {
 		return nil, err
 	}
 	h, err := s.c.SendTx(r.Context(), tx)

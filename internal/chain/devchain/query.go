@@ -30,8 +30,8 @@ func (c *Chain) TxStatus(ctx context.Context, h chain.Hash) (chain.TxStatus, err
 
 // Events returns up to limit events after the cursor.
 func (c *Chain) Events(ctx context.Context, after uint64, limit int) ([]chain.Event, error) {
-	if limit <= 0 || limit > 1000 {
-		limit = 1000
+	if limit <= 0 || limit > MaxEventsPerRequest {
+		limit = MaxEventsPerRequest
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -100,7 +100,8 @@ func (c *Chain) SubscribeHeads(ctx context.Context) (<-chan chain.BlockHeader, e
 	return ch, nil
 }
 
-// Blocks returns blocks with heights in [from, to], at most 1000.
+// Blocks returns blocks with heights in [from, to], at most
+// MaxBlocksPerRequest, none above the head.
 func (c *Chain) Blocks(ctx context.Context, from, to uint64) ([]chain.Block, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -108,8 +109,8 @@ func (c *Chain) Blocks(ctx context.Context, from, to uint64) ([]chain.Block, err
 	if to > hd {
 		to = hd
 	}
-	if to >= from && to-from >= 1000 {
-		to = from + 999
+	if to >= from && to-from >= MaxBlocksPerRequest {
+		to = from + MaxBlocksPerRequest - 1
 	}
 	var out []chain.Block
 	for h := from; h <= to; h++ {
@@ -168,6 +169,10 @@ func (c *Chain) Stats() Stats {
 func (c *Chain) EndSubscriptions() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.endSubsLocked()
+}
+
+func (c *Chain) endSubsLocked() {
 	for ch := range c.subs {
 		close(ch)
 		delete(c.subs, ch)
