@@ -49,9 +49,9 @@ It shows progress and ends with a summary read back from the store and the chain
 			cfg := node.Config{Listen: listen, Data: data, DevSenders: senders, RetryDelay: node.Duration(time.Second),
 				Devchain: node.DevchainConfig{BlockTime: node.Duration(blockTime), Faults: faults}}
 			n, err := node.Build(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-				OnFinish: func(_ string, state string, _ uint64) {
+				OnFinish: func(_ string, state store.TxState, _ uint64) {
 					finished.Add(1)
-					if state == string(store.Failed) {
+					if state == store.Failed {
 						failed.Add(1)
 					}
 				}})

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/node"
 )
 
 type faultFlags struct {
@@ -84,7 +82,7 @@ func devchainCommand() *cobra.Command {
 			log := logger(verbose)
 			hd, _ := c.Head(cmd.Context())
 			log.Info("devchain listening", "addr", ln.Addr().String(), "data", data, "blockTime", blockTime, "seed", seed, "height", hd.Height)
-			return serveChain(cmd.Context(), c, ln)
+			return node.ServeHTTP(cmd.Context(), ln, devchain.NewHandler(c), c, c.Run)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:7545", "HTTP API address")
@@ -98,27 +96,4 @@ func devchainCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&noDevMode, "no-dev-mode", false, "no faucet, and no signing for dev accounts")
 	faults.register(cmd)
 	return cmd
-}
-
-func serveChain(ctx context.Context, c *devchain.Chain, ln net.Listener) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	srv := &http.Server{Handler: devchain.NewHandler(c), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
-	srv.RegisterOnShutdown(c.EndSubscriptions) // head streams end, so Shutdown need not wait for them
-	errc := make(chan error, 2)
-	go func() { errc <- srv.Serve(ln) }()
-	go func() { errc <- c.Run(ctx) }()
-	var err error
-	select {
-	case <-ctx.Done():
-	case err = <-errc:
-	}
-	cancel()
-	sctx, scancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer scancel()
-	srv.Shutdown(sctx)
-	if errors.Is(err, http.ErrServerClosed) {
-		err = nil
-	}
-	return err
 }

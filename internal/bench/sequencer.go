@@ -17,6 +17,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/node"
+	"github.com/ordolabs/ordo/internal/store"
 )
 
 // SequencerOptions sets the sequencer benchmark.
@@ -91,8 +92,8 @@ func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error)
 	cfg := node.Config{Data: dir, DevSenders: o.Senders, Devchain: node.DevchainConfig{BlockTime: node.Duration(o.BlockTime), MaxBlockTxs: max(1000, o.Senders)},
 		RetryDelay: node.Duration(time.Second), InclusionTimeoutBlocks: 20}
 	n, err := node.Build(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Workers: 128,
-		OnFinish: func(uid, state string, b uint64) {
-			if state == "FAILED" {
+		OnFinish: func(uid string, state store.TxState, b uint64) {
+			if state == store.Failed {
 				failed.Add(1)
 			}
 			mu.Lock()

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -25,6 +26,7 @@ import (
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/fslock"
 	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
 
@@ -47,7 +49,7 @@ type Options struct {
 	Logger *slog.Logger
 	Clock  clock.Clock
 	// OnFinish is passed to the sequencer.
-	OnFinish func(uid string, state string, blocks uint64)
+	OnFinish func(uid string, state store.TxState, blocks uint64)
 	// Workers is the sequencer's effect workers. Defaults to 64.
 	Workers int
 }
@@ -86,7 +88,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		}
 		n.Chain, n.Devchain = dc, dc
 	} else {
-		n.Chain = devchain.NewClient(strings.TrimRight(cfg.Chain, "/"), nil)
+		n.Chain = devchain.NewClient(cfg.Chain, nil)
 	}
 	senders, keys, err := n.senders(ctx)
 	if err != nil {
@@ -101,14 +103,18 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	n.store = st
 	dispatchers := map[string]sequencer.Dispatcher{}
 	policies := map[string]sequencer.Policy{}
+	allWorkers := true // every sender is a remote worker, which dispatches every type
+	for _, s := range senders {
+		allWorkers = allWorkers && s.Worker != ""
+	}
 	for _, t := range cfg.AllowedTypes {
 		tc := cfg.Types[t]
-		p := sequencer.Policy{MaxRetries: cmp(tc.MaxRetries, cfg.MaxRetries), Delay: time.Duration(cmp(tc.RetryDelay, cfg.RetryDelay))}
+		p := sequencer.Policy{MaxRetries: cmp.Or(tc.MaxRetries, cfg.MaxRetries), Delay: time.Duration(cmp.Or(tc.RetryDelay, cfg.RetryDelay))}
 		policies[t] = p
 		d, err := sequencer.NewZkAppDispatcher(t, p.MaxRetries, n.Chain, func(id string) ed25519.PrivateKey { return keys[id] })
 		if err != nil {
-			if len(workersOnly(senders)) == len(senders) {
-				continue // every sender is a remote worker: it dispatches every type
+			if allWorkers {
+				continue
 			}
 			n.Close()
 			return nil, fmt.Errorf("allowed type %s: %w (configure remote workers for it, or remove it from allowedTypes)", t, err)
@@ -118,7 +124,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	m := sequencer.NewMetrics(n.Registry)
 	seq, err := sequencer.NewNode(sequencer.Config{Store: st, Chain: n.Chain, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: cfg.AllowedTypes,
 		Policies: policies, Fees: sequencer.FeePolicy(cfg.Fees), InclusionTimeout: cfg.InclusionTimeoutBlocks, Confirmations: cfg.Confirmations, Senders: senders,
-		WorkerTimeout: time.Duration(cfg.WorkerTimeout), Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: adaptFinish(o.OnFinish)})
+		WorkerTimeout: time.Duration(cfg.WorkerTimeout), Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: o.OnFinish})
 	if err != nil {
 		n.Close()
 		return nil, err
@@ -132,47 +138,23 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	return n, nil
 }
 
-func cmp[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
-}
-
-func workersOnly(s []sequencer.SenderConfig) []sequencer.SenderConfig {
-	var out []sequencer.SenderConfig
-	for _, x := range s {
-		if x.Worker != "" {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// senders loads configured senders and the dev senders' keystore, creating
-// and funding dev senders as needed.
+// senders loads configured senders (checked by Config.Validate) and the dev
+// senders' keystore, creating and funding dev senders as needed.
 func (n *Node) senders(ctx context.Context) ([]sequencer.SenderConfig, map[string]ed25519.PrivateKey, error) {
 	keys := map[string]ed25519.PrivateKey{}
 	var out []sequencer.SenderConfig
 	for _, s := range n.Config.Senders {
-		switch {
-		case s.Worker != "":
-			if err := chain.ValidateAddress(chain.Address(s.Address)); err != nil {
-				return nil, nil, fmt.Errorf("sender with worker %s: address: %w", s.Worker, err)
-			}
+		if s.Worker != "" {
 			out = append(out, sequencer.SenderConfig{ID: chain.Address(s.Address), Worker: s.Worker})
-		case s.KeyFile != "":
-			k, err := readKey(s.KeyFile)
-			if err != nil {
-				return nil, nil, err
-			}
-			a := chain.KeyAddress(k)
-			keys[string(a)] = k
-			out = append(out, sequencer.SenderConfig{ID: a, Key: k})
-		default:
-			return nil, nil, errors.New("a sender needs a keyFile or a worker")
+			continue
 		}
+		k, err := readKey(s.KeyFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		a := chain.KeyAddress(k)
+		keys[string(a)] = k
+		out = append(out, sequencer.SenderConfig{ID: a, Key: k})
 	}
 	if n.Config.DevSenders > 0 {
 		dev, err := devKeys(filepath.Join(n.Config.Data, "keys.json"), n.Config.DevSenders)
@@ -265,21 +247,32 @@ func (n *Node) Run(ctx context.Context) error {
 // Serve is Run on a given listener. It returns once the API, the sequencer
 // and the in-process devchain have all stopped, so that Close may follow.
 func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
+	n.log.Info("ordo node listening", "addr", ln.Addr().String(), "data", n.Config.Data, "chain", chainName(n.Config.Chain))
+	run := []func(context.Context) error{n.Sequencer.Run}
+	if n.Devchain != nil {
+		run = append(run, n.Devchain.Run)
+	}
+	return ServeHTTP(ctx, ln, n.Handler, n.Devchain, run...)
+}
+
+// ServeHTTP serves h on ln and runs each of run until ctx ends or one of
+// them (or the server) stops; then it shuts the server down and returns once
+// everything has stopped, with the first error. Head streams of streams (when
+// not nil) are ended at shutdown, so it need not wait for them.
+func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, streams *devchain.Chain, run ...func(context.Context) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	srv := &http.Server{Handler: n.Handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
-	if n.Devchain != nil {
-		srv.RegisterOnShutdown(n.Devchain.EndSubscriptions)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	if streams != nil {
+		srv.RegisterOnShutdown(streams.EndSubscriptions)
 	}
-	errc := make(chan error, 3)
+	errc := make(chan error, 1+len(run))
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { errc <- srv.Serve(ln) })
-	if n.Devchain != nil {
-		wg.Go(func() { errc <- n.Devchain.Run(ctx) })
+	for _, f := range run {
+		wg.Go(func() { errc <- f(ctx) })
 	}
-	wg.Go(func() { errc <- n.Sequencer.Run(ctx) })
-	n.log.Info("ordo node listening", "addr", ln.Addr().String(), "data", n.Config.Data, "chain", chainName(n.Config.Chain))
 	var first error
 	select {
 	case <-ctx.Done():
@@ -313,11 +306,4 @@ func (n *Node) Close() error {
 	}
 	errs = append(errs, n.lock.Release())
 	return errors.Join(errs...)
-}
-
-func adaptFinish(f func(string, string, uint64)) func(string, storeState, uint64) {
-	if f == nil {
-		return nil
-	}
-	return func(uid string, s storeState, blocks uint64) { f(uid, string(s), blocks) }
 }
