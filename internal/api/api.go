@@ -265,7 +265,7 @@ func (s *server) get(r *http.Request) (any, error) {
 		return nil, fmt.Errorf("api: get %s: %w", uid, err)
 	}
 	h, err := s.st.History(r.Context(), uid)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err != nil {
 		return nil, fmt.Errorf("api: history of %s: %w", uid, err)
 	}
 	if h == nil {

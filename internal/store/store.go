@@ -42,6 +42,15 @@ const (
 	Delay            BindingState = "DELAY"
 )
 
+// Valid reports whether s is one of the six binding states.
+func (s BindingState) Valid() bool {
+	switch s {
+	case Free, Blocked, Inclusion, WaitingInclusion, RetryBinding, Delay:
+		return true
+	}
+	return false
+}
+
 // Attempt is one dispatch of a transaction.
 type Attempt struct {
 	// N numbers attempts from 1.

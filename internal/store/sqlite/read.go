@@ -40,27 +40,14 @@ func (s *Store) read(ctx context.Context, f func(tx *sql.Tx) error) error {
 
 // Get implements store.Store.
 func (s *Store) Get(ctx context.Context, uid string) (store.Transaction, error) {
-	var t store.Transaction
-	err := s.read(ctx, func(tx *sql.Tx) error {
-		var err error
-		t, err = scanTx(tx.StmtContext(ctx, s.rs.txByUID).QueryRowContext(ctx, uid))
-		if errors.Is(err, sql.ErrNoRows) {
-			return store.ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		rows, err := tx.StmtContext(ctx, s.rs.attemptsByUID).QueryContext(ctx, uid)
-		if err != nil {
-			return err
-		}
-		t.Attempts, err = scanAttempts(rows)
-		return err
-	})
+	txs, err := s.readTxs(ctx, s.rs.txByUID, uid)
+	if err == nil && len(txs) == 0 {
+		err = store.ErrNotFound
+	}
 	if err != nil {
 		return store.Transaction{}, fmt.Errorf("sqlite: get %s: %w", uid, err)
 	}
-	return t, nil
+	return txs[0], nil
 }
 
 // History implements store.Store. Its first entry, "" → WAITING at the
@@ -245,9 +232,7 @@ func (s *Store) Queues(ctx context.Context) ([]store.Queue, error) {
 // QueueStats implements store.Store. Counts holds an entry for each of the
 // five states, zero included.
 func (s *Store) QueueStats(ctx context.Context, name string) (store.QueueStats, error) {
-	st := store.QueueStats{Counts: map[store.TxState]int{
-		store.Waiting: 0, store.Revision: 0, store.Retry: 0, store.Done: 0, store.Failed: 0,
-	}}
+	st := store.QueueStats{Counts: zeroCounts()}
 	err := s.read(ctx, func(tx *sql.Tx) error {
 		q, err := scanQueue(tx.StmtContext(ctx, s.rs.queueByName).QueryRowContext(ctx, name))
 		found := err == nil
@@ -329,9 +314,14 @@ func (s *Store) CountByState(ctx context.Context) (map[store.TxState]int, error)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: count by state: %w", err)
 	}
-	out := map[store.TxState]int{store.Waiting: 0, store.Revision: 0, store.Retry: 0, store.Done: 0, store.Failed: 0}
+	out := zeroCounts()
 	for _, r := range rows {
 		out[store.TxState(r.state)] = r.n
 	}
 	return out, nil
+}
+
+// zeroCounts is a count of zero for each of the five states.
+func zeroCounts() map[store.TxState]int {
+	return map[store.TxState]int{store.Waiting: 0, store.Revision: 0, store.Retry: 0, store.Done: 0, store.Failed: 0}
 }

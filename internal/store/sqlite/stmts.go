@@ -102,7 +102,7 @@ func (w *writeStmts) close() error { return closeStmts(w.all) }
 // readStmts are prepared on the read pool (database/sql prepares each on a
 // connection the first time it is used there).
 type readStmts struct {
-	txByUID, attemptsByUID, createdAt, historyByUID     *sql.Stmt
+	txByUID, createdAt, historyByUID                    *sql.Stmt
 	list, listQueue, listState, listQueueState          *sql.Stmt
 	waiting, active, waitingQueues, queues, queueByName *sql.Stmt
 	pendingHooks, countByState                          *sql.Stmt
@@ -155,7 +155,6 @@ func (r *readStmts) prepare(ctx context.Context, db *sql.DB) error {
 		sql string
 	}{
 		{&r.txByUID, `SELECT ` + txCols + ` FROM transactions WHERE uid = ?`},
-		{&r.attemptsByUID, `SELECT ` + attemptCols + ` FROM attempts WHERE uid = ? ORDER BY n`},
 		{&r.createdAt, `SELECT created_at FROM transactions WHERE uid = ?`},
 		{&r.historyByUID, `SELECT uid, at, from_state, to_state, binding, note FROM history WHERE uid = ? ORDER BY id`},
 		{&r.list, `SELECT ` + txCols + ` FROM transactions WHERE seq > ?` + order},

@@ -103,14 +103,6 @@ func (s *Store) Apply(ctx context.Context, b store.Batch) error {
 	return s.submit(ctx, r)
 }
 
-func validBinding(b store.BindingState) bool {
-	switch b {
-	case store.Free, store.Blocked, store.Inclusion, store.WaitingInclusion, store.RetryBinding, store.Delay:
-		return true
-	}
-	return false
-}
-
 func validateBatch(b *store.Batch) error {
 	for i, u := range b.Txs {
 		if u.UID == "" {
@@ -127,7 +119,7 @@ func validateBatch(b *store.Batch) error {
 		if q.Name == "" {
 			return fmt.Errorf("sqlite: apply: queue %d: empty name", i)
 		}
-		if !validBinding(q.State) {
+		if !q.State.Valid() {
 			return fmt.Errorf("sqlite: apply: queue %s: invalid state %q", q.Name, q.State)
 		}
 	}
@@ -146,7 +138,7 @@ func validateBatch(b *store.Batch) error {
 		if !h.To.Valid() {
 			return fmt.Errorf("sqlite: apply: history of %s: invalid to state %q", h.UID, h.To)
 		}
-		if h.Binding != "" && !validBinding(h.Binding) {
+		if h.Binding != "" && !h.Binding.Valid() {
 			return fmt.Errorf("sqlite: apply: history of %s: invalid binding %q", h.UID, h.Binding)
 		}
 	}
@@ -310,11 +302,7 @@ func (s *Store) enqueue(ctx context.Context, txs []store.NewTransaction) ([]stor
 	out := make([]store.EnqueueResult, len(txs))
 	for i := range txs {
 		nt := &txs[i]
-		at := nt.At
-		if at.IsZero() {
-			at = s.opts.Now()
-		}
-		atN := at.UnixNano()
+		atN := s.at(nt.At)
 		// A known idempotency key (stored, or earlier in this group) makes
 		// the insert a no-op: then return the existing record.
 		res, err := s.ws.insertTx.ExecContext(ctx,
