@@ -153,31 +153,28 @@ func (s *Store) applyBatch(ctx context.Context, b *store.Batch) error {
 	if err := s.applyTxs(ctx, b.Txs); err != nil {
 		return err
 	}
-	if _, lo, hi, err := s.execRows(ctx, kindUpsertQueue, len(b.Queues), func(i int, args []any) []any {
+	if err := s.writeRows(ctx, kindUpsertQueue, len(b.Queues), func(i int, args []any) []any {
 		q := &b.Queues[i]
 		return append(args, q.Name, string(q.State), q.Sender, nullString(q.TxUID), nanos(q.DelayUntil),
 			int64(q.Deadline), nanos(q.UpdatedAt))
-	}); err != nil {
-		return s.rowsFailed(ctx, err, lo, hi, func(i int) error { return s.upsertQueue(ctx, &b.Queues[i]) })
+	}, func(i int) string { return fmt.Sprintf("queue %s: tx %s", b.Queues[i].Name, b.Queues[i].TxUID) }); err != nil {
+		return err
 	}
-	if _, lo, hi, err := s.execRows(ctx, kindUpsertSender, len(b.Senders), func(i int, args []any) []any {
+	if err := s.writeRows(ctx, kindUpsertSender, len(b.Senders), func(i int, args []any) []any {
 		sd := &b.Senders[i]
 		return append(args, sd.ID, sd.Worker, sd.Queue, int64(sd.NextNonce), nanos(sd.UpdatedAt))
-	}); err != nil {
-		return s.rowsFailed(ctx, err, lo, hi, func(i int) error { return s.upsertSender(ctx, &b.Senders[i]) })
+	}, func(i int) string { return "sender " + b.Senders[i].ID }); err != nil {
+		return err
 	}
 	// A zero time is now; the clock is read once per entry, in batch order.
 	ats := make([]int64, len(b.History))
 	for i := range b.History {
 		ats[i] = s.at(b.History[i].At)
 	}
-	if _, lo, hi, err := s.execRows(ctx, kindInsertHistory, len(b.History), func(i int, args []any) []any {
+	return s.writeRows(ctx, kindInsertHistory, len(b.History), func(i int, args []any) []any {
 		h := &b.History[i]
 		return append(args, h.UID, ats[i], string(h.From), string(h.To), string(h.Binding), h.Note)
-	}); err != nil {
-		return s.rowsFailed(ctx, err, lo, hi, func(i int) error { return s.insertHistory(ctx, &b.History[i], ats[i]) })
-	}
-	return nil
+	}, func(i int) string { return "history of " + b.History[i].UID })
 }
 
 // applyTxs updates the transactions and upserts their attempts.
@@ -190,6 +187,11 @@ func (s *Store) applyTxs(ctx context.Context, us []store.TxUpdate) error {
 	for i := range us {
 		ats[i] = s.at(us[i].At)
 	}
+	updateRow := func(i int, args []any) []any {
+		u := &us[i]
+		return append(args, u.UID, string(u.State), u.Retries, blob(u.Result), u.Error, ats[i])
+	}
+	txName := func(i int) string { return "tx " + us[i].UID }
 	// The last update of each uid, in the order of the uids' first updates.
 	last := make([]int, 0, len(us))
 	pos := make(map[string]int, len(us))
@@ -201,22 +203,10 @@ func (s *Store) applyTxs(ctx context.Context, us []store.TxUpdate) error {
 		pos[us[i].UID] = len(last)
 		last = append(last, i)
 	}
-	changed, lo, hi, err := s.execRows(ctx, kindUpdateTx, len(last), func(i int, args []any) []any {
-		u := &us[last[i]]
-		return append(args, u.UID, string(u.State), u.Retries, blob(u.Result), u.Error, ats[last[i]])
-	})
-	if err != nil {
-		return s.rowsFailed(ctx, err, lo, hi, func(i int) error { return s.updateTx(ctx, &us[last[i]], ats[last[i]]) })
-	}
-	if changed != int64(len(last)) {
-		// Some uid is unknown: find the first, in batch order. (The rows
-		// written meanwhile are rolled back with the batch.)
-		for i := range us {
-			if err := s.updateTx(ctx, &us[i], ats[i]); err != nil {
-				return err
-			}
-		}
-		return fmt.Errorf("sqlite: apply: %d of %d transactions updated: %w", changed, len(last), store.ErrNotFound)
+	lastRow := func(i int, args []any) []any { return updateRow(last[i], args) }
+	lastName := func(i int) string { return txName(last[i]) }
+	if err := s.writeRows(ctx, kindUpdateTx, len(last), lastRow, lastName); err != nil {
+		return err
 	}
 	// Every attempt, in batch order: the last version of a (uid, n) wins.
 	var with []int
@@ -225,27 +215,43 @@ func (s *Store) applyTxs(ctx context.Context, us []store.TxUpdate) error {
 			with = append(with, i)
 		}
 	}
-	if _, lo, hi, err := s.execRows(ctx, kindUpsertAttempt, len(with), func(i int, args []any) []any {
+	return s.writeRows(ctx, kindUpsertAttempt, len(with), func(i int, args []any) []any {
 		u := &us[with[i]]
 		a := u.Attempt
 		return append(args, u.UID, a.N, a.Sender, int64(a.Nonce), int64(a.Fee), a.Hash, nanos(a.At),
 			a.Outcome, a.Error, int64(a.Height))
-	}); err != nil {
-		return s.rowsFailed(ctx, err, lo, hi, func(i int) error { return s.upsertAttempt(ctx, &us[with[i]]) })
-	}
-	return nil
+	}, func(i int) string { return fmt.Sprintf("tx %s: attempt %d", us[with[i]].UID, us[with[i]].Attempt.N) })
 }
 
-// rowsFailed explains the failure err of a statement holding rows [lo, hi):
-// if the store refused them, it writes them again one by one, for the
-// error of the first refused row (the batch fails anyway).
-func (s *Store) rowsFailed(ctx context.Context, err error, lo, hi int, one func(i int) error) error {
-	if refused(err) {
-		for i := lo; i < hi; i++ {
-			if err := one(i); err != nil {
-				return err
-			}
+// writeRows writes n rows of kind k with multi-row statements. When a
+// statement is refused, or an update finds fewer transactions than it names
+// (an unknown uid), it writes the rows again one per statement to report
+// the first refused row by name(i) (the batch fails and is rolled back
+// anyway).
+func (s *Store) writeRows(ctx context.Context, k rowKind, n int, row func(i int, args []any) []any, name func(i int) string) error {
+	changed, lo, hi, err := s.execRows(ctx, k, n, row)
+	switch {
+	case err != nil && refused(err):
+	case err != nil:
+		return fmt.Errorf("sqlite: apply: %w", err)
+	case k == kindUpdateTx && changed != int64(n):
+		lo, hi = 0, n
+	default:
+		return nil
+	}
+	for i := lo; i < hi; i++ {
+		changed, _, _, err := s.execRows(ctx, k, 1, func(_ int, args []any) []any { return row(i, args) })
+		switch {
+		case err != nil && isForeignKey(err):
+			return fmt.Errorf("sqlite: apply: %s: %w", name(i), store.ErrNotFound)
+		case err != nil:
+			return fmt.Errorf("sqlite: apply: %s: %w", name(i), err)
+		case k == kindUpdateTx && changed == 0:
+			return fmt.Errorf("sqlite: apply: %s: %w", name(i), store.ErrNotFound)
 		}
+	}
+	if err == nil { // an update's count fell short, yet every row matched alone
+		return fmt.Errorf("sqlite: apply: %d of %d transactions updated: %w", changed, n, store.ErrNotFound)
 	}
 	if isForeignKey(err) {
 		return fmt.Errorf("sqlite: apply: %w: %w", err, store.ErrNotFound)
@@ -259,64 +265,4 @@ func (s *Store) at(t time.Time) int64 {
 		t = s.opts.Now()
 	}
 	return t.UnixNano()
-}
-
-// The one-row statements: rowsFailed uses them to find the row a
-// multi-row statement failed on, and its error.
-
-func (s *Store) updateTx(ctx context.Context, u *store.TxUpdate, at int64) error {
-	res, err := s.ws.updateTx.ExecContext(ctx,
-		string(u.State), u.Retries, blob(u.Result), u.Error, at, u.UID)
-	if err != nil {
-		return fmt.Errorf("sqlite: apply: tx %s: %w", u.UID, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("sqlite: apply: tx %s: %w", u.UID, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("sqlite: apply: tx %s: %w", u.UID, store.ErrNotFound)
-	}
-	return nil
-}
-
-func (s *Store) upsertAttempt(ctx context.Context, u *store.TxUpdate) error {
-	a := u.Attempt
-	if _, err := s.ws.upsertAttempt.ExecContext(ctx,
-		u.UID, a.N, a.Sender, int64(a.Nonce), int64(a.Fee), a.Hash, nanos(a.At),
-		a.Outcome, a.Error, int64(a.Height)); err != nil {
-		return fmt.Errorf("sqlite: apply: tx %s: attempt %d: %w", u.UID, a.N, err)
-	}
-	return nil
-}
-
-func (s *Store) upsertQueue(ctx context.Context, q *store.Queue) error {
-	if _, err := s.ws.upsertQueue.ExecContext(ctx,
-		q.Name, string(q.State), q.Sender, nullString(q.TxUID), nanos(q.DelayUntil),
-		int64(q.Deadline), nanos(q.UpdatedAt)); err != nil {
-		if isForeignKey(err) {
-			return fmt.Errorf("sqlite: apply: queue %s: tx %s: %w", q.Name, q.TxUID, store.ErrNotFound)
-		}
-		return fmt.Errorf("sqlite: apply: queue %s: %w", q.Name, err)
-	}
-	return nil
-}
-
-func (s *Store) upsertSender(ctx context.Context, sd *store.Sender) error {
-	if _, err := s.ws.upsertSender.ExecContext(ctx,
-		sd.ID, sd.Worker, sd.Queue, int64(sd.NextNonce), nanos(sd.UpdatedAt)); err != nil {
-		return fmt.Errorf("sqlite: apply: sender %s: %w", sd.ID, err)
-	}
-	return nil
-}
-
-func (s *Store) insertHistory(ctx context.Context, h *store.HistoryEntry, at int64) error {
-	if _, err := s.ws.insertHistory.ExecContext(ctx,
-		h.UID, at, string(h.From), string(h.To), string(h.Binding), h.Note); err != nil {
-		if isForeignKey(err) {
-			return fmt.Errorf("sqlite: apply: history of %s: %w", h.UID, store.ErrNotFound)
-		}
-		return fmt.Errorf("sqlite: apply: history of %s: %w", h.UID, err)
-	}
-	return nil
 }

@@ -21,12 +21,10 @@ const attemptCols = `uid, n, sender, nonce, fee, hash, at, outcome, error, heigh
 // writeStmts are prepared on the writer connection and used only by the
 // committer.
 type writeStmts struct {
-	begin, commit, rollback   *sql.Stmt
-	insertTx, insertHistory   *sql.Stmt
-	txByKey, attemptsByUID    *sql.Stmt
-	updateTx, upsertAttempt   *sql.Stmt
-	upsertQueue, upsertSender *sql.Stmt
-	all                       []*sql.Stmt
+	begin, commit, rollback *sql.Stmt
+	insertTx                *sql.Stmt
+	txByKey, attemptsByUID  *sql.Stmt
+	all                     []*sql.Stmt
 
 	// conn is the writer connection; chunks are the multi-row statements
 	// of applyBatch, by kind and log2 of their rows, prepared on first use
@@ -65,30 +63,8 @@ func (w *writeStmts) prepare(ctx context.Context, c *sql.Conn) error {
 			(uid, queue, type, data, state, retries, idempotency_key, result, error, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, 0, ?, NULL, '', ?, ?)
 			ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`},
-		{&w.insertHistory, `INSERT INTO history (uid, at, from_state, to_state, binding, note)
-			VALUES (?, ?, ?, ?, ?, ?)`},
 		{&w.txByKey, `SELECT ` + txCols + ` FROM transactions WHERE idempotency_key = ?`},
 		{&w.attemptsByUID, `SELECT ` + attemptCols + ` FROM attempts WHERE uid = ? ORDER BY n`},
-		{&w.updateTx, `UPDATE transactions
-			SET state = ?, retries = ?, result = ?, error = ?, updated_at = ?
-			WHERE uid = ?`},
-		{&w.upsertAttempt, `INSERT INTO attempts (` + attemptCols + `)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (uid, n) DO UPDATE SET
-				sender = excluded.sender, nonce = excluded.nonce, fee = excluded.fee,
-				hash = excluded.hash, at = excluded.at, outcome = excluded.outcome,
-				error = excluded.error, height = excluded.height`},
-		{&w.upsertQueue, `INSERT INTO queues (name, state, sender, tx_uid, delay_until, deadline, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (name) DO UPDATE SET
-				state = excluded.state, sender = excluded.sender, tx_uid = excluded.tx_uid,
-				delay_until = excluded.delay_until, deadline = excluded.deadline,
-				updated_at = excluded.updated_at`},
-		{&w.upsertSender, `INSERT INTO senders (id, worker, queue, next_nonce, updated_at)
-			VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET
-				worker = excluded.worker, queue = excluded.queue,
-				next_nonce = excluded.next_nonce, updated_at = excluded.updated_at`},
 	} {
 		if err := prep(ctx, c, &w.all, q.dst, q.sql); err != nil {
 			return err
