@@ -24,7 +24,7 @@ func demoCommand() *cobra.Command {
 		claims, votes, batches, senders int
 		blockTime                       time.Duration
 		data, listen                    string
-		faults                          node.FaultConfig
+		faults                          faultFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -45,9 +45,13 @@ It shows progress and ends with a summary read back from the store and the chain
 				defer os.RemoveAll(d)
 				data = d
 			}
+			fc, err := faults.config()
+			if err != nil {
+				return err
+			}
 			var finished, failed atomic.Int64
 			cfg := node.Config{Listen: listen, Data: data, DevSenders: senders, RetryDelay: node.Duration(time.Second),
-				Devchain: node.DevchainConfig{BlockTime: node.Duration(blockTime), Faults: faults}}
+				Devchain: node.DevchainConfig{BlockTime: node.Duration(blockTime), Faults: fc}}
 			n, err := node.Build(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 				OnFinish: func(_ string, state store.TxState, _ uint64) {
 					finished.Add(1)
@@ -99,9 +103,7 @@ It shows progress and ends with a summary read back from the store and the chain
 	cmd.Flags().DurationVar(&blockTime, "block-time", 250*time.Millisecond, "devchain block time")
 	cmd.Flags().StringVar(&data, "data", "", "data directory (default: a temp dir, removed at exit)")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "API address while the demo runs")
-	cmd.Flags().Float64Var(&faults.RevertProb, "fault-revert", 0, "devchain: probability a transaction reverts (shows retries)")
-	cmd.Flags().Float64Var(&faults.RejectProb, "fault-reject", 0, "devchain: probability a submit is rejected")
-	cmd.Flags().Float64Var(&faults.DropProb, "fault-drop", 0, "devchain: probability a transaction is silently dropped")
+	faults.register(cmd)
 	return cmd
 }
 

@@ -13,40 +13,38 @@ import (
 	"github.com/ordolabs/ordo/internal/node"
 )
 
+// faultFlags are the devchain fault knobs as flags, filling a
+// node.FaultConfig (the same knobs as the config file).
 type faultFlags struct {
-	reject, drop, revert float64
-	spike                string
-	stall                time.Duration
-	reorgEvery           uint64
-	reorgDepth           uint64
+	cfg   node.FaultConfig
+	spike string
+	stall time.Duration
 }
 
 func (f *faultFlags) register(cmd *cobra.Command) {
-	cmd.Flags().Float64Var(&f.reject, "fault-reject", 0, "probability that a submit is rejected")
-	cmd.Flags().Float64Var(&f.drop, "fault-drop", 0, "probability that an accepted transaction is silently dropped from the mempool")
-	cmd.Flags().Float64Var(&f.revert, "fault-revert", 0, "probability that a transaction reverts at inclusion")
+	cmd.Flags().Float64Var(&f.cfg.RejectProb, "fault-reject", 0, "probability that a submit is rejected")
+	cmd.Flags().Float64Var(&f.cfg.DropProb, "fault-drop", 0, "probability that an accepted transaction is silently dropped from the mempool")
+	cmd.Flags().Float64Var(&f.cfg.RevertProb, "fault-revert", 0, "probability that a transaction reverts at inclusion")
 	cmd.Flags().StringVar(&f.spike, "fault-fee-spike", "", "K:N: the minimum fee jumps ×K for N blocks from the start")
 	cmd.Flags().DurationVar(&f.stall, "fault-stall", 0, "no blocks for this long from the start")
-	cmd.Flags().Uint64Var(&f.reorgEvery, "fault-reorg-every", 0, "reorg every N blocks (0: never)")
-	cmd.Flags().Uint64Var(&f.reorgDepth, "fault-reorg-depth", 1, "depth of periodic reorgs")
+	cmd.Flags().Uint64Var(&f.cfg.ReorgEvery, "fault-reorg-every", 0, "reorg every N blocks (0: never)")
+	cmd.Flags().Uint64Var(&f.cfg.ReorgDepth, "fault-reorg-depth", 1, "depth of periodic reorgs")
 }
 
-func (f *faultFlags) update() (devchain.FaultUpdate, error) {
-	u := devchain.FaultUpdate{RejectProb: &f.reject, DropProb: &f.drop, RevertProb: &f.revert, ReorgEvery: &f.reorgEvery, ReorgDepth: &f.reorgDepth}
+// config returns the knobs the flags set, checked.
+func (f *faultFlags) config() (node.FaultConfig, error) {
+	c := f.cfg
 	if f.spike != "" {
 		k, n, ok := strings.Cut(f.spike, ":")
 		kv, err1 := strconv.ParseUint(k, 10, 64)
 		nv, err2 := strconv.ParseUint(n, 10, 64)
 		if !ok || err1 != nil || err2 != nil {
-			return u, fmt.Errorf("--fault-fee-spike wants K:N, got %q", f.spike)
+			return c, fmt.Errorf("--fault-fee-spike wants K:N, got %q", f.spike)
 		}
-		u.FeeSpike = &devchain.FeeSpike{Factor: kv, Blocks: nv}
+		c.FeeSpike = node.FeeSpikeConfig{Factor: kv, Blocks: nv}
 	}
-	if f.stall > 0 {
-		d := devchain.Duration(f.stall)
-		u.Stall = &d
-	}
-	return u, u.Validate()
+	c.Stall = node.Duration(f.stall)
+	return c, c.Update().Validate()
 }
 
 func devchainCommand() *cobra.Command {
@@ -66,10 +64,11 @@ func devchainCommand() *cobra.Command {
 		Short: "Run devchain, the embedded base ledger, as its own process with its HTTP API",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			u, err := faults.update()
+			fc, err := faults.config()
 			if err != nil {
 				return err
 			}
+			u := fc.Update()
 			c, err := devchain.New(devchain.Config{Seed: seed, BlockTime: blockTime, MaxBlockTxs: maxBlockTxs, MinFee: minFee, DevAccounts: devAccounts, DataDir: data, Faults: u, NoDevMode: noDevMode})
 			if err != nil {
 				return err

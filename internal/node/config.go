@@ -222,8 +222,8 @@ func (f *FeeConfig) setDefaults() {
 	*f = FeeConfig(p)
 }
 
-// update is the devchain fault update that sets these knobs at start.
-func (f FaultConfig) update() devchain.FaultUpdate {
+// Update is the devchain fault update that sets these knobs at start.
+func (f FaultConfig) Update() devchain.FaultUpdate {
 	u := devchain.FaultUpdate{RejectProb: &f.RejectProb, DropProb: &f.DropProb, RevertProb: &f.RevertProb, ReorgEvery: &f.ReorgEvery}
 	if f.ReorgDepth > 0 {
 		u.ReorgDepth = &f.ReorgDepth

@@ -81,7 +81,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger, lock: lock}
 	if cfg.Chain == "" {
 		dc, err := devchain.New(devchain.Config{Seed: cfg.Devchain.Seed, BlockTime: time.Duration(cfg.Devchain.BlockTime), MaxBlockTxs: cfg.Devchain.MaxBlockTxs,
-			DataDir: filepath.Join(cfg.Data, "devchain"), Faults: cfg.Devchain.Faults.update(), Clock: o.Clock, DevAccounts: 16})
+			DataDir: filepath.Join(cfg.Data, "devchain"), Faults: cfg.Devchain.Faults.Update(), Clock: o.Clock, DevAccounts: 16})
 		if err != nil {
 			n.Close()
 			return nil, err

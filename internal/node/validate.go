@@ -111,7 +111,7 @@ func (f FaultConfig) validate() []error {
 		return errs
 	}
 	// The devchain's own ranges (reorgDepth, feeSpike, stall).
-	if err := f.update().Validate(); err != nil {
+	if err := f.Update().Validate(); err != nil {
 		return []error{fmt.Errorf("devchain.faults: %w", err)}
 	}
 	return nil

@@ -157,7 +157,7 @@ func TestFaultConfigUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := c.Devchain.Faults.update()
+	u := c.Devchain.Faults.Update()
 	if err := u.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestFaultConfigUpdate(t *testing.T) {
 	}
 	// Off by default: no spike, no stall, the devchain's reorg depth.
 	var zero FaultConfig
-	if z := zero.update(); z.FeeSpike != nil || z.Stall != nil || z.ReorgDepth != nil {
+	if z := zero.Update(); z.FeeSpike != nil || z.Stall != nil || z.ReorgDepth != nil {
 		t.Fatalf("zero fault config sets %+v", z)
 	}
 }
