@@ -154,14 +154,11 @@ func demoSummary(ctx context.Context, n *node.Node, fromHeight uint64, took time
 	blocks := hd.Height - fromHeight
 	included := 0
 	if br, ok := n.Chain.(chain.BlockReader); ok {
-		for h := fromHeight + 1; h <= hd.Height; h += 1000 {
-			bs, err := br.Blocks(ctx, h, min(h+999, hd.Height))
-			if err != nil {
-				return err
-			}
-			for _, b := range bs {
-				included += len(b.Txs)
-			}
+		if err := chain.EachBlock(ctx, br, fromHeight+1, hd.Height, func(b chain.Block) error {
+			included += len(b.Txs)
+			return nil
+		}); err != nil {
+			return err
 		}
 	}
 	use := 0.0

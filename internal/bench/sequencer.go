@@ -209,30 +209,25 @@ func slotUse(ctx context.Context, br chain.BlockReader, o SequencerOptions) (flo
 	lastByQueue := map[string]uint64{}
 	var first uint64
 	perBlock := map[uint64]int{}
-	for from := uint64(1); ; from += 1000 {
-		bs, err := br.Blocks(ctx, from, from+999)
-		if err != nil {
-			return 0, 0, err
-		}
-		for _, b := range bs {
-			for _, t := range b.Txs {
-				if t.Status != chain.OutcomeSucceeded || t.Contract != "zkapp" {
-					continue
-				}
-				var a struct {
-					ZkApp string `json:"zkapp"`
-				}
-				json.Unmarshal(t.Args, &a)
-				if first == 0 {
-					first = b.Height
-				}
-				lastByQueue[a.ZkApp] = b.Height
-				perBlock[b.Height]++
+	err := chain.EachBlock(ctx, br, 1, ^uint64(0), func(b chain.Block) error {
+		for _, t := range b.Txs {
+			if t.Status != chain.OutcomeSucceeded || t.Contract != "zkapp" {
+				continue
 			}
+			var a struct {
+				ZkApp string `json:"zkapp"`
+			}
+			json.Unmarshal(t.Args, &a)
+			if first == 0 {
+				first = b.Height
+			}
+			lastByQueue[a.ZkApp] = b.Height
+			perBlock[b.Height]++
 		}
-		if len(bs) < 1000 {
-			break
-		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
 	}
 	end := uint64(0)
 	for _, h := range lastByQueue {

@@ -132,6 +132,30 @@ type BlockReader interface {
 	Blocks(ctx context.Context, from, to uint64) ([]Block, error)
 }
 
+// EachBlock calls fn with each block of br with a height in [from, to], in
+// order, reading them a page at a time (a BlockReader may return fewer than
+// asked, and none above its head). It stops at the first error.
+func EachBlock(ctx context.Context, br BlockReader, from, to uint64, fn func(Block) error) error {
+	for from <= to {
+		bs, err := br.Blocks(ctx, from, to)
+		if err != nil {
+			return err
+		}
+		if len(bs) == 0 {
+			return nil
+		}
+		for _, b := range bs {
+			if err := fn(b); err != nil {
+				return err
+			}
+		}
+		if from = bs[len(bs)-1].Height + 1; from == 0 { // wrapped
+			return nil
+		}
+	}
+	return nil
+}
+
 // WatchHeads sends each new head of c on the returned channel until ctx ends.
 // It uses c's push notifications when c is a HeadSubscriber and falls back to
 // polling Head every poll otherwise, or when the subscription breaks.
