@@ -64,6 +64,23 @@ const MaxReorgDepth = 64
 
 // Validate checks ranges; it changes nothing.
 func (u FaultUpdate) Validate() error {
+	if err := u.check(); err != nil {
+		return &InvalidFaultsError{err: err}
+	}
+	return nil
+}
+
+// InvalidFaultsError is the error of a fault update with a knob out of
+// range; SetFaults returns it and changes nothing.
+type InvalidFaultsError struct{ err error }
+
+// Error is the reason, naming the knob.
+func (e *InvalidFaultsError) Error() string { return e.err.Error() }
+
+// Unwrap returns the reason.
+func (e *InvalidFaultsError) Unwrap() error { return e.err }
+
+func (u FaultUpdate) check() error {
 	for name, p := range map[string]*float64{"rejectProb": u.RejectProb, "dropProb": u.DropProb, "revertProb": u.RevertProb} {
 		if p != nil && !(*p >= 0 && *p <= 1) {
 			return fmt.Errorf("%s must be between 0 and 1", name)

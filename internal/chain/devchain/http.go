@@ -2,6 +2,7 @@ package devchain
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -327,10 +328,11 @@ func (s *server) setFaults(r *http.Request) (any, error) {
 	if err := s.api.ReadJSON(r, &u); err != nil {
 		return nil, err
 	}
-	if err := u.Validate(); err != nil {
+	fs, err := s.c.SetFaults(r.Context(), u)
+	if ie := (*InvalidFaultsError)(nil); errors.As(err, &ie) {
 		return nil, httpjson.Errorf(CodeInvalidFaults, "%w", err)
 	}
-	return s.c.SetFaults(r.Context(), u)
+	return fs, err
 }
 
 // faucetRequest is the body of POST /v1/faucet.
