@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -37,42 +35,25 @@ It shows progress and ends with a summary read back from the store and the chain
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			if data == "" {
-				d, err := os.MkdirTemp("", "ordo-demo-")
-				if err != nil {
-					return err
-				}
-				defer os.RemoveAll(d)
-				data = d
-			}
 			fc, err := faults.config()
 			if err != nil {
 				return err
 			}
 			var finished, failed atomic.Int64
-			cfg := node.Config{Listen: listen, Data: data, DevSenders: senders, RetryDelay: node.Duration(time.Second),
+			cfg := node.Config{Data: data, DevSenders: senders, RetryDelay: node.Duration(time.Second),
 				Devchain: node.DevchainConfig{BlockTime: node.Duration(blockTime), Faults: fc}}
-			n, err := node.Build(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			n, err := node.StartLocal(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 				OnFinish: func(_ string, state store.TxState, _ uint64) {
 					finished.Add(1)
 					if state == store.Failed {
 						failed.Add(1)
 					}
-				}})
+				}}, listen)
 			if err != nil {
 				return err
 			}
-			defer n.Close()
-			ln, err := net.Listen("tcp", listen)
-			if err != nil {
-				return err
-			}
-			runCtx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			errc := make(chan error, 1)
-			go func() { errc <- n.Serve(runCtx, ln) }()
-			<-n.Sequencer.Started()
-			fmt.Printf("ordo demo: node at http://%s (data %s), %d senders, block time %s\n", ln.Addr(), data, senders, blockTime)
+			defer n.Stop()
+			fmt.Printf("ordo demo: node at http://%s (data %s), %d senders, block time %s\n", n.Addr, n.Config.Data, senders, blockTime)
 			intents := votingFlow(claims, votes, batches)
 			start := time.Now()
 			startHead, _ := n.Chain.Head(ctx)
@@ -86,14 +67,14 @@ It shows progress and ends with a summary read back from the store and the chain
 				select {
 				case <-ctx.Done():
 					return ctx.Err()
-				case err := <-errc:
+				case err := <-n.Stopped():
 					return fmt.Errorf("node stopped: %w", err)
 				case <-tick.C:
 					hd, _ := n.Chain.Head(ctx)
 					fmt.Printf("  %5.1fs  height %-5d done %d/%d  failed %d\n", time.Since(start).Seconds(), hd.Height, finished.Load()-failed.Load(), len(intents), failed.Load())
 				}
 			}
-			return demoSummary(ctx, n, startHead.Height, time.Since(start), min(2*claims, senders))
+			return demoSummary(ctx, n.Node, startHead.Height, time.Since(start), min(2*claims, senders))
 		},
 	}
 	cmd.Flags().IntVar(&claims, "claims", 12, "claims (each has a claim queue and a batches queue)")

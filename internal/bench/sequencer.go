@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -76,22 +74,13 @@ func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error)
 	if o.Txs < o.Queues {
 		return res, fmt.Errorf("need at least one transaction per queue")
 	}
-	dir := o.Dir
-	if dir == "" {
-		d, err := os.MkdirTemp("", "ordo-bench-")
-		if err != nil {
-			return res, err
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	}
 	var finished atomic.Int64
 	var failed atomic.Int64
 	var mu sync.Mutex
 	var blocks []uint64
-	cfg := node.Config{Data: dir, DevSenders: o.Senders, Devchain: node.DevchainConfig{BlockTime: node.Duration(o.BlockTime), MaxBlockTxs: max(1000, o.Senders)},
+	cfg := node.Config{Data: o.Dir, DevSenders: o.Senders, Devchain: node.DevchainConfig{BlockTime: node.Duration(o.BlockTime), MaxBlockTxs: max(1000, o.Senders)},
 		RetryDelay: node.Duration(time.Second), InclusionTimeoutBlocks: 20}
-	n, err := node.Build(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Workers: 128,
+	n, err := node.StartLocal(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Workers: 128,
 		OnFinish: func(uid string, state store.TxState, b uint64) {
 			if state == store.Failed {
 				failed.Add(1)
@@ -100,21 +89,12 @@ func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error)
 			blocks = append(blocks, b)
 			mu.Unlock()
 			finished.Add(1)
-		}})
+		}}, "127.0.0.1:0")
 	if err != nil {
 		return res, err
 	}
-	defer n.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return res, err
-	}
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errc := make(chan error, 1)
-	go func() { errc <- n.Serve(runCtx, ln) }()
-	<-n.Sequencer.Started()
-	base := "http://" + ln.Addr().String()
+	defer n.Stop()
+	base := "http://" + n.Addr
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.Clients, MaxConnsPerHost: o.Clients}}
 
 	// Deploy each queue's zkApp first (FIFO keeps it first), then the votes.
@@ -180,7 +160,7 @@ func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error)
 		select {
 		case <-ctx.Done():
 			return res, ctx.Err()
-		case err := <-errc:
+		case err := <-n.Stopped():
 			return res, fmt.Errorf("node stopped: %w", err)
 		case <-time.After(100 * time.Millisecond):
 		}
