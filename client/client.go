@@ -162,17 +162,35 @@ const maxResponse = 64 << 20
 // do sends a request and decodes a 2xx JSON answer into out. It returns the
 // status.
 func (c *Client) do(ctx context.Context, method, path string, body, out any) (int, error) {
+	status, b, err := c.roundTrip(ctx, method, path, body)
+	if err != nil {
+		return status, err
+	}
+	if status < 200 || status > 299 {
+		return status, decodeError(status, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			return status, fmt.Errorf("ordo client: %s %s: decoding the response: %w", method, path, err)
+		}
+	}
+	return status, nil
+}
+
+// roundTrip sends a request with an optional JSON body and returns the
+// status and the body of the answer.
+func (c *Client) roundTrip(ctx context.Context, method, path string, body any) (int, []byte, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return 0, fmt.Errorf("ordo client: encoding the request: %w", err)
+			return 0, nil, fmt.Errorf("ordo client: encoding the request: %w", err)
 		}
 		rd = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
 	if err != nil {
-		return 0, fmt.Errorf("ordo client: %w", err)
+		return 0, nil, fmt.Errorf("ordo client: %w", err)
 	}
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
@@ -180,22 +198,14 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) (in
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("ordo client: %s %s: %w", method, path, err)
+		return 0, nil, fmt.Errorf("ordo client: %s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
 	if err != nil {
-		return resp.StatusCode, fmt.Errorf("ordo client: %s %s: reading the response: %w", method, path, err)
+		return resp.StatusCode, nil, fmt.Errorf("ordo client: %s %s: reading the response: %w", method, path, err)
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return resp.StatusCode, decodeError(resp.StatusCode, b)
-	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			return resp.StatusCode, fmt.Errorf("ordo client: %s %s: decoding the response: %w", method, path, err)
-		}
-	}
-	return resp.StatusCode, nil
+	return resp.StatusCode, b, nil
 }
 
 // decodeError makes an *APIError of an error response, with or without the
@@ -308,30 +318,21 @@ func (c *Client) Senders(ctx context.Context) ([]Sender, error) {
 // Health returns nil once the node has started. While it is starting, the
 // error is an *APIError with Status 503 and Code CodeStarting.
 func (c *Client) Health(ctx context.Context) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/healthz", nil)
+	status, b, err := c.roundTrip(ctx, http.MethodGet, "/healthz", nil)
 	if err != nil {
-		return fmt.Errorf("ordo client: %w", err)
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return fmt.Errorf("ordo client: GET /healthz: %w", err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return fmt.Errorf("ordo client: GET /healthz: reading the response: %w", err)
+		return err
 	}
 	var h struct {
 		Status string `json:"status"`
 	}
 	if json.Unmarshal(b, &h) == nil && h.Status != "" {
-		if resp.StatusCode == http.StatusOK && h.Status == "ok" {
+		if status == http.StatusOK && h.Status == "ok" {
 			return nil
 		}
-		return &APIError{Status: resp.StatusCode, Code: h.Status, Message: "node is " + h.Status}
+		return &APIError{Status: status, Code: h.Status, Message: "node is " + h.Status}
 	}
-	if resp.StatusCode != http.StatusOK {
-		return decodeError(resp.StatusCode, b)
+	if status != http.StatusOK {
+		return decodeError(status, b)
 	}
 	return fmt.Errorf("ordo client: GET /healthz: unexpected response %q", b)
 }
