@@ -289,6 +289,11 @@ func collect[T any](ctx context.Context, st *sql.Stmt, scan func(scanner) (T, er
 	if err != nil {
 		return nil, err
 	}
+	return collectRows(rows, scan)
+}
+
+// collectRows scans every row and closes rows; the result is never nil.
+func collectRows[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
 	defer rows.Close()
 	out := []T{}
 	for rows.Next() {

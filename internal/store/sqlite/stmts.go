@@ -200,18 +200,7 @@ func scanTx(row scanner) (store.Transaction, error) {
 	return t, nil
 }
 
-func scanTxs(rows *sql.Rows) ([]store.Transaction, error) {
-	defer rows.Close()
-	txs := []store.Transaction{}
-	for rows.Next() {
-		t, err := scanTx(rows)
-		if err != nil {
-			return nil, err
-		}
-		txs = append(txs, t)
-	}
-	return txs, rows.Err()
-}
+func scanTxs(rows *sql.Rows) ([]store.Transaction, error) { return collectRows(rows, scanTx) }
 
 // scanAttempt reads attemptCols; it returns the uid the row belongs to.
 func scanAttempt(row scanner) (string, store.Attempt, error) {
@@ -230,16 +219,10 @@ func scanAttempt(row scanner) (string, store.Attempt, error) {
 }
 
 func scanAttempts(rows *sql.Rows) ([]store.Attempt, error) {
-	defer rows.Close()
-	as := []store.Attempt{}
-	for rows.Next() {
-		_, a, err := scanAttempt(rows)
-		if err != nil {
-			return nil, err
-		}
-		as = append(as, a)
-	}
-	return as, rows.Err()
+	return collectRows(rows, func(r scanner) (store.Attempt, error) {
+		_, a, err := scanAttempt(r)
+		return a, err
+	})
 }
 
 func scanQueue(row scanner) (store.Queue, error) {
