@@ -12,6 +12,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
 )
 
@@ -28,7 +29,7 @@ func TestIntakeRejects(t *testing.T) {
 		// msg, when set, must appear in the error message.
 		msg []string
 	}{
-		{"type not allowed", `{"queue":"q","type":"NOPE"}`, 422, api.CodeTypeNotAllowed, sequencer.BuiltinTypes()},
+		{"type not allowed", `{"queue":"q","type":"NOPE"}`, 422, api.CodeTypeNotAllowed, dispatch.BuiltinTypes()},
 		{"malformed", `{"queue":"q",`, 400, api.CodeBadJSON, nil},
 		{"not json", `hello`, 400, api.CodeBadJSON, nil},
 		{"empty body", ``, 400, api.CodeBadJSON, nil},
@@ -44,7 +45,7 @@ func TestIntakeRejects(t *testing.T) {
 		{"invalid utf-8", "{\"queue\":\"q\xff\",\"type\":\"" + typ + "\"}", 400, api.CodeBadJSON, nil},
 		{"too large", big, 413, api.CodeTooLarge, nil},
 		{"missing queue", `{"type":"` + typ + `"}`, 422, api.CodeInvalid, []string{"queue"}},
-		{"missing type", `{"queue":"q"}`, 422, api.CodeInvalid, sequencer.BuiltinTypes()},
+		{"missing type", `{"queue":"q"}`, 422, api.CodeInvalid, dispatch.BuiltinTypes()},
 		{"queue too long", `{"queue":"` + strings.Repeat("q", sequencer.MaxQueueName+1) + `","type":"` + typ + `"}`, 422, api.CodeInvalid, nil},
 		{"key too long", `{"queue":"q","type":"` + typ + `","idempotencyKey":"` + strings.Repeat("k", 257) + `"}`, 422, api.CodeInvalid, nil},
 		{"control character in queue", `{"queue":"q\u0000","type":"` + typ + `"}`, 422, api.CodeInvalid, nil},

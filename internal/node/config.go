@@ -10,6 +10,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 )
 
 // Config is the node's configuration file (YAML). Flags override it.
@@ -192,7 +193,7 @@ func (c *Config) SetDefaults() {
 		c.DevSenders = 8
 	}
 	if len(c.AllowedTypes) == 0 {
-		c.AllowedTypes = sequencer.BuiltinTypes()
+		c.AllowedTypes = dispatch.BuiltinTypes()
 	}
 	if c.RetryDelay == 0 {
 		c.RetryDelay = Duration(5 * time.Second)

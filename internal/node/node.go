@@ -26,6 +26,7 @@ import (
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/fslock"
 	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
@@ -111,7 +112,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		tc := cfg.Types[t]
 		p := sequencer.Policy{MaxRetries: cmp.Or(tc.MaxRetries, cfg.MaxRetries), Delay: time.Duration(cmp.Or(tc.RetryDelay, cfg.RetryDelay))}
 		policies[t] = p
-		d, err := sequencer.NewZkAppDispatcher(t, p.MaxRetries, n.Chain, func(id string) ed25519.PrivateKey { return keys[id] })
+		d, err := dispatch.NewZkAppDispatcher(t, p.MaxRetries, n.Chain, func(id string) ed25519.PrivateKey { return keys[id] })
 		if err != nil {
 			if allWorkers {
 				continue
@@ -124,7 +125,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	m := sequencer.NewMetrics(n.Registry)
 	seq, err := sequencer.NewNode(sequencer.Config{Store: st, Chain: n.Chain, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: cfg.AllowedTypes,
 		Policies: policies, Fees: sequencer.FeePolicy(cfg.Fees), InclusionTimeout: cfg.InclusionTimeoutBlocks, Confirmations: cfg.Confirmations, Senders: senders,
-		WorkerTimeout: time.Duration(cfg.WorkerTimeout), Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: o.OnFinish})
+		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: o.OnFinish})
 	if err != nil {
 		n.Close()
 		return nil, err
@@ -145,7 +146,8 @@ func (n *Node) senders(ctx context.Context) ([]sequencer.SenderConfig, map[strin
 	var out []sequencer.SenderConfig
 	for _, s := range n.Config.Senders {
 		if s.Worker != "" {
-			out = append(out, sequencer.SenderConfig{ID: chain.Address(s.Address), Worker: s.Worker})
+			out = append(out, sequencer.SenderConfig{ID: chain.Address(s.Address), Worker: s.Worker,
+				Remote: dispatch.NewRemoteWorker(s.Worker, time.Duration(n.Config.WorkerTimeout))})
 			continue
 		}
 		k, err := readKey(s.KeyFile)

@@ -1,10 +1,8 @@
 package sequencer
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,8 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/clock"
@@ -28,8 +24,12 @@ type SenderConfig struct {
 	ID chain.Address
 	// Key signs for the sender; nil when Worker is set.
 	Key ed25519.PrivateKey
-	// Worker is the remote worker URL.
+	// Worker is the remote worker URL, recorded with the sender; Remote is
+	// its client. Both are set for a worker sender, neither for a keystore
+	// one.
 	Worker string
+	// Remote is the client of the remote worker at Worker.
+	Remote Worker
 }
 
 // Config configures a sequencer node.
@@ -54,8 +54,6 @@ type Config struct {
 	Confirmations uint64
 	// Senders are the node's senders.
 	Senders []SenderConfig
-	// WorkerTimeout bounds a remote worker call. Defaults to 10s.
-	WorkerTimeout time.Duration
 	// Workers is how many effects run at once. Defaults to 64.
 	Workers int
 	// PollInterval is the head polling interval for chains without push
@@ -70,31 +68,12 @@ type Config struct {
 	OnFinish func(uid string, state store.TxState, blocks uint64)
 }
 
-// Intake is a transaction intent.
-type Intake struct {
-	Queue          string          `json:"queue"`
-	Type           string          `json:"type"`
-	Data           json.RawMessage `json:"data"`
-	IdempotencyKey string          `json:"idempotencyKey,omitempty"`
-}
-
-// ErrTypeNotAllowed is returned by Submit for a type outside the allowed set.
-var ErrTypeNotAllowed = errors.New("type not allowed")
-
-// ErrIdempotencyConflict is returned by Submit when an idempotency key that
-// is already known comes with another queue, type or data: the caller is
-// reusing a key for a different intent.
-var ErrIdempotencyConflict = errors.New("idempotency key reused for a different transaction")
-
-// ErrInvalid is returned by Submit for an intent that is malformed.
-var ErrInvalid = errors.New("invalid transaction")
-
 // Node is a running sequencer: intake, the run cycle and its effects.
 type Node struct {
 	cfg      Config
 	allowed  map[string]bool
 	keys     map[string]ed25519.PrivateKey
-	workers  map[string]*RemoteWorker
+	workers  map[string]Worker
 	inputs   mailbox[func(*Core)]
 	effects  chan Effect
 	log      *slog.Logger
@@ -132,7 +111,7 @@ func NewNode(cfg Config) (*Node, error) {
 	}
 	cfg.AllowedTypes = append([]string(nil), cfg.AllowedTypes...)
 	sort.Strings(cfg.AllowedTypes)
-	n := &Node{cfg: cfg, allowed: map[string]bool{}, keys: map[string]ed25519.PrivateKey{}, workers: map[string]*RemoteWorker{},
+	n := &Node{cfg: cfg, allowed: map[string]bool{}, keys: map[string]ed25519.PrivateKey{}, workers: map[string]Worker{},
 		inputs: newMailbox[func(*Core)](), effects: make(chan Effect, 1<<16), log: cfg.Logger, started: make(chan struct{}), stopped: make(chan struct{}), dispHead: map[string]uint64{}}
 	var missing []string
 	for _, t := range cfg.AllowedTypes {
@@ -155,8 +134,8 @@ func NewNode(cfg Config) (*Node, error) {
 	}
 	for _, s := range cfg.Senders {
 		switch {
-		case s.Worker != "":
-			n.workers[string(s.ID)] = NewRemoteWorker(s.Worker, cfg.WorkerTimeout)
+		case s.Worker != "" && s.Remote != nil:
+			n.workers[string(s.ID)] = s.Remote
 		case s.Key != nil:
 			n.keys[string(s.ID)] = s.Key
 		default:
@@ -172,72 +151,6 @@ func (n *Node) AllowedTypes() []string { return append([]string(nil), n.cfg.Allo
 
 // Store returns the node's store, for reads.
 func (n *Node) Store() store.Store { return n.cfg.Store }
-
-// MaxQueueName is the longest queue name.
-const MaxQueueName = 128
-
-// Submit validates intents and commits them; it returns once they are
-// durable. Each result says whether it created a record or found one by its
-// idempotency key.
-func (n *Node) Submit(ctx context.Context, in []Intake) ([]store.EnqueueResult, error) {
-	now := n.cfg.Clock.Now().UTC()
-	txs := make([]store.NewTransaction, len(in))
-	for i, it := range in {
-		if it.Queue == "" || len(it.Queue) > MaxQueueName || !printable(it.Queue) {
-			return nil, fmt.Errorf("%w: queue must be 1-%d printable characters", ErrInvalid, MaxQueueName)
-		}
-		if !printable(it.IdempotencyKey) {
-			return nil, fmt.Errorf("%w: idempotencyKey must be printable characters", ErrInvalid)
-		}
-		if !n.allowed[it.Type] {
-			return nil, fmt.Errorf("%w: %q; allowed types are %s", ErrTypeNotAllowed, it.Type, strings.Join(n.cfg.AllowedTypes, ", "))
-		}
-		if len(it.IdempotencyKey) > 256 {
-			return nil, fmt.Errorf("%w: idempotencyKey is longer than 256 characters", ErrInvalid)
-		}
-		data := it.Data
-		if len(data) == 0 {
-			data = []byte("{}")
-		}
-		txs[i] = store.NewTransaction{UID: n.uidSeq.next(now), Queue: it.Queue, Type: it.Type, Data: data, IdempotencyKey: it.IdempotencyKey, At: now}
-	}
-	res, err := n.cfg.Store.Enqueue(ctx, txs)
-	if err != nil {
-		return nil, fmt.Errorf("sequencer intake: %w", err)
-	}
-	for i, r := range res {
-		if r.Created {
-			continue
-		}
-		if old := r.Transaction; old.Queue != txs[i].Queue || old.Type != txs[i].Type || !sameJSON(old.Data, txs[i].Data) {
-			return res, fmt.Errorf("%w: key %q names %s (queue %s, type %s) with other data", ErrIdempotencyConflict, txs[i].IdempotencyKey, old.UID, old.Queue, old.Type)
-		}
-	}
-	return res, nil
-}
-
-// sameJSON reports whether two JSON documents are equal but for
-// insignificant whitespace.
-func sameJSON(a, b []byte) bool {
-	var ca, cb bytes.Buffer
-	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
-		return bytes.Equal(a, b)
-	}
-	return bytes.Equal(ca.Bytes(), cb.Bytes())
-}
-
-// printable reports whether s is valid UTF-8 without control characters.
-func printable(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			return false
-		}
-	}
-	return true
-}
 
 // enqueued hands committed transactions to the core, and counts them.
 func (n *Node) enqueued(created []store.Transaction) {
@@ -415,7 +328,7 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 		if d := n.cfg.Dispatchers[t]; p.MaxRetries == 0 && d != nil {
 			p.MaxRetries = d.MaxRetries()
 		} else if p.MaxRetries == 0 {
-			p.MaxRetries = defaultRemoteRetries
+			p.MaxRetries = DefaultRemoteRetries
 		}
 		policies[t] = p
 	}

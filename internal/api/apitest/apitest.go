@@ -19,6 +19,7 @@ import (
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
 
@@ -106,8 +107,8 @@ func Start(opts Options) (_ *Node, err error) {
 	}
 	keys := func(id string) ed25519.PrivateKey { k, _ := n.Chain.DevKey(chain.Address(id)); return k }
 	disp := map[string]sequencer.Dispatcher{}
-	for _, typ := range sequencer.BuiltinTypes() {
-		d, err := sequencer.NewZkAppDispatcher(typ, opts.MaxRetries, n.Chain, keys)
+	for _, typ := range dispatch.BuiltinTypes() {
+		d, err := dispatch.NewZkAppDispatcher(typ, opts.MaxRetries, n.Chain, keys)
 		if err != nil {
 			return nil, fmt.Errorf("apitest: %w", err)
 		}

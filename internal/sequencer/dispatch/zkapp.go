@@ -1,4 +1,4 @@
-package sequencer
+package dispatch
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/sequencer"
 )
 
 // ZkAppDispatcher is the built-in dispatcher of the seed's five types: each is
@@ -37,15 +38,15 @@ func NewZkAppDispatcher(typ string, maxRetries int, c chain.Chain, keys func(str
 
 // BuiltinTypes are the types with a built-in dispatcher.
 func BuiltinTypes() []string {
-	return []string{CreateClaimVotingAccount, SendClaimVote, CreateVotingBatchesAccount, ReceiveVotesBatch, CommitAllVotingBatches}
+	return []string{sequencer.CreateClaimVotingAccount, sequencer.SendClaimVote, sequencer.CreateVotingBatchesAccount, sequencer.ReceiveVotesBatch, sequencer.CommitAllVotingBatches}
 }
 
 var zkMethods = map[string]struct{ method, key, kind string }{
-	CreateClaimVotingAccount:   {"deploy", "", "claim"},
-	SendClaimVote:              {"append", "votes", ""},
-	CreateVotingBatchesAccount: {"deploy", "", "batches"},
-	ReceiveVotesBatch:          {"append", "batches", ""},
-	CommitAllVotingBatches:     {"set", "committed", ""},
+	sequencer.CreateClaimVotingAccount:   {"deploy", "", "claim"},
+	sequencer.SendClaimVote:              {"append", "votes", ""},
+	sequencer.CreateVotingBatchesAccount: {"deploy", "", "batches"},
+	sequencer.ReceiveVotesBatch:          {"append", "batches", ""},
+	sequencer.CommitAllVotingBatches:     {"set", "committed", ""},
 }
 
 // Name returns the type.
@@ -55,7 +56,7 @@ func (d *ZkAppDispatcher) Name() string { return d.typ }
 func (d *ZkAppDispatcher) MaxRetries() int { return d.retries }
 
 // Build makes the unsigned chain transaction for an attempt.
-func (d *ZkAppDispatcher) Build(ctx context.Context, txn RawTxnData, s Sender) (chain.Tx, error) {
+func (d *ZkAppDispatcher) Build(ctx context.Context, txn sequencer.RawTxnData, s sequencer.Sender) (chain.Tx, error) {
 	m := zkMethods[d.typ]
 	var data map[string]json.RawMessage
 	if len(txn.Data) > 0 {
@@ -98,22 +99,22 @@ func orEmpty(b json.RawMessage) json.RawMessage {
 }
 
 // Dispatch builds, signs and sends the transaction.
-func (d *ZkAppDispatcher) Dispatch(ctx context.Context, txn RawTxnData, s Sender) (TxnResult, error) {
+func (d *ZkAppDispatcher) Dispatch(ctx context.Context, txn sequencer.RawTxnData, s sequencer.Sender) (sequencer.TxnResult, error) {
 	tx, err := d.Build(ctx, txn, s)
 	if err != nil {
-		return TxnResult{}, err
+		return sequencer.TxnResult{}, err
 	}
 	key := d.keys(s.AccountID)
 	if key == nil {
-		return TxnResult{}, fmt.Errorf("no key for sender %s", s.AccountID)
+		return sequencer.TxnResult{}, fmt.Errorf("no key for sender %s", s.AccountID)
 	}
 	tx.Sign(key)
 	h, err := d.chain.SendTx(ctx, tx)
-	return TxnResult{Hash: string(h)}, err
+	return sequencer.TxnResult{Hash: string(h)}, err
 }
 
 // OnSuccess reads the zkApp's state into the result's done.
-func (d *ZkAppDispatcher) OnSuccess(ctx context.Context, txn RawTxnData, r TxnResult, s Sender) (TxnResult, error) {
+func (d *ZkAppDispatcher) OnSuccess(ctx context.Context, txn sequencer.RawTxnData, r sequencer.TxnResult, s sequencer.Sender) (sequencer.TxnResult, error) {
 	zk := s.Queue
 	var data struct {
 		ZkApp string `json:"zkapp"`
@@ -131,7 +132,7 @@ func (d *ZkAppDispatcher) OnSuccess(ctx context.Context, txn RawTxnData, r TxnRe
 }
 
 // OnFailure records the failure in the result's error.
-func (d *ZkAppDispatcher) OnFailure(ctx context.Context, txn RawTxnData, r TxnResult, s Sender) (TxnResult, error) {
+func (d *ZkAppDispatcher) OnFailure(ctx context.Context, txn sequencer.RawTxnData, r sequencer.TxnResult, s sequencer.Sender) (sequencer.TxnResult, error) {
 	b, _ := json.Marshal(map[string]any{"uid": txn.UID, "retries": s.Retries})
 	r.Error = b
 	return r, nil

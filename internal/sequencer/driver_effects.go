@@ -2,56 +2,12 @@ package sequencer
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/store"
 )
-
-// mailbox is an unbounded queue with a wake-up signal: workers never block
-// handing results to the loop, so the loop and the workers cannot deadlock.
-type mailbox[T any] struct {
-	mu     sync.Mutex
-	items  []T
-	signal chan struct{}
-}
-
-func newMailbox[T any]() mailbox[T] { return mailbox[T]{signal: make(chan struct{}, 1)} }
-
-func (m *mailbox[T]) put(x T) {
-	m.mu.Lock()
-	m.items = append(m.items, x)
-	m.mu.Unlock()
-	select {
-	case m.signal <- struct{}{}:
-	default:
-	}
-}
-
-func (m *mailbox[T]) take() []T {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := m.items
-	m.items = nil
-	return out
-}
-
-// uidSource makes record ids: "tx_" + 12 hex digits of time in ms + 8 random
-// bytes, so they sort by creation time and never collide across restarts.
-type uidSource struct{}
-
-func (uidSource) next(now time.Time) string {
-	var b [14]byte
-	binary.BigEndian.PutUint64(b[:8], uint64(now.UnixMilli())<<16)
-	rand.Read(b[6:])
-	return "tx_" + hex.EncodeToString(b[:])
-}
 
 // work performs effects until ctx ends.
 func (n *Node) work(ctx context.Context) {
@@ -202,41 +158,6 @@ func (n *Node) performDispatch(ctx context.Context, e Effect) {
 	})
 }
 
-// watchHeads feeds new heads, with the receipts of the blocks since the last
-// one, to the core.
-func (n *Node) watchHeads(ctx context.Context) {
-	br, _ := n.cfg.Chain.(chain.BlockReader)
-	var last uint64
-	for h := range chain.WatchHeads(ctx, n.cfg.Chain, n.cfg.Clock, n.cfg.PollInterval) {
-		var receipts []Receipt
-		if br != nil {
-			from := last + 1
-			if last == 0 || h.Height-last > 1000 {
-				from = h.Height
-			}
-			// A read error leaves receipts out: the inclusion deadline's
-			// status check finds those transactions.
-			_ = chain.EachBlock(ctx, br, from, h.Height, func(b chain.Block) error {
-				for _, t := range b.Txs {
-					receipts = append(receipts, Receipt{Hash: string(t.Hash), Height: b.Height, Success: t.Status == chain.OutcomeSucceeded, Reason: t.Reason})
-				}
-				return nil
-			})
-		}
-		last = h.Height
-		height, minFee := h.Height, h.MinFee
-		n.inputs.put(func(c *Core) {
-			var mine []Receipt
-			for _, r := range receipts {
-				if c.Watching(r.Hash) {
-					mine = append(mine, r)
-				}
-			}
-			c.NewHead(height, minFee, mine)
-		})
-	}
-}
-
 // observe updates metrics from a committed batch.
 func (n *Node) observe(c *Core, b store.Batch) {
 	m := n.cfg.Metrics
@@ -284,13 +205,4 @@ func (n *Node) observe(c *Core, b store.Batch) {
 		m.SendersBusy.Set(float64(c.BusySenders()))
 		m.QueueDepth.Set(float64(n.intake.Load() - n.begun))
 	}
-}
-
-// signTx puts tx's args in canonical form, signs it and returns its hash,
-// hashing once.
-func signTx(tx *chain.Tx, key ed25519.PrivateKey) chain.Hash {
-	tx.Args = chain.CanonicalArgs(tx.Args)
-	h := tx.HashCanonical()
-	tx.SignHash(key, h)
-	return h
 }

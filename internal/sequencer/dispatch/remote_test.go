@@ -1,4 +1,4 @@
-package sequencer_test
+package dispatch_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
@@ -48,7 +49,7 @@ func (w *fakeWorker) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			<-r.Context().Done() // the sequencer's timeout ends this call
 			return
 		}
-		d, _ := sequencer.NewZkAppDispatcher(body.TxnData.Type, 3, w.c, nil)
+		d, _ := dispatch.NewZkAppDispatcher(body.TxnData.Type, 3, w.c, nil)
 		tx, err := d.Build(r.Context(), body.TxnData, body.Sender)
 		if err != nil {
 			json.NewEncoder(rw).Encode(map[string]any{"hash": "", "error": err.Error()})
@@ -97,15 +98,15 @@ func TestRemoteWorkerDispatchesAndTimesOut(t *testing.T) {
 	}
 	defer st.Close()
 	disp := map[string]sequencer.Dispatcher{}
-	for _, typ := range sequencer.BuiltinTypes() {
-		d, _ := sequencer.NewZkAppDispatcher(typ, 3, dc, nil)
+	for _, typ := range dispatch.BuiltinTypes() {
+		d, _ := dispatch.NewZkAppDispatcher(typ, 3, dc, nil)
 		disp[typ] = d
 	}
 	n, err := sequencer.NewNode(sequencer.Config{Store: st, Chain: dc, Dispatchers: disp,
-		Policies:      map[string]sequencer.Policy{sequencer.SendClaimVote: {Delay: 50 * time.Millisecond}, sequencer.CreateClaimVotingAccount: {Delay: 50 * time.Millisecond}},
-		Senders:       []sequencer.SenderConfig{{ID: addr, Worker: srv.URL}},
-		WorkerTimeout: 300 * time.Millisecond, PollInterval: 20 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Policies:     map[string]sequencer.Policy{sequencer.SendClaimVote: {Delay: 50 * time.Millisecond}, sequencer.CreateClaimVotingAccount: {Delay: 50 * time.Millisecond}},
+		Senders:      []sequencer.SenderConfig{{ID: addr, Worker: srv.URL, Remote: dispatch.NewRemoteWorker(srv.URL, 300*time.Millisecond)}},
+		PollInterval: 20 * time.Millisecond,
+		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package sequencer
+package dispatch
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/ordolabs/ordo/internal/sequencer"
 )
 
 // RemoteWorker is the seed's remote worker: the dispatcher's three calls as
@@ -17,7 +19,7 @@ import (
 //	POST {url}/onSuccess  {"txnData":RawTxnData,"result":TxnResult,"sender":Sender}  → TxnResult
 //	POST {url}/onFailure  {"txnData":RawTxnData,"result":TxnResult,"sender":Sender}  → TxnResult
 //
-// A non-2xx answer, a TxnResult with a non-null error, or no answer within the
+// (the types are sequencer's). A non-2xx answer, a TxnResult with a non-null error, or no answer within the
 // timeout counts as a dispatch error.
 type RemoteWorker struct {
 	url     string
@@ -33,13 +35,10 @@ func NewRemoteWorker(url string, timeout time.Duration) *RemoteWorker {
 	return &RemoteWorker{url: url, timeout: timeout, hc: &http.Client{}}
 }
 
-// defaultRemoteRetries is MaxRetries of a type only remote workers dispatch.
-const defaultRemoteRetries = 3
-
 // For returns the worker as the dispatcher of one type; MaxRetries comes from
 // the type's in-process dispatcher when there is one, else 3.
-func (w *RemoteWorker) For(typ string, local Dispatcher) Dispatcher {
-	retries := defaultRemoteRetries
+func (w *RemoteWorker) For(typ string, local sequencer.Dispatcher) sequencer.Dispatcher {
+	retries := sequencer.DefaultRemoteRetries
 	if local != nil {
 		retries = local.MaxRetries()
 	}
@@ -55,45 +54,45 @@ type remoteType struct {
 func (r remoteType) Name() string    { return r.typ }
 func (r remoteType) MaxRetries() int { return r.retries }
 
-func (r remoteType) Dispatch(ctx context.Context, txn RawTxnData, s Sender) (TxnResult, error) {
+func (r remoteType) Dispatch(ctx context.Context, txn sequencer.RawTxnData, s sequencer.Sender) (sequencer.TxnResult, error) {
 	return r.w.call(ctx, "dispatch", map[string]any{"txnData": txn, "sender": s})
 }
 
-func (r remoteType) OnSuccess(ctx context.Context, txn RawTxnData, res TxnResult, s Sender) (TxnResult, error) {
+func (r remoteType) OnSuccess(ctx context.Context, txn sequencer.RawTxnData, res sequencer.TxnResult, s sequencer.Sender) (sequencer.TxnResult, error) {
 	return r.w.call(ctx, "onSuccess", map[string]any{"txnData": txn, "result": res, "sender": s})
 }
 
-func (r remoteType) OnFailure(ctx context.Context, txn RawTxnData, res TxnResult, s Sender) (TxnResult, error) {
+func (r remoteType) OnFailure(ctx context.Context, txn sequencer.RawTxnData, res sequencer.TxnResult, s sequencer.Sender) (sequencer.TxnResult, error) {
 	return r.w.call(ctx, "onFailure", map[string]any{"txnData": txn, "result": res, "sender": s})
 }
 
-func (w *RemoteWorker) call(ctx context.Context, method string, body any) (TxnResult, error) {
+func (w *RemoteWorker) call(ctx context.Context, method string, body any) (sequencer.TxnResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, w.timeout)
 	defer cancel()
 	b, err := json.Marshal(body)
 	if err != nil {
-		return TxnResult{}, fmt.Errorf("worker %s: %w", method, err)
+		return sequencer.TxnResult{}, fmt.Errorf("worker %s: %w", method, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url+"/"+method, bytes.NewReader(b))
 	if err != nil {
-		return TxnResult{}, fmt.Errorf("worker %s: %w", method, err)
+		return sequencer.TxnResult{}, fmt.Errorf("worker %s: %w", method, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := w.hc.Do(req)
 	if err != nil {
-		return TxnResult{}, fmt.Errorf("worker %s: %w", method, err)
+		return sequencer.TxnResult{}, fmt.Errorf("worker %s: %w", method, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return TxnResult{}, fmt.Errorf("worker %s: %w", method, err)
+		return sequencer.TxnResult{}, fmt.Errorf("worker %s: %w", method, err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return TxnResult{}, fmt.Errorf("worker %s: HTTP %d: %s", method, resp.StatusCode, bytes.TrimSpace(raw))
+		return sequencer.TxnResult{}, fmt.Errorf("worker %s: HTTP %d: %s", method, resp.StatusCode, bytes.TrimSpace(raw))
 	}
-	var r TxnResult
+	var r sequencer.TxnResult
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return TxnResult{}, fmt.Errorf("worker %s: bad answer: %w", method, err)
+		return sequencer.TxnResult{}, fmt.Errorf("worker %s: bad answer: %w", method, err)
 	}
 	if len(r.Error) > 0 && string(r.Error) != "null" {
 		return r, fmt.Errorf("worker %s: %s", method, r.Error)

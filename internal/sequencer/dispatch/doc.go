@@ -1,0 +1,16 @@
+// Package dispatch holds the sequencer's dispatchers (seed 000, "Senders and
+// workers"): ZkAppDispatcher, the built-in in-process dispatcher of the seed's
+// five transaction types, and RemoteWorker, the client of a remote worker that
+// holds its sender's key and speaks the seed's dispatch / onSuccess /
+// onFailure calls as JSON over HTTP.
+//
+// Both do I/O and run on the sequencer driver's effect workers, never inside
+// the core.
+//
+// Invariants:
+//   - ZkAppDispatcher.Build is deterministic: the same RawTxnData and Sender
+//     give the same chain transaction, so the sequencer can commit the hash of
+//     an attempt before sending it;
+//   - a RemoteWorker answer is an error unless it is a 2xx whose TxnResult has
+//     no error; no answer within the timeout is an error.
+package dispatch
