@@ -3,6 +3,7 @@ package devchain
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/clock"
@@ -44,6 +45,9 @@ type Config struct {
 	Faults FaultUpdate
 	// Clock is the injected clock. Defaults to the wall clock.
 	Clock clock.Clock
+	// Logger gets what the chain reports on its own (a torn log tail
+	// truncated at start, say). Defaults to slog.Default().
+	Logger *slog.Logger
 	// Contracts are registered in addition to the built-in zkapp.
 	Contracts []Contract
 }
@@ -78,6 +82,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Clock == nil {
 		c.Clock = clock.Real{}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
 	}
 }
 

@@ -90,7 +90,7 @@ func New(cfg Config) (*Chain, error) {
 	}
 	g := genesis{Seed: cfg.Seed, DevAccounts: cfg.DevAccounts, DevBalance: cfg.DevBalance, MinFee: cfg.MinFee, Time: cfg.Clock.Now().UTC()}
 	if cfg.DataDir != "" {
-		l, prev, err := openBlockLog(cfg.DataDir, g, c.replay)
+		l, prev, rep, err := openBlockLog(cfg.DataDir, g, c.replay)
 		if err != nil {
 			return nil, err
 		}
@@ -98,6 +98,7 @@ func New(cfg Config) (*Chain, error) {
 		if prev != nil {
 			g = *prev
 		}
+		c.reportOpen(rep)
 	} else {
 		c.initGenesis(g)
 	}

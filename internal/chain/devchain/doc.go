@@ -20,5 +20,10 @@
 //     returns the removed blocks' transactions to the mempool;
 //   - with a data directory, every produced block is on disk (fsync) before
 //     any reader can see it; a restart replays the log and loses only the
-//     mempool and the fault settings.
+//     mempool and the fault settings;
+//   - every record of the log carries its length and a CRC-32C: at start a
+//     torn tail (a crash in the middle of an append) is truncated with a
+//     warning naming the height kept, and any other damage stops the start
+//     with a *CorruptLogError naming its offset; the chain never restarts
+//     silently at another height.
 package devchain
