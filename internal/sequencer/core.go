@@ -65,19 +65,6 @@ func (c *CoreConfig) setDefaults() error {
 	return nil
 }
 
-// check is why a queue asked the chain about its attempts.
-type check int
-
-const (
-	checkNone check = iota
-	checkRecover
-	checkBeforeDispatch
-	checkBeforeFail
-	checkTimeout
-	checkConfirm
-	checkPoll
-)
-
 type txn struct {
 	rec store.Transaction
 }
@@ -96,33 +83,50 @@ func (t *txn) attempt(n int) *store.Attempt {
 	return &t.rec.Attempts[n-1]
 }
 
+// queue is a queue in memory: its binding record, the WAITING transactions
+// buffered from the store, and its transactions in flight.
 type queue struct {
-	rec       store.Queue
-	cur       *txn
-	waiting   []*txn
-	more      bool // the store holds WAITING transactions beyond the buffer
-	loading   bool
-	lastSeq   int64 // highest Seq buffered or loaded
-	snd       *sender
-	want      bool   // in the line of queues wanting a sender
-	busy      bool   // an effect is outstanding (dispatch)
-	check     check  // status checks outstanding
-	pending   int    // outstanding status checks
-	settle    bool   // FAILED is waiting for a pending attempt to resolve
-	confirm   uint64 // the head at which an included attempt is confirmed (0: none)
-	polled    uint64 // the head of the last status poll (PollStatus)
-	confirmN  int    // the failed attempt waiting for confirmation (0: none)
-	ambiguous bool   // the nonce was consumed by an attempt whose hash is unknown
-	recheck   check  // a status check failed: run it again on the next head
-	missed    bool   // Enqueued skipped transactions while a load was running
-	rescan    bool   // Enqueued skipped one older than lastSeq: load from the start
-	after     int64  // the outstanding load's cursor
+	rec   store.Queue
+	dirty bool // changed since the last Ready
+	// flights are the queue's transactions in flight, oldest first: at most
+	// InFlightPerQueue (1 by default). The lead is the one the binding record
+	// names.
+	flights []*flight
+	waiting []*txn  // WAITING transactions buffered from the store, in Seq order
+	stored  stored  // what the store holds beyond the buffer
+	load    load    // the state of the queue's EffectLoad
+	lastSeq int64   // highest Seq buffered or loaded
+	after   int64   // the outstanding load's cursor
+	snd     *sender // the bound sender (seat == seatBound)
+	seat    seat
+}
+
+// lead returns the queue's oldest transaction in flight, or nil.
+func (q *queue) lead() *flight {
+	if len(q.flights) == 0 {
+		return nil
+	}
+	return q.flights[0]
+}
+
+// fly puts t in flight.
+func (q *queue) fly(t *txn) *flight {
+	f := &flight{txn: t}
+	q.flights = append(q.flights, f)
+	return f
+}
+
+// land takes the lead transaction out of flight, with all its state.
+func (q *queue) land() {
+	q.flights[0] = nil
+	q.flights = q.flights[1:]
 }
 
 type sender struct {
 	rec   store.Sender
+	dirty bool // changed since the last Ready
 	queue *queue
-	sync  bool // next dispatch must read the chain's nonce first
+	nonce nonceSource
 }
 
 // Core is the sequencer's run cycle as a deterministic state machine. It is
@@ -140,19 +144,24 @@ type Core struct {
 	watch   map[string]*queue
 	hooks   map[string]*txn // finished transactions whose hook is running
 	ready   Ready
-	dirtyQ  map[*queue]bool
-	dirtyS  map[*sender]bool
+	dirtyQ  []*queue  // queues changed since the last Ready, in the order first changed
+	dirtyS  []*sender // senders changed since the last Ready, in the order first changed
+	// handedOut is set from Ready to Advance (see Ready).
+	handedOut bool
+	// steps counts the inputs stepped.
+	steps uint64
 }
 
 // NewCore builds a core from the store's state: bindings, senders, the
 // transactions in REVISION or RETRY, and the queues with WAITING transactions.
-// Active queues start by asking the chain about their attempts.
+// Active queues start by asking the chain about their attempts. The first
+// Ready carries what recovery wrote and asked for.
 func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
 	c := &Core{cfg: cfg, now: now, queues: map[string]*queue{}, senders: map[string]*sender{},
-		watch: map[string]*queue{}, hooks: map[string]*txn{}, dirtyQ: map[*queue]bool{}, dirtyS: map[*sender]bool{},
+		watch: map[string]*queue{}, hooks: map[string]*txn{},
 		head: st.Head, minFee: st.MinFee}
 	for _, s := range st.Senders {
 		c.senders[s.ID] = &sender{rec: s}
@@ -161,7 +170,7 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 		q := c.queue(qr.Name)
 		q.rec = qr
 		if s := c.senders[qr.Sender]; s != nil && qr.State != store.Free && s.queue == nil {
-			s.queue, s.rec.Queue, q.snd = q, q.rec.Name, s
+			s.queue, s.rec.Queue, q.snd, q.seat = q, q.rec.Name, s, seatBound
 		} else if qr.State != store.Free {
 			// The bound sender left the configuration (or is bound twice):
 			// keep the transaction, which recovery settles and a new sender
@@ -182,20 +191,20 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 	}
 	for _, tr := range slices.Concat(st.Active, st.Bound) {
 		q := c.queue(tr.Queue)
-		if q.cur == nil && (tr.State != store.Waiting || q.rec.TxUID == tr.UID) {
-			q.cur = &txn{rec: tr}
+		if q.lead() == nil && (tr.State != store.Waiting || q.rec.TxUID == tr.UID) {
+			q.fly(&txn{rec: tr})
 			q.lastSeq = max(q.lastSeq, tr.Seq)
 			c.watchTxn(q)
 		}
 	}
 	for _, name := range st.WaitingQueues {
-		c.queue(name).more = true
+		c.queue(name).stored = storeMore
 	}
 	for i := range st.Hooks {
 		c.hook(&txn{rec: st.Hooks[i]})
 	}
 	for _, q := range c.order {
-		if q.cur != nil || q.rec.TxUID != "" {
+		if q.lead() != nil || q.rec.TxUID != "" {
 			c.recover(q)
 		}
 		c.pump(q)
@@ -230,46 +239,101 @@ func (c *Core) queue(name string) *queue {
 	return q
 }
 
-func (c *Core) markQ(q *queue)  { c.dirtyQ[q] = true }
-func (c *Core) markS(s *sender) { c.dirtyS[s] = true }
+func (c *Core) markQ(q *queue) {
+	if !q.dirty {
+		q.dirty = true
+		c.dirtyQ = append(c.dirtyQ, q)
+	}
+}
+
+func (c *Core) markS(s *sender) {
+	if !s.dirty {
+		s.dirty = true
+		c.dirtyS = append(c.dirtyS, s)
+	}
+}
 
 // recover settles a queue that was active when the node stopped: every attempt
 // that may have reached the chain is checked before anything else happens.
 func (c *Core) recover(q *queue) {
-	if q.cur == nil {
+	if q.lead() == nil {
 		q.rec.State, q.rec.TxUID = store.Free, ""
 		c.markQ(q)
 		c.release(q)
 		return
 	}
-	q.rec.TxUID = q.cur.rec.UID
+	q.rec.TxUID = q.lead().rec.UID
 	c.markQ(q)
 	c.startCheck(q, checkRecover)
 }
 
-// Ready is what a Step produced: commit Batch, then perform Effects.
+// Ready is what the core produced since the last Ready: the store batch to
+// commit, then the effects to perform.
+//
+// The driver's duties, in this order (the core cannot check all of them):
+//
+//  1. Step inputs, in the order they happened, each stamped with the clock.
+//  2. Take Ready. The batch and the effects are in a deterministic order: the
+//     same inputs give the same Readys, byte for byte.
+//  3. Optionally sign inline: for an EffectDispatch whose dispatcher is a
+//     Builder and whose sender's key is local (and that needs no nonce read),
+//     build and sign without I/O, Step the InputSigned (or the
+//     InputDispatched of a build error), drop that effect, take Ready again
+//     and Append it to the first. These two kinds are the only inputs that
+//     may be stepped between Ready and Advance; any other panics.
+//  4. Commit Batch in one store transaction. If the commit fails, the driver
+//     must stop using the core (its memory is ahead of the store); a new core
+//     built from the store's snapshot resumes.
+//  5. Call Advance.
+//  6. Perform Effects, in any order and concurrently, and Step each result
+//     when it arrives. An effect is never performed before its batch is
+//     committed: an attempt's nonce and hash are durable before it can reach
+//     the chain.
 type Ready struct {
-	Batch   store.Batch
+	// Batch is the store writes of the steps, coalesced to one write per
+	// transaction and attempt.
+	Batch store.Batch
+	// Effects are the I/O the steps asked for, in the order asked.
 	Effects []Effect
 }
 
-// Ready returns and clears what the core produced since the last call.
+// Append adds a later Ready's writes and effects to r (step 3 above).
+func (r *Ready) Append(o Ready) {
+	r.Batch.Append(o.Batch)
+	r.Effects = append(r.Effects, o.Effects...)
+}
+
+// Ready hands over what the core produced since the last Ready (see the
+// Ready type for the contract).
 func (c *Core) Ready() Ready {
-	for q := range c.dirtyQ {
+	for _, q := range c.dirtyQ {
 		q.rec.UpdatedAt = c.now
+		q.dirty = false
 		c.ready.Batch.Queues = append(c.ready.Batch.Queues, q.rec)
 	}
-	for s := range c.dirtyS {
+	for _, s := range c.dirtyS {
 		s.rec.UpdatedAt = c.now
+		s.dirty = false
 		c.ready.Batch.Senders = append(c.ready.Batch.Senders, s.rec)
 	}
 	clear(c.dirtyQ)
 	clear(c.dirtyS)
+	c.dirtyQ, c.dirtyS = c.dirtyQ[:0], c.dirtyS[:0]
 	r := c.ready
 	r.Batch.Txs = coalesce(r.Batch.Txs)
 	c.ready = Ready{}
+	c.handedOut = true
 	return r
 }
+
+// HasReady reports whether a Ready would carry anything.
+func (c *Core) HasReady() bool {
+	return len(c.dirtyQ) > 0 || len(c.dirtyS) > 0 || !c.ready.Batch.Empty() || len(c.ready.Effects) > 0
+}
+
+// Advance tells the core that the batch of the last Ready is committed; its
+// effects may now be performed and inputs stepped again.
+func (c *Core) Advance() { c.handedOut = false }
 
 // coalesce folds the updates of one step into one write per transaction and
 // attempt: each transaction's last state, with the last version of each of
@@ -363,14 +427,11 @@ func (c *Core) setBinding(q *queue, s store.BindingState) {
 
 func (c *Core) emit(e Effect) { c.ready.Effects = append(c.ready.Effects, e) }
 
-func marshalResult(r TxnResult, err error) (json.RawMessage, error) {
+func marshalResult(r TxnResult, hookErr string) (json.RawMessage, error) {
 	out := struct {
 		TxnResult
 		HookError string `json:"hookError,omitempty"`
-	}{TxnResult: r}
-	if err != nil {
-		out.HookError = err.Error()
-	}
+	}{TxnResult: r, HookError: hookErr}
 	return json.Marshal(out)
 }
 

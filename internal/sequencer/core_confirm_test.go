@@ -71,7 +71,8 @@ func TestCoreHooksRunAgainAfterRestart(t *testing.T) {
 		r.Effects[0].Sender.AccountID != "s1" {
 		t.Fatalf("effects %+v, want one successful hook for h1", r.Effects)
 	}
-	c.HookDone("u1", TxnResult{Hash: "h1"}, nil)
+	c.Advance()
+	c.Step(HookDone(t0, "u1", TxnResult{Hash: "h1"}, nil))
 	r = c.Ready()
 	if len(r.Batch.Txs) != 1 || r.Batch.Txs[0].UID != "u1" || r.Batch.Txs[0].State != store.Done || len(r.Batch.Txs[0].Result) == 0 {
 		t.Fatalf("batch %+v, want u1's result", r.Batch.Txs)

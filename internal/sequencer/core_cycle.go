@@ -38,14 +38,15 @@ func nonceConsumed(a *store.Attempt) bool {
 
 // pump runs the seed's run cycle for one queue until it waits on something.
 func (c *Core) pump(q *queue) {
-	if q.loading || c.stalled(q) {
+	if q.load != loadIdle || c.stalled(q) {
 		return
 	}
-	if q.cur == nil {
+	f := q.lead()
+	if f == nil {
 		c.startNext(q)
 		return
 	}
-	t := q.cur
+	t := f.txn
 	switch q.rec.State {
 	case store.Blocked:
 		c.dispatch(q)
@@ -54,20 +55,20 @@ func (c *Core) pump(q *queue) {
 		q.rec.Deadline = c.head + c.cfg.InclusionTimeout
 		c.setBinding(q, store.WaitingInclusion)
 	case store.WaitingInclusion:
-		if q.confirm > 0 {
-			if c.head >= q.confirm {
+		if f.confirm > 0 {
+			if c.head >= f.confirm {
 				c.startConfirm(q)
 			}
 			return
 		}
 		if q.rec.Deadline > 0 && c.head >= q.rec.Deadline {
-			if q.settle {
+			if f.verdict == verdictFailWhenSettled {
 				c.startCheck(q, checkBeforeFail)
 			} else {
 				c.startCheck(q, checkTimeout)
 			}
-		} else if c.cfg.PollStatus && q.polled < c.head {
-			q.polled = c.head
+		} else if c.cfg.PollStatus && f.polled < c.head {
+			f.polled = c.head
 			c.startCheck(q, checkPoll)
 		}
 	case store.RetryBinding:
@@ -88,7 +89,8 @@ func (c *Core) pump(q *queue) {
 // clock: an outstanding effect, a failed status check that is run again on the
 // next head, or a sender for its dispatch.
 func (c *Core) stalled(q *queue) bool {
-	return q.busy || q.pending > 0 || q.recheck != checkNone || (q.want && q.cur != nil)
+	f := q.lead()
+	return f != nil && (f.wait != waitNone || q.seat == seatInLine)
 }
 
 func (c *Core) maxRetries(t *txn) int { return c.cfg.Policies[t.rec.Type].MaxRetries }
@@ -97,12 +99,12 @@ func (c *Core) maxRetries(t *txn) int { return c.cfg.Policies[t.rec.Type].MaxRet
 // it once a sender is bound.
 func (c *Core) startNext(q *queue) {
 	if len(q.waiting) == 0 {
-		if q.more {
+		if q.stored != storeBuffered {
 			// The store's WAITING records are all unseen now (the buffer is
 			// empty and nothing is current), so a rescan may start at 0.
-			q.loading, q.after = true, q.lastSeq
-			if q.rescan {
-				q.rescan, q.after = false, 0
+			q.load, q.after = loadRunning, q.lastSeq
+			if q.stored == storeRescan {
+				q.stored, q.after = storeMore, 0
 			}
 			c.emit(Effect{Kind: EffectLoad, Queue: q.rec.Name, After: q.after, Limit: c.cfg.WaitingWindow})
 		}
@@ -110,10 +112,7 @@ func (c *Core) startNext(q *queue) {
 	}
 	if q.snd == nil {
 		if len(c.free) == 0 {
-			if !q.want {
-				q.want = true
-				c.line = append(c.line, q)
-			}
+			c.wantSender(q)
 			return
 		}
 		s := c.free[0]
@@ -123,7 +122,7 @@ func (c *Core) startNext(q *queue) {
 	t := q.waiting[0]
 	q.waiting[0] = nil
 	q.waiting = q.waiting[1:]
-	q.cur = t
+	q.fly(t)
 	q.rec.TxUID = t.rec.UID
 	c.setBinding(q, store.Blocked)
 	if len(t.rec.Attempts) > 0 {
@@ -136,10 +135,21 @@ func (c *Core) startNext(q *queue) {
 	c.dispatch(q)
 }
 
+// wantSender puts q in the line of queues waiting for a sender.
+func (c *Core) wantSender(q *queue) {
+	if q.seat != seatInLine {
+		q.seat = seatInLine
+		c.line = append(c.line, q)
+	}
+}
+
 func (c *Core) bind(q *queue, s *sender) {
+	if s.queue != nil || q.snd != nil {
+		panic(fmt.Sprintf("sequencer: invariant: bind sender %s to queue %s: the sender is bound to %v, the queue to %v", s.rec.ID, q.rec.Name, s.queue != nil, q.snd != nil))
+	}
 	q.snd, s.queue = s, q
 	q.rec.Sender, s.rec.Queue = s.rec.ID, q.rec.Name
-	q.want = false
+	q.seat = seatBound
 	c.markQ(q)
 	c.markS(s)
 }
@@ -151,14 +161,14 @@ func (c *Core) release(q *queue) {
 	if s == nil {
 		return
 	}
-	q.snd, s.queue = nil, nil
+	q.snd, s.queue, q.seat = nil, nil, seatNone
 	q.rec.Sender, s.rec.Queue = "", ""
 	c.markS(s)
 	for len(c.line) > 0 {
 		next := c.line[0]
 		c.line = c.line[1:]
-		if next.want && next.snd == nil {
-			next.want = false
+		if next.seat == seatInLine {
+			next.seat = seatNone
 			c.bind(next, s)
 			c.pump(next)
 			return
@@ -176,16 +186,14 @@ func (c *Core) dispatch(q *queue) {
 		c.free = c.free[1:]
 		c.bind(q, s)
 	}
-	t, s := q.cur, q.snd
+	f, s := q.lead(), q.snd
+	t := f.txn
 	if s == nil {
 		// No sender free: wait in line for one.
-		if !q.want {
-			q.want = true
-			c.line = append(c.line, q)
-		}
+		c.wantSender(q)
 		return
 	}
-	if q.ambiguous {
+	if f.verdict == verdictAmbiguous {
 		// Every attempt with a hash was checked and none landed, but the
 		// nonce was consumed, perhaps by an unreported attempt: stop rather
 		// than risk applying the intent twice.
@@ -233,10 +241,10 @@ func (c *Core) dispatch(q *queue) {
 	a := store.Attempt{N: len(t.rec.Attempts) + 1, Sender: s.rec.ID, Nonce: nonce, Fee: c.cfg.Fees.next(prevFee, c.minFee), At: c.now}
 	t.rec.Attempts = append(t.rec.Attempts, a)
 	c.saveAttempt(t, &t.rec.Attempts[len(t.rec.Attempts)-1])
-	q.busy = true
+	f.wait = waitDispatch
 	c.emit(Effect{Kind: EffectDispatch, UID: t.rec.UID, Queue: q.rec.Name, Attempt: a.N, Txn: rawData(t),
 		Sender: Sender{AccountID: s.rec.ID, Queue: q.rec.Name, Retries: t.rec.Retries, Nonce: a.Nonce, Fee: a.Fee},
-		Worker: s.rec.Worker, SyncNonce: s.sync && fresh})
+		Worker: s.rec.Worker, SyncNonce: s.nonce == nonceFromChain && fresh})
 }
 
 // maybeSent reports whether an attempt may have reached the chain without
@@ -256,30 +264,35 @@ func (c *Core) maybeSent(a *store.Attempt) bool {
 // been sent unreported (a) could have consumed its nonce: sending again with
 // another nonce could apply the intent twice.
 func (c *Core) ambiguous(q *queue, a *store.Attempt) {
-	q.ambiguous = false
-	t := q.cur
+	f := q.lead()
+	f.verdict = verdictNone
+	t := f.txn
 	t.rec.Error = fmt.Sprintf("ambiguous: nonce %d may have been consumed by attempt %d, which a remote worker may have sent without reporting its hash; look for memo %s on the chain", a.Nonce, a.N, t.rec.UID)
 	if q.snd != nil {
-		q.snd.sync = true // the sender's next nonce is unknown: read it from the chain
+		q.snd.nonce = nonceFromChain // the sender's next nonce is unknown: read it from the chain
 	}
 	c.finish(q, store.Failed, t.rec.Error)
 }
 
 // retry counts a failed attempt and moves the transaction to RETRY.
 func (c *Core) retry(q *queue, note string) {
-	q.cur.rec.Retries++
-	q.cur.rec.Error = note
-	q.recheck = checkNone
+	f := q.lead()
+	f.rec.Retries++
+	f.rec.Error = note
+	f.recheck = checkNone
+	if f.wait == waitHead {
+		f.wait = waitNone
+	}
 	c.setBinding(q, store.RetryBinding)
 	q.rec.Deadline = 0
-	c.setState(q, q.cur, store.Retry, note)
+	c.setState(q, f.txn, store.Retry, note)
 	c.pump(q)
 }
 
 // finish ends the queue's transaction as DONE or FAILED, runs its hook and
 // frees the sender.
 func (c *Core) finish(q *queue, to store.TxState, note string) {
-	t := q.cur
+	t := q.lead().txn
 	if to == store.Done {
 		t.rec.Error = ""
 	} else if t.rec.Error == "" {
@@ -288,7 +301,10 @@ func (c *Core) finish(q *queue, to store.TxState, note string) {
 	for _, a := range t.rec.Attempts {
 		delete(c.watch, a.Hash)
 	}
-	q.cur, q.busy, q.pending, q.check, q.recheck, q.settle, q.want = nil, false, 0, checkNone, checkNone, false, false
+	q.land()
+	if q.seat == seatInLine {
+		q.seat = seatNone // its place in the line is skipped when reached
+	}
 	q.rec.TxUID, q.rec.Deadline, q.rec.DelayUntil = "", 0, zeroTime
 	c.setBinding(q, store.Free)
 	c.setState(q, t, to, note)
@@ -319,26 +335,28 @@ func (c *Core) hook(t *txn) {
 // startCheck asks the chain about every attempt that may still land, then
 // decides (see decide) once all answers are in.
 func (c *Core) startCheck(q *queue, why check) {
+	f := q.lead()
 	n := 0
-	for _, a := range q.cur.rec.Attempts {
+	for _, a := range f.rec.Attempts {
 		if landable(&a) {
 			n++
-			c.emit(Effect{Kind: EffectCheck, UID: q.cur.rec.UID, Queue: q.rec.Name, Attempt: a.N, Hash: a.Hash})
+			c.emit(Effect{Kind: EffectCheck, UID: f.rec.UID, Queue: q.rec.Name, Attempt: a.N, Hash: a.Hash})
 		}
 	}
 	if n == 0 {
 		c.decide(q, why)
 		return
 	}
-	q.check, q.pending = why, n
+	f.awaitChecks(why, n)
 }
 
 // landed acts on an attempt included with success: DONE once it has
 // Confirmations blocks, else the queue keeps waiting (and its sender) until
 // the head reaches that depth and a check confirms it is still there.
 func (c *Core) landed(q *queue) {
+	f := q.lead()
 	var h uint64
-	for _, a := range q.cur.rec.Attempts {
+	for _, a := range f.rec.Attempts {
 		if a.Outcome == outcomeIncluded {
 			h = a.Height
 		}
@@ -348,25 +366,27 @@ func (c *Core) landed(q *queue) {
 		c.finish(q, store.Done, "included")
 		return
 	}
-	q.confirm, q.busy, q.rec.Deadline = target, false, 0
+	f.confirm, q.rec.Deadline = target, 0
+	f.dispatchOver()
 	c.setBinding(q, store.WaitingInclusion)
 }
 
 // startConfirm asks the chain whether the included attempt (or the failed
 // one waiting for confirmation) is still included.
 func (c *Core) startConfirm(q *queue) {
+	f := q.lead()
 	n := 0
-	for _, a := range q.cur.rec.Attempts {
-		if a.Outcome == outcomeIncluded || (a.N == q.confirmN && a.Outcome == outcomeFailed) {
+	for _, a := range f.rec.Attempts {
+		if a.Outcome == outcomeIncluded || (a.N == f.confirmN && a.Outcome == outcomeFailed) {
 			n++
-			c.emit(Effect{Kind: EffectCheck, UID: q.cur.rec.UID, Queue: q.rec.Name, Attempt: a.N, Hash: a.Hash})
+			c.emit(Effect{Kind: EffectCheck, UID: f.rec.UID, Queue: q.rec.Name, Attempt: a.N, Hash: a.Hash})
 		}
 	}
 	if n == 0 {
-		q.confirm = 0
+		f.confirm = 0
 		return
 	}
-	q.check, q.pending = checkConfirm, n
+	f.awaitChecks(checkConfirm, n)
 }
 
 // failedIncl acts on an attempt of q's transaction that the chain included
@@ -376,14 +396,16 @@ func (c *Core) startConfirm(q *queue) {
 // attempt to the mempool, where it may yet succeed, and a fresh-nonce retry
 // would then apply the intent twice.
 func (c *Core) failedIncl(q *queue, a *store.Attempt) {
+	f := q.lead()
 	if target := a.Height + c.cfg.Confirmations - 1; c.cfg.Confirmations > 1 && c.head < target {
-		q.confirm, q.confirmN, q.busy, q.rec.Deadline = target, a.N, false, 0
+		f.confirm, f.confirmN, q.rec.Deadline = target, a.N, 0
+		f.dispatchOver()
 		c.setBinding(q, store.WaitingInclusion)
 		return
 	}
-	q.confirm, q.confirmN = 0, 0
+	f.confirm, f.confirmN = 0, 0
 	note := "failed at inclusion: " + a.Error
-	if q.settle {
+	if f.verdict == verdictFailWhenSettled {
 		c.finish(q, store.Failed, note+" (after the last retry)")
 		return
 	}
@@ -421,12 +443,13 @@ func (c *Core) observe(q *queue, a *store.Attempt, st chain.TxStatus) {
 	default:
 		a.Outcome = outcomeUnknown
 	}
-	c.saveAttempt(q.cur, a)
+	c.saveAttempt(q.lead().txn, a)
 }
 
 // decide acts on a completed status check.
 func (c *Core) decide(q *queue, why check) {
-	t := q.cur
+	f := q.lead()
+	t := f.txn
 	var landed, pending bool
 	for i := range t.rec.Attempts {
 		switch a := &t.rec.Attempts[i]; {
@@ -447,8 +470,8 @@ func (c *Core) decide(q *queue, why check) {
 		return
 	}
 	if why == checkConfirm {
-		n := q.confirmN
-		q.confirm, q.confirmN = 0, 0
+		n := f.confirmN
+		f.confirm, f.confirmN = 0, 0
 		if fa := t.attempt(n); fa != nil && fa.Outcome == outcomeFailed {
 			c.failedIncl(q, fa) // still failed: act once it is deep enough
 			return
@@ -469,7 +492,7 @@ func (c *Core) decide(q *queue, why check) {
 	case checkBeforeFail:
 		if pending {
 			// An attempt can still land: FAILED would be a lie. Wait for it.
-			q.settle = true
+			f.verdict = verdictFailWhenSettled
 			q.rec.Deadline = c.head + c.cfg.InclusionTimeout
 			c.setBinding(q, store.WaitingInclusion)
 			return
@@ -491,7 +514,7 @@ func (c *Core) decide(q *queue, why check) {
 
 // recoverDecide resumes a transaction that was active when the node stopped.
 func (c *Core) recoverDecide(q *queue, la *store.Attempt, pending bool) {
-	t := q.cur
+	t := q.lead().txn
 	switch {
 	case t.rec.State == store.Retry:
 		if q.rec.State != store.Delay {

@@ -184,7 +184,7 @@ func (h *harness) commit(queue, typ string, n int) []store.Transaction {
 func (h *harness) enqueue(queue, typ string, n int) []string {
 	h.t.Helper()
 	txs := h.commit(queue, typ, n)
-	h.c.Enqueued(txs)
+	h.c.Step(Enqueued(h.now, txs))
 	h.step()
 	uids := make([]string, len(txs))
 	for i := range txs {
@@ -199,6 +199,10 @@ func (h *harness) step() Ready {
 	h.t.Helper()
 	r := h.c.Ready()
 	h.apply(r.Batch)
+	h.c.Advance()
+	if err := h.c.CheckInvariants(); err != nil {
+		h.t.Fatalf("core invariants: %v", err)
+	}
 	for _, e := range r.Effects {
 		h.checkEffect(e)
 	}
@@ -549,7 +553,7 @@ func kindName(k EffectKind) string {
 // dispatched reports a dispatch: err nil means sent with hash.
 func (h *harness) dispatched(e Effect, hash string, err error) Ready {
 	h.t.Helper()
-	h.c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Hash: hash, Err: err, Code: chain.CodeOf(err)})
+	h.c.Step(Dispatched(h.now, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Hash: hash, Err: err, Code: chain.CodeOf(err)}))
 	return h.step()
 }
 
@@ -565,13 +569,13 @@ func (h *harness) ok(queue, hash string) Effect {
 func (h *harness) signed(e Effect, nonce uint64, hash string) Ready {
 	h.t.Helper()
 	tx := chain.Tx{From: chain.Address(e.Sender.AccountID), Nonce: nonce, Fee: e.Sender.Fee, Contract: "c", Method: "m"}
-	h.c.Signed(e.Queue, e.UID, e.Attempt, tx, hash)
+	h.c.Step(Signed(h.now, e.Queue, e.UID, e.Attempt, tx, hash))
 	return h.step()
 }
 
 func (h *harness) checked(e Effect, st chain.TxStatus, err error) Ready {
 	h.t.Helper()
-	h.c.Checked(e.Queue, e.UID, e.Attempt, st, err)
+	h.c.Step(Checked(h.now, e.Queue, e.UID, e.Attempt, st, err))
 	return h.step()
 }
 
@@ -614,7 +618,7 @@ func (h *harness) newHeadAt(height uint64, receipts ...Receipt) Ready {
 			mine = append(mine, r)
 		}
 	}
-	h.c.NewHead(height, h.minFee, mine)
+	h.c.Step(NewHead(h.now, height, h.minFee, mine))
 	return h.step()
 }
 
@@ -635,7 +639,7 @@ func failReceipt(hash, reason string) Receipt {
 func (h *harness) tick(d time.Duration) Ready {
 	h.t.Helper()
 	h.now = h.now.Add(d)
-	h.c.Tick(h.now)
+	h.c.Step(Tick(h.now))
 	return h.step()
 }
 
@@ -647,7 +651,7 @@ func (h *harness) tickTo(at time.Time) Ready {
 
 func (h *harness) hookDone(e Effect, r TxnResult, err error) Ready {
 	h.t.Helper()
-	h.c.HookDone(e.UID, r, err)
+	h.c.Step(HookDone(h.now, e.UID, r, err))
 	return h.step()
 }
 
@@ -667,7 +671,7 @@ func (h *harness) loaded(e Effect) Ready {
 	if more {
 		txs = txs[:e.Limit]
 	}
-	h.c.Loaded(e.Queue, txs, more)
+	h.c.Step(Loaded(h.now, e.Queue, txs, more))
 	return h.step()
 }
 

@@ -185,14 +185,14 @@ func (r *randRun) perform(e Effect) {
 			nonce = ch.nonce[e.Sender.AccountID]
 		}
 		if r.rng.Float64() < f.workerErr {
-			h.c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: nonce, Err: errors.New("worker unavailable")})
+			h.c.Step(Dispatched(h.now, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: nonce, Err: errors.New("worker unavailable")}))
 			h.step()
 			return
 		}
 		hash := r.hash()
 		if r.builder {
 			tx := chain.Tx{From: chain.Address(e.Sender.AccountID), Nonce: nonce, Fee: e.Sender.Fee}
-			h.c.Signed(e.Queue, e.UID, e.Attempt, tx, hash)
+			h.c.Step(Signed(h.now, e.Queue, e.UID, e.Attempt, tx, hash))
 			h.step()
 			return
 		}
@@ -204,7 +204,7 @@ func (r *randRun) perform(e Effect) {
 				res.Err = errors.New("worker: read timeout after send")
 			}
 		}
-		h.c.Dispatched(e.Queue, res)
+		h.c.Step(Dispatched(h.now, e.Queue, res))
 		h.step()
 	case EffectSubmit:
 		err := ch.send(string(e.Tx.From), e.Tx.Nonce, e.Tx.Fee, e.Hash, e.UID)
@@ -212,7 +212,7 @@ func (r *randRun) perform(e Effect) {
 			err = errors.New("submit: connection reset after send")
 		}
 		deliver := func() {
-			h.c.Dispatched(e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Tx.Nonce, Hash: e.Hash, Err: err, Code: chain.CodeOf(err)})
+			h.c.Step(Dispatched(h.now, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Tx.Nonce, Hash: e.Hash, Err: err, Code: chain.CodeOf(err)}))
 			h.step()
 		}
 		if r.rng.Intn(4) == 0 {
@@ -381,7 +381,7 @@ func runRandom(t *testing.T, seed int64, builder bool, steps int) {
 			// core started, which the core may have loaded (and finished)
 			// already: it must not be dispatched again.
 			tx := r.notified[rng.Intn(len(r.notified))]
-			h.c.Enqueued([]store.Transaction{tx})
+			h.c.Step(Enqueued(h.now, []store.Transaction{tx}))
 			h.step()
 		default:
 			h.newHeadAt(ch.height) // a repeated head

@@ -9,8 +9,8 @@ import (
 
 var zeroTime time.Time
 
-// Enqueued hands the core transactions that the store has committed.
-func (c *Core) Enqueued(txs []store.Transaction) {
+// enqueued takes transactions that the store has committed.
+func (c *Core) enqueued(txs []store.Transaction) {
 	for i := range txs {
 		tr := txs[i]
 		q := c.queue(tr.Queue)
@@ -24,14 +24,16 @@ func (c *Core) Enqueued(txs []store.Transaction) {
 			}
 			// Notified after a later one (concurrent intakes): it may be
 			// new or already finished; the store tells, from the start.
-			q.rescan = true
+			q.stored = storeRescan
 		}
-		if q.loading {
-			q.missed = true
+		if q.load != loadIdle {
+			q.load = loadMissed
 			continue
 		}
-		if late || q.more || len(q.waiting) >= c.cfg.WaitingWindow {
-			q.more = true
+		if late || q.stored != storeBuffered || len(q.waiting) >= c.cfg.WaitingWindow {
+			if q.stored == storeBuffered {
+				q.stored = storeMore
+			}
 			continue
 		}
 		q.waiting = append(q.waiting, &txn{rec: tr})
@@ -42,24 +44,30 @@ func (c *Core) Enqueued(txs []store.Transaction) {
 	}
 }
 
-// Loaded hands the core the WAITING transactions an EffectLoad read.
-func (c *Core) Loaded(queue string, txs []store.Transaction, more bool) {
+// loaded takes the WAITING transactions an EffectLoad read.
+func (c *Core) loaded(queue string, txs []store.Transaction, more bool) {
 	q := c.queue(queue)
-	q.loading = false
+	missed := q.load == loadMissed
+	q.load = loadIdle
 	for i := range txs {
 		if txs[i].Seq > q.after && !q.holds(txs[i].UID) {
 			q.waiting = append(q.waiting, &txn{rec: txs[i]})
 			q.lastSeq = max(q.lastSeq, txs[i].Seq)
 		}
 	}
-	q.more = more || q.missed
-	q.missed = false
+	switch {
+	case q.stored == storeRescan:
+		// Enqueued skipped an older one meanwhile: the next load starts at 0.
+	case more || missed:
+		q.stored = storeMore
+	default:
+		q.stored = storeBuffered
+	}
 	c.pump(q)
 }
 
-// Tick moves the core's clock: DELAYs that have ended lead to a retry.
-func (c *Core) Tick(now time.Time) {
-	c.SetTime(now)
+// tick retries the queues whose DELAY has ended.
+func (c *Core) tick() {
 	for _, q := range c.order {
 		if q.rec.State == store.Delay && !c.now.Before(q.rec.DelayUntil) {
 			c.pump(q)
@@ -67,19 +75,20 @@ func (c *Core) Tick(now time.Time) {
 	}
 }
 
-// NewHead tells the core of a new block height, the minimum fee in force and
-// the receipts of watched transactions included since the last head.
-func (c *Core) NewHead(height, minFee uint64, receipts []Receipt) {
+// newHead takes a new block height, the minimum fee in force and the receipts
+// of watched transactions included since the last head.
+func (c *Core) newHead(height, minFee uint64, receipts []Receipt) {
 	if height > c.head {
 		c.head = height
 	}
 	c.minFee = minFee
 	for _, r := range receipts {
 		q := c.watch[r.Hash]
-		if q == nil || q.cur == nil {
+		if q == nil || q.lead() == nil {
 			continue
 		}
-		a := findAttempt(q.cur, r.Hash)
+		f := q.lead()
+		a := findAttempt(f.txn, r.Hash)
 		if a == nil {
 			continue
 		}
@@ -87,7 +96,7 @@ func (c *Core) NewHead(height, minFee uint64, receipts []Receipt) {
 		switch {
 		case r.Success:
 			c.landed(q)
-		case q.rec.State == store.WaitingInclusion && q.pending == 0 && q.confirm == 0:
+		case q.rec.State == store.WaitingInclusion && f.wait != waitChecks && f.confirm == 0:
 			c.failedIncl(q, a)
 		}
 	}
@@ -95,9 +104,9 @@ func (c *Core) NewHead(height, minFee uint64, receipts []Receipt) {
 		c.compact()
 	}
 	for _, q := range c.order {
-		if q.recheck != checkNone && q.pending == 0 && q.cur != nil {
-			why := q.recheck
-			q.recheck = checkNone
+		if f := q.lead(); f != nil && f.wait == waitHead {
+			why := f.recheck
+			f.recheck, f.wait = checkNone, waitNone
 			c.startCheck(q, why)
 			continue
 		}
@@ -109,8 +118,10 @@ func (c *Core) NewHead(height, minFee uint64, receipts []Receipt) {
 
 // holds reports whether uid is q's current or a buffered transaction.
 func (q *queue) holds(uid string) bool {
-	if q.cur != nil && q.cur.rec.UID == uid {
-		return true
+	for _, f := range q.flights {
+		if f.rec.UID == uid {
+			return true
+		}
 	}
 	for _, t := range q.waiting {
 		if t.rec.UID == uid {
@@ -132,46 +143,48 @@ func findAttempt(t *txn, hash string) *store.Attempt {
 // current returns the queue whose in-flight transaction is uid.
 func (c *Core) current(queue, uid string) *queue {
 	q := c.queues[queue]
-	if q == nil || q.cur == nil || q.cur.rec.UID != uid {
+	if q == nil || q.lead() == nil || q.lead().rec.UID != uid {
 		return nil
 	}
 	return q
 }
 
-// Signed records the hash of a Builder dispatcher's signed transaction and
+// signed records the hash of a Builder dispatcher's signed transaction and
 // asks for it to be sent once the hash is committed.
-func (c *Core) Signed(queue, uid string, attempt int, tx chain.Tx, hash string) {
+func (c *Core) signed(queue, uid string, attempt int, tx chain.Tx, hash string) {
 	q := c.current(queue, uid)
 	if q == nil {
 		return
 	}
-	a := q.cur.attempt(attempt)
-	if a == nil || attempt != len(q.cur.rec.Attempts) || !q.busy || a.Hash != "" {
+	f := q.lead()
+	a := f.attempt(attempt)
+	if a == nil || attempt != len(f.rec.Attempts) || f.wait != waitDispatch || a.Hash != "" {
 		return // stale: not the attempt being dispatched
 	}
 	a.Hash, a.Nonce = hash, tx.Nonce
 	c.watch[hash] = q
-	c.saveAttempt(q.cur, a)
+	c.saveAttempt(f.txn, a)
 	c.emit(Effect{Kind: EffectSubmit, UID: uid, Queue: queue, Attempt: attempt, Tx: tx, Hash: hash})
 }
 
-// Dispatched reports the result of an attempt's dispatch.
-func (c *Core) Dispatched(queue string, r DispatchResult) {
-	q := c.current(queue, r.UID)
+// dispatched takes the result of an attempt's dispatch.
+func (c *Core) dispatched(r Input) {
+	q := c.current(r.Queue, r.UID)
 	if q == nil {
 		return
 	}
-	a := q.cur.attempt(r.Attempt)
-	if a == nil || r.Attempt != len(q.cur.rec.Attempts) || !q.busy {
+	f := q.lead()
+	a := f.attempt(r.Attempt)
+	if a == nil || r.Attempt != len(f.rec.Attempts) || f.wait != waitDispatch {
 		return
 	}
-	q.busy = false
+	f.wait = waitNone
 	s := q.snd
 	if s != nil && r.Nonce != 0 && r.Nonce != a.Nonce {
 		a.Nonce = r.Nonce
 	}
 	if s != nil {
-		s.sync = false
+		s.nonce = nonceKnown
 	}
 	if r.Hash != "" {
 		a.Hash = r.Hash
@@ -180,38 +193,38 @@ func (c *Core) Dispatched(queue string, r DispatchResult) {
 	if a.Outcome == outcomeFailed {
 		// A receipt (the hash is watched from Signed on) already showed the
 		// attempt failing on chain: keep what the chain said.
-		c.saveAttempt(q.cur, a)
-		c.setState(q, q.cur, store.Revision, "dispatched; already included")
+		c.saveAttempt(f.txn, a)
+		c.setState(q, f.txn, store.Revision, "dispatched; already included")
 		c.failedIncl(q, a)
 		return
 	}
-	if r.Err == nil {
+	if r.Err == "" {
 		a.Outcome = outcomeSent
-		c.saveAttempt(q.cur, a)
+		c.saveAttempt(f.txn, a)
 		c.setBinding(q, store.Inclusion)
-		c.setState(q, q.cur, store.Revision, "dispatched")
+		c.setState(q, f.txn, store.Revision, "dispatched")
 		c.pump(q)
 		return
 	}
-	a.Outcome, a.Error = outcomeError, r.Err.Error()
-	c.saveAttempt(q.cur, a)
+	a.Outcome, a.Error = outcomeError, r.Err
+	c.saveAttempt(f.txn, a)
 	if r.Code == chain.ErrNonceTooLow.Code {
-		if c.unreported(q.cur, a) {
+		if c.unreported(f.txn, a) {
 			// The nonce went to a transaction we cannot see: an earlier
 			// attempt a remote worker may have sent without reporting its
 			// hash. A fresh nonce could apply the intent twice.
-			q.ambiguous = true
+			f.verdict = verdictAmbiguous
 		} else if s != nil {
 			// The nonce went elsewhere: the next attempt takes a fresh one,
 			// read from the chain.
-			s.sync = true
+			s.nonce = nonceFromChain
 			if s.rec.NextNonce <= a.Nonce {
 				s.rec.NextNonce = a.Nonce + 1
 				c.markS(s)
 			}
 		}
 	}
-	c.retry(q, "dispatch error: "+r.Err.Error())
+	c.retry(q, "dispatch error: "+r.Err)
 }
 
 // unreported reports whether an earlier attempt of t at a's nonce went to a
@@ -226,32 +239,28 @@ func (c *Core) unreported(t *txn, a *store.Attempt) bool {
 	return false
 }
 
-// Checked reports a status check's answer; err means the chain could not be
-// asked, and the check is run again on the next head.
-func (c *Core) Checked(queue, uid string, attempt int, st chain.TxStatus, err error) {
-	q := c.current(queue, uid)
-	if q == nil || q.pending == 0 {
+// checked takes a status check's answer; an error means the chain could not
+// be asked, and the check is run again on the next head.
+func (c *Core) checked(in Input) {
+	q := c.current(in.Queue, in.UID)
+	if q == nil || q.lead().wait != waitChecks {
 		return
 	}
-	if a := q.cur.attempt(attempt); a != nil && err == nil {
-		c.observe(q, a, st)
-	} else if err != nil {
-		q.recheck = q.check
+	f := q.lead()
+	if a := f.attempt(in.Attempt); a != nil && in.Err == "" {
+		c.observe(q, a, in.Status)
+	} else if in.Err != "" {
+		f.recheck = f.check
 	}
-	q.pending--
-	if q.pending > 0 {
-		return
-	}
-	why := q.check
-	q.check = checkNone
-	if q.recheck != checkNone {
+	why, done := f.checkAnswered()
+	if !done {
 		return
 	}
 	c.decide(q, why)
 }
 
-// HookDone records what a hook returned.
-func (c *Core) HookDone(uid string, r TxnResult, err error) {
+// hookDone records what a hook returned.
+func (c *Core) hookDone(uid string, r TxnResult, err string) {
 	t := c.hooks[uid]
 	if t == nil {
 		return
@@ -265,8 +274,9 @@ func (c *Core) HookDone(uid string, r TxnResult, err error) {
 
 // watchTxn watches every attempt of q's transaction that may still land.
 func (c *Core) watchTxn(q *queue) {
-	for i := range q.cur.rec.Attempts {
-		if a := &q.cur.rec.Attempts[i]; landable(a) {
+	f := q.lead()
+	for i := range f.rec.Attempts {
+		if a := &f.rec.Attempts[i]; landable(a) {
 			c.watch[a.Hash] = q
 		}
 	}
@@ -282,7 +292,7 @@ const compactEvery = 64
 func (c *Core) compact() {
 	kept := c.order[:0]
 	for _, q := range c.order {
-		if q.cur != nil || len(q.waiting) > 0 || q.more || q.loading || q.missed || q.want || q.snd != nil || c.dirtyQ[q] {
+		if len(q.flights) > 0 || len(q.waiting) > 0 || q.stored != storeBuffered || q.load != loadIdle || q.seat != seatNone || q.dirty {
 			kept = append(kept, q)
 			continue
 		}

@@ -665,10 +665,10 @@ func TestCoreNonceTooLow(t *testing.T) {
 					t.Fatalf("attempt 2 %+v", a)
 				}
 				sub := h.take(EffectSubmit, "q1")
-				h.c.Dispatched("q1", DispatchResult{UID: uid, Attempt: 2, Nonce: 12, Hash: "hb2"})
+				h.c.Step(Dispatched(h.now, "q1", DispatchResult{UID: uid, Attempt: 2, Nonce: 12, Hash: "hb2"}))
 				_ = sub
 			} else {
-				h.c.Dispatched("q1", DispatchResult{UID: uid, Attempt: 2, Nonce: 12, Hash: "hb2"})
+				h.c.Step(Dispatched(h.now, "q1", DispatchResult{UID: uid, Attempt: 2, Nonce: 12, Hash: "hb2"}))
 			}
 			h.step()
 			if a := h.attempt(uid, 2); a.Nonce != 12 || a.Hash != "hb2" {
@@ -891,10 +891,10 @@ func TestCoreWaitingWindow(t *testing.T) {
 			if loads == 1 {
 				// Transaction 6 is committed after the load read the store.
 				txs, more := h.readWaiting(l)
-				h.c.Enqueued(h.commit("q1", typA, 1))
+				h.c.Step(Enqueued(h.now, h.commit("q1", typA, 1)))
 				h.step()
 				uids = append(uids, h.bySeq()[len(h.txs)-1].UID)
-				h.c.Loaded(l.Queue, txs, more)
+				h.c.Step(Loaded(h.now, l.Queue, txs, more))
 				h.step()
 				continue
 			}
@@ -1048,13 +1048,13 @@ func TestCoreStaleInputs(t *testing.T) {
 	e := h.take(EffectDispatch, "q1")
 	h.dispatched(e, "h1", errors.New("x"))
 	h.idle(h.dispatched(e, "h1", nil)) // a second answer for attempt 1
-	h.c.Checked("q1", uid, 1, status("h1", chain.TxIncluded), nil)
+	h.c.Step(Checked(h.now, "q1", uid, 1, status("h1", chain.TxIncluded), nil))
 	h.idle(h.step()) // no check outstanding
-	h.c.Signed("nope", uid, 1, chain.Tx{}, "hx")
+	h.c.Step(Signed(h.now, "nope", uid, 1, chain.Tx{}, "hx"))
 	h.idle(h.step())
-	h.c.Loaded("q9", nil, false)
+	h.c.Step(Loaded(h.now, "q9", nil, false))
 	h.idle(h.step())
-	h.c.HookDone("nope", TxnResult{}, nil)
+	h.c.Step(HookDone(h.now, "nope", TxnResult{}, nil))
 	h.idle(h.step())
 	h.wantState(uid, store.Retry)
 }
@@ -1069,9 +1069,9 @@ func TestCoreEnqueuedOutOfOrder(t *testing.T) {
 		h.unordered = true // the intake broke FIFO; the core cannot restore it
 		first := h.commit("q1", typA, 1)
 		second := h.commit("q1", typA, 1)
-		h.c.Enqueued(second)
+		h.c.Step(Enqueued(h.now, second))
 		h.step()
-		h.c.Enqueued(first)
+		h.c.Step(Enqueued(h.now, first))
 		h.step()
 		h.complete("q1", "h1")
 		for len(h.effects(EffectDispatch, "q1")) == 0 {
@@ -1089,7 +1089,7 @@ func TestCoreEnqueuedOutOfOrder(t *testing.T) {
 		h.complete("q1", "h1")
 		h.loaded(h.take(EffectLoad, "q1"))
 		h.complete("q1", "h2")
-		h.c.Enqueued([]store.Transaction{cloneTx(h.tx(uids[1]))}) // late
+		h.c.Step(Enqueued(h.now, []store.Transaction{cloneTx(h.tx(uids[1]))})) // late
 		h.step()
 		for _, l := range h.takeAll(EffectLoad, "q1") {
 			h.loaded(l)

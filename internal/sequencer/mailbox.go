@@ -10,7 +10,7 @@ type mailbox[T any] struct {
 	signal chan struct{}
 }
 
-func newMailbox[T any]() mailbox[T] { return mailbox[T]{signal: make(chan struct{}, 1)} }
+func newMailbox[T any]() *mailbox[T] { return &mailbox[T]{signal: make(chan struct{}, 1)} }
 
 func (m *mailbox[T]) put(x T) {
 	m.mu.Lock()
@@ -28,4 +28,10 @@ func (m *mailbox[T]) take() []T {
 	out := m.items
 	m.items = nil
 	return out
+}
+
+func (m *mailbox[T]) len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.items)
 }

@@ -1,6 +1,9 @@
 package sequencer
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/ordolabs/ordo/internal/store"
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // Metrics are the sequencer's Prometheus metrics.
 type Metrics struct {
@@ -42,4 +45,53 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		reg.MustRegister(m.Intake, m.Dispatches, m.Retries, m.Failures, m.Done, m.InclusionBlocks, m.QueueDepth, m.SendersBusy)
 	}
 	return m
+}
+
+// observe updates metrics from a committed batch.
+func (n *Node) observe(c *Core, b store.Batch) {
+	m := n.cfg.Metrics
+	for _, h := range b.History {
+		switch h.To {
+		case store.Revision:
+			if _, ok := n.dispHead[h.UID]; !ok {
+				n.dispHead[h.UID] = c.Head()
+				n.begun++
+			}
+			if m != nil {
+				m.Dispatches.Inc()
+			}
+		case store.Retry:
+			if m != nil {
+				m.Retries.Inc()
+			}
+		case store.Done, store.Failed:
+			start, ok := n.dispHead[h.UID]
+			delete(n.dispHead, h.UID)
+			if !ok && h.From == store.Waiting {
+				n.begun++
+			}
+			if n.cfg.OnFinish != nil {
+				blocks := uint64(0)
+				if ok {
+					blocks = c.Head() - start
+				}
+				n.cfg.OnFinish(h.UID, h.To, blocks)
+			}
+			if m == nil {
+				continue
+			}
+			if h.To == store.Failed {
+				m.Failures.Inc()
+				continue
+			}
+			m.Done.Inc()
+			if ok {
+				m.InclusionBlocks.Observe(float64(c.Head() - start))
+			}
+		}
+	}
+	if m != nil {
+		m.SendersBusy.Set(float64(c.BusySenders()))
+		m.QueueDepth.Set(float64(n.intake.Load() - n.begun))
+	}
 }

@@ -3,8 +3,10 @@ package sequencer
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sort"
 	"strings"
@@ -63,6 +65,16 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics, when set, is updated as the node runs.
 	Metrics *Metrics
+	// Inline makes the loop perform effects itself, in order, after each
+	// commit, instead of handing them to a pool of workers: a simulation
+	// turns the loop by hand (see Loop). Defaults to false.
+	Inline bool
+	// Trace, when set, records every input the loop steps and every Ready it
+	// takes, for Replay. Defaults to nil (no trace).
+	Trace io.Writer
+	// Rand is the source of the random part of record ids. Defaults to
+	// crypto/rand; a simulation passes a seeded source.
+	Rand io.Reader
 	// OnFinish, when set, is called from the run loop as each transaction
 	// ends DONE or FAILED, with the blocks from its first dispatch to then.
 	OnFinish func(uid string, state store.TxState, blocks uint64)
@@ -74,10 +86,11 @@ type Node struct {
 	allowed  map[string]bool
 	keys     map[string]ed25519.PrivateKey
 	workers  map[string]Worker
-	inputs   mailbox[func(*Core)]
+	inputs   *mailbox[Input]
 	effects  chan Effect
 	log      *slog.Logger
 	uidSeq   uidSource
+	trace    *traceWriter
 	started  chan struct{}
 	dispHead map[string]uint64
 	stopped  chan struct{}
@@ -104,6 +117,9 @@ func NewNode(cfg Config) (*Node, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.Reader
+	}
 	if len(cfg.AllowedTypes) == 0 {
 		for t := range cfg.Dispatchers {
 			cfg.AllowedTypes = append(cfg.AllowedTypes, t)
@@ -112,7 +128,8 @@ func NewNode(cfg Config) (*Node, error) {
 	cfg.AllowedTypes = append([]string(nil), cfg.AllowedTypes...)
 	sort.Strings(cfg.AllowedTypes)
 	n := &Node{cfg: cfg, allowed: map[string]bool{}, keys: map[string]ed25519.PrivateKey{}, workers: map[string]Worker{},
-		inputs: newMailbox[func(*Core)](), effects: make(chan Effect, 1<<16), log: cfg.Logger, started: make(chan struct{}), stopped: make(chan struct{}), dispHead: map[string]uint64{}}
+		inputs: newMailbox[Input](), effects: make(chan Effect, 1<<16), log: cfg.Logger, started: make(chan struct{}), stopped: make(chan struct{}), dispHead: map[string]uint64{},
+		uidSeq: uidSource{r: cfg.Rand}, trace: newTraceWriter(cfg.Trace)}
 	var missing []string
 	for _, t := range cfg.AllowedTypes {
 		n.allowed[t] = true
@@ -155,7 +172,7 @@ func (n *Node) Store() store.Store { return n.cfg.Store }
 // enqueued hands committed transactions to the core, and counts them.
 func (n *Node) enqueued(created []store.Transaction) {
 	n.intake.Add(int64(len(created)))
-	n.inputs.put(func(c *Core) { c.Enqueued(created) })
+	n.inputs.put(Input{Kind: InputEnqueued, Txs: created})
 	if m := n.cfg.Metrics; m != nil {
 		m.Intake.Add(float64(len(created)))
 	}
@@ -194,7 +211,7 @@ func (n *Node) Run(ctx context.Context) (err error) {
 	}()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	core, err := n.load(ctx)
+	l, err := n.Open(ctx)
 	if err != nil {
 		return err
 	}
@@ -202,31 +219,28 @@ func (n *Node) Run(ctx context.Context) (err error) {
 	defer wg.Wait()
 	defer cancel()
 	for range n.cfg.Workers {
-		wg.Go(func() { n.work(ctx) })
+		wg.Go(func() { n.work(ctx, l) })
 	}
-	wg.Go(func() { n.watchHeads(ctx) })
+	wg.Go(func() { n.watchHeads(ctx, l) })
 	close(n.started)
 	var timer clock.Timer
 	var timerAt time.Time
 	for {
-		r := n.ready(ctx, core)
-		if !r.Batch.Empty() {
-			if err := n.cfg.Store.Apply(ctx, r.Batch); err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return fmt.Errorf("sequencer: commit: %w", err)
+		effects, err := l.Turn(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
 			}
-			n.observe(core, r.Batch)
+			return err
 		}
-		for _, e := range r.Effects {
+		for _, e := range effects {
 			select {
 			case n.effects <- e:
 			case <-ctx.Done():
 				return nil
 			}
 		}
-		if dl := core.NextDeadline(); !dl.IsZero() && (timer == nil || !dl.Equal(timerAt)) {
+		if dl := l.Deadline(); !dl.IsZero() && (timer == nil || !dl.Equal(timerAt)) {
 			if timer != nil {
 				timer.Stop()
 			}
@@ -242,11 +256,7 @@ func (n *Node) Run(ctx context.Context) (err error) {
 		case <-n.inputs.signal:
 		case <-timerC:
 			timer = nil
-			core.Tick(n.cfg.Clock.Now())
-		}
-		core.SetTime(n.cfg.Clock.Now())
-		for _, f := range n.inputs.take() {
-			f(core)
+			l.Put(Input{Kind: InputTick})
 		}
 	}
 }
@@ -333,6 +343,12 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 		policies[t] = p
 	}
 	snap.Head, snap.MinFee = hd.Height, hd.MinFee
-	return NewCore(CoreConfig{Policies: policies, Fees: n.cfg.Fees, InclusionTimeout: n.cfg.InclusionTimeout, Confirmations: n.cfg.Confirmations,
+	return n.newCore(CoreConfig{Policies: policies, Fees: n.cfg.Fees, InclusionTimeout: n.cfg.InclusionTimeout, Confirmations: n.cfg.Confirmations,
 		PollStatus: !canReadBlocks(n.cfg.Chain)}, n.cfg.Clock.Now(), snap)
+}
+
+// newCore records the start of a core in the trace and builds it.
+func (n *Node) newCore(cfg CoreConfig, now time.Time, snap Snapshot) (*Core, error) {
+	n.trace.start(cfg, now, snap)
+	return NewCore(cfg, now, snap)
 }

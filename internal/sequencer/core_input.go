@@ -1,0 +1,180 @@
+package sequencer
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// InputKind names an input to the core.
+type InputKind uint8
+
+// The inputs Step takes. Each says which of Input's fields it sets.
+const (
+	// InputTick: the clock moved; DELAYs that ended lead to retries. At only.
+	InputTick InputKind = iota + 1
+	// InputEnqueued: the store committed new transactions (Txs), in Seq
+	// order of commit.
+	InputEnqueued
+	// InputLoaded: an EffectLoad read the WAITING transactions Txs of Queue;
+	// More says the store holds more after them.
+	InputLoaded
+	// InputHead: a new block Height with the chain's MinFee and the Receipts
+	// of watched transactions included since the last head.
+	InputHead
+	// InputSigned: a Builder dispatch of attempt Attempt of UID on Queue was
+	// built and signed as Tx with hash Hash; it is sent once the hash is
+	// committed (EffectSubmit).
+	InputSigned
+	// InputDispatched: the result of a dispatch or submit of attempt Attempt
+	// of UID on Queue: Hash and Nonce as used, or Err (with its chain Code).
+	InputDispatched
+	// InputChecked: the chain's Status of attempt Attempt of UID on Queue, or
+	// Err when the chain could not be asked.
+	InputChecked
+	// InputHookDone: the hook of the finished UID returned Result, or Err.
+	InputHookDone
+)
+
+// String returns the input kind's name.
+func (k InputKind) String() string {
+	switch k {
+	case InputTick:
+		return "tick"
+	case InputEnqueued:
+		return "enqueued"
+	case InputLoaded:
+		return "loaded"
+	case InputHead:
+		return "head"
+	case InputSigned:
+		return "signed"
+	case InputDispatched:
+		return "dispatched"
+	case InputChecked:
+		return "checked"
+	case InputHookDone:
+		return "hook-done"
+	}
+	return fmt.Sprintf("InputKind(%d)", k)
+}
+
+// Input is one input to the core: what happened, and when (At, the driver's
+// clock as it steps the input). It is plain data, so that a run can be
+// recorded and replayed (see Trace).
+type Input struct {
+	Kind InputKind `json:"kind"`
+	// At is the time of the step; the core's clock never moves back.
+	At       time.Time           `json:"at"`
+	Queue    string              `json:"queue,omitempty"`
+	UID      string              `json:"uid,omitempty"`
+	Attempt  int                 `json:"attempt,omitempty"`
+	Txs      []store.Transaction `json:"txs,omitempty"`
+	More     bool                `json:"more,omitempty"`
+	Height   uint64              `json:"height,omitempty"`
+	MinFee   uint64              `json:"minFee,omitempty"`
+	Receipts []Receipt           `json:"receipts,omitempty"`
+	Tx       *chain.Tx           `json:"tx,omitempty"`
+	Hash     string              `json:"hash,omitempty"`
+	Nonce    uint64              `json:"nonce,omitempty"`
+	Status   chain.TxStatus      `json:"status,omitzero"`
+	Result   TxnResult           `json:"result,omitzero"`
+	// Err is the error's text, "" for none.
+	Err string `json:"err,omitempty"`
+	// Code is Err's chain error code (chain.CodeOf), "" when it has none.
+	Code string `json:"code,omitempty"`
+}
+
+// errText is err's text, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// Tick is the input of a clock that moved to at.
+func Tick(at time.Time) Input { return Input{Kind: InputTick, At: at} }
+
+// Enqueued is the input of transactions the store committed.
+func Enqueued(at time.Time, txs []store.Transaction) Input {
+	return Input{Kind: InputEnqueued, At: at, Txs: txs}
+}
+
+// Loaded is the input of an EffectLoad's result.
+func Loaded(at time.Time, queue string, txs []store.Transaction, more bool) Input {
+	return Input{Kind: InputLoaded, At: at, Queue: queue, Txs: txs, More: more}
+}
+
+// NewHead is the input of a new block height with the receipts of watched
+// transactions included since the last head.
+func NewHead(at time.Time, height, minFee uint64, receipts []Receipt) Input {
+	return Input{Kind: InputHead, At: at, Height: height, MinFee: minFee, Receipts: receipts}
+}
+
+// Signed is the input of a Builder dispatch built and signed by the driver.
+func Signed(at time.Time, queue, uid string, attempt int, tx chain.Tx, hash string) Input {
+	return Input{Kind: InputSigned, At: at, Queue: queue, UID: uid, Attempt: attempt, Tx: &tx, Hash: hash}
+}
+
+// Dispatched is the input of a dispatch's (or a submit's) result.
+func Dispatched(at time.Time, queue string, r DispatchResult) Input {
+	return Input{Kind: InputDispatched, At: at, Queue: queue, UID: r.UID, Attempt: r.Attempt, Nonce: r.Nonce, Hash: r.Hash,
+		Err: errText(r.Err), Code: r.Code}
+}
+
+// Checked is the input of a status check's answer; err means the chain could
+// not be asked.
+func Checked(at time.Time, queue, uid string, attempt int, st chain.TxStatus, err error) Input {
+	return Input{Kind: InputChecked, At: at, Queue: queue, UID: uid, Attempt: attempt, Status: st, Err: errText(err)}
+}
+
+// HookDone is the input of a hook's result.
+func HookDone(at time.Time, uid string, r TxnResult, err error) Input {
+	return Input{Kind: InputHookDone, At: at, UID: uid, Result: r, Err: errText(err)}
+}
+
+// Step applies one input. What it produces accumulates until the driver takes
+// it with Ready. Between Ready and Advance only the inputs of an inline
+// signing (InputSigned, InputDispatched) may be stepped; any other input
+// there breaks the Ready contract and panics.
+func (c *Core) Step(in Input) {
+	if c.handedOut && in.Kind != InputSigned && in.Kind != InputDispatched {
+		panic(fmt.Sprintf("sequencer: Step(%s) between Ready and Advance", in.Kind))
+	}
+	c.setTime(in.At)
+	switch in.Kind {
+	case InputTick:
+		c.tick()
+	case InputEnqueued:
+		c.enqueued(in.Txs)
+	case InputLoaded:
+		c.loaded(in.Queue, in.Txs, in.More)
+	case InputHead:
+		c.newHead(in.Height, in.MinFee, in.Receipts)
+	case InputSigned:
+		if in.Tx != nil {
+			c.signed(in.Queue, in.UID, in.Attempt, *in.Tx, in.Hash)
+		}
+	case InputDispatched:
+		c.dispatched(in)
+	case InputChecked:
+		c.checked(in)
+	case InputHookDone:
+		c.hookDone(in.UID, in.Result, in.Err)
+	default:
+		panic(fmt.Sprintf("sequencer: unknown input kind %d", in.Kind))
+	}
+	c.steps++
+	c.assertCheap()
+}
+
+// setTime moves the core's clock forward (never back): records are stamped
+// with the time of the step that changed them.
+func (c *Core) setTime(now time.Time) {
+	if now.After(c.now) {
+		c.now = now
+	}
+}

@@ -1,0 +1,112 @@
+package sequencer
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// assertCheap checks the invariants of what the last step touched (the queues
+// and senders it marked) and panics on a broken one: a core whose memory
+// contradicts itself must stop loudly, before its batch is committed.
+func (c *Core) assertCheap() {
+	for _, q := range c.dirtyQ {
+		if err := c.checkQueue(q); err != nil {
+			panic("sequencer: invariant broken: " + err.Error())
+		}
+	}
+	for _, s := range c.dirtyS {
+		if err := checkSender(s); err != nil {
+			panic("sequencer: invariant broken: " + err.Error())
+		}
+	}
+}
+
+// CheckInvariants checks every invariant over the whole core and returns
+// the broken ones; it walks every queue and sender, so tests and simulations
+// call it, not the driver.
+func (c *Core) CheckInvariants() error {
+	var errs []error
+	for _, q := range c.order {
+		if err := c.checkQueue(q); err != nil {
+			errs = append(errs, err)
+		}
+		for _, f := range q.flights {
+			for _, a := range f.rec.Attempts {
+				if landable(&a) && c.watch[a.Hash] != q {
+					errs = append(errs, fmt.Errorf("queue %s: attempt %d of %s may still land but is not watched", q.rec.Name, a.N, f.rec.UID))
+				}
+			}
+		}
+	}
+	bound := map[*sender]*queue{}
+	for _, q := range c.order {
+		if s := q.snd; s != nil {
+			if other := bound[s]; other != nil {
+				errs = append(errs, fmt.Errorf("sender %s bound to queues %s and %s", s.rec.ID, other.rec.Name, q.rec.Name))
+			}
+			bound[s] = q
+		}
+	}
+	free := map[*sender]bool{}
+	for _, s := range c.free {
+		if free[s] {
+			errs = append(errs, fmt.Errorf("sender %s is free twice", s.rec.ID))
+		}
+		free[s] = true
+		if s.queue != nil {
+			errs = append(errs, fmt.Errorf("sender %s is free and bound to queue %s", s.rec.ID, s.queue.rec.Name))
+		}
+	}
+	for _, s := range c.senders {
+		if err := checkSender(s); err != nil {
+			errs = append(errs, err)
+		}
+		if s.queue == nil && !free[s] {
+			errs = append(errs, fmt.Errorf("sender %s is neither bound nor free", s.rec.ID))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkQueue checks one queue's invariants.
+func (c *Core) checkQueue(q *queue) error {
+	n := q.rec.Name
+	if len(q.flights) > c.cfg.InFlightPerQueue {
+		return fmt.Errorf("queue %s: %d transactions in flight, at most %d", n, len(q.flights), c.cfg.InFlightPerQueue)
+	}
+	lead := q.lead()
+	if q.rec.State != store.Free && (lead == nil || q.rec.TxUID != lead.rec.UID) {
+		return fmt.Errorf("queue %s: binding %s without its transaction in flight (names %q)", n, q.rec.State, q.rec.TxUID)
+	}
+	if q.rec.State == store.Free && lead != nil {
+		return fmt.Errorf("queue %s: FREE with %s in flight", n, lead.rec.UID)
+	}
+	if (q.seat == seatBound) != (q.snd != nil) {
+		return fmt.Errorf("queue %s: seat %s with sender %v", n, q.seat, q.snd != nil)
+	}
+	if q.snd != nil && (q.snd.queue != q || q.rec.Sender != q.snd.rec.ID) {
+		return fmt.Errorf("queue %s: its sender %s is not bound back to it", n, q.snd.rec.ID)
+	}
+	for _, f := range q.flights {
+		if f.pending < 0 || (f.wait == waitChecks) != (f.pending > 0) {
+			return fmt.Errorf("queue %s: %s waits %s with %d checks outstanding", n, f.rec.UID, f.wait, f.pending)
+		}
+		if f.rec.State != store.Waiting && f.rec.State != store.Revision && f.rec.State != store.Retry {
+			return fmt.Errorf("queue %s: %s in flight in state %s", n, f.rec.UID, f.rec.State)
+		}
+	}
+	return nil
+}
+
+// checkSender checks one sender's invariants.
+func checkSender(s *sender) error {
+	if s.queue != nil && s.queue.snd != s {
+		return fmt.Errorf("sender %s names queue %s, which is not bound to it", s.rec.ID, s.queue.rec.Name)
+	}
+	if (s.queue == nil) != (s.rec.Queue == "") {
+		return fmt.Errorf("sender %s: record names queue %q, memory %v", s.rec.ID, s.rec.Queue, s.queue != nil)
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+package sequencer
+
+//go:generate go tool stringer -type=check,wait,verdict,stored,load,seat,nonceSource -output=core_state_string.go
+
+// The sub-states of a queue, of its transactions in flight and of a sender.
+// Each is a typed state with a String (generated), so that a dump of the core
+// reads as the states it is in; moves between them are in core_cycle.go and
+// core_step.go.
+
+// check is why a transaction's attempts are being checked on the chain.
+type check uint8
+
+const (
+	checkNone           check = iota
+	checkRecover              // the node restarted while the transaction was active
+	checkBeforeDispatch       // a DELAY ended: settle every attempt before a new one
+	checkBeforeFail           // the last retry failed: settle every attempt before FAILED
+	checkTimeout              // the inclusion deadline passed
+	checkConfirm              // an inclusion reached its confirmation depth: still there?
+	checkPoll                 // PollStatus: the chain's blocks cannot be read
+)
+
+// wait is what a transaction in flight waits on besides the clock and new
+// heads.
+type wait uint8
+
+const (
+	waitNone     wait = iota
+	waitDispatch      // an EffectDispatch or EffectSubmit is outstanding
+	waitChecks        // EffectChecks are outstanding (flight.pending of them)
+	waitHead          // a check could not reach the chain: run it again on the next head
+)
+
+// verdict is an end the transaction is bound for once what is in the way
+// resolves.
+type verdict uint8
+
+const (
+	verdictNone            verdict = iota
+	verdictFailWhenSettled         // out of retries, but an attempt may still land: FAILED once it cannot
+	verdictAmbiguous               // the nonce went to a transaction we cannot see: FAILED at the next dispatch
+)
+
+// stored is what the store holds of a queue's WAITING transactions beyond
+// the ones buffered in memory.
+type stored uint8
+
+const (
+	storeBuffered stored = iota // nothing: the buffer holds them all
+	storeMore                   // more, after the last one buffered
+	storeRescan                 // more, some perhaps before the last one buffered: load from the start
+)
+
+// load is the state of a queue's EffectLoad.
+type load uint8
+
+const (
+	loadIdle    load = iota
+	loadRunning      // an EffectLoad is outstanding
+	loadMissed       // outstanding, and intake skipped transactions meanwhile
+)
+
+// seat is a queue's relation to the sender pool.
+type seat uint8
+
+const (
+	seatNone   seat = iota // no sender, none wanted
+	seatInLine             // waiting in the line of queues for a free sender
+	seatBound              // a sender is bound to the queue (queue.snd)
+)
+
+// nonceSource is where a sender's next nonce comes from.
+type nonceSource uint8
+
+const (
+	nonceKnown     nonceSource = iota // the sender record's NextNonce
+	nonceFromChain                    // read the chain's account nonce first (it moved elsewhere)
+)
+
+// flight is a transaction in flight on its queue and what it waits on.
+type flight struct {
+	*txn
+	wait    wait
+	pending int   // outstanding EffectChecks (wait == waitChecks)
+	check   check // why they were asked
+	recheck check // a check of this kind failed to reach the chain: run it again
+	verdict verdict
+	// confirm is the head at which an included attempt (or the failed one,
+	// confirmN) has its confirmations, 0 when none waits.
+	confirm  uint64
+	confirmN int
+	polled   uint64 // the head of the last status poll (PollStatus)
+}
+
+// awaitChecks records that n EffectChecks were asked for why.
+func (f *flight) awaitChecks(why check, n int) {
+	f.wait, f.check, f.pending = waitChecks, why, n
+}
+
+// checkAnswered counts one answer to the outstanding checks; done is set when
+// it was the last one and the checks' outcome can be decided (none failed to
+// reach the chain), with why they were asked.
+func (f *flight) checkAnswered() (why check, done bool) {
+	f.pending--
+	if f.pending > 0 {
+		return checkNone, false
+	}
+	why, f.check, f.wait = f.check, checkNone, waitNone
+	if f.recheck != checkNone {
+		f.wait = waitHead
+		return checkNone, false
+	}
+	return why, true
+}
+
+// dispatchOver ends the wait on a dispatch: an inclusion arrived before the
+// dispatch reported, and the late report is ignored.
+func (f *flight) dispatchOver() {
+	if f.wait == waitDispatch {
+		f.wait = waitNone
+	}
+}

@@ -1,0 +1,154 @@
+package sequencer
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+)
+
+// Loop is the driver's body around the Core: it steps the inputs that
+// arrived, takes the Ready (signing Builder dispatches inline), commits its
+// batch, advances the core and hands over the effects. Run turns it from one
+// goroutine with a pool of effect workers; a simulation turns it by hand with
+// Inline set, so that the driver's own code is what the simulation runs.
+//
+// A Loop is owned by one goroutine; Put may be called from any.
+type Loop struct {
+	n        *Node
+	core     *Core
+	lastHead uint64 // the last head whose blocks were read (HeadSeen)
+}
+
+// Open loads the store, syncs the senders with the chain and builds the core;
+// the first Turn commits what recovery wrote and hands over what it asks.
+func (n *Node) Open(ctx context.Context) (*Loop, error) {
+	core, err := n.load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Loop{n: n, core: core}, nil
+}
+
+// Core returns the loop's core, for read-only queries (CheckInvariants,
+// NextDeadline) from the loop's goroutine.
+func (l *Loop) Core() *Core { return l.core }
+
+// Put queues an input for the next Turn; its time is stamped when the Turn
+// steps it.
+func (l *Loop) Put(in Input) { l.n.inputs.put(in) }
+
+// Waiting reports whether inputs are queued for the next Turn.
+func (l *Loop) Waiting() bool { return l.n.inputs.len() > 0 }
+
+// Deadline returns the earliest DELAY end the core waits for, or zero.
+func (l *Loop) Deadline() time.Time { return l.core.NextDeadline() }
+
+// Turn steps every queued input, commits the Ready's batch and returns its
+// effects, which must be performed only now, after the commit. With
+// Config.Inline the loop performs them itself, in order, and queues their
+// results for the next Turn (it then returns none). An error is a failed
+// commit: the loop must not be turned again (the core is ahead of the store).
+func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
+	n := l.n
+	now := n.cfg.Clock.Now().UTC()
+	for _, in := range n.inputs.take() {
+		in.At = now
+		if in.Kind == InputHead {
+			in.Receipts = l.watched(in.Receipts)
+		}
+		l.step(in)
+	}
+	r := l.ready(ctx, now)
+	if !r.Batch.Empty() {
+		if err := n.cfg.Store.Apply(ctx, r.Batch); err != nil {
+			return nil, fmt.Errorf("sequencer: commit: %w", err)
+		}
+		n.observe(l.core, r.Batch)
+	}
+	l.core.Advance()
+	n.trace.advance()
+	if err := n.trace.flush(); err != nil {
+		return nil, err
+	}
+	if !n.cfg.Inline {
+		return r.Effects, nil
+	}
+	for _, e := range r.Effects {
+		l.Put(n.perform(ctx, e))
+	}
+	return nil, nil
+}
+
+func (l *Loop) step(in Input) {
+	l.n.trace.input(in)
+	l.core.Step(in)
+}
+
+func (l *Loop) takeReady() Ready {
+	r := l.core.Ready()
+	l.n.trace.ready(r)
+	return r
+}
+
+// ready takes the core's Ready. Dispatches through a Builder with a keystore
+// sender are built and signed here, in the loop, and stepped at once, so that
+// the planned attempt and its hash go in one commit and the send follows it:
+// one commit, not two, between a new head and the next dispatch reaching the
+// chain (the Ready contract's step 3).
+func (l *Loop) ready(ctx context.Context, now time.Time) Ready {
+	r := l.takeReady()
+	kept := r.Effects[:0]
+	signed := false
+	for _, e := range r.Effects {
+		if e.Kind == EffectDispatch && !e.SyncNonce {
+			if in, ok := l.n.buildAndSign(ctx, e); ok {
+				in.At = now
+				l.step(in)
+				signed = true
+				continue
+			}
+		}
+		kept = append(kept, e)
+	}
+	r.Effects = kept
+	if signed {
+		r.Append(l.takeReady())
+	}
+	return r
+}
+
+// watched keeps the receipts of transactions the core waits on.
+func (l *Loop) watched(rs []Receipt) []Receipt {
+	var mine []Receipt
+	for _, r := range rs {
+		if l.core.Watching(r.Hash) {
+			mine = append(mine, r)
+		}
+	}
+	return mine
+}
+
+// HeadSeen queues a new head with the receipts of the blocks since the last
+// head seen (read from the chain when it can list blocks). Only one goroutine
+// may call it.
+func (l *Loop) HeadSeen(ctx context.Context, h chain.BlockHeader) {
+	var receipts []Receipt
+	if br, ok := l.n.cfg.Chain.(chain.BlockReader); ok {
+		from := l.lastHead + 1
+		if l.lastHead == 0 || h.Height-l.lastHead > 1000 {
+			from = h.Height
+		}
+		// A read error leaves receipts out: the inclusion deadline's
+		// status check finds those transactions.
+		_ = chain.EachBlock(ctx, br, from, h.Height, func(b chain.Block) error {
+			for _, t := range b.Txs {
+				receipts = append(receipts, Receipt{Hash: string(t.Hash), Height: b.Height, Success: t.Status == chain.OutcomeSucceeded, Reason: t.Reason})
+			}
+			return nil
+		})
+	}
+	l.lastHead = h.Height
+	l.Put(Input{Kind: InputHead, Height: h.Height, MinFee: h.MinFee, Receipts: receipts})
+}
