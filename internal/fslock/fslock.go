@@ -5,17 +5,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
-// ErrLocked is returned when another process holds the directory's lock.
+// ErrLocked is returned when another process (or another handle in this
+// process) holds the directory's lock.
 var ErrLocked = errors.New("data directory is in use by another process")
 
 // Lock is a held directory lock.
 type Lock struct{ f *os.File }
 
 // Acquire locks dir (creating it and its LOCK file if needed) or fails at
-// once with ErrLocked.
+// once with an error wrapping ErrLocked.
 func Acquire(dir string) (*Lock, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
@@ -24,9 +24,9 @@ func Acquire(dir string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+	if err := withFd(f, lockFd); err != nil {
+		_ = f.Close() // the error that matters is the lock's
+		if errors.Is(err, ErrLocked) {
 			return nil, fmt.Errorf("%s: %w", dir, ErrLocked)
 		}
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
@@ -34,12 +34,36 @@ func Acquire(dir string) (*Lock, error) {
 	return &Lock{f: f}, nil
 }
 
-// Release drops the lock.
+// Release drops the lock. Releasing a nil or already released Lock is a
+// no-op.
 func (l *Lock) Release() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	err := l.f.Close() // closing the descriptor releases the flock
+	f := l.f
 	l.f = nil
-	return err
+	// Unlock explicitly before closing: closing the handle alone releases the
+	// lock too, but Windows documents that release as asynchronous.
+	uerr := withFd(f, unlockFd)
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("release %s: %w", f.Name(), err)
+	}
+	if uerr != nil {
+		return fmt.Errorf("release %s: %w", f.Name(), uerr)
+	}
+	return nil
+}
+
+// withFd runs fn on f's descriptor (a handle on Windows) without switching
+// the file to blocking mode, as f.Fd would.
+func withFd(f *os.File, fn func(fd uintptr) error) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = fn(fd) }); err != nil {
+		return err
+	}
+	return ferr
 }
