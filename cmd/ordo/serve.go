@@ -15,6 +15,7 @@ func serveCommand() *cobra.Command {
 		devSenders int
 		blockTime  string
 		verbose    bool
+		trace      string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -48,7 +49,7 @@ func serveCommand() *cobra.Command {
 				}
 			}
 			log := logger(verbose)
-			n, err := node.Build(cmd.Context(), cfg, node.Options{Logger: log})
+			n, err := node.Build(cmd.Context(), cfg, node.Options{Logger: log, Trace: trace})
 			if err != nil {
 				return err
 			}
@@ -63,5 +64,6 @@ func serveCommand() *cobra.Command {
 	cmd.Flags().IntVar(&devSenders, "dev-senders", 8, "create and fund this many sender accounts in dev mode")
 	cmd.Flags().StringVar(&blockTime, "block-time", "1s", "block time of the in-process devchain")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logs")
+	cmd.Flags().StringVar(&trace, "trace", "", "append the sequencer's inputs and Readys to this file (replay it with `ordo replay`)")
 	return cmd
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -43,6 +44,7 @@ type Node struct {
 	store    *sqlite.Store
 	log      *slog.Logger
 	lock     *fslock.Lock
+	trace    *os.File
 }
 
 // Options are what a caller adds to a Config when building a node.
@@ -53,6 +55,9 @@ type Options struct {
 	OnFinish func(uid string, state store.TxState, blocks uint64)
 	// Workers is the sequencer's effect workers. Defaults to 64.
 	Workers int
+	// Trace, when not empty, is a file the sequencer appends its trace to
+	// (every input and Ready, for `ordo replay`). Defaults to "" (none).
+	Trace string
 }
 
 // faucet is implemented by devchain handles in dev mode.
@@ -123,7 +128,15 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		dispatchers[t] = d
 	}
 	m := sequencer.NewMetrics(n.Registry)
-	seq, err := sequencer.NewNode(sequencer.Config{Store: st, Chain: n.Chain, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: cfg.AllowedTypes,
+	var trace io.Writer
+	if o.Trace != "" {
+		if n.trace, err = os.OpenFile(o.Trace, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err != nil {
+			n.Close()
+			return nil, fmt.Errorf("trace: %w", err)
+		}
+		trace = n.trace
+	}
+	seq, err := sequencer.NewNode(sequencer.Config{Trace: trace, Store: st, Chain: n.Chain, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: cfg.AllowedTypes,
 		Policies: policies, Fees: sequencer.FeePolicy(cfg.Fees), InclusionTimeout: cfg.InclusionTimeoutBlocks, Confirmations: cfg.Confirmations, Senders: senders,
 		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: o.OnFinish})
 	if err != nil {
@@ -305,6 +318,9 @@ func (n *Node) Close() error {
 	}
 	if n.Devchain != nil {
 		errs = append(errs, n.Devchain.Close())
+	}
+	if n.trace != nil {
+		errs = append(errs, n.trace.Close())
 	}
 	errs = append(errs, n.lock.Release())
 	return errors.Join(errs...)
