@@ -48,7 +48,7 @@ func TestCoreConfirmations(t *testing.T) {
 	h.checked(e, chain.TxStatus{Hash: "h1", State: chain.TxIncluded, Height: 104, Success: true}, nil)
 	h.wantState(uid, store.Done)
 	h.wantFree("q1", "s1")
-	if a := h.attempt(uid, 1); a.Height != 104 || a.Outcome != outcomeIncluded {
+	if a := h.attempt(uid, 1); a.Height != 104 || a.Outcome != store.OutcomeIncluded {
 		t.Fatalf("attempt %+v", a)
 	}
 	if n := len(h.tx(uid).Attempts); n != 1 {
@@ -61,7 +61,7 @@ func TestCoreConfirmations(t *testing.T) {
 // result is committed.
 func TestCoreHooksRunAgainAfterRestart(t *testing.T) {
 	done := store.Transaction{UID: "u1", Queue: "q1", Type: typA, State: store.Done, Seq: 1,
-		Attempts: []store.Attempt{{N: 1, Sender: "s1", Nonce: 4, Fee: 1000, Hash: "h1", Outcome: outcomeIncluded, Height: 9}}}
+		Attempts: []store.Attempt{{N: 1, Sender: "s1", Nonce: 4, Fee: 1000, Hash: "h1", Outcome: store.OutcomeIncluded, Height: 9}}}
 	c, err := NewCore(testConfig(), t0, Snapshot{Senders: []store.Sender{acct("s1", 5)}, Hooks: []store.Transaction{done}})
 	if err != nil {
 		t.Fatal(err)

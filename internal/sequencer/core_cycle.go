@@ -7,17 +7,6 @@ import (
 	"github.com/ordolabs/ordo/internal/store"
 )
 
-// Attempt outcomes.
-const (
-	outcomeSent     = "sent"
-	outcomeError    = "error"
-	outcomeIncluded = "included"
-	outcomeFailed   = "failed"
-	outcomeDropped  = "dropped"
-	outcomeUnknown  = "unknown"
-	outcomeTimeout  = "timeout"
-)
-
 // landable reports whether an attempt may still be included: it has a hash
 // and the chain has not settled it.
 func landable(a *store.Attempt) bool {
@@ -25,7 +14,7 @@ func landable(a *store.Attempt) bool {
 		return false
 	}
 	switch a.Outcome {
-	case outcomeIncluded, outcomeFailed, outcomeDropped:
+	case store.OutcomeIncluded, store.OutcomeFailed, store.OutcomeDropped:
 		return false
 	}
 	return true
@@ -33,7 +22,7 @@ func landable(a *store.Attempt) bool {
 
 // nonceConsumed reports whether the attempt's nonce was used by an inclusion.
 func nonceConsumed(a *store.Attempt) bool {
-	return a.Outcome == outcomeIncluded || a.Outcome == outcomeFailed
+	return a.Outcome == store.OutcomeIncluded || a.Outcome == store.OutcomeFailed
 }
 
 // pump runs the seed's run cycle for one queue until it waits on something.
@@ -211,7 +200,7 @@ func (c *Core) dispatch(q *queue) {
 			c.ambiguous(q, b)
 			return
 		}
-		if landable(b) && b.Outcome == outcomeSent {
+		if landable(b) && b.Outcome == store.OutcomeSent {
 			// It may still land: wait for it to resolve instead of risking a
 			// second application.
 			q.rec.Deadline = c.head + c.cfg.InclusionTimeout
@@ -253,7 +242,7 @@ func (c *Core) dispatch(q *queue) {
 // keystore attempt's hash is committed before it is sent, so one without a
 // hash never left the node.
 func (c *Core) maybeSent(a *store.Attempt) bool {
-	if a.Hash != "" || (a.Outcome != "" && a.Outcome != outcomeError) {
+	if a.Hash != "" || (a.Outcome != "" && a.Outcome != store.OutcomeError) {
 		return false
 	}
 	s := c.senders[a.Sender]
@@ -320,7 +309,7 @@ func (c *Core) hook(t *txn) {
 	success := t.rec.State == store.Done
 	res := TxnResult{}
 	for _, a := range t.rec.Attempts {
-		if a.Outcome == outcomeIncluded || (!success && a.Hash != "") {
+		if a.Outcome == store.OutcomeIncluded || (!success && a.Hash != "") {
 			res.Hash = a.Hash
 		}
 	}
@@ -357,7 +346,7 @@ func (c *Core) landed(q *queue) {
 	f := q.lead()
 	var h uint64
 	for _, a := range f.rec.Attempts {
-		if a.Outcome == outcomeIncluded {
+		if a.Outcome == store.OutcomeIncluded {
 			h = a.Height
 		}
 	}
@@ -377,7 +366,7 @@ func (c *Core) startConfirm(q *queue) {
 	f := q.lead()
 	n := 0
 	for _, a := range f.rec.Attempts {
-		if a.Outcome == outcomeIncluded || (a.N == f.confirmN && a.Outcome == outcomeFailed) {
+		if a.Outcome == store.OutcomeIncluded || (a.N == f.confirmN && a.Outcome == store.OutcomeFailed) {
 			n++
 			c.emit(Effect{Kind: EffectCheck, UID: f.rec.UID, Queue: q.rec.Name, Attempt: a.N, Hash: a.Hash})
 		}
@@ -426,9 +415,9 @@ func (c *Core) observe(q *queue, a *store.Attempt, st chain.TxStatus) {
 	case chain.TxIncluded:
 		a.Height = st.Height
 		if st.Success {
-			a.Outcome, a.Error = outcomeIncluded, ""
+			a.Outcome, a.Error = store.OutcomeIncluded, ""
 		} else {
-			a.Outcome, a.Error = outcomeFailed, st.Reason
+			a.Outcome, a.Error = store.OutcomeFailed, st.Reason
 		}
 		if s := c.senders[a.Sender]; s != nil && s.rec.NextNonce <= a.Nonce {
 			s.rec.NextNonce = a.Nonce + 1
@@ -436,12 +425,12 @@ func (c *Core) observe(q *queue, a *store.Attempt, st chain.TxStatus) {
 		}
 		delete(c.watch, a.Hash)
 	case chain.TxPending:
-		a.Outcome = outcomeSent
+		a.Outcome = store.OutcomeSent
 	case chain.TxDropped:
-		a.Outcome, a.Error = outcomeDropped, st.Reason
+		a.Outcome, a.Error = store.OutcomeDropped, st.Reason
 		delete(c.watch, a.Hash)
 	default:
-		a.Outcome = outcomeUnknown
+		a.Outcome = store.OutcomeUnknown
 	}
 	c.saveAttempt(q.lead().txn, a)
 }
@@ -453,9 +442,9 @@ func (c *Core) decide(q *queue, why check) {
 	var landed, pending bool
 	for i := range t.rec.Attempts {
 		switch a := &t.rec.Attempts[i]; {
-		case a.Outcome == outcomeIncluded:
+		case a.Outcome == store.OutcomeIncluded:
 			landed = true
-		case landable(a) && a.Outcome == outcomeSent:
+		case landable(a) && a.Outcome == store.OutcomeSent:
 			pending = true
 		}
 	}
@@ -464,7 +453,7 @@ func (c *Core) decide(q *queue, why check) {
 		return
 	}
 	if why == checkPoll {
-		if la := t.last(); la != nil && la.Outcome == outcomeFailed {
+		if la := t.last(); la != nil && la.Outcome == store.OutcomeFailed {
 			c.failedIncl(q, la)
 		}
 		return
@@ -472,7 +461,7 @@ func (c *Core) decide(q *queue, why check) {
 	if why == checkConfirm {
 		n := f.confirmN
 		f.confirm, f.confirmN = 0, 0
-		if fa := t.attempt(n); fa != nil && fa.Outcome == outcomeFailed {
+		if fa := t.attempt(n); fa != nil && fa.Outcome == store.OutcomeFailed {
 			c.failedIncl(q, fa) // still failed: act once it is deep enough
 			return
 		}
@@ -500,10 +489,10 @@ func (c *Core) decide(q *queue, why check) {
 		c.finish(q, store.Failed, fmt.Sprintf("failed after %d retries", t.rec.Retries-1))
 	case checkTimeout:
 		switch {
-		case la != nil && la.Outcome == outcomeFailed:
+		case la != nil && la.Outcome == store.OutcomeFailed:
 			c.failedIncl(q, la)
 		case pending:
-			la.Outcome = outcomeTimeout
+			la.Outcome = store.OutcomeTimeout
 			c.saveAttempt(t, la)
 			c.retry(q, fmt.Sprintf("not included within %d blocks", c.cfg.InclusionTimeout))
 		default:
@@ -527,7 +516,7 @@ func (c *Core) recoverDecide(q *queue, la *store.Attempt, pending bool) {
 		}
 		q.rec.Deadline = c.head + c.cfg.InclusionTimeout
 		c.setBinding(q, store.WaitingInclusion)
-	case la != nil && la.Outcome == outcomeFailed:
+	case la != nil && la.Outcome == store.OutcomeFailed:
 		if t.rec.State == store.Waiting {
 			c.setState(q, t, store.Revision, "recovered: attempt included")
 		}

@@ -372,7 +372,7 @@ func (h *harness) check() {
 		case store.Done:
 			n := 0
 			for _, a := range tx.Attempts {
-				if a.Outcome == outcomeIncluded {
+				if a.Outcome == store.OutcomeIncluded {
 					n++
 				}
 			}

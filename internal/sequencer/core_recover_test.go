@@ -13,7 +13,7 @@ import (
 // Recovery: NewCore from a Snapshot asks the chain about every attempt that
 // may have landed before anything else happens to an active queue.
 
-func att(n int, snd string, nonce, fee uint64, hash, outcome string) store.Attempt {
+func att(n int, snd string, nonce, fee uint64, hash string, outcome store.Outcome) store.Attempt {
 	return store.Attempt{N: n, Sender: snd, Nonce: nonce, Fee: fee, Hash: hash, Outcome: outcome, At: t0.Add(-time.Minute)}
 }
 
@@ -104,7 +104,7 @@ func TestCoreRecoverRevision(t *testing.T) {
 			h := newStopped(t, testConfig(), acct("s1", 7), acct("s2", 0))
 			uid := h.commit("q1", typA, 1)[0].UID
 			next := h.commit("q1", typA, 1)[0].UID
-			h.put(uid, store.Revision, 0, att(1, "s1", 7, 1000, "h1", outcomeSent))
+			h.put(uid, store.Revision, 0, att(1, "s1", 7, 1000, "h1", store.OutcomeSent))
 			h.bind("q1", "s1", uid, tc.binding).Deadline = 50
 			h.start()
 			h.none(EffectDispatch, "")
@@ -180,7 +180,7 @@ func TestCoreRecoverRetry(t *testing.T) {
 	t.Run("delay kept", func(t *testing.T) {
 		h := newStopped(t, testConfig(), acct("s1", 7))
 		uid := h.commit("q1", typA, 1)[0].UID
-		h.put(uid, store.Retry, 1, att(1, "s1", 7, 1000, "", outcomeError))
+		h.put(uid, store.Retry, 1, att(1, "s1", 7, 1000, "", store.OutcomeError))
 		until := t0.Add(7 * time.Second)
 		h.bind("q1", "s1", uid, store.Delay).DelayUntil = until
 		if r := h.start(); len(r.Effects) != 0 {
@@ -201,7 +201,7 @@ func TestCoreRecoverRetry(t *testing.T) {
 	t.Run("delay kept with a pending attempt", func(t *testing.T) {
 		h := newStopped(t, testConfig(), acct("s1", 7))
 		uid := h.commit("q1", typA, 1)[0].UID
-		h.put(uid, store.Retry, 1, att(1, "s1", 7, 1000, "h1", outcomeTimeout))
+		h.put(uid, store.Retry, 1, att(1, "s1", 7, 1000, "h1", store.OutcomeTimeout))
 		until := t0.Add(7 * time.Second)
 		h.bind("q1", "s1", uid, store.Delay).DelayUntil = until
 		h.start()
@@ -220,7 +220,7 @@ func TestCoreRecoverRetry(t *testing.T) {
 	t.Run("delay ended while stopped", func(t *testing.T) {
 		h := newStopped(t, testConfig(), acct("s1", 7))
 		uid := h.commit("q1", typA, 1)[0].UID
-		h.put(uid, store.Retry, 1, att(1, "s1", 7, 1000, "", outcomeError))
+		h.put(uid, store.Retry, 1, att(1, "s1", 7, 1000, "", store.OutcomeError))
 		h.bind("q1", "s1", uid, store.Delay).DelayUntil = t0.Add(-time.Second)
 		h.start()
 		h.take(EffectDispatch, "q1")
@@ -228,7 +228,7 @@ func TestCoreRecoverRetry(t *testing.T) {
 	t.Run("delay not started", func(t *testing.T) {
 		h := newStopped(t, testConfig(), acct("s1", 7))
 		uid := h.commit("q1", typA, 1)[0].UID
-		h.put(uid, store.Retry, 1, att(1, "s1", 7, 1000, "", outcomeError))
+		h.put(uid, store.Retry, 1, att(1, "s1", 7, 1000, "", store.OutcomeError))
 		h.bind("q1", "s1", uid, store.RetryBinding)
 		h.start()
 		if q := h.wantBinding("q1", store.Delay); !q.DelayUntil.Equal(t0.Add(delayA)) {
@@ -240,7 +240,7 @@ func TestCoreRecoverRetry(t *testing.T) {
 			t.Run(string(final), func(t *testing.T) {
 				h := newStopped(t, testConfig(), acct("s1", 7))
 				uid := h.commit("q1", typB, 1)[0].UID
-				h.put(uid, store.Retry, 2, att(1, "s1", 7, 1000, "h1", outcomeSent), att(2, "s1", 7, 1100, "", outcomeError))
+				h.put(uid, store.Retry, 2, att(1, "s1", 7, 1000, "h1", store.OutcomeSent), att(2, "s1", 7, 1100, "", store.OutcomeError))
 				h.bind("q1", "s1", uid, store.WaitingInclusion).Deadline = 90
 				h.start()
 				h.answer("q1", chain.TxPending) // recovery check
@@ -267,7 +267,7 @@ func TestCoreRecoverRetry(t *testing.T) {
 func TestCoreRecoverCheckError(t *testing.T) {
 	h := newStopped(t, testConfig(), acct("s1", 7))
 	uid := h.commit("q1", typA, 1)[0].UID
-	h.put(uid, store.Revision, 0, att(1, "s1", 7, 1000, "h1", outcomeSent))
+	h.put(uid, store.Revision, 0, att(1, "s1", 7, 1000, "h1", store.OutcomeSent))
 	h.bind("q1", "s1", uid, store.WaitingInclusion)
 	h.start()
 	h.checked(h.take(EffectCheck, "q1"), chain.TxStatus{}, errors.New("connection refused"))
@@ -360,7 +360,7 @@ func TestCoreRecoverWithoutSender(t *testing.T) {
 	h := newStopped(t, testConfig(), acct("s1", 0))
 	h.noSenderOK = true
 	uid := h.commit("q1", typA, 1)[0].UID
-	h.put(uid, store.Revision, 0, att(1, "gone", 3, 1000, "h1", outcomeSent))
+	h.put(uid, store.Revision, 0, att(1, "gone", 3, 1000, "h1", store.OutcomeSent))
 	h.bind("q1", "gone", uid, store.WaitingInclusion)
 	other := h.enqueueStopped("q2", typA, 1)
 	h.start()
@@ -393,7 +393,7 @@ func TestCoreRecoverWithoutSenderLands(t *testing.T) {
 	h := newStopped(t, testConfig(), acct("s1", 0))
 	h.noSenderOK = true
 	uid := h.commit("q1", typA, 1)[0].UID
-	h.put(uid, store.Retry, 1, att(1, "gone", 3, 1000, "h1", outcomeTimeout))
+	h.put(uid, store.Retry, 1, att(1, "gone", 3, 1000, "h1", store.OutcomeTimeout))
 	h.bind("q1", "gone", uid, store.Delay).DelayUntil = t0
 	other := h.enqueueStopped("q2", typA, 2)
 	h.start()
@@ -428,7 +428,7 @@ func (h *harness) enqueueStopped(queue, typ string, n int) string {
 func TestCoreRecoverStaleBinding(t *testing.T) {
 	h := newStopped(t, testConfig(), acct("s1", 4))
 	old := h.commit("q1", typA, 1)[0].UID
-	h.put(old, store.Done, 0, att(1, "s1", 3, 1000, "h0", outcomeIncluded))
+	h.put(old, store.Done, 0, att(1, "s1", 3, 1000, "h0", store.OutcomeIncluded))
 	h.bind("q1", "s1", old, store.WaitingInclusion)
 	next := h.enqueueStopped("q2", typA, 1)
 	h.start()
@@ -447,7 +447,7 @@ func TestCoreRecoverPendingAttemptOfGoneSender(t *testing.T) {
 	h := newStopped(t, testConfig(), acct("s1", 0))
 	h.noSenderOK = true
 	uid := h.commit("q1", typA, 1)[0].UID
-	h.put(uid, store.Retry, 1, att(1, "gone", 3, 1000, "h1", outcomeTimeout))
+	h.put(uid, store.Retry, 1, att(1, "gone", 3, 1000, "h1", store.OutcomeTimeout))
 	h.bind("q1", "gone", uid, store.Delay).DelayUntil = t0
 	other := h.enqueueStopped("q2", typA, 1)
 	h.start()

@@ -190,7 +190,7 @@ func (c *Core) dispatched(r Input) {
 		a.Hash = r.Hash
 		c.watch[r.Hash] = q
 	}
-	if a.Outcome == outcomeFailed {
+	if a.Outcome == store.OutcomeFailed {
 		// A receipt (the hash is watched from Signed on) already showed the
 		// attempt failing on chain: keep what the chain said.
 		c.saveAttempt(f.txn, a)
@@ -199,14 +199,14 @@ func (c *Core) dispatched(r Input) {
 		return
 	}
 	if r.Err == "" {
-		a.Outcome = outcomeSent
+		a.Outcome = store.OutcomeSent
 		c.saveAttempt(f.txn, a)
 		c.setBinding(q, store.Inclusion)
 		c.setState(q, f.txn, store.Revision, "dispatched")
 		c.pump(q)
 		return
 	}
-	a.Outcome, a.Error = outcomeError, r.Err
+	a.Outcome, a.Error = store.OutcomeError, r.Err
 	c.saveAttempt(f.txn, a)
 	if r.Code == chain.ErrNonceTooLow.Code {
 		if c.unreported(f.txn, a) {

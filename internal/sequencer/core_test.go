@@ -46,7 +46,7 @@ func TestCoreDispatchInclusionDone(t *testing.T) {
 	if q := h.wantBinding("q1", store.WaitingInclusion); q.Deadline != 100+3 {
 		t.Fatalf("deadline %d, want head+InclusionTimeout = 103", q.Deadline)
 	}
-	if a := h.attempt(uid, 1); a.Hash != "h1" || a.Outcome != outcomeSent {
+	if a := h.attempt(uid, 1); a.Hash != "h1" || a.Outcome != store.OutcomeSent {
 		t.Fatalf("attempt after dispatch %+v", a)
 	}
 	if len(h.out) != 0 || !h.c.Watching("h1") {
@@ -63,7 +63,7 @@ func TestCoreDispatchInclusionDone(t *testing.T) {
 	if n := h.senders["s1"].NextNonce; n != 8 {
 		t.Fatalf("sender NextNonce %d, want 8", n)
 	}
-	if a := h.attempt(uid, 1); a.Outcome != outcomeIncluded || a.Height != 102 {
+	if a := h.attempt(uid, 1); a.Outcome != store.OutcomeIncluded || a.Height != 102 {
 		t.Fatalf("attempt after receipt %+v", a)
 	}
 	if h.c.Watching("h1") {
@@ -146,7 +146,7 @@ func TestCoreDispatchErrorRetry(t *testing.T) {
 			if tx.Retries != 1 || !strings.Contains(tx.Error, "connection reset") {
 				t.Fatalf("retries %d error %q", tx.Retries, tx.Error)
 			}
-			if a := h.attempt(uid, 1); a.Outcome != outcomeError || a.Error == "" || a.Hash != tc.hash {
+			if a := h.attempt(uid, 1); a.Outcome != store.OutcomeError || a.Error == "" || a.Hash != tc.hash {
 				t.Fatalf("attempt 1 %+v", a)
 			}
 			if dl := h.c.NextDeadline(); !dl.Equal(until) {
@@ -252,7 +252,7 @@ func TestCoreFailedInclusionNewNonce(t *testing.T) {
 	if he := h.lastHistory(uid); he.From != store.Revision || he.To != store.Retry || he.Binding != store.RetryBinding {
 		t.Fatalf("history %+v", he)
 	}
-	if a := h.attempt(uid, 1); a.Outcome != outcomeFailed || a.Error != "assertion failed" || a.Height != 101 {
+	if a := h.attempt(uid, 1); a.Outcome != store.OutcomeFailed || a.Error != "assertion failed" || a.Height != 101 {
 		t.Fatalf("attempt 1 %+v", a)
 	}
 	if n := h.senders["s1"].NextNonce; n != 8 {
@@ -291,15 +291,15 @@ func TestCoreInclusionTimeout(t *testing.T) {
 		name      string
 		st        chain.TxStatus
 		state     store.TxState
-		outcome   string
+		outcome   store.Outcome
 		note      string
 		nextNonce uint64 // nonce of the next attempt
 	}{
-		{"pending", status("h1", chain.TxPending), store.Retry, outcomeTimeout, "not included within 3 blocks", 7},
-		{"dropped", status("h1", chain.TxDropped), store.Retry, outcomeDropped, "dropped", 7},
-		{"unknown", status("h1", chain.TxUnknown), store.Retry, outcomeUnknown, "dropped", 7},
-		{"included failed", includedFailed("h1", "out of gas"), store.Retry, outcomeFailed, "out of gas", 8},
-		{"included", status("h1", chain.TxIncluded), store.Done, outcomeIncluded, "", 0},
+		{"pending", status("h1", chain.TxPending), store.Retry, store.OutcomeTimeout, "not included within 3 blocks", 7},
+		{"dropped", status("h1", chain.TxDropped), store.Retry, store.OutcomeDropped, "dropped", 7},
+		{"unknown", status("h1", chain.TxUnknown), store.Retry, store.OutcomeUnknown, "dropped", 7},
+		{"included failed", includedFailed("h1", "out of gas"), store.Retry, store.OutcomeFailed, "out of gas", 8},
+		{"included", status("h1", chain.TxIncluded), store.Done, store.OutcomeIncluded, "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, testConfig(), acct("s1", 7))
@@ -330,7 +330,7 @@ func TestCoreInclusionTimeout(t *testing.T) {
 			}
 			h.wantBinding("q1", store.Delay)
 			h.tick(delayA)
-			if tc.outcome == outcomeTimeout || tc.outcome == outcomeUnknown {
+			if tc.outcome == store.OutcomeTimeout || tc.outcome == store.OutcomeUnknown {
 				// Still landable: asked again before the replacement.
 				h.answer("q1", chain.TxPending)
 			}
@@ -410,7 +410,7 @@ func TestCoreCheckFindsEarlierAttempt(t *testing.T) {
 		h.checked(cs[0], status(cs[0].Hash, chain.TxIncluded), nil)
 		h.wantState(uid, store.Done)
 		h.none(EffectDispatch, "")
-		if a := h.attempt(uid, 2); a.Outcome != outcomeDropped {
+		if a := h.attempt(uid, 2); a.Outcome != store.OutcomeDropped {
 			t.Fatalf("attempt 2 %+v", a)
 		}
 	})
@@ -619,7 +619,7 @@ func TestCoreReceiptBeforeDispatched(t *testing.T) {
 		// The chain already settled the attempt: no waiting for an inclusion
 		// that happened, and the record keeps what the chain said.
 		h.wantState(uid, store.Retry)
-		if a := h.attempt(uid, 1); a.Outcome != outcomeFailed {
+		if a := h.attempt(uid, 1); a.Outcome != store.OutcomeFailed {
 			t.Fatalf("attempt %+v: a late Dispatched overwrote the receipt", a)
 		}
 		h.tick(delayA)

@@ -61,11 +61,45 @@ type Attempt struct {
 	// Hash is empty until known (a remote worker reports it after sending).
 	Hash string    `json:"hash,omitempty"`
 	At   time.Time `json:"at"`
-	// Outcome is "", "sent", "error", "included", "failed", "dropped" or
-	// "timeout".
-	Outcome string `json:"outcome,omitempty"`
+	// Outcome is what became of the attempt, as far as the node knows.
+	Outcome Outcome `json:"outcome,omitempty"`
 	Error   string `json:"error,omitempty"`
 	Height  uint64 `json:"height,omitempty"`
+}
+
+// Outcome is what became of an attempt: the one vocabulary of the store, the
+// sequencer's core and the API.
+type Outcome string
+
+// Attempt outcomes.
+const (
+	// OutcomeNone: planned, not yet sent (its hash may be known).
+	OutcomeNone Outcome = ""
+	// OutcomeSent: the dispatch succeeded; the attempt may land.
+	OutcomeSent Outcome = "sent"
+	// OutcomeError: the dispatch failed; it never reached the chain (but see
+	// the sequencer on remote workers that may have sent it unreported).
+	OutcomeError Outcome = "error"
+	// OutcomeIncluded: included with success.
+	OutcomeIncluded Outcome = "included"
+	// OutcomeFailed: included and failed: its nonce and fee are spent.
+	OutcomeFailed Outcome = "failed"
+	// OutcomeDropped: the chain dropped or replaced it; it can no longer land.
+	OutcomeDropped Outcome = "dropped"
+	// OutcomeUnknown: the chain does not know it (yet).
+	OutcomeUnknown Outcome = "unknown"
+	// OutcomeTimeout: not included within the inclusion timeout; replaced by
+	// the next attempt, which reuses its nonce.
+	OutcomeTimeout Outcome = "timeout"
+)
+
+// Valid reports whether o is one of the outcomes above.
+func (o Outcome) Valid() bool {
+	switch o {
+	case OutcomeNone, OutcomeSent, OutcomeError, OutcomeIncluded, OutcomeFailed, OutcomeDropped, OutcomeUnknown, OutcomeTimeout:
+		return true
+	}
+	return false
 }
 
 // Transaction is a sequencer record.
