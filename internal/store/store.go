@@ -63,8 +63,8 @@ type Attempt struct {
 	At   time.Time `json:"at"`
 	// Outcome is what became of the attempt, as far as the node knows.
 	Outcome Outcome `json:"outcome,omitempty"`
-	Error   string `json:"error,omitempty"`
-	Height  uint64 `json:"height,omitempty"`
+	Error   string  `json:"error,omitempty"`
+	Height  uint64  `json:"height,omitempty"`
 }
 
 // Outcome is what became of an attempt: the one vocabulary of the store, the
