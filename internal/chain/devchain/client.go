@@ -175,6 +175,9 @@ func (c *Client) SendTx(ctx context.Context, tx chain.Tx) (chain.Hash, error) {
 	if err := tx.Validate(); err != nil {
 		return "", err
 	}
+	if err := checkTxInput(&tx); err != nil {
+		return "", err
+	}
 	var out sendTxResponse
 	if err := c.do(ctx, http.MethodPost, "/v1/tx", tx, &out); err != nil {
 		return "", err

@@ -171,8 +171,13 @@ func (c *Chain) Head(ctx context.Context) (chain.BlockHeader, error) {
 }
 
 // SendTx validates, verifies (or, in dev mode, signs for a dev account) and
-// admits a transaction to the mempool.
+// admits a transaction to the mempool. Beyond chain.Tx.Validate, a memo
+// with a NUL byte and args with a key twice in one object (at any depth) are
+// refused as invalid.
 func (c *Chain) SendTx(ctx context.Context, tx chain.Tx) (chain.Hash, error) {
+	if err := checkTxInput(&tx); err != nil {
+		return "", err
+	}
 	if err := tx.Normalize(); err != nil {
 		return "", err
 	}

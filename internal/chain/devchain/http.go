@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/httpjson"
@@ -24,7 +27,7 @@ const MaxEventsPerRequest = 1000
 // Error codes the HTTP layer adds to the chain's own (chain.Error codes).
 const (
 	CodeBadJSON          = httpjson.CodeBadJSON          // 400: body is not JSON of the expected shape
-	CodeBadRequest       = "bad_request"                 // 400: bad query parameter
+	CodeBadQuery         = "bad_query"                   // 400: malformed, repeated, unknown or out-of-range query parameter (the node's API uses the same code)
 	CodeBadHash          = "bad_hash"                    // 400: path hash is not 64 lowercase hex
 	CodeBadAddress       = "bad_address"                 // 400: path address is not 64 lowercase hex
 	CodeTooLarge         = httpjson.CodeTooLarge         // 413: body over the limit
@@ -37,11 +40,16 @@ const (
 // statusOf maps a chain error code to an HTTP status.
 //
 // The mapping:
-//   - 400: the request itself is malformed (bad_json, bad_request, bad_hash,
-//     bad_address): syntax the server could not read.
+//   - 400: the request itself is malformed (bad_json, bad_query, bad_hash,
+//     bad_address): syntax the server could not read. Every POST and PUT
+//     body is read alike: invalid UTF-8, an unpaired surrogate escape, a
+//     JSON null, unknown, duplicate or miscased fields and data after the
+//     value are bad_json.
 //   - 422: well-formed but invalid content that will never succeed as sent
 //     (invalid_tx, bad_signature, unknown_contract, unknown_method,
-//     call_failed, invalid_faults).
+//     call_failed, invalid_faults). A memo with a NUL byte
+//     and args with a key twice in one object are invalid_tx (call_failed
+//     for a call's args).
 //   - 409: the request conflicts with the chain's current state and may
 //     succeed later or with other values (nonce_too_low, nonce_too_high,
 //     fee_too_low, replacement_underpriced, insufficient_funds, rejected).
@@ -52,7 +60,7 @@ const (
 // 404, method_not_allowed 405, internal 500) before asking statusOf.
 func statusOf(code string) int {
 	switch code {
-	case CodeBadRequest, CodeBadHash, CodeBadAddress:
+	case CodeBadQuery, CodeBadHash, CodeBadAddress:
 		return http.StatusBadRequest
 	case chain.ErrInvalidTx.Code, chain.ErrBadSignature.Code, chain.ErrUnknownContract.Code,
 		chain.ErrUnknownMethod.Code, chain.ErrCallFailed.Code, CodeInvalidFaults:
@@ -110,19 +118,18 @@ type server struct {
 //	PUT  /v1/faults                  FaultUpdate → FaultState
 //	POST /v1/faucet                  {"address","amount"} → chain.Account
 //	GET  /v1/dev/accounts            {"accounts":[DevAccount...]}
-//	POST /v1/dev/mine                {"mined","head"}
+//	POST /v1/dev/mine                {"mined","head"} (body empty or {})
 func NewHandler(c *Chain, opts ...HandlerOption) http.Handler {
 	s := &server{c: c, maxBody: DefaultMaxBody, log: slog.Default()}
 	for _, o := range opts {
 		o(s)
 	}
 	s.api = httpjson.New(httpjson.Options{
-		Status:        statusOf,
-		Code:          chain.CodeOf,
-		MaxBody:       s.maxBody,
-		ReadErrorCode: CodeBadRequest,
-		Logger:        s.log,
-		Name:          "devchain http",
+		Status:  statusOf,
+		Code:    chain.CodeOf,
+		MaxBody: s.maxBody,
+		Logger:  s.log,
+		Name:    "devchain http",
 	})
 	routes := map[string]func(*http.Request) (any, error){
 		"GET /v1/head":               s.head,
@@ -156,7 +163,10 @@ type blocksResponse struct {
 }
 
 func (s *server) blocks(r *http.Request) (any, error) {
-	q := r.URL.Query()
+	q, err := parseQuery(r, "from", "to")
+	if err != nil {
+		return nil, err
+	}
 	from, _, err := queryUint(q, "from")
 	if err != nil {
 		return nil, err
@@ -172,7 +182,7 @@ func (s *server) blocks(r *http.Request) (any, error) {
 		}
 	}
 	if to < from {
-		return nil, httpjson.Errorf(CodeBadRequest, "to (%d) must not be below from (%d)", to, from)
+		return nil, httpjson.Errorf(CodeBadQuery, "to (%d) must not be below from (%d)", to, from)
 	}
 	bs, err := s.c.Blocks(r.Context(), from, to) // clamps to the head and MaxBlocksPerRequest
 	if err != nil {
@@ -184,17 +194,32 @@ func (s *server) blocks(r *http.Request) (any, error) {
 	return blocksResponse{Blocks: bs}, nil
 }
 
-func queryUint(q map[string][]string, name string) (v uint64, ok bool, err error) {
+// parseQuery parses the request's query string, refusing (bad_query) one
+// that is malformed or that names a parameter other than allowed.
+func parseQuery(r *http.Request, allowed ...string) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, httpjson.Errorf(CodeBadQuery, "query string: %w", err)
+	}
+	for k := range q {
+		if !slices.Contains(allowed, k) {
+			return nil, httpjson.Errorf(CodeBadQuery, "unknown query parameter %q (parameters are %s)", k, strings.Join(allowed, ", "))
+		}
+	}
+	return q, nil
+}
+
+func queryUint(q url.Values, name string) (v uint64, ok bool, err error) {
 	vals, ok := q[name]
 	if !ok {
 		return 0, false, nil
 	}
 	if len(vals) != 1 {
-		return 0, false, httpjson.Errorf(CodeBadRequest, "%s must be given once", name)
+		return 0, false, httpjson.Errorf(CodeBadQuery, "%s must be given once", name)
 	}
 	v, perr := strconv.ParseUint(vals[0], 10, 64)
 	if perr != nil {
-		return 0, false, httpjson.Errorf(CodeBadRequest, "%s must be an unsigned decimal integer, got %q", name, vals[0])
+		return 0, false, httpjson.Errorf(CodeBadQuery, "%s must be an unsigned decimal integer, got %q", name, vals[0])
 	}
 	return v, true, nil
 }
@@ -222,7 +247,7 @@ func (s *server) sendTx(r *http.Request) (any, error) {
 	}
 	// Malformed JSON is a 400 here; SendTx normalizes and validates (422).
 	var tx chain.Tx
-	if err := httpjson.DecodeStrict(b, &tx); err != nil {
+	if err := decodeBody(b, &tx); err != nil {
 		return nil, err
 	}
 	h, err := s.c.SendTx(r.Context(), tx)
@@ -262,7 +287,10 @@ type eventsResponse struct {
 }
 
 func (s *server) events(r *http.Request) (any, error) {
-	q := r.URL.Query()
+	q, err := parseQuery(r, "cursor", "limit")
+	if err != nil {
+		return nil, err
+	}
 	cursor, _, err := queryUint(q, "cursor")
 	if err != nil {
 		return nil, err
@@ -275,7 +303,7 @@ func (s *server) events(r *http.Request) (any, error) {
 		limit = 100
 	}
 	if limit < 1 || limit > MaxEventsPerRequest {
-		return nil, httpjson.Errorf(CodeBadRequest, "limit must be between 1 and %d", MaxEventsPerRequest)
+		return nil, httpjson.Errorf(CodeBadQuery, "limit must be between 1 and %d", MaxEventsPerRequest)
 	}
 	evs, err := s.c.Events(r.Context(), cursor, int(limit))
 	if err != nil {
@@ -304,7 +332,7 @@ type callResponse struct {
 
 func (s *server) call(r *http.Request) (any, error) {
 	var req callRequest
-	if err := s.api.ReadJSON(r, &req); err != nil {
+	if err := s.readJSON(r, &req); err != nil {
 		return nil, err
 	}
 	out, err := s.c.Call(r.Context(), req.Contract, req.Method, req.Args)
@@ -325,7 +353,7 @@ func (s *server) faults(r *http.Request) (any, error) {
 
 func (s *server) setFaults(r *http.Request) (any, error) {
 	var u FaultUpdate
-	if err := s.api.ReadJSON(r, &u); err != nil {
+	if err := s.readJSON(r, &u); err != nil {
 		return nil, err
 	}
 	fs, err := s.c.SetFaults(r.Context(), u)
@@ -343,7 +371,7 @@ type faucetRequest struct {
 
 func (s *server) faucet(r *http.Request) (any, error) {
 	var req faucetRequest
-	if err := s.api.ReadJSON(r, &req); err != nil {
+	if err := s.readJSON(r, &req); err != nil {
 		return nil, err
 	}
 	return s.c.Faucet(r.Context(), req.Address, req.Amount)
@@ -369,7 +397,19 @@ type mineResponse struct {
 	Head  chain.BlockHeader `json:"head"`
 }
 
+// mineRequest is the body of POST /v1/dev/mine: none, or {}.
+type mineRequest struct{}
+
 func (s *server) mine(r *http.Request) (any, error) {
+	b, err := s.api.ReadBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > 0 { // no body: one block, as always; any other must parse
+		if err := decodeBody(b, &mineRequest{}); err != nil {
+			return nil, err
+		}
+	}
 	hdr, ok, err := s.c.Mine(r.Context())
 	if err != nil {
 		return nil, err
@@ -380,4 +420,14 @@ func (s *server) mine(r *http.Request) (any, error) {
 		}
 	}
 	return mineResponse{Mined: ok, Head: hdr}, nil
+}
+
+// readJSON reads the body (as httpjson's ReadBody does) and decodes it into
+// v as decodeBody does: every POST and PUT route reads its body so.
+func (s *server) readJSON(r *http.Request, v any) error {
+	b, err := s.api.ReadBody(r)
+	if err != nil {
+		return err
+	}
+	return decodeBody(b, v)
 }

@@ -63,12 +63,16 @@ func FuzzAPIInput(f *testing.F) {
 		`{"contract":"nope","method":"get"}`, `{"contract":"zkapp","method":"get","args":"not json`,
 		`{"contract":"zkapp","method":"get","args":{"zkapp":1}}`, `{"rejectProb":0.1}}`, `{"rejectProb":0.1,"rejectProb":0.2}`,
 		"\xff\xfe", `{"memo":"\u0000"}`, `{"args":null}`, `1e400`,
+		` null `, `{"memo":"\ud800"}`, `{"memo":"\ud83d\ude00"}`, "{\"memo\":\"\xed\xa0\x80\"}",
+		`{"from":"` + string(dev) + `","nonce":0,"fee":1000,"contract":"zkapp","method":"deploy","args":{"zkapp":"z","zkapp":"y"}}`,
+		`{"contract":"zkapp","method":"get","args":{"zkapp":"a","x":[{"k":1,"k":2}]}}`,
+		`{"address":"` + string(dev) + `","amount":1000000000000000}`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
 	type endpoint struct{ method, path string }
-	endpoints := []endpoint{{"POST", "/v1/tx"}, {"POST", "/v1/faucet"}, {"POST", "/v1/call"}, {"PUT", "/v1/faults"}}
+	endpoints := []endpoint{{"POST", "/v1/tx"}, {"POST", "/v1/faucet"}, {"POST", "/v1/call"}, {"PUT", "/v1/faults"}, {"POST", "/v1/dev/mine"}}
 	// The chain is rebuilt only after an answer that may have changed it (a
 	// 2xx from a write other than /v1/call): a rejected request is checked to
 	// change nothing, so every input meets the same starting state. This

@@ -40,11 +40,15 @@ func (c *Chain) Events(ctx context.Context, after uint64, limit int) ([]chain.Ev
 	return append([]chain.Event(nil), c.events[i:j]...), nil
 }
 
-// Call runs a read-only contract method.
+// Call runs a read-only contract method. Args with a key twice in one
+// object (at any depth) are refused (ErrCallFailed).
 func (c *Chain) Call(ctx context.Context, contract, method string, args json.RawMessage) (json.RawMessage, error) {
 	k, ok := c.contracts[contract]
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", chain.ErrUnknownContract, contract)
+	}
+	if err := checkArgsKeys(args); err != nil {
+		return nil, fmt.Errorf("%w: %w", chain.ErrCallFailed, err)
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
