@@ -20,12 +20,12 @@ func TestErrors(t *testing.T) {
 		case "/healthz":
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusServiceUnavailable)
-			w.Write([]byte(`{"status":"starting"}`))
+			_, _ = w.Write([]byte(`{"status":"starting"}`))
 		case "/v1/transactions":
 			w.Header().Set("Content-Type", "application/json")
-			w.Write([]byte(`{"transactions":[{"uid":"tx_1","state":"WAITING","seq":1}],"next":"1"}`))
+			_, _ = w.Write([]byte(`{"transactions":[{"uid":"tx_1","state":"WAITING","seq":1}],"next":"1"}`))
 		case "/v1/senders":
-			w.Write([]byte(`not json`))
+			_, _ = w.Write([]byte(`not json`))
 		default:
 			http.Error(w, "bad gateway", http.StatusBadGateway)
 		}

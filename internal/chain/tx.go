@@ -43,7 +43,7 @@ type Tx struct {
 // chain state).
 func (tx *Tx) Validate() error {
 	if err := ValidateAddress(tx.From); err != nil {
-		return fmt.Errorf("%w: from: %v", ErrInvalidTx, err)
+		return fmt.Errorf("%w: from: %w", ErrInvalidTx, err)
 	}
 	if !validName(tx.Contract) {
 		return fmt.Errorf("%w: contract must be 1-%d characters of [a-z0-9_-]", ErrInvalidTx, MaxName)
@@ -126,7 +126,7 @@ func (tx *Tx) hash(args []byte) Hash {
 		h.Write(n[:])
 		h.Write(b)
 	}
-	io.WriteString(h, "ordo-tx-v1")
+	h.Write([]byte("ordo-tx-v1"))
 	writeField([]byte(tx.From))
 	binary.BigEndian.PutUint64(n[:], tx.Nonce)
 	h.Write(n[:])

@@ -131,7 +131,7 @@ func (s *Server) HandleJSON(pattern string, h func(*http.Request) (any, error)) 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
-			if v == http.ErrAbortHandler {
+			if v == http.ErrAbortHandler { //nolint:errorlint // a panic value, compared as net/http compares it
 				panic(v)
 			}
 			s.opts.Logger.Error(s.opts.Name+": panic", "method", r.Method, "path", r.URL.Path, "panic", v)

@@ -286,7 +286,7 @@ func TestAbortHandlerPanics(t *testing.T) {
 	s := httpjson.New(httpjson.Options{})
 	s.Handle("GET /", http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) }))
 	defer func() {
-		if v := recover(); v != http.ErrAbortHandler {
+		if v := recover(); v != http.ErrAbortHandler { //nolint:errorlint // the panic value itself must pass through
 			t.Fatalf("recovered %v, want http.ErrAbortHandler", v)
 		}
 	}()

@@ -37,8 +37,7 @@ func StartLocal(ctx context.Context, cfg Config, o Options, listen string) (*Loc
 	l.Node = n
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		l.release()
-		return nil, err
+		return nil, errors.Join(err, l.release())
 	}
 	l.Addr = ln.Addr().String()
 	runCtx, cancel := context.WithCancel(ctx)
@@ -49,8 +48,7 @@ func StartLocal(ctx context.Context, cfg Config, o Options, listen string) (*Loc
 		return l, nil
 	case err := <-l.errc:
 		cancel()
-		l.release()
-		return nil, errors.Join(errors.New("node stopped while starting"), err)
+		return nil, errors.Join(errors.New("node stopped while starting"), err, l.release())
 	}
 }
 

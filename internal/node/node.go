@@ -296,7 +296,9 @@ func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, streams *de
 	cancel()
 	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer scancel()
-	srv.Shutdown(sctx)
+	// Serve has returned by now; a Shutdown that times out leaves the
+	// connections still active to end on their own.
+	_ = srv.Shutdown(sctx)
 	if errors.Is(first, http.ErrServerClosed) {
 		first = nil
 	}

@@ -77,7 +77,7 @@ func readChain(ctx context.Context, dc *devchain.Client) (blocks uint64, txs []c
 					Value json.RawMessage `json:"value"`
 				}
 				if err := json.Unmarshal(t.Args, &args); err != nil {
-					return 0, nil, fmt.Errorf("block %d tx %d: args %s: %v", b.Height, t.Index, t.Args, err)
+					return 0, nil, fmt.Errorf("block %d tx %d: args %s: %w", b.Height, t.Index, t.Args, err)
 				}
 				c.zkapp, c.value = args.ZkApp, args.Value
 				txs = append(txs, c)

@@ -466,7 +466,7 @@ func post(ctx context.Context, cl *client.Client, in *intent) error {
 		in.failedPosts++
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("intent %s: not acknowledged after %d posts: %v (last error: %v)", in.key, in.failedPosts, ctx.Err(), err)
+			return fmt.Errorf("intent %s: not acknowledged after %d posts: %w (last error: %w)", in.key, in.failedPosts, ctx.Err(), err)
 		case <-tick.C:
 		}
 	}
@@ -698,7 +698,7 @@ func waitBlocks(ctx context.Context, dc *devchain.Client, n uint64) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("devchain made no %d blocks after height %d: %v", n, hd.Height, ctx.Err())
+			return fmt.Errorf("devchain made no %d blocks after height %d: %w", n, hd.Height, ctx.Err())
 		case <-tick.C:
 		}
 	}

@@ -122,7 +122,7 @@ func Start(opts Options) (_ *Node, err error) {
 	}
 	if opts.BlockTime > 0 {
 		done := make(chan struct{})
-		go func() { defer close(done); n.Chain.Run(ctx) }()
+		go func() { defer close(done); _ = n.Chain.Run(ctx) }() // ends with ctx, at Close
 		n.onClose(func() error { cancel(); <-done; return nil })
 	}
 	if !opts.NoRun {

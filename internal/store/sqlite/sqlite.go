@@ -138,7 +138,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	ok := false
 	defer func() {
 		if !ok {
-			s.closeAll()
+			_ = s.closeAll() // the error returned is the one that failed the open
 		}
 	}()
 
