@@ -150,6 +150,9 @@ func decodeError(resp *http.Response) error {
 		}
 		return &APIError{Status: resp.StatusCode, Message: msg}
 	}
+	if eb.Error.Code == ErrFaucetLimit.Code {
+		return &faucetLimitError{strings.TrimPrefix(eb.Error.Message, ErrFaucetLimit.Msg+": ")}
+	}
 	if s := chain.ErrorByCode(eb.Error.Code); s != nil {
 		// The server's message starts with the sentinel's own text: keep
 		// only what it adds, so the error reads as it does in process.

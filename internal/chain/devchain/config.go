@@ -28,8 +28,17 @@ type Config struct {
 	DevAccounts int
 	// DevBalance is each dev account's starting balance. Defaults to 1e15.
 	DevBalance uint64
-	// FaucetMax is the most one faucet call may grant. Defaults to 1e15.
+	// FaucetMax is the per-call cap: the most one faucet call may grant; a
+	// call over it is refused (ErrFaucetLimit, HTTP 422 faucet_limit).
+	// Defaults to 1e15 (10^15, a dev account's starting balance and the
+	// bench's funding per account; the node's --dev-senders top-up is 1e14).
 	FaucetMax uint64
+	// FaucetAccountMax is the per-account cap: the most the faucet credits
+	// one account in all, over the chain's life (a restart replays the
+	// credits); a call that would go over it is refused (ErrFaucetLimit,
+	// HTTP 422 faucet_limit). Defaults to 1e16 (10^16: ten calls at the
+	// per-call cap, a hundred --dev-senders top-ups).
+	FaucetAccountMax uint64
 	// NoDevMode turns off the faucet and signing for dev accounts. Defaults to
 	// false (dev mode on).
 	NoDevMode bool
@@ -73,6 +82,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.FaucetMax == 0 {
 		c.FaucetMax = 1e15
+	}
+	if c.FaucetAccountMax == 0 {
+		c.FaucetAccountMax = 1e16
 	}
 	if c.MaxMempool <= 0 {
 		c.MaxMempool = 1_000_000

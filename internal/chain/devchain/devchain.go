@@ -60,6 +60,9 @@ type Chain struct {
 	// lastReorg is the head height a reorg last restored with empty
 	// blocks, so a periodic reorg fires once per period.
 	lastReorg uint64
+	// faucetGiven is what the faucet has credited each account, restarts
+	// included, against Config.FaucetAccountMax.
+	faucetGiven map[chain.Address]uint64
 }
 
 var _ chain.Chain = (*Chain)(nil)
@@ -81,6 +84,7 @@ func New(cfg Config) (*Chain, error) {
 		pool:      newMempool(),
 		subs:      map[chan chain.BlockHeader]struct{}{},
 	}
+	c.faucetGiven = map[chain.Address]uint64{}
 	for _, k := range append([]Contract{ZkApp{}}, cfg.Contracts...) {
 		c.contracts[k.Name()] = k
 	}

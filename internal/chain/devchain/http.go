@@ -32,6 +32,7 @@ const (
 	CodeBadAddress       = "bad_address"                 // 400: path address is not 64 lowercase hex
 	CodeTooLarge         = httpjson.CodeTooLarge         // 413: body over the limit
 	CodeInvalidFaults    = "invalid_faults"              // 422: fault update out of range
+	CodeFaucetLimit      = "faucet_limit"                // 422: faucet call over the per-call or per-account cap (ErrFaucetLimit)
 	CodeRouteNotFound    = httpjson.CodeRouteNotFound    // 404: no such endpoint
 	CodeMethodNotAllowed = httpjson.CodeMethodNotAllowed // 405: endpoint exists, method does not
 	CodeInternal         = httpjson.CodeInternal         // 500: anything else
@@ -47,7 +48,7 @@ const (
 //     value are bad_json.
 //   - 422: well-formed but invalid content that will never succeed as sent
 //     (invalid_tx, bad_signature, unknown_contract, unknown_method,
-//     call_failed, invalid_faults). A memo with a NUL byte
+//     call_failed, invalid_faults, faucet_limit). A memo with a NUL byte
 //     and args with a key twice in one object are invalid_tx (call_failed
 //     for a call's args).
 //   - 409: the request conflicts with the chain's current state and may
@@ -63,7 +64,7 @@ func statusOf(code string) int {
 	case CodeBadQuery, CodeBadHash, CodeBadAddress:
 		return http.StatusBadRequest
 	case chain.ErrInvalidTx.Code, chain.ErrBadSignature.Code, chain.ErrUnknownContract.Code,
-		chain.ErrUnknownMethod.Code, chain.ErrCallFailed.Code, CodeInvalidFaults:
+		chain.ErrUnknownMethod.Code, chain.ErrCallFailed.Code, CodeInvalidFaults, ErrFaucetLimit.Code:
 		return http.StatusUnprocessableEntity
 	case chain.ErrNonceTooLow.Code, chain.ErrNonceTooHigh.Code, chain.ErrFeeTooLow.Code,
 		chain.ErrReplacementUnderpriced.Code, chain.ErrInsufficientFunds.Code, chain.ErrRejected.Code:

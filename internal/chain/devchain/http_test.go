@@ -349,7 +349,7 @@ func TestHTTPErrors(t *testing.T) {
 		{"faucet negative", "POST", "/v1/faucet", `{"address":"` + string(strangerAddr) + `","amount":-1}`, 400, "bad_json"},
 		{"faucet bad address", "POST", "/v1/faucet", `{"address":"XYZ","amount":1}`, 422, "invalid_tx"},
 		{"faucet zero", "POST", "/v1/faucet", `{"address":"` + string(strangerAddr) + `","amount":0}`, 422, "invalid_tx"},
-		{"faucet over max", "POST", "/v1/faucet", `{"address":"` + string(strangerAddr) + `","amount":18446744073709551615}`, 422, "invalid_tx"},
+		{"faucet over max", "POST", "/v1/faucet", `{"address":"` + string(strangerAddr) + `","amount":18446744073709551615}`, 422, "faucet_limit"},
 		{"tx status bad hash", "GET", "/v1/tx/xyz", ``, 400, "bad_hash"},
 		{"tx status uppercase hash", "GET", "/v1/tx/" + strings.Repeat("A", 64), ``, 400, "bad_hash"},
 		{"account bad address", "GET", "/v1/accounts/zz", ``, 400, "bad_address"},
@@ -474,7 +474,7 @@ type devAPI interface {
 // sentinel and the same text as the in-process chain.
 func TestClientErrorsMatchInProcess(t *testing.T) {
 	ctx := t.Context()
-	e := newEnv(t, devchain.Config{})
+	e := newEnv(t, devchain.Config{FaucetAccountMax: 1e15 - 1})
 	if _, err := e.client.SendTx(ctx, deployTx(e.dev, 0, "z")); err != nil {
 		t.Fatal(err)
 	}
@@ -504,6 +504,9 @@ func TestClientErrorsMatchInProcess(t *testing.T) {
 		}},
 		{"bad address", chain.ErrInvalidTx, func(c devAPI) error { _, err := c.Account(ctx, "nope"); return err }},
 		{"faucet zero", chain.ErrInvalidTx, func(c devAPI) error { _, err := c.Faucet(ctx, stranger, 0); return err }},
+		{"faucet over the per-call cap", devchain.ErrFaucetLimit, func(c devAPI) error { _, err := c.Faucet(ctx, stranger, 1e15+1); return err }},
+		{"faucet over the per-call cap is invalid", chain.ErrInvalidTx, func(c devAPI) error { _, err := c.Faucet(ctx, stranger, 1e15+1); return err }},
+		{"faucet over the per-account cap", devchain.ErrFaucetLimit, func(c devAPI) error { _, err := c.Faucet(ctx, e.dev, 1e15); return err }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

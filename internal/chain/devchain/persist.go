@@ -505,7 +505,7 @@ func (c *Chain) replay(rec logRecord) error {
 		c.blocks = append(c.blocks, b)
 		c.undo = append(c.undo, undo)
 	case rec.Faucet != nil:
-		c.credit(rec.Faucet.Address, rec.Faucet.Amount)
+		c.faucetCredit(rec.Faucet.Address, rec.Faucet.Amount)
 	case rec.Reorg > 0:
 		c.rollback(rec.Reorg)
 		c.pool = newMempool() // transactions of replaced blocks: lost with the mempool
