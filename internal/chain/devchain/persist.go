@@ -119,8 +119,7 @@ func openBlockLog(dir string, g genesis, replay func(logRecord) error) (*blockLo
 	}
 	l, stored, rep, err := readBlockLog(dir, g, replay)
 	if err != nil {
-		lock.Release()
-		return nil, nil, rep, err
+		return nil, nil, rep, errors.Join(err, lock.Release())
 	}
 	l.lock = lock
 	return l, stored, rep, nil
@@ -454,7 +453,7 @@ func (l *blockLog) append(rec logRecord) error {
 	fr := frame(payload)
 	if _, err := l.f.Write(fr); err != nil {
 		if terr := l.cutBack(); terr != nil {
-			l.err = fmt.Errorf("devchain log: unusable after a failed append (%v): %w", err, terr)
+			l.err = fmt.Errorf("devchain log: unusable after a failed append: %w", errors.Join(err, terr))
 		}
 		return fmt.Errorf("devchain log: %w", err)
 	}
@@ -478,9 +477,7 @@ func (l *blockLog) cutBack() error {
 }
 
 func (l *blockLog) close() error {
-	err := l.f.Close()
-	l.lock.Release()
-	return err
+	return errors.Join(l.f.Close(), l.lock.Release())
 }
 
 // replay applies one log record to a chain being reopened.
