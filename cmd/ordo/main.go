@@ -20,7 +20,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(devchainCommand(), serveCommand(), demoCommand(), benchCommand(), replayCommand())
+	root.AddCommand(devchainCommand(), serveCommand(), demoCommand(), benchCommand(), replayCommand(), simCommand())
 	root.AddCommand(clientCommands()...)
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "ordo:", err)

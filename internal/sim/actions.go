@@ -27,13 +27,13 @@ type FaultKind uint8
 
 // The chain faults a simulation draws.
 const (
-	FaultReject FaultKind = iota + 1 // submits rejected with probability P
-	FaultDrop                        // accepted transactions silently dropped with probability P
-	FaultRevert                      // included transactions fail with probability P
-	FaultFeeSpike                    // the minimum fee ×K for 3 blocks
-	FaultStall                       // no blocks for K seconds
-	FaultReorg                       // the last K blocks replaced now
-	FaultClear                       // every probability back to 0
+	FaultReject   FaultKind = iota + 1 // submits rejected with probability P
+	FaultDrop                          // accepted transactions silently dropped with probability P
+	FaultRevert                        // included transactions fail with probability P
+	FaultFeeSpike                      // the minimum fee ×K for 3 blocks
+	FaultStall                         // no blocks for K seconds
+	FaultReorg                         // the last K blocks replaced now
+	FaultClear                         // every probability back to 0
 )
 
 var faultNames = map[FaultKind]string{FaultReject: "reject", FaultDrop: "drop", FaultRevert: "revert",

@@ -48,12 +48,12 @@ type landing struct {
 // ends, and checks the invariants that span node and chain.
 type checker struct {
 	recs     map[string]*record
-	hashes   []chain.Hash          // canonical block hashes by height (index 0: height 0, unused)
-	byHeight map[uint64][]landing  // the records' landings per canonical height
-	success  map[string]int        // successful landings per uid on the canonical chain
-	perQueue map[string][]landing  // successful landings per queue, in chain order
-	slots    map[slot]int          // transactions per (queue, height) on the canonical chain
-	ends     []*record // ended since the last sync
+	hashes   []chain.Hash         // canonical block hashes by height (index 0: height 0, unused)
+	byHeight map[uint64][]landing // the records' landings per canonical height
+	success  map[string]int       // successful landings per uid on the canonical chain
+	perQueue map[string][]landing // successful landings per queue, in chain order
+	slots    map[slot]int         // transactions per (queue, height) on the canonical chain
+	ends     []*record            // ended since the last sync
 	failures []error
 }
 
