@@ -323,7 +323,7 @@ func (c *Client) SubscribeHeads(ctx context.Context) (<-chan chain.BlockHeader, 
 		return nil, fmt.Errorf("devchain client: GET %s: %w", path, err)
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	resp, err := c.stream.Do(req)
+	resp, err := c.stream.Do(req) //nolint:bodyclose // closed on each error path below, else by the stream goroutine
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("devchain client: GET %s: %w", path, err)

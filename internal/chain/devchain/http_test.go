@@ -592,7 +592,7 @@ func TestHTTPSubscribeRawStream(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/v1/blocks/subscribe", nil)
-	resp, err := e.srv.Client().Do(req)
+	resp, err := e.srv.Client().Do(req) //nolint:bodyclose // closed by the defer below; bodyclose loses it to the reading goroutine
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,11 +30,15 @@ func TestSmokeDeployAndPrecondition(t *testing.T) {
 	}
 	h0 := send(0, "deploy", `{"zkapp":"z1"}`)
 	clk.Advance(time.Second)
-	c.Mine(ctx)
+	if _, _, err := c.Mine(ctx); err != nil {
+		t.Fatal(err)
+	}
 	h1 := send(1, "set", `{"zkapp":"z1","key":"a","value":1}`)
 	h2 := send(2, "set", `{"zkapp":"z1","key":"b","value":2}`)
 	clk.Advance(time.Second)
-	c.Mine(ctx)
+	if _, _, err := c.Mine(ctx); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		h       chain.Hash
 		success bool
