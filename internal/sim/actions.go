@@ -78,8 +78,8 @@ func genActions(seed uint64, steps, queues int, reorgDepth uint64) []Action {
 	for range steps {
 		var a Action
 		switch x := r.IntN(100); {
-		case x < 30:
-			a = Action{Kind: ActSubmit, Queue: r.IntN(queues), N: 1 + r.IntN(3)}
+		case x < 25:
+			a = Action{Kind: ActSubmit, Queue: r.IntN(queues), N: 1 + r.IntN(2)}
 		case x < 88:
 			a = Action{Kind: ActAdvance, Dt: time.Duration(50+r.IntN(1500)) * time.Millisecond}
 		case x < 98:

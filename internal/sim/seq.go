@@ -41,10 +41,12 @@ type SequencerConfig struct {
 	// confirmations, as the chain declares. Defaults to 2.
 	ReorgDepth uint64
 	// DrainBound is how much virtual time every intent has to end once the
-	// faults stop. Defaults to 10m.
+	// faults stop. Defaults to 5m.
 	DrainBound time.Duration
-	// Dir is where runs keep their stores. Defaults to the system's
-	// temporary directory; each run's store is removed after it.
+	// Dir is where runs keep their stores. Defaults to /dev/shm where it
+	// exists (a store in memory is what keeps CI's hundreds of runs short),
+	// else the system's temporary directory; each run's store is removed
+	// after it.
 	Dir string
 	// Trace, when set, records the sequencer's inputs and Readys (see
 	// sequencer.Replay).
@@ -72,8 +74,13 @@ func (c *SequencerConfig) setDefaults() {
 	if c.ReorgDepth == 0 {
 		c.ReorgDepth = 2
 	}
+	if c.Dir == "" {
+		if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+			c.Dir = "/dev/shm"
+		}
+	}
 	if c.DrainBound <= 0 {
-		c.DrainBound = 10 * time.Minute
+		c.DrainBound = 5 * time.Minute
 	}
 	if c.Confirmations == 0 {
 		c.Confirmations = c.ReorgDepth + 1
