@@ -42,23 +42,23 @@ type CoreConfig struct {
 func (c *CoreConfig) setDefaults() error {
 	c.Fees.SetDefaults()
 	if c.InclusionTimeout == 0 {
-		c.InclusionTimeout = 5
+		c.InclusionTimeout = DefaultInclusionTimeout
 	}
 	if c.Confirmations == 0 {
-		c.Confirmations = 1
+		c.Confirmations = DefaultConfirmations
 	}
 	if c.InFlightPerQueue == 0 {
-		c.InFlightPerQueue = 1
+		c.InFlightPerQueue = DefaultInFlightPerQueue
 	}
 	if c.InFlightPerQueue != 1 {
 		return fmt.Errorf("in-flight per queue %d: only 1 is supported", c.InFlightPerQueue)
 	}
 	if c.WaitingWindow <= 0 {
-		c.WaitingWindow = 64
+		c.WaitingWindow = DefaultWaitingWindow
 	}
 	for k, p := range c.Policies {
 		if p.Delay <= 0 {
-			p.Delay = 5 * time.Second
+			p.Delay = DefaultRetryDelay
 		}
 		c.Policies[k] = p
 	}

@@ -109,10 +109,10 @@ func NewNode(cfg Config) (*Node, error) {
 		cfg.Clock = clock.Real{}
 	}
 	if cfg.Workers <= 0 {
-		cfg.Workers = 64
+		cfg.Workers = DefaultWorkers
 	}
 	if cfg.PollInterval <= 0 {
-		cfg.PollInterval = 500 * time.Millisecond
+		cfg.PollInterval = DefaultPollInterval
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

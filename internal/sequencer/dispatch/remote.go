@@ -27,10 +27,14 @@ type RemoteWorker struct {
 	hc      *http.Client
 }
 
-// NewRemoteWorker returns a worker client. timeout defaults to 10s.
+// DefaultWorkerTimeout bounds a remote worker call.
+const DefaultWorkerTimeout = 10 * time.Second
+
+// NewRemoteWorker returns a worker client. timeout defaults to
+// DefaultWorkerTimeout.
 func NewRemoteWorker(url string, timeout time.Duration) *RemoteWorker {
 	if timeout <= 0 {
-		timeout = 10 * time.Second
+		timeout = DefaultWorkerTimeout
 	}
 	return &RemoteWorker{url: url, timeout: timeout, hc: &http.Client{}}
 }
