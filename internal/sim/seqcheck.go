@@ -121,13 +121,24 @@ func (k *checker) sync(ctx context.Context, c interface {
 		}
 		keep--
 	}
-	touched := k.truncate(keep)
+	var blocks []chain.Block
 	err = chain.EachBlock(ctx, c, keep+1, head.Height, func(b chain.Block) error {
-		k.add(b)
+		blocks = append(blocks, b)
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	k.apply(keep, blocks)
+	return nil
+}
+
+// apply replaces the canonical chain above height keep with blocks and
+// checks every record whose landings changed or that ended since.
+func (k *checker) apply(keep uint64, blocks []chain.Block) {
+	touched := k.truncate(keep)
+	for _, b := range blocks {
+		k.add(b)
 	}
 	for _, uid := range sortedSet(touched) {
 		if r := k.recs[uid]; r.end != "" {
@@ -138,7 +149,6 @@ func (k *checker) sync(ctx context.Context, c interface {
 		k.checkEnd(r)
 	}
 	k.ends = k.ends[:0]
-	return nil
 }
 
 // truncate takes out the landings above height keep; it returns the records
