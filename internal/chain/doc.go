@@ -1,5 +1,5 @@
 // Package chain defines the ledger interface that every ordo engine writes
-// through (ARCHITECTURE.md, "three seams": chain), and the transaction format
+// through (docs/ARCHITECTURE.md, "three seams": chain), and the transaction format
 // shared by its implementations.
 //
 // devchain (package chain/devchain) is the first implementation and the test
