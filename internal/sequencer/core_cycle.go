@@ -486,7 +486,11 @@ func (c *Core) decide(q *queue, why check) {
 			c.setBinding(q, store.WaitingInclusion)
 			return
 		}
-		c.finish(q, store.Failed, fmt.Sprintf("failed after %d retries", t.rec.Retries-1))
+		note := fmt.Sprintf("failed after %d retries", t.rec.Retries-1)
+		if f.verdict == verdictPermanent {
+			note = "failed: the dispatch can never succeed"
+		}
+		c.finish(q, store.Failed, note)
 	case checkTimeout:
 		switch {
 		case la != nil && la.Outcome == store.OutcomeFailed:

@@ -81,6 +81,9 @@ type DispatchResult struct {
 	Err error
 	// Code is Err's chain error code (chain.CodeOf), "" when it has none.
 	Code string
+	// Permanent says no retry can change Err (errors.Is(Err, ErrPermanent),
+	// or any Builder error).
+	Permanent bool
 }
 
 // Receipt is an included transaction seen in a new block.

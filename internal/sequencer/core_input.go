@@ -85,6 +85,8 @@ type Input struct {
 	Err string `json:"err,omitempty"`
 	// Code is Err's chain error code (chain.CodeOf), "" when it has none.
 	Code string `json:"code,omitempty"`
+	// Permanent says no retry can change Err (InputDispatched).
+	Permanent bool `json:"permanent,omitempty"`
 }
 
 // errText is err's text, "" for nil.
@@ -122,7 +124,7 @@ func Signed(at time.Time, queue, uid string, attempt int, tx chain.Tx, hash stri
 // Dispatched is the input of a dispatch's (or a submit's) result.
 func Dispatched(at time.Time, queue string, r DispatchResult) Input {
 	return Input{Kind: InputDispatched, At: at, Queue: queue, UID: r.UID, Attempt: r.Attempt, Nonce: r.Nonce, Hash: r.Hash,
-		Err: errText(r.Err), Code: r.Code}
+		Err: errText(r.Err), Code: r.Code, Permanent: r.Permanent}
 }
 
 // Checked is the input of a status check's answer; err means the chain could

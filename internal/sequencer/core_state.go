@@ -39,6 +39,7 @@ const (
 	verdictNone            verdict = iota
 	verdictFailWhenSettled         // out of retries, but an attempt may still land: FAILED once it cannot
 	verdictAmbiguous               // the nonce went to a transaction we cannot see: FAILED at the next dispatch
+	verdictPermanent               // a dispatch error no retry can change: FAILED once earlier attempts are settled
 )
 
 // stored is what the store holds of a queue's WAITING transactions beyond

@@ -56,11 +56,12 @@ func _() {
 	_ = x[verdictNone-0]
 	_ = x[verdictFailWhenSettled-1]
 	_ = x[verdictAmbiguous-2]
+	_ = x[verdictPermanent-3]
 }
 
-const _verdict_name = "verdictNoneverdictFailWhenSettledverdictAmbiguous"
+const _verdict_name = "verdictNoneverdictFailWhenSettledverdictAmbiguousverdictPermanent"
 
-var _verdict_index = [...]uint8{0, 11, 33, 49}
+var _verdict_index = [...]uint8{0, 11, 33, 49, 65}
 
 func (i verdict) String() string {
 	idx := int(i) - 0

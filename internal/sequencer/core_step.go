@@ -208,6 +208,14 @@ func (c *Core) dispatched(r Input) {
 	}
 	a.Outcome, a.Error = store.OutcomeError, r.Err
 	c.saveAttempt(f.txn, a)
+	if r.Permanent {
+		// No retry can change it: FAILED once the earlier attempts, if
+		// any, are settled; the sender is freed at once.
+		f.rec.Error = "not retried: " + r.Err
+		f.verdict = verdictPermanent
+		c.startCheck(q, checkBeforeFail)
+		return
+	}
 	if r.Code == chain.ErrNonceTooLow.Code {
 		if c.unreported(f.txn, a) {
 			// The nonce went to a transaction we cannot see: an earlier

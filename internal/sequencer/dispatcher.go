@@ -2,6 +2,8 @@ package sequencer
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/ordolabs/ordo/internal/chain"
 )
@@ -25,8 +27,28 @@ type Dispatcher interface {
 // transaction for the sequencer to sign and send. The sequencer then commits
 // the attempt's hash before sending it, which lets a restart settle the
 // attempt by asking the chain.
+//
+// Build must be deterministic and do no I/O: the same RawTxnData and Sender
+// give the same transaction. So a Build error is permanent: the transaction
+// ends FAILED at once (after its earlier attempts are settled) and its
+// sender is freed; it is never retried.
 type Builder interface {
 	Build(ctx context.Context, txn RawTxnData, s Sender) (chain.Tx, error)
+}
+
+// ErrPermanent marks a dispatch error that no retry can change (a
+// transaction that can never be built or signed): Dispatch returns an error
+// that wraps it (see Permanent) and the transaction ends FAILED without
+// holding its sender through retries. This departs from seed 000's
+// "Error → RETRY" for errors a retry cannot change.
+var ErrPermanent = errors.New("permanent dispatch error")
+
+// Permanent wraps err as a permanent dispatch error.
+func Permanent(err error) error {
+	if err == nil || errors.Is(err, ErrPermanent) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrPermanent, err)
 }
 
 // Worker is a remote worker that holds a sender's key (the seed's cloud

@@ -2,6 +2,7 @@ package sequencer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -107,7 +108,7 @@ func (n *Node) buildAndSign(ctx context.Context, e Effect) (report Input, ok boo
 	}
 	tx, err := b.Build(ctx, e.Txn, e.Sender)
 	if err != nil {
-		return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err)}), true
+		return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err), Permanent: true}), true
 	}
 	tx.From, tx.Nonce, tx.Fee = chain.Address(e.Sender.AccountID), e.Sender.Nonce, e.Sender.Fee
 	h := signTx(&tx, key)
@@ -128,5 +129,6 @@ func (n *Node) performDispatch(ctx context.Context, e Effect) Input {
 	if d := n.dispatcherFor(e.Txn.Type, e.Sender.AccountID); d != nil {
 		r, err = d.Dispatch(ctx, e.Txn, e.Sender)
 	}
-	return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Hash: r.Hash, Err: err, Code: chain.CodeOf(err)})
+	return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Hash: r.Hash, Err: err, Code: chain.CodeOf(err),
+		Permanent: errors.Is(err, ErrPermanent)})
 }

@@ -19,7 +19,9 @@ import (
 //	POST {url}/onSuccess  {"txnData":RawTxnData,"result":TxnResult,"sender":Sender}  → TxnResult
 //	POST {url}/onFailure  {"txnData":RawTxnData,"result":TxnResult,"sender":Sender}  → TxnResult
 //
-// (the types are sequencer's). A non-2xx answer, a TxnResult with a non-null error, or no answer within the
+// (the types are sequencer's). An error object with "permanent": true says
+// no retry can change it: the transaction ends FAILED without retries. A
+// non-2xx answer, a TxnResult with a non-null error, or no answer within the
 // timeout counts as a dispatch error.
 type RemoteWorker struct {
 	url     string
@@ -99,7 +101,14 @@ func (w *RemoteWorker) call(ctx context.Context, method string, body any) (seque
 		return sequencer.TxnResult{}, fmt.Errorf("worker %s: bad answer: %w", method, err)
 	}
 	if len(r.Error) > 0 && string(r.Error) != "null" {
-		return r, fmt.Errorf("worker %s: %s", method, r.Error)
+		err := fmt.Errorf("worker %s: %s", method, r.Error)
+		var e struct {
+			Permanent bool `json:"permanent"`
+		}
+		if json.Unmarshal(r.Error, &e) == nil && e.Permanent {
+			err = sequencer.Permanent(err) // no retry can change it
+		}
+		return r, err
 	}
 	return r, nil
 }

@@ -102,7 +102,7 @@ func orEmpty(b json.RawMessage) json.RawMessage {
 func (d *ZkAppDispatcher) Dispatch(ctx context.Context, txn sequencer.RawTxnData, s sequencer.Sender) (sequencer.TxnResult, error) {
 	tx, err := d.Build(ctx, txn, s)
 	if err != nil {
-		return sequencer.TxnResult{}, err
+		return sequencer.TxnResult{}, sequencer.Permanent(err)
 	}
 	key := d.keys(s.AccountID)
 	if key == nil {
