@@ -4,7 +4,7 @@
 //
 // The sequencer simulation (seed 000) drives the real sequencer: its Core and
 // its driver's own Loop (sequencer.Config.Inline: effects performed in order
-// by the loop, record ids from a seeded source, no worker pool) over a real
+// by the loop, no worker pool; record ids from a seeded Config.Rand) over a real
 // SQLite store, against an in-process devchain on the same virtual clock. A
 // crash drops the node's memory and reopens its store; the chain lives on,
 // as a separate process would.

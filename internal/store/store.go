@@ -143,7 +143,9 @@ type Queue struct {
 	State BindingState `json:"state"`
 	// Sender is the bound sender's id, empty when FREE.
 	Sender string `json:"sender,omitempty"`
-	// TxUID is the transaction in REVISION or RETRY, empty when FREE.
+	// TxUID is the queue's transaction in flight, empty when FREE: the one
+	// in REVISION or RETRY, or, while BLOCKED, the WAITING one being
+	// dispatched.
 	TxUID string `json:"txUid,omitempty"`
 	// DelayUntil is when a DELAY ends.
 	DelayUntil time.Time `json:"delayUntil,omitzero"`

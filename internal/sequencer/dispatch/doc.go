@@ -4,8 +4,9 @@
 // holds its sender's key and speaks the seed's dispatch / onSuccess /
 // onFailure calls as JSON over HTTP.
 //
-// Both do I/O and run on the sequencer driver's effect workers, never inside
-// the core.
+// They run in the sequencer's driver, never inside the core: Dispatch and the
+// hooks on its effect workers (or on its loop with Config.Inline), Build on
+// its loop when it signs inline (Build does no I/O).
 //
 // Invariants:
 //   - ZkAppDispatcher.Build is deterministic: the same RawTxnData and Sender

@@ -1,6 +1,6 @@
 // Package storetest is the conformance suite of store.Store: every
-// implementation (SQLite, PostgreSQL) runs Run from its own tests and must
-// pass all of it.
+// implementation (SQLite today; PostgreSQL is to come) runs Run from its own
+// tests and must pass all of it.
 //
 // Beyond the interface's comments, the suite pins down these behaviours:
 //   - times round-trip to the nanosecond and come back in UTC; a zero time
