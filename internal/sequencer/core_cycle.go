@@ -345,9 +345,10 @@ func (c *Core) startCheck(q *queue, why check) {
 func (c *Core) landed(q *queue) {
 	f := q.lead()
 	var h uint64
+	n := 0
 	for _, a := range f.rec.Attempts {
 		if a.Outcome == store.OutcomeIncluded {
-			h = a.Height
+			h, n = a.Height, a.N
 		}
 	}
 	target := h + c.cfg.Confirmations - 1
@@ -355,7 +356,9 @@ func (c *Core) landed(q *queue) {
 		c.finish(q, store.Done, "included")
 		return
 	}
-	f.confirm, q.rec.Deadline = target, 0
+	// confirmN names the attempt being confirmed: a reorg may bring it back
+	// in another block as a failure, which then needs confirming itself.
+	f.confirm, f.confirmN, q.rec.Deadline = target, n, 0
 	f.dispatchOver()
 	c.setBinding(q, store.WaitingInclusion)
 }
@@ -425,7 +428,9 @@ func (c *Core) observe(q *queue, a *store.Attempt, st chain.TxStatus) {
 		}
 		delete(c.watch, a.Hash)
 	case chain.TxPending:
-		a.Outcome = store.OutcomeSent
+		// Back in (or still in) the mempool: what an earlier inclusion said
+		// no longer holds.
+		a.Outcome, a.Height, a.Error = store.OutcomeSent, 0, ""
 	case chain.TxDropped:
 		a.Outcome, a.Error = store.OutcomeDropped, st.Reason
 		delete(c.watch, a.Hash)
@@ -462,7 +467,9 @@ func (c *Core) decide(q *queue, why check) {
 		n := f.confirmN
 		f.confirm, f.confirmN = 0, 0
 		if fa := t.attempt(n); fa != nil && fa.Outcome == store.OutcomeFailed {
-			c.failedIncl(q, fa) // still failed: act once it is deep enough
+			// Still failed, or a success reorged back in as a failure: act
+			// once the failure itself is deep enough.
+			c.failedIncl(q, fa)
 			return
 		}
 		// Reorged out: the attempt is back to pending (or gone); wait for
