@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,9 +9,9 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,6 +44,9 @@ const (
 	CodeRouteNotFound    = httpjson.CodeRouteNotFound    // 404: no such endpoint
 	CodeMethodNotAllowed = httpjson.CodeMethodNotAllowed // 405: the endpoint exists, the method does not
 	CodeInternal         = httpjson.CodeInternal         // 500: anything else
+	// CodeUnsupportedMediaType (415): a request to a mutating route (POST,
+	// PUT, PATCH, DELETE) without Content-Type: application/json.
+	CodeUnsupportedMediaType = "unsupported_media_type"
 )
 
 // Options configures NewSequencerHandler. The zero value of each field means
@@ -76,6 +80,8 @@ func statusOf(code string) int {
 		return http.StatusNotFound
 	case CodeIdempotency:
 		return http.StatusConflict
+	case CodeUnsupportedMediaType:
+		return http.StatusUnsupportedMediaType
 	default:
 		return http.StatusInternalServerError
 	}
@@ -94,9 +100,12 @@ type ListResponse struct {
 	Next         string              `json:"next"`
 }
 
-// QueuesResponse is the body of GET /v1/queues.
+// QueuesResponse is the body of GET /v1/queues: a page of queues in the
+// order of their names. Next is the cursor of the following page, empty when
+// there is none (yet).
 type QueuesResponse struct {
 	Queues []store.Queue `json:"queues"`
+	Next   string        `json:"next"`
 }
 
 // SendersResponse is the body of GET /v1/senders.
@@ -129,7 +138,7 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) http.Handler {
 		Logger:  log,
 		Name:    "api",
 	})}
-	s.api.Handle("POST /v1/transactions", http.HandlerFunc(s.submit))
+	s.api.Handle("POST /v1/transactions", s.jsonOnly(s.submit))
 	s.api.HandleJSON("GET /v1/transactions", s.list)
 	s.api.HandleJSON("GET /v1/transactions/{uid}", s.get)
 	s.api.HandleJSON("GET /v1/queues", s.queues)
@@ -194,15 +203,24 @@ type intakeBody struct {
 }
 
 // jsonString is a string that must be given as a JSON string: null and
-// other values are errors rather than "".
-type jsonString string
+// other values are errors rather than "". It remembers the first escaped
+// lone surrogate of the string as written ("\ud800"), which encoding/json
+// decodes as U+FFFD.
+type jsonString struct {
+	s string
+	// surrogate is the first escaped lone surrogate, "" when none.
+	surrogate string
+}
 
 // UnmarshalJSON decodes a JSON string and rejects any other value.
 func (s *jsonString) UnmarshalJSON(b []byte) error {
 	kind := "number"
 	switch string(b[:min(len(b), 1)]) {
 	case `"`:
-		return json.Unmarshal(b, (*string)(s))
+		if _, esc, ok := sequencer.LoneSurrogate(b); ok {
+			s.surrogate = esc
+		}
+		return json.Unmarshal(b, &s.s)
 	case "n":
 		kind = "null"
 	case "t", "f":
@@ -218,7 +236,10 @@ func (s *jsonString) UnmarshalJSON(b []byte) error {
 // readIntake reads and checks the body of POST /v1/transactions. It accepts
 // exactly one JSON object whose keys are the documented ones, spelled
 // exactly, each at most once; queue, type and idempotencyKey are strings and
-// data is any JSON value.
+// data is any JSON value. A string with an escaped lone surrogate is refused
+// here, naming its field: decoded, it would read as U+FFFD, and two distinct
+// names would become one. The rest of intake's rules are the sequencer's
+// (sequencer.IntakeRules.CheckIntake), applied by Submit.
 func (s *server) readIntake(r *http.Request) (sequencer.Intake, error) {
 	b, err := s.api.ReadBody(r)
 	if err != nil {
@@ -229,29 +250,56 @@ func (s *server) readIntake(r *http.Request) (sequencer.Intake, error) {
 	}
 	var body *intakeBody // stays nil for a JSON null
 	if err := httpjson.DecodeStrictRaw(b, &body); err != nil {
-		return sequencer.Intake{}, httpjson.Errorf(CodeBadJSON, "%w (fields are queue, type, data, idempotencyKey)", err)
+		return sequencer.Intake{}, httpjson.Errorf(CodeBadJSON, "%s (fields are queue, type, data, idempotencyKey)", excerptQuoted(err.Error()))
 	}
 	if body == nil {
 		return sequencer.Intake{}, httpjson.Errorf(CodeBadJSON, "request body: expected a JSON object")
 	}
-	it := sequencer.Intake{Queue: string(body.Queue), Type: string(body.Type), Data: body.Data, IdempotencyKey: string(body.IdempotencyKey)}
+	it := sequencer.Intake{Queue: body.Queue.s, Type: body.Type.s, Data: body.Data, IdempotencyKey: body.IdempotencyKey.s}
+	for _, f := range []struct {
+		name string
+		v    jsonString
+	}{{"queue", body.Queue}, {"type", body.Type}, {"idempotencyKey", body.IdempotencyKey}} {
+		if f.v.surrogate != "" {
+			return it, httpjson.Errorf(CodeInvalid, "%s contains the escape %s, a lone UTF-16 surrogate: it is not a character, and decoding would replace it with U+FFFD; %s must be valid Unicode", f.name, f.v.surrogate, f.name)
+		}
+	}
 	if it.Queue == "" {
 		return it, httpjson.Errorf(CodeInvalid, "queue is required")
 	}
 	if it.Type == "" {
 		return it, httpjson.Errorf(CodeInvalid, "type is required; allowed types are %s", strings.Join(s.n.AllowedTypes(), ", "))
 	}
-	if hasControl(it.Queue) {
-		return it, httpjson.Errorf(CodeInvalid, "queue must not contain control characters")
-	}
-	if hasControl(it.IdempotencyKey) {
-		return it, httpjson.Errorf(CodeInvalid, "idempotencyKey must not contain control characters")
-	}
 	return it, nil
 }
 
-func hasControl(s string) bool {
-	return strings.IndexFunc(s, unicode.IsControl) >= 0
+// excerptQuoted returns msg, an error message made by code this package
+// does not control (a decoder's, which quotes a field name of any length),
+// with each Go-quoted string in it over 64 bytes cut to its excerpt
+// (sequencer.Excerpt), so that no error echoes an oversized input back.
+func excerptQuoted(msg string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(msg, '"')
+		if i < 0 {
+			b.WriteString(msg)
+			return b.String()
+		}
+		b.WriteString(msg[:i])
+		msg = msg[i:]
+		q, err := strconv.QuotedPrefix(msg)
+		if err != nil {
+			b.WriteByte('"')
+			msg = msg[1:]
+			continue
+		}
+		if u, err := strconv.Unquote(q); err == nil && len(u) > 64 {
+			b.WriteString(sequencer.Excerpt(u))
+		} else {
+			b.WriteString(q)
+		}
+		msg = msg[len(q):]
+	}
 }
 
 // get is GET /v1/transactions/{uid}.
@@ -259,7 +307,7 @@ func (s *server) get(r *http.Request) (any, error) {
 	uid := r.PathValue("uid")
 	t, err := s.st.Get(r.Context(), uid)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, httpjson.Errorf(CodeNotFound, "no transaction %q", uid)
+		return nil, httpjson.Errorf(CodeNotFound, "no transaction %s", sequencer.Excerpt(uid))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("api: get %s: %w", uid, err)
@@ -274,49 +322,66 @@ func (s *server) get(r *http.Request) (any, error) {
 	return TransactionResponse{Transaction: normTx(t), History: h}, nil
 }
 
-// list is GET /v1/transactions.
-func (s *server) list(r *http.Request) (any, error) {
+// pageQuery parses the query of a paged list: each parameter at most once,
+// each one of names or limit (1 to MaxListLimit, default DefaultListLimit)
+// or cursor (the next of a previous page, default none). It returns the
+// values of names, the limit and the cursor; an empty value counts as
+// absent.
+func pageQuery(r *http.Request, names ...string) (params map[string]string, limit int, cursor string, err error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return nil, httpjson.Errorf(CodeBadQuery, "query string: %w", err)
+		return nil, 0, "", httpjson.Errorf(CodeBadQuery, "query string: %s", excerptQuoted(err.Error()))
 	}
-	f := store.Filter{Limit: DefaultListLimit}
+	params, limit = map[string]string{}, DefaultListLimit
 	for k, vs := range q {
 		if len(vs) != 1 {
-			return nil, httpjson.Errorf(CodeBadQuery, "query parameter %q is given %d times", k, len(vs))
+			return nil, 0, "", httpjson.Errorf(CodeBadQuery, "query parameter %s is given %d times", sequencer.Excerpt(k), len(vs))
 		}
 		v := vs[0]
-		switch k {
-		case "queue":
-			f.Queue = v
-		case "state":
-			if v == "" {
-				continue
-			}
-			if f.State = store.TxState(v); !f.State.Valid() {
-				return nil, httpjson.Errorf(CodeBadQuery, "state %q is not one of WAITING, REVISION, RETRY, DONE, FAILED", v)
-			}
-		case "limit":
+		switch {
+		case k == "limit":
 			if v == "" {
 				continue
 			}
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > MaxListLimit {
-				return nil, httpjson.Errorf(CodeBadQuery, "limit %q is not an integer from 1 to %d", v, MaxListLimit)
+				return nil, 0, "", httpjson.Errorf(CodeBadQuery, "limit %s is not an integer from 1 to %d", sequencer.Excerpt(v), MaxListLimit)
 			}
-			f.Limit = n
-		case "cursor":
-			if v == "" {
-				continue
-			}
-			c, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || c < 0 {
-				return nil, httpjson.Errorf(CodeBadQuery, "cursor %q is not a cursor from a previous page", v)
-			}
-			f.After = c
+			limit = n
+		case k == "cursor":
+			cursor = v
+		case slices.Contains(names, k):
+			params[k] = v
 		default:
-			return nil, httpjson.Errorf(CodeBadQuery, "unknown query parameter %q (parameters are queue, state, limit, cursor)", k)
+			return nil, 0, "", httpjson.Errorf(CodeBadQuery, "unknown query parameter %s (parameters are %s)", sequencer.Excerpt(k), strings.Join(slices.Concat(names, []string{"limit", "cursor"}), ", "))
 		}
+	}
+	return params, limit, cursor, nil
+}
+
+// badCursor is the error of a cursor that no page handed out.
+func badCursor(v string) error {
+	return httpjson.Errorf(CodeBadQuery, "cursor %s is not a cursor from a previous page", sequencer.Excerpt(v))
+}
+
+// list is GET /v1/transactions.
+func (s *server) list(r *http.Request) (any, error) {
+	params, limit, cursor, err := pageQuery(r, "queue", "state")
+	if err != nil {
+		return nil, err
+	}
+	f := store.Filter{Queue: params["queue"], Limit: limit}
+	if v := params["state"]; v != "" {
+		if f.State = store.TxState(v); !f.State.Valid() {
+			return nil, httpjson.Errorf(CodeBadQuery, "state %s is not one of WAITING, REVISION, RETRY, DONE, FAILED", sequencer.Excerpt(v))
+		}
+	}
+	if cursor != "" {
+		c, err := strconv.ParseInt(cursor, 10, 64)
+		if err != nil || c < 0 {
+			return nil, badCursor(cursor)
+		}
+		f.After = c
 	}
 	txs, err := s.st.List(r.Context(), f)
 	if err != nil {
@@ -341,16 +406,49 @@ func (s *server) list(r *http.Request) (any, error) {
 	return resp, nil
 }
 
-// queues is GET /v1/queues.
+// queueCursor is the cursor of the page after the queue named name: the
+// name in unpadded base64url, so that any name makes a cursor that needs no
+// escaping in a URL.
+func queueCursor(name string) string { return base64.RawURLEncoding.EncodeToString([]byte(name)) }
+
+// queues is GET /v1/queues?limit=&cursor=: the queues in the order of their
+// names (bytewise), a page at a time, as GET /v1/transactions pages
+// transactions. Next is the cursor of the following page, empty when there
+// is none (yet).
 func (s *server) queues(r *http.Request) (any, error) {
+	_, limit, cursor, err := pageQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	var after string
+	if cursor != "" {
+		b, err := base64.RawURLEncoding.DecodeString(cursor)
+		if err != nil || len(b) == 0 || len(b) > sequencer.MaxQueueName || !utf8.Valid(b) {
+			return nil, badCursor(cursor) // no queue has such a name
+		}
+		after = string(b)
+	}
+	// The store has no paged read of queues: take them all and page here.
 	qs, err := s.st.Queues(r.Context())
 	if err != nil {
 		return nil, fmt.Errorf("api: queues: %w", err)
 	}
-	if qs == nil {
-		qs = []store.Queue{}
+	slices.SortFunc(qs, func(a, b store.Queue) int { return strings.Compare(a.Name, b.Name) })
+	if cursor != "" {
+		i, found := slices.BinarySearchFunc(qs, after, func(q store.Queue, name string) int { return strings.Compare(q.Name, name) })
+		if found {
+			i++
+		}
+		qs = qs[i:]
 	}
-	return QueuesResponse{Queues: qs}, nil
+	resp := QueuesResponse{Queues: qs[:min(limit, len(qs))]}
+	if len(qs) > limit {
+		resp.Next = queueCursor(resp.Queues[limit-1].Name)
+	}
+	if resp.Queues == nil {
+		resp.Queues = []store.Queue{}
+	}
+	return resp, nil
 }
 
 // queue is GET /v1/queues/{name}.
@@ -358,7 +456,7 @@ func (s *server) queue(r *http.Request) (any, error) {
 	name := r.PathValue("name")
 	st, err := s.st.QueueStats(r.Context(), name)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, httpjson.Errorf(CodeNotFound, "no queue %q", name)
+		return nil, httpjson.Errorf(CodeNotFound, "no queue %s", sequencer.Excerpt(name))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("api: queue %s: %w", name, err)
@@ -402,11 +500,21 @@ func normTx(t store.Transaction) store.Transaction {
 // (/v1/transactions, /v1/queues, /v1/senders, /healthz, /metrics) go to seq,
 // every other /v1/ path goes to chainHandler (the in-process devchain's API)
 // when it is not nil, and anything else goes to seq, which answers 404 in
-// JSON.
+// JSON. A mutating request (POST, PUT, PATCH, DELETE) bound for
+// chainHandler must carry Content-Type: application/json, as the
+// sequencer's own mutating routes must: otherwise it is answered 415
+// unsupported_media_type and never reaches the chain.
 func NewMux(seq http.Handler, chainHandler http.Handler) http.Handler {
+	guard := httpjson.New(httpjson.Options{Status: statusOf, Name: "api"})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		if chainHandler != nil && strings.HasPrefix(p, "/v1/") && !isSequencerPath(p) {
+			if mutating(r.Method) {
+				if err := requireJSON(r); err != nil {
+					guard.WriteError(w, err)
+					return
+				}
+			}
 			chainHandler.ServeHTTP(w, r)
 			return
 		}

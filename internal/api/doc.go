@@ -1,7 +1,8 @@
 // Package api is the node's HTTP+JSON API: the sequencer's intake and reads
 // (transactions, their history, queues, senders), health and Prometheus
-// metrics, and NewMux, which serves the in-process devchain's API under the
-// same address.
+// metrics, NewMux, which serves the in-process devchain's API under the
+// same address, and CORS, which opens it to the browser origins an operator
+// lists.
 //
 // Routes of NewSequencerHandler:
 //
@@ -9,7 +10,7 @@
 //	GET  /v1/transactions/{uid}       {"transaction","history"}
 //	GET  /v1/transactions?queue=&state=&limit=&cursor=
 //	                                  {"transactions":[...],"next":"<cursor or empty>"}
-//	GET  /v1/queues                   {"queues":[Queue...]}
+//	GET  /v1/queues?limit=&cursor=    {"queues":[Queue...],"next":"<cursor or empty>"}
 //	GET  /v1/queues/{name}            QueueStats
 //	GET  /v1/senders                  {"senders":[Sender...]}
 //	GET  /healthz                     {"status":"ok"} or 503 {"status":"starting"}
@@ -19,14 +20,25 @@
 //   - an intent is acknowledged (201 or 200) only after the sequencer has
 //     committed it: the record in the response is durable;
 //   - a known idempotency key never creates a second record: the answer is
-//     200 with the existing record;
+//     200 with the existing record when the intent is the same (queue, type,
+//     and data in canonical JSON), 409 naming what differs otherwise;
+//   - a mutating request (POST, PUT, PATCH, DELETE), to the sequencer or to
+//     the devchain behind NewMux, is served only with Content-Type:
+//     application/json (parameters allowed, a charset only utf-8), else 415
+//     unsupported_media_type before its body is read: a page on another
+//     origin cannot send one without a CORS preflight, and no response
+//     carries a CORS header unless the operator lists origins (CORS);
 //   - bad input (malformed or oversized bodies, unknown fields, disallowed
 //     types, bad query parameters) gets a 4xx and changes nothing; no input
 //     makes a handler panic, and a panic that happens anyway is answered 500
 //     in JSON;
-//   - every response but /metrics is JSON, and every error is
-//     {"error":{"code","message"}} with a stable code: bad_json (400),
-//     bad_query (400), too_large (413), invalid (422), type_not_allowed
-//     (422), not_found (404), route_not_found (404), method_not_allowed
-//     (405), internal (500).
+//   - an error message quotes at most a short prefix of an input (64 bytes,
+//     cut on a rune boundary, then "…" and its length), never all of an
+//     oversized one;
+//   - every response but /metrics (and a CORS preflight's 204) is JSON, and
+//     every error is {"error":{"code","message"}} with a stable code:
+//     bad_json (400), bad_query (400), too_large (413), invalid (422),
+//     type_not_allowed (422), idempotency_conflict (409), not_found (404),
+//     route_not_found (404), method_not_allowed (405),
+//     unsupported_media_type (415), internal (500).
 package api

@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/ordolabs/ordo/internal/store"
@@ -24,6 +25,15 @@ func FuzzIntake(f *testing.F) {
 		`{"queue":"q","type":"SEND_CLAIM_VOTE"}{}`,
 		`{"queue":"q","type":"SEND_CLAIM_VOTE","data":1e999}`,
 		`[]`, `null`, `{`, ``, "\xff", `{"data":{"data":{"data":[[[[[]]]]]}}}`,
+		`{"queue":"q\ud800","type":"SEND_CLAIM_VOTE"}`,
+		`{"queue":"q\ud83d\ude00","type":"SEND_CLAIM_VOTE","idempotencyKey":"k\udc00"}`,
+		`{"queue":"\u202eq","type":"SEND_CLAIM_VOTE"}`,
+		`{"queue":" \u200b","type":"SEND_CLAIM_VOTE"}`,
+		`{"queue":"q","type":"SEND_CLAIM_VOTE","data":{"a":1,"a":2}}`,
+		`{"queue":"q","type":"SEND_CLAIM_VOTE","data":{"b":[1,{"c":"\ud800"}]},"idempotencyKey":"k"}`,
+		`{"queue":"q","type":"SEND_CLAIM_VOTE","data":{"b":1,"a":[1.0,2]},"idempotencyKey":"k"}`,
+		`{"queue":"q","type":"` + strings.Repeat("T", 300) + `"}`,
+		`{"queue":"q","type":"SEND_CLAIM_VOTE","data":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -46,6 +56,10 @@ func FuzzIntake(f *testing.F) {
 		if r.status >= 400 {
 			if r.errCode() == "" {
 				t.Fatalf("status %d for %q without an error code: %s", r.status, body, r.body)
+			}
+			// An error quotes at most a short prefix of any input.
+			if len(r.body) > 1024 {
+				t.Fatalf("status %d for %q with an error of %d bytes: %s", r.status, body, len(r.body), r.body)
 			}
 			if len(news) > 0 {
 				t.Fatalf("status %d for %q created %d records", r.status, body, len(news))

@@ -88,9 +88,18 @@ func (e *env) do(t testing.TB, method, path string, body []byte) response {
 	return response{status: resp.StatusCode, header: resp.Header, body: b}
 }
 
-// serve runs a request through the handler in-process (no network).
+// serve runs a request through the handler in-process (no network), with
+// Content-Type: application/json.
 func (e *env) serve(method, path string, body []byte) response {
+	return e.serveWith(method, path, body, http.Header{"Content-Type": {"application/json"}})
+}
+
+// serveWith is serve with the given request headers.
+func (e *env) serveWith(method, path string, body []byte, h http.Header) response {
 	req := httptest.NewRequest(method, path, bytes.NewReader(body))
+	for k, vs := range h {
+		req.Header[k] = vs
+	}
 	rec := httptest.NewRecorder()
 	e.handler.ServeHTTP(rec, req)
 	return response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
