@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Error codes the node answers with.
@@ -20,10 +21,14 @@ const (
 	CodeTooLarge         = "too_large"
 	CodeInvalid          = "invalid"
 	CodeTypeNotAllowed   = "type_not_allowed"
+	CodeIdempotency      = "idempotency_conflict"
 	CodeNotFound         = "not_found"
 	CodeRouteNotFound    = "route_not_found"
 	CodeMethodNotAllowed = "method_not_allowed"
-	CodeInternal         = "internal"
+	// CodeUnsupportedMediaType: a mutating request without Content-Type:
+	// application/json (the client always sends it).
+	CodeUnsupportedMediaType = "unsupported_media_type"
+	CodeInternal             = "internal"
 	// CodeStarting is what Health reports while the node has not started.
 	CodeStarting = "starting"
 )
@@ -120,6 +125,14 @@ type Sender struct {
 type ListOptions struct {
 	Queue string
 	State string
+	// Limit is 1-1000; 0 means the node's default (100).
+	Limit int
+	// Cursor is the next value of a previous page.
+	Cursor string
+}
+
+// PageOptions select a page of a list (Queues). Zero fields are left out.
+type PageOptions struct {
 	// Limit is 1-1000; 0 means the node's default (100).
 	Limit int
 	// Cursor is the next value of a previous page.
@@ -232,8 +245,15 @@ func decodeError(status int, b []byte) error {
 
 // Send submits an intent. created is true when the node made a new record
 // and false when it found one by the idempotency key; either way the record
-// is committed.
+// is committed. A queue, type or key that is not valid UTF-8 is refused
+// here: encoding it in JSON would replace its bad bytes with U+FFFD, so two
+// distinct names would reach the node as one (which the node refuses too).
 func (c *Client) Send(ctx context.Context, in Intake) (tx Transaction, created bool, err error) {
+	for _, f := range []struct{ name, v string }{{"queue", in.Queue}, {"type", in.Type}, {"idempotencyKey", in.IdempotencyKey}} {
+		if !utf8.ValidString(f.v) {
+			return Transaction{}, false, fmt.Errorf("ordo client: %s is not valid UTF-8", f.name)
+		}
+	}
 	status, err := c.do(ctx, http.MethodPost, "/v1/transactions", in, &tx)
 	if err != nil {
 		return Transaction{}, false, err
@@ -284,15 +304,51 @@ func (c *Client) List(ctx context.Context, o ListOptions) ([]Transaction, string
 	return out.Transactions, out.Next, nil
 }
 
-// Queues returns every queue the node knows with its binding.
-func (c *Client) Queues(ctx context.Context) ([]Queue, error) {
+// QueuesPage returns a page of the node's queues with their bindings, in
+// the order of their names, and the cursor of the next page (empty when
+// there is none yet).
+func (c *Client) QueuesPage(ctx context.Context, o PageOptions) ([]Queue, string, error) {
+	q := url.Values{}
+	if o.Limit != 0 {
+		q.Set("limit", strconv.Itoa(o.Limit))
+	}
+	if o.Cursor != "" {
+		q.Set("cursor", o.Cursor)
+	}
+	path := "/v1/queues"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
 	var out struct {
 		Queues []Queue `json:"queues"`
+		Next   string  `json:"next"`
 	}
-	if _, err := c.do(ctx, http.MethodGet, "/v1/queues", nil, &out); err != nil {
-		return nil, err
+	if _, err := c.do(ctx, http.MethodGet, path, nil, &out); err != nil {
+		return nil, "", err
 	}
-	return out.Queues, nil
+	return out.Queues, out.Next, nil
+}
+
+// maxQueuePages bounds how many pages Queues follows.
+const maxQueuePages = 100_000
+
+// Queues returns every queue the node knows with its binding, in the order
+// of their names, following the pages of GET /v1/queues.
+func (c *Client) Queues(ctx context.Context) ([]Queue, error) {
+	var all []Queue
+	cursor := ""
+	for range maxQueuePages {
+		qs, next, err := c.QueuesPage(ctx, PageOptions{Limit: 1000, Cursor: cursor})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, qs...)
+		if next == "" || next == cursor {
+			return all, nil
+		}
+		cursor = next
+	}
+	return nil, fmt.Errorf("ordo client: GET /v1/queues: more than %d pages", maxQueuePages)
 }
 
 // Queue returns one queue with its transaction counts by state.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/ordolabs/ordo/client"
@@ -57,5 +58,60 @@ func TestErrors(t *testing.T) {
 	srv.Close()
 	if _, _, err := c.Send(ctx, client.Intake{Queue: "q", Type: "T"}); err == nil || errors.As(err, &ae) {
 		t.Errorf("Send to a closed server: %v", err)
+	}
+}
+
+// Queues follows the pages of GET /v1/queues; QueuesPage asks for one.
+func TestQueuesPages(t *testing.T) {
+	var queries []string
+	pages := map[string]string{
+		"":   `{"queues":[{"name":"a"},{"name":"b"}],"next":"Yg"}`,
+		"Yg": `{"queues":[{"name":"c"},{"name":"d"}],"next":"ZA"}`,
+		"ZA": `{"queues":[{"name":"e"}],"next":""}`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		queries = append(queries, r.URL.RawQuery)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(pages[r.URL.Query().Get("cursor")]))
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	c := client.New(srv.URL, srv.Client())
+	qs, err := c.Queues(ctx)
+	var names []string
+	for _, q := range qs {
+		names = append(names, q.Name)
+	}
+	if err != nil || strings.Join(names, ",") != "a,b,c,d,e" {
+		t.Fatalf("Queues: %v %v", names, err)
+	}
+	if strings.Join(queries, " ") != "limit=1000 cursor=Yg&limit=1000 cursor=ZA&limit=1000" {
+		t.Fatalf("queries %q", queries)
+	}
+	queries = nil
+	qs, next, err := c.QueuesPage(ctx, client.PageOptions{Limit: 2, Cursor: "Yg"})
+	if err != nil || len(qs) != 2 || qs[0].Name != "c" || next != "ZA" || queries[0] != "cursor=Yg&limit=2" {
+		t.Fatalf("QueuesPage: %v %q %v %q", qs, next, err, queries)
+	}
+	queries = nil
+	if _, _, err := c.QueuesPage(ctx, client.PageOptions{}); err != nil || queries[0] != "" {
+		t.Fatalf("QueuesPage without options: %v %q", err, queries)
+	}
+}
+
+// Send refuses a name that is not valid UTF-8 rather than let encoding/json
+// replace its bytes with U+FFFD.
+func TestSendRefusesInvalidUTF8(t *testing.T) {
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { requests++ }))
+	defer srv.Close()
+	c := client.New(srv.URL, srv.Client())
+	for _, in := range []client.Intake{{Queue: "q\xff", Type: "T"}, {Queue: "q", Type: "T\xfe"}, {Queue: "q", Type: "T", IdempotencyKey: "\xed\xa0\x80"}} {
+		if _, _, err := c.Send(context.Background(), in); err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
+			t.Errorf("Send(%q): %v", in, err)
+		}
+	}
+	if requests != 0 {
+		t.Fatalf("%d requests sent", requests)
 	}
 }

@@ -205,17 +205,26 @@ the --cursor of the following page; it is empty when there is none yet.`,
 }
 
 func queuesCmd() *cobra.Command {
-	var f clientFlags
+	var (
+		f clientFlags
+		o client.PageOptions
+	)
 	cmd := &cobra.Command{
-		Use:   "queues [NAME]",
-		Short: "List the node's queues, or print one with its counts by state",
-		Args:  cobra.MaximumNArgs(1),
+		Use:   "queues [NAME] [--limit N] [--cursor C]",
+		Short: "List the node's queues a page at a time, or print one with its counts by state",
+		Long: `Without NAME, list the node's queues in the order of their names, a page at a
+time. The output's "next" is the --cursor of the following page; it is empty
+when there is none yet. With NAME, print that queue with its counts by state.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: run(func(cmd *cobra.Command, args []string) (any, error) {
 			c := f.client()
 			if len(args) == 1 {
+				if cmd.Flags().Changed("limit") || cmd.Flags().Changed("cursor") {
+					return nil, errors.New("--limit and --cursor page the list of queues; they do not go with NAME")
+				}
 				return c.Queue(cmd.Context(), args[0])
 			}
-			qs, err := c.Queues(cmd.Context())
+			qs, next, err := c.QueuesPage(cmd.Context(), o)
 			if err != nil {
 				return nil, err
 			}
@@ -224,10 +233,14 @@ func queuesCmd() *cobra.Command {
 			}
 			return struct {
 				Queues []client.Queue `json:"queues"`
-			}{qs}, nil
+				Next   string         `json:"next"`
+			}{qs, next}, nil
 		}),
 	}
 	f.register(cmd)
+	fl := cmd.Flags()
+	fl.IntVar(&o.Limit, "limit", 0, "page size, 1-1000 (default 100)")
+	fl.StringVar(&o.Cursor, "cursor", "", `"next" of the previous page`)
 	return cmd
 }
 
