@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,5 +126,104 @@ func TestClientCommands(t *testing.T) {
 	var ae *client.APIError
 	if !errors.As(err, &ae) || ae.Status != 404 {
 		t.Errorf("the error does not wrap the APIError: %v", err)
+	}
+}
+
+// ordo queues pages as ordo tx list does.
+func TestQueuesCommandPages(t *testing.T) {
+	n, err := apitest.Start(apitest.Options{NoRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	node := "--node=" + n.URL
+	for _, q := range []string{"q1", "q2", "q3"} {
+		if _, _, err := runCLI(t, "", "tx", "send", node, "--queue", q, "--type", "SEND_CLAIM_VOTE"); err != nil {
+			t.Fatalf("tx send: %v", err)
+		}
+	}
+	type page struct {
+		Queues []client.Queue `json:"queues"`
+		Next   string         `json:"next"`
+	}
+	var names []string
+	cursor := ""
+	for i := 0; ; i++ {
+		args := []string{"queues", node, "--limit", "2"}
+		if cursor != "" {
+			args = append(args, "--cursor", cursor)
+		}
+		out, _, err := runCLI(t, "", args...)
+		var p page
+		if err != nil || json.Unmarshal([]byte(out), &p) != nil || !strings.Contains(out, `"next"`) {
+			t.Fatalf("queues %v: %v %q", args, err, out)
+		}
+		for _, q := range p.Queues {
+			names = append(names, q.Name)
+		}
+		if cursor = p.Next; cursor == "" || i > 5 {
+			break
+		}
+	}
+	if strings.Join(names, ",") != "q1,q2,q3" {
+		t.Fatalf("queues over pages: %v", names)
+	}
+	out, _, err := runCLI(t, "", "queues", node)
+	if all := (page{}); err != nil || json.Unmarshal([]byte(out), &all) != nil || len(all.Queues) != 3 || all.Next != "" {
+		t.Fatalf("queues: %v %q", err, out)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"queues", node, "--limit", "1001"}, "bad_query: limit"},
+		{[]string{"queues", node, "--cursor", "!"}, "bad_query: cursor"},
+		{[]string{"queues", node, "q1", "--limit", "2"}, "do not go with NAME"},
+	} {
+		if out, _, err := runCLI(t, "", tt.args...); err == nil || !strings.Contains(err.Error(), tt.want) || out != "" {
+			t.Errorf("%v: %v %q; want an error containing %q", tt.args, err, out, tt.want)
+		}
+	}
+}
+
+// ordo serve checks its flags at start, naming the field at fault, before it
+// creates anything: --dev-senders 0 means no dev sender (so, alone, no
+// sender at all), and --chain must be an http(s) URL.
+func TestServeChecksFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dev-senders", "0"}, "devSenders: is 0 and no senders are configured"},
+		{[]string{"--dev-senders", "-1"}, "devSenders: must not be negative"},
+		{[]string{"--chain", "localhost:7545"}, "chain: must be an http(s) URL"},
+		{[]string{"--chain", "ftp://127.0.0.1:7545"}, "chain: must be an http(s) URL"},
+		{[]string{"--chain", "http://"}, "chain: must be an http(s) URL with a host"},
+		{[]string{"--chain", "http://127.0.0.1:7545?x=1"}, "chain: must be the chain's base URL, without a query"},
+		{[]string{"--chain", "http://[::1"}, "chain: must be an http(s) URL"},
+	} {
+		data := filepath.Join(dir, "node")
+		cmd := serveCommand()
+		cmd.SetArgs(append([]string{"--data", data, "--listen", "127.0.0.1:0"}, tt.args...))
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		err := cmd.ExecuteContext(context.Background())
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("serve %v: %v; want %q", tt.args, err, tt.want)
+		}
+		if _, err := os.Stat(data); !os.IsNotExist(err) {
+			t.Errorf("serve %v created its data directory", tt.args)
+		}
+	}
+	// In a config file too: devSenders: 0 is zero, not the default.
+	cfg := filepath.Join(dir, "ordo.yaml")
+	os.WriteFile(cfg, []byte("devSenders: 0\n"), 0o600)
+	cmd := serveCommand()
+	cmd.SetArgs([]string{"--config", cfg, "--data", filepath.Join(dir, "node"), "--listen", "127.0.0.1:0"})
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	if err := cmd.ExecuteContext(context.Background()); err == nil || !strings.Contains(err.Error(), "devSenders: is 0") {
+		t.Errorf("serve with devSenders: 0 in its config: %v", err)
 	}
 }

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/ordolabs/ordo/internal/node"
+	"github.com/ordolabs/ordo/internal/sequencer"
 )
 
 func serveCommand() *cobra.Command {
@@ -41,7 +44,7 @@ func serveCommand() *cobra.Command {
 				cfg.Chain = chainURL
 			}
 			if f.Changed("dev-senders") {
-				cfg.DevSenders = devSenders
+				cfg.SetDevSenders(devSenders) // 0 means none, not the default
 			}
 			if f.Changed("block-time") {
 				if err := (&cfg.Devchain.BlockTime).Set(blockTime); err != nil {
@@ -54,14 +57,23 @@ func serveCommand() *cobra.Command {
 				return err
 			}
 			defer n.Close()
+			// Until node.Build passes them itself: the intake rules
+			// (maxDataDepth) and CORS (api.corsOrigins) of the config,
+			// both checked by Build's Validate.
+			if _, err := sequencer.SetIntakeRules(n.Config.Intake()); err != nil {
+				return fmt.Errorf("config: %w", err)
+			}
+			if n.Handler, err = n.Config.WrapHandler(n.Handler); err != nil {
+				return fmt.Errorf("config: %w", err)
+			}
 			return n.Run(cmd.Context())
 		},
 	}
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML config file (flags override it)")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:7070", "HTTP API address")
 	cmd.Flags().StringVar(&data, "data", "ordo-data", "data directory")
-	cmd.Flags().StringVar(&chainURL, "chain", "", "URL of a standalone devchain (empty: run one in-process)")
-	cmd.Flags().IntVar(&devSenders, "dev-senders", 8, "create and fund this many sender accounts in dev mode")
+	cmd.Flags().StringVar(&chainURL, "chain", "", "http(s) URL of a standalone devchain (empty: run one in-process)")
+	cmd.Flags().IntVar(&devSenders, "dev-senders", 0, "create and fund this many sender accounts in dev mode; 0 means none (unset: 8 when no senders are configured, else 0)")
 	cmd.Flags().StringVar(&blockTime, "block-time", "1s", "block time of the in-process devchain")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logs")
 	cmd.Flags().StringVar(&trace, "trace", "", "append the sequencer's inputs and Readys to this file (replay it with `ordo replay`)")

@@ -3,11 +3,13 @@ package node
 import (
 	"bytes"
 	"fmt"
+	"net/http"
 	"os"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
@@ -25,8 +27,13 @@ type Config struct {
 	Chain string `yaml:"chain"`
 	// DevSenders creates this many funded sender accounts in dev mode (keys
 	// kept in Data/keys.json, funded by the devchain faucet). Defaults to 8
-	// when no senders are configured, else 0.
+	// when no senders are configured, else 0. Given as 0 (in the file, by
+	// --dev-senders 0, or in Go by SetDevSenders(0)) it means none, never
+	// the default; a node with none and no senders is refused.
 	DevSenders int `yaml:"devSenders"`
+	// devSendersSet is true when DevSenders was given, so that 0 means
+	// zero rather than the default.
+	devSendersSet bool
 	// Senders are senders with a key file (hex ed25519 seed) or a remote
 	// worker URL that holds the key. Defaults to none.
 	Senders []SenderFile `yaml:"senders"`
@@ -55,10 +62,47 @@ type Config struct {
 	Confirmations uint64 `yaml:"confirmations"`
 	// WorkerTimeout bounds a remote worker call. Defaults to 10s.
 	WorkerTimeout Duration `yaml:"workerTimeout"`
+	// MaxDataDepth is how deeply arrays and objects may nest in an intent's
+	// data ({} and [] are depth 1); deeper data is refused at intake with a
+	// 422 naming the field data. From 1 to 10000. Defaults to 64.
+	MaxDataDepth int `yaml:"maxDataDepth"`
+	// API configures the HTTP API. Defaults to the defaults of its fields.
+	API APIConfig `yaml:"api"`
 	// Devchain configures the in-process devchain; it is ignored when Chain
 	// is set. Defaults to the defaults of its fields (1s blocks, seed 1, no
 	// faults).
 	Devchain DevchainConfig `yaml:"devchain"`
+}
+
+// APIConfig configures the node's HTTP API.
+type APIConfig struct {
+	// CORSOrigins are the browser origins (scheme://host[:port], such as
+	// https://app.example.com) whose pages may call the API: their CORS
+	// preflights are answered and their responses carry
+	// Access-Control-Allow-Origin. "*" is not accepted. Defaults to none: no
+	// response carries a CORS header.
+	CORSOrigins []string `yaml:"corsOrigins"`
+}
+
+// SetDevSenders sets DevSenders to n as given, so that 0 means no dev
+// senders rather than the default.
+func (c *Config) SetDevSenders(n int) {
+	c.DevSenders, c.devSendersSet = n, true
+}
+
+// Intake returns the sequencer's intake rules this configuration sets.
+func (c Config) Intake() sequencer.IntakeRules {
+	return sequencer.IntakeRules{MaxDataDepth: c.MaxDataDepth}
+}
+
+// WrapHandler returns h, the node's API, as the configuration serves it:
+// with CORS for api.corsOrigins (none: h as it is).
+func (c Config) WrapHandler(h http.Handler) (http.Handler, error) {
+	h, err := api.CORS(h, c.API.CORSOrigins)
+	if err != nil {
+		return nil, fmt.Errorf("api.corsOrigins: %w", err)
+	}
+	return h, nil
 }
 
 // SenderFile is a configured sender: exactly one of KeyFile and Worker is
@@ -178,6 +222,13 @@ func LoadConfig(path string) (Config, error) {
 	if err := dec.Decode(&c); err != nil {
 		return c, fmt.Errorf("config %s: %w", path, err)
 	}
+	// Was devSenders given? Then 0 means zero, not the default.
+	var given struct {
+		DevSenders *int `yaml:"devSenders"`
+	}
+	if err := yaml.Unmarshal(b, &given); err == nil && given.DevSenders != nil {
+		c.devSendersSet = true
+	}
 	return c, nil
 }
 
@@ -189,8 +240,11 @@ func (c *Config) SetDefaults() {
 	if c.Data == "" {
 		c.Data = "ordo-data"
 	}
-	if c.DevSenders == 0 && len(c.Senders) == 0 {
+	if c.DevSenders == 0 && !c.devSendersSet && len(c.Senders) == 0 {
 		c.DevSenders = 8
+	}
+	if c.MaxDataDepth == 0 {
+		c.MaxDataDepth = sequencer.DefaultMaxDataDepth
 	}
 	if len(c.AllowedTypes) == 0 {
 		c.AllowedTypes = dispatch.BuiltinTypes()

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"slices"
 	"sort"
 	"time"
 
+	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/sequencer"
 )
 
 // minBumpPercent is the smallest fee rise a retry may take: the chain accepts
@@ -33,8 +36,16 @@ func (c Config) Validate() error {
 		}
 	}
 
+	if c.Chain != "" {
+		if err := checkChainURL(c.Chain); err != nil {
+			bad("chain", "%v", err)
+		}
+	}
 	if c.DevSenders < 0 {
 		bad("devSenders", "must not be negative, got %d", c.DevSenders)
+	}
+	if c.DevSenders == 0 && len(c.Senders) == 0 {
+		bad("devSenders", "is 0 and no senders are configured, so the node would have no sender; set devSenders to at least 1 or configure senders")
 	}
 	for i, s := range c.Senders {
 		field := fmt.Sprintf("senders[%d]", i)
@@ -81,6 +92,14 @@ func (c Config) Validate() error {
 	}
 
 	nonNegative("workerTimeout", c.WorkerTimeout)
+	if err := c.Intake().Validate(); err != nil {
+		errs = append(errs, err) // it names maxDataDepth
+	}
+	for i, o := range c.API.CORSOrigins {
+		if _, err := api.NormalizeOrigin(o); err != nil {
+			bad(fmt.Sprintf("api.corsOrigins[%d]", i), "%v", err)
+		}
+	}
 
 	nonNegative("devchain.blockTime", c.Devchain.BlockTime)
 	if c.Devchain.MaxBlockTxs < 0 {
@@ -88,6 +107,25 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.Devchain.Faults.validate()...)
 	return errors.Join(errs...)
+}
+
+// checkChainURL checks the URL of a remote chain: http or https, a host, and
+// neither a query nor a fragment (the client appends its paths to it).
+func checkChainURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("must be an http(s) URL such as http://127.0.0.1:7545, got %s: %v", sequencer.Excerpt(s), errors.Unwrap(err))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("must be an http(s) URL such as http://127.0.0.1:7545, got %s (scheme %s)", sequencer.Excerpt(s), sequencer.Excerpt(u.Scheme))
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return fmt.Errorf("must be an http(s) URL with a host, such as http://127.0.0.1:7545, got %s", sequencer.Excerpt(s))
+	}
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return fmt.Errorf("must be the chain's base URL, without a query or fragment, got %s", sequencer.Excerpt(s))
+	}
+	return nil
 }
 
 // validate checks the fault knobs, naming each as in the YAML file.

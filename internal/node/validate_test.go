@@ -83,6 +83,39 @@ func TestValidate(t *testing.T) {
 			[]string{"devchain.faults: reorgDepth must be between 1 and"}},
 		{"stall too long", func(c *Config) { c.Devchain.Faults.Stall = Duration(25 * time.Hour) },
 			[]string{"devchain.faults: stall must be between 0s and 24h"}},
+		{"chain http", func(c *Config) { c.Chain = "http://127.0.0.1:7545" }, nil},
+		{"chain https with a path", func(c *Config) { c.Chain = "https://chain.example.com/devchain/" }, nil},
+		{"chain ipv6", func(c *Config) { c.Chain = "http://[::1]:7545" }, nil},
+		{"chain without a scheme", func(c *Config) { c.Chain = "127.0.0.1:7545" },
+			[]string{"chain: must be an http(s) URL such as http://127.0.0.1:7545, got \"127.0.0.1:7545\""}},
+		{"chain host:port", func(c *Config) { c.Chain = "localhost:7545" }, []string{"chain: must be an http(s) URL"}},
+		{"chain another scheme", func(c *Config) { c.Chain = "ws://127.0.0.1:7545" }, []string{`chain: must be an http(s) URL such as http://127.0.0.1:7545, got "ws://127.0.0.1:7545" (scheme "ws")`}},
+		{"chain without a host", func(c *Config) { c.Chain = "http:///v1" }, []string{"chain: must be an http(s) URL with a host"}},
+		{"chain with only a port", func(c *Config) { c.Chain = "http://:7545" }, []string{"chain: must be an http(s) URL with a host"}},
+		{"chain with a query", func(c *Config) { c.Chain = "http://h:1/?a=b" }, []string{"chain: must be the chain's base URL, without a query or fragment"}},
+		{"chain with a fragment", func(c *Config) { c.Chain = "http://h:1/#x" }, []string{"chain: must be the chain's base URL"}},
+		{"chain unparsable", func(c *Config) { c.Chain = "http://h:port" }, []string{"chain: must be an http(s) URL"}},
+		{"chain with a space", func(c *Config) { c.Chain = " http://h" }, []string{"chain: must be an http(s) URL"}},
+		{"chain oversized", func(c *Config) { c.Chain = "ftp://" + strings.Repeat("h", 10000) }, []string{`chain: must be an http(s) URL such as http://127.0.0.1:7545, got "ftp://hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh"… (10006 bytes)`}},
+
+		{"devSenders 0 with senders", func(c *Config) { c.SetDevSenders(0); c.Senders = []SenderFile{{KeyFile: "k"}} }, nil},
+		{"devSenders 0 alone", func(c *Config) { c.SetDevSenders(0) },
+			[]string{"devSenders: is 0 and no senders are configured, so the node would have no sender"}},
+		{"devSenders unset is the default", func(c *Config) { c.DevSenders = 0 }, nil},
+
+		{"maxDataDepth 1", func(c *Config) { c.MaxDataDepth = 1 }, nil},
+		{"maxDataDepth at its limit", func(c *Config) { c.MaxDataDepth = 10000 }, nil},
+		{"maxDataDepth negative", func(c *Config) { c.MaxDataDepth = -1 }, []string{"maxDataDepth: must be from 1 to 10000, got -1"}},
+		{"maxDataDepth over its limit", func(c *Config) { c.MaxDataDepth = 10001 }, []string{"maxDataDepth: must be from 1 to 10000, got 10001"}},
+
+		{"corsOrigins", func(c *Config) { c.API.CORSOrigins = []string{"https://app.example.com", "http://localhost:3000"} }, nil},
+		{"corsOrigins wildcard", func(c *Config) { c.API.CORSOrigins = []string{"https://a.example", "*"} },
+			[]string{`api.corsOrigins[1]: "*" is not accepted`}},
+		{"corsOrigins with a path", func(c *Config) { c.API.CORSOrigins = []string{"https://a.example/app"} },
+			[]string{`api.corsOrigins[0]: "https://a.example/app" is not an origin: it must be scheme://host[:port]`}},
+		{"corsOrigins without a scheme", func(c *Config) { c.API.CORSOrigins = []string{"a.example"} },
+			[]string{`api.corsOrigins[0]: "a.example" is not an origin: the scheme must be http or https`}},
+
 		{"every problem is reported", func(c *Config) {
 			c.MaxRetries = -1
 			c.Fees.BumpPercent = 5
