@@ -1,6 +1,7 @@
 package sequencer
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/ordolabs/ordo/internal/chain"
@@ -51,7 +52,7 @@ func (c *Core) pump(q *queue) {
 			return
 		}
 		if q.rec.Deadline > 0 && c.head >= q.rec.Deadline {
-			if f.verdict == verdictFailWhenSettled {
+			if f.failing() {
 				c.startCheck(q, checkBeforeFail)
 			} else {
 				c.startCheck(q, checkTimeout)
@@ -186,7 +187,7 @@ func (c *Core) dispatch(q *queue) {
 		// Every attempt with a hash was checked and none landed, but the
 		// nonce was consumed, perhaps by an unreported attempt: stop rather
 		// than risk applying the intent twice.
-		c.ambiguous(q, t.last())
+		c.ambiguous(q, cmp.Or(t.attempt(f.suspect), t.last()))
 		return
 	}
 	for i := range t.rec.Attempts {
@@ -249,6 +250,17 @@ func (c *Core) maybeSent(a *store.Attempt) bool {
 	return s == nil || s.rec.Worker != ""
 }
 
+// anyUnreported returns the last attempt of t that may have been sent
+// without the core knowing its hash, or nil.
+func (c *Core) anyUnreported(t *txn) *store.Attempt {
+	for i := len(t.rec.Attempts) - 1; i >= 0; i-- {
+		if a := &t.rec.Attempts[i]; c.maybeSent(a) && !nonceConsumed(a) {
+			return a
+		}
+	}
+	return nil
+}
+
 // ambiguous ends q's transaction FAILED because an attempt that may have
 // been sent unreported (a) could have consumed its nonce: sending again with
 // another nonce could apply the intent twice.
@@ -256,7 +268,7 @@ func (c *Core) ambiguous(q *queue, a *store.Attempt) {
 	f := q.lead()
 	f.verdict = verdictNone
 	t := f.txn
-	t.rec.Error = fmt.Sprintf("ambiguous: nonce %d may have been consumed by attempt %d, which a remote worker may have sent without reporting its hash; look for memo %s on the chain", a.Nonce, a.N, t.rec.UID)
+	t.rec.Error = fmt.Sprintf("ambiguous: attempt %d (nonce %d) went to a remote worker that never reported its hash: it may have been sent, and may have landed or still land; look for memo %s on the chain", a.N, a.Nonce, t.rec.UID)
 	if q.snd != nil {
 		q.snd.nonce = nonceFromChain // the sender's next nonce is unknown: read it from the chain
 	}
@@ -344,6 +356,11 @@ func (c *Core) startCheck(q *queue, why check) {
 // the head reaches that depth and a check confirms it is still there.
 func (c *Core) landed(q *queue) {
 	f := q.lead()
+	if f.rec.State == store.Waiting {
+		// A receipt came before the dispatch reported (the hash is watched
+		// from signing on): the seed's cycle still passes through REVISION.
+		c.setState(q, f.txn, store.Revision, "dispatched; already included")
+	}
 	var h uint64
 	n := 0
 	for _, a := range f.rec.Attempts {
@@ -397,7 +414,7 @@ func (c *Core) failedIncl(q *queue, a *store.Attempt) {
 	}
 	f.confirm, f.confirmN = 0, 0
 	note := "failed at inclusion: " + a.Error
-	if f.verdict == verdictFailWhenSettled {
+	if f.failing() {
 		c.finish(q, store.Failed, note+" (after the last retry)")
 		return
 	}
@@ -488,9 +505,17 @@ func (c *Core) decide(q *queue, why check) {
 	case checkBeforeFail:
 		if pending {
 			// An attempt can still land: FAILED would be a lie. Wait for it.
-			f.verdict = verdictFailWhenSettled
+			if f.verdict != verdictPermanent {
+				f.verdict = verdictFailWhenSettled
+			}
 			q.rec.Deadline = c.head + c.cfg.InclusionTimeout
 			c.setBinding(q, store.WaitingInclusion)
+			return
+		}
+		if b := c.anyUnreported(t); b != nil && f.verdict != verdictPermanent {
+			// A remote worker may have sent an attempt it never reported:
+			// no hash to ask about, so FAILED must say it may still land.
+			c.ambiguous(q, b)
 			return
 		}
 		note := fmt.Sprintf("failed after %d retries", t.rec.Retries-1)

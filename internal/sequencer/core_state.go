@@ -86,11 +86,18 @@ type flight struct {
 	check   check // why they were asked
 	recheck check // a check of this kind failed to reach the chain: run it again
 	verdict verdict
+	suspect int // verdictAmbiguous: the unreported attempt that may have taken the nonce
 	// confirm is the head at which an included attempt (or the failed one,
 	// confirmN) has its confirmations, 0 when none waits.
 	confirm  uint64
 	confirmN int
 	polled   uint64 // the head of the last status poll (PollStatus)
+}
+
+// failing reports whether the transaction ends FAILED once nothing of it can
+// land any more.
+func (f *flight) failing() bool {
+	return f.verdict == verdictFailWhenSettled || f.verdict == verdictPermanent
 }
 
 // awaitChecks records that n EffectChecks were asked for why.

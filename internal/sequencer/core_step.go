@@ -217,11 +217,11 @@ func (c *Core) dispatched(r Input) {
 		return
 	}
 	if r.Code == chain.ErrNonceTooLow.Code {
-		if c.unreported(f.txn, a) {
+		if b := c.unreported(f.txn, a); b != nil {
 			// The nonce went to a transaction we cannot see: an earlier
 			// attempt a remote worker may have sent without reporting its
 			// hash. A fresh nonce could apply the intent twice.
-			f.verdict = verdictAmbiguous
+			f.verdict, f.suspect = verdictAmbiguous, b.N
 		} else if s != nil {
 			// The nonce went elsewhere: the next attempt takes a fresh one,
 			// read from the chain.
@@ -235,16 +235,16 @@ func (c *Core) dispatched(r Input) {
 	c.retry(q, "dispatch error: "+r.Err)
 }
 
-// unreported reports whether an earlier attempt of t at a's nonce went to a
-// remote worker that answered with an error and no hash: it may have sent
-// the transaction all the same.
-func (c *Core) unreported(t *txn, a *store.Attempt) bool {
+// unreported returns the earliest attempt of t before a at a's nonce that
+// went to a remote worker that answered with an error and no hash (it may
+// have sent the transaction all the same), or nil.
+func (c *Core) unreported(t *txn, a *store.Attempt) *store.Attempt {
 	for i := range t.rec.Attempts {
 		if b := &t.rec.Attempts[i]; b.N < a.N && b.Nonce == a.Nonce && c.maybeSent(b) {
-			return true
+			return b
 		}
 	}
-	return false
+	return nil
 }
 
 // checked takes a status check's answer; an error means the chain could not

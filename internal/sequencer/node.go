@@ -130,16 +130,25 @@ func NewNode(cfg Config) (*Node, error) {
 	n := &Node{cfg: cfg, allowed: map[string]bool{}, keys: map[string]ed25519.PrivateKey{}, workers: map[string]Worker{},
 		inputs: newMailbox[Input](), effects: make(chan Effect, 1<<16), log: cfg.Logger, started: make(chan struct{}), stopped: make(chan struct{}), dispHead: map[string]uint64{},
 		uidSeq: uidSource{r: cfg.Rand}, trace: newTraceWriter(cfg.Trace)}
-	var missing []string
-	for _, t := range cfg.AllowedTypes {
-		n.allowed[t] = true
-		if cfg.Dispatchers[t] == nil {
-			missing = append(missing, t)
-		}
-	}
 	allRemote := len(cfg.Senders) > 0
 	for _, s := range cfg.Senders {
 		allRemote = allRemote && s.Worker != ""
+	}
+	var missing, unsigned []string
+	for _, t := range cfg.AllowedTypes {
+		n.allowed[t] = true
+		d := cfg.Dispatchers[t]
+		if d == nil {
+			missing = append(missing, t)
+		} else if _, ok := d.(Builder); !ok && !allRemote {
+			unsigned = append(unsigned, t)
+		}
+	}
+	if len(unsigned) > 0 {
+		// A keystore sender's attempt must have its hash committed before
+		// it is sent (else a timeout could hide a sent attempt and a retry
+		// apply the intent twice): the driver signs, so it needs a Builder.
+		return nil, fmt.Errorf("sequencer: the dispatchers of %s are not Builders; keystore senders need one (or use remote workers only)", strings.Join(unsigned, ", "))
 	}
 	if len(missing) > 0 && !allRemote {
 		// Remote workers dispatch any type; a keystore sender needs an
