@@ -218,7 +218,9 @@ func TestServeChecksFlags(t *testing.T) {
 	}
 	// In a config file too: devSenders: 0 is zero, not the default.
 	cfg := filepath.Join(dir, "ordo.yaml")
-	os.WriteFile(cfg, []byte("devSenders: 0\n"), 0o600)
+	if err := os.WriteFile(cfg, []byte("devSenders: 0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cmd := serveCommand()
 	cmd.SetArgs([]string{"--config", cfg, "--data", filepath.Join(dir, "node"), "--listen", "127.0.0.1:0"})
 	cmd.SetOut(io.Discard)

@@ -114,7 +114,11 @@ func TestMaxDataDepthConfigured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { sequencer.SetIntakeRules(prev) })
+	t.Cleanup(func() {
+		if _, err := sequencer.SetIntakeRules(prev); err != nil {
+			t.Error(err)
+		}
+	})
 	e := newEnv(t, envOptions{NoRun: true})
 	for _, tt := range []struct {
 		data   string

@@ -114,7 +114,7 @@ func (c Config) Validate() error {
 func checkChainURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil {
-		return fmt.Errorf("must be an http(s) URL such as http://127.0.0.1:7545, got %s: %v", sequencer.Excerpt(s), errors.Unwrap(err))
+		return fmt.Errorf("must be an http(s) URL such as http://127.0.0.1:7545, got %s: %w", sequencer.Excerpt(s), errors.Unwrap(err))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("must be an http(s) URL such as http://127.0.0.1:7545, got %s (scheme %s)", sequencer.Excerpt(s), sequencer.Excerpt(u.Scheme))

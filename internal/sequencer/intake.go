@@ -267,7 +267,7 @@ func checkData(b []byte, maxDepth int) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%w: data is not valid JSON: %v", ErrInvalid, err)
+			return fmt.Errorf("%w: data is not valid JSON: %w", ErrInvalid, err)
 		}
 		if done {
 			return fmt.Errorf("%w: data is more than one JSON value", ErrInvalid)

@@ -175,7 +175,11 @@ func TestSetIntakeRules(t *testing.T) {
 	if err != nil || prev.MaxDataDepth != sequencer.DefaultMaxDataDepth {
 		t.Fatalf("SetIntakeRules: %+v %v", prev, err)
 	}
-	t.Cleanup(func() { sequencer.SetIntakeRules(prev) })
+	t.Cleanup(func() {
+		if _, err := sequencer.SetIntakeRules(prev); err != nil {
+			t.Error(err)
+		}
+	})
 	if got := sequencer.CurrentIntakeRules(); got.MaxDataDepth != 3 {
 		t.Fatalf("rules %+v", got)
 	}
