@@ -21,6 +21,25 @@ func landable(a *store.Attempt) bool {
 	return true
 }
 
+// live reports whether the chain may still change its mind about an
+// attempt: it has not settled (landable), or it is included less deep than
+// Confirmations, where a reorg can return it to the mempool. The core watches
+// and checks live attempts, and acts on no inclusion until it is deep enough.
+func (c *Core) live(a *store.Attempt) bool {
+	return landable(a) || (a.Hash != "" && nonceConsumed(a) && a.Height+c.cfg.Confirmations-1 > c.head)
+}
+
+// shallowFailure returns the latest attempt of t included and failed less
+// deep than Confirmations, or nil: its nonce is not surely spent.
+func (c *Core) shallowFailure(t *txn) *store.Attempt {
+	for i := len(t.rec.Attempts) - 1; i >= 0; i-- {
+		if a := &t.rec.Attempts[i]; a.Outcome == store.OutcomeFailed && c.live(a) {
+			return a
+		}
+	}
+	return nil
+}
+
 // nonceConsumed reports whether the attempt's nonce was used by an inclusion.
 func nonceConsumed(a *store.Attempt) bool {
 	return a.Outcome == store.OutcomeIncluded || a.Outcome == store.OutcomeFailed
@@ -339,7 +358,7 @@ func (c *Core) startCheck(q *queue, why check) {
 	f := q.lead()
 	n := 0
 	for _, a := range f.rec.Attempts {
-		if landable(&a) {
+		if c.live(&a) {
 			n++
 			c.emit(Effect{Kind: EffectCheck, UID: f.rec.UID, Queue: q.rec.Name, Attempt: a.N, Hash: a.Hash})
 		}
@@ -443,7 +462,9 @@ func (c *Core) observe(q *queue, a *store.Attempt, st chain.TxStatus) {
 			s.rec.NextNonce = a.Nonce + 1
 			c.markS(s)
 		}
-		delete(c.watch, a.Hash)
+		if !c.live(a) {
+			delete(c.watch, a.Hash)
+		}
 	case chain.TxPending:
 		// Back in (or still in) the mempool: what an earlier inclusion said
 		// no longer holds.
@@ -472,6 +493,13 @@ func (c *Core) decide(q *queue, why check) {
 	}
 	if landed {
 		c.landed(q)
+		return
+	}
+	if fa := c.shallowFailure(t); fa != nil && why != checkConfirm && why != checkPoll {
+		// A failed inclusion a reorg could still take back (seen while the
+		// queue was delaying, say): confirm it before any new attempt or
+		// FAILED, as its nonce is not surely spent.
+		c.failedIncl(q, fa)
 		return
 	}
 	if why == checkPoll {

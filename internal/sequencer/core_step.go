@@ -284,7 +284,7 @@ func (c *Core) hookDone(uid string, r TxnResult, err string) {
 func (c *Core) watchTxn(q *queue) {
 	f := q.lead()
 	for i := range f.rec.Attempts {
-		if a := &f.rec.Attempts[i]; landable(a) {
+		if a := &f.rec.Attempts[i]; c.live(a) {
 			c.watch[a.Hash] = q
 		}
 	}
