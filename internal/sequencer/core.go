@@ -148,6 +148,9 @@ type Core struct {
 	dirtyS  []*sender // senders changed since the last Ready, in the order first changed
 	// handedOut is set from Ready to Advance (see Ready).
 	handedOut bool
+	// seqSeen is the highest Seq the core has been shown (intake, loads,
+	// the snapshot): a notification at or below it is late.
+	seqSeen int64
 	// steps counts the inputs stepped.
 	steps uint64
 }
@@ -190,6 +193,7 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 		}
 	}
 	for _, tr := range slices.Concat(st.Active, st.Bound) {
+		c.seqSeen = max(c.seqSeen, tr.Seq)
 		q := c.queue(tr.Queue)
 		if q.lead() == nil && (tr.State != store.Waiting || q.rec.TxUID == tr.UID) {
 			q.fly(&txn{rec: tr})

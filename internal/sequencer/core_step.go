@@ -17,13 +17,18 @@ func (c *Core) enqueued(txs []store.Transaction) {
 		if tr.State != store.Waiting {
 			continue
 		}
-		late := tr.Seq <= q.lastSeq
+		// Late: notified after a later one (concurrent intakes), or after
+		// the store had already shown it (a load, a start) and the queue
+		// may have been forgotten since (compact): seqSeen covers every
+		// queue, lastSeq only a remembered one.
+		late := tr.Seq <= max(q.lastSeq, c.seqSeen)
+		c.seqSeen = max(c.seqSeen, tr.Seq)
 		if late {
 			if q.holds(tr.UID) {
 				continue
 			}
-			// Notified after a later one (concurrent intakes): it may be
-			// new or already finished; the store tells, from the start.
+			// It may be new or already finished: the store tells, from
+			// the start.
 			q.stored = storeRescan
 		}
 		if q.load != loadIdle {
@@ -48,6 +53,9 @@ func (c *Core) enqueued(txs []store.Transaction) {
 func (c *Core) loaded(queue string, txs []store.Transaction, more bool) {
 	q := c.queue(queue)
 	missed := q.load == loadMissed
+	for i := range txs {
+		c.seqSeen = max(c.seqSeen, txs[i].Seq)
+	}
 	q.load = loadIdle
 	for i := range txs {
 		if txs[i].Seq > q.after && !q.holds(txs[i].UID) {
