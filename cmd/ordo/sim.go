@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,7 +23,7 @@ func simCommand() *cobra.Command {
 func simSequencerCommand() *cobra.Command {
 	var cfg sim.SequencerConfig
 	var seeds uint64
-	var trace string
+	var trace, actionsFile string
 	cmd := &cobra.Command{
 		Use:   "sequencer",
 		Short: "Simulate the sequencer (seed 000) against devchain with faults and crashes",
@@ -42,26 +43,16 @@ shortest failing action list found.`,
 				defer f.Close()
 				cfg.Trace = f
 			}
-			out := cmd.OutOrStdout()
+			if actionsFile != "" {
+				return runActionsFile(cmd, cfg, actionsFile)
+			}
 			first := cfg.Seed
 			for s := first; s < first+max(seeds, 1); s++ {
 				cfg.Seed = s
 				res, err := sim.RunSequencer(cmd.Context(), cfg)
-				var v *sim.Violation
-				if errors.As(err, &v) {
-					fmt.Fprintf(out, "sim sequencer seed=%d: FAIL at step %d: %s: %s\n", v.Seed, v.Step, v.Invariant, v.Detail)
-					fmt.Fprintf(out, "shortest failing trace (%d actions):\n", len(v.Trace))
-					for i, a := range v.Trace {
-						fmt.Fprintf(out, "  %4d %s\n", i+1, a)
-					}
-					cmd.SilenceUsage = true
-					return fmt.Errorf("invariant broken: %s", v.Invariant)
-				}
-				if err != nil {
+				if err := report(cmd, res, err); err != nil {
 					return err
 				}
-				fmt.Fprintf(out, "sim sequencer seed=%d steps=%d: ok; intents %d (done %d, failed %d), blocks %d, faults %d, crashes %d, drain %v; digest %s\n",
-					res.Seed, res.Steps, res.Intents, res.Done, res.Failed, res.Blocks, res.Faults, res.Crashes, res.Drain, res.Digest)
 			}
 			return nil
 		},
@@ -74,6 +65,52 @@ shortest failing action list found.`,
 	f.IntVar(&cfg.Senders, "senders", 4, "sender accounts of the node")
 	f.Uint64Var(&cfg.ReorgDepth, "reorg-depth", 2, "deepest reorg drawn (the node waits depth+1 confirmations)")
 	f.DurationVar(&cfg.ShrinkBudget, "shrink", 0, "wall time to spend shrinking a failing trace (0: 60s, negative: none)")
+	f.StringVar(&actionsFile, "actions", "", "run this action list (a printed failing trace) with --seed instead of drawing one")
 	f.StringVar(&trace, "trace", "", "record the sequencer's inputs and Readys to this file (ordo replay checks it)")
 	return cmd
+}
+
+// report prints one run's line, or its violation with the failing trace.
+func report(cmd *cobra.Command, res sim.SequencerResult, err error) error {
+	out := cmd.OutOrStdout()
+	var v *sim.Violation
+	if errors.As(err, &v) {
+		fmt.Fprintf(out, "sim sequencer seed=%d: FAIL at step %d: %s: %s\n", v.Seed, v.Step, v.Invariant, v.Detail)
+		fmt.Fprintf(out, "shortest failing trace (%d actions; run it again with --seed %d --actions FILE):\n", len(v.Trace), v.Seed)
+		for i, a := range v.Trace {
+			fmt.Fprintf(out, "  %4d %s\n", i+1, a)
+		}
+		cmd.SilenceUsage = true
+		return fmt.Errorf("invariant broken: %s", v.Invariant)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "sim sequencer seed=%d steps=%d: ok; intents %d (done %d, failed %d), blocks %d, faults %d, crashes %d, drain %v; digest %s\n",
+		res.Seed, res.Steps, res.Intents, res.Done, res.Failed, res.Blocks, res.Faults, res.Crashes, res.Drain, res.Digest)
+	return nil
+}
+
+// runActionsFile runs the action list in path: the lines of a printed
+// failing trace (other lines of the printout are skipped).
+func runActionsFile(cmd *cobra.Command, cfg sim.SequencerConfig, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var actions []sim.Action
+	for i, line := range strings.Split(string(b), "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "sim sequencer") || strings.HasPrefix(t, "shortest failing trace") || strings.HasPrefix(t, "ordo:") {
+			continue
+		}
+		a, err := sim.ParseAction(t)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", path, i+1, err)
+		}
+		actions = append(actions, a)
+	}
+	cfg.Steps = len(actions)
+	res, err := sim.RunSequencerActions(cmd.Context(), cfg, actions)
+	return report(cmd, res, err)
 }

@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"math/rand/v2"
 	"time"
 )
@@ -106,4 +109,56 @@ func genFault(r *rand.Rand, reorgDepth uint64) Action {
 		a.K = 1 + r.Uint64N(reorgDepth)
 	}
 	return a
+}
+
+// ParseAction reads an action back from its String form (a line of a
+// printed failing trace, with or without its leading number).
+func ParseAction(line string) (Action, error) {
+	f := strings.Fields(line)
+	if len(f) > 0 {
+		if _, err := strconv.Atoi(f[0]); err == nil {
+			f = f[1:]
+		}
+	}
+	bad := fmt.Errorf("sim: not an action: %q", line)
+	if len(f) == 0 {
+		return Action{}, bad
+	}
+	switch {
+	case f[0] == "crash" && len(f) == 1:
+		return Action{Kind: ActCrash}, nil
+	case f[0] == "advance" && len(f) == 2:
+		d, err := time.ParseDuration(f[1])
+		if err != nil {
+			return Action{}, bad
+		}
+		return Action{Kind: ActAdvance, Dt: d}, nil
+	case f[0] == "submit" && len(f) == 3:
+		q, err1 := strconv.Atoi(strings.TrimPrefix(f[1], "q"))
+		n, err2 := strconv.Atoi(strings.TrimPrefix(f[2], "×"))
+		if err1 != nil || err2 != nil {
+			return Action{}, bad
+		}
+		return Action{Kind: ActSubmit, Queue: q, N: n}, nil
+	case f[0] == "fault" && len(f) >= 2:
+		for k, name := range faultNames {
+			if name != f[1] {
+				continue
+			}
+			a := Action{Kind: ActFault, Fault: k}
+			switch {
+			case k == FaultClear && len(f) == 2:
+				return a, nil
+			case (k == FaultReject || k == FaultDrop || k == FaultRevert) && len(f) == 3:
+				p, err := strconv.ParseFloat(f[2], 64)
+				a.P = p
+				return a, errors.Join(err)
+			case len(f) == 3:
+				n, err := strconv.ParseUint(f[2], 10, 64)
+				a.K = n
+				return a, errors.Join(err)
+			}
+		}
+	}
+	return Action{}, bad
 }

@@ -27,7 +27,9 @@
 //     on chain, then or later (checked again after the drain);
 //   - DONE and FAILED are final: a record ends once;
 //   - liveness: once faults stop, every record ends DONE or FAILED within
-//     DrainBound of virtual time.
+//     DrainBound of virtual time (by default a minute plus, per intent open
+//     on the longest queue, its worst case: every attempt taking its delay,
+//     its inclusion timeout and its confirmations).
 //
 // The same seed and flags give the same digest.
 package sim

@@ -41,7 +41,10 @@ type SequencerConfig struct {
 	// confirmations, as the chain declares. Defaults to 2.
 	ReorgDepth uint64
 	// DrainBound is how much virtual time every intent has to end once the
-	// faults stop. Defaults to 5m.
+	// faults stop. Defaults to the worst case of the longest queue: a minute,
+	// plus, for each intent still open on it, every attempt of its retries
+	// (MaxRetries+1) taking its delay, its inclusion timeout and its
+	// confirmations.
 	DrainBound time.Duration
 	// Dir is where runs keep their stores. Defaults to /dev/shm where it
 	// exists (a store in memory is what keeps CI's hundreds of runs short),
@@ -78,9 +81,6 @@ func (c *SequencerConfig) setDefaults() {
 		if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
 			c.Dir = "/dev/shm"
 		}
-	}
-	if c.DrainBound <= 0 {
-		c.DrainBound = 5 * time.Minute
 	}
 	if c.Confirmations == 0 {
 		c.Confirmations = c.ReorgDepth + 1
@@ -143,6 +143,19 @@ func RunSequencer(ctx context.Context, cfg SequencerConfig) (SequencerResult, er
 		v.Trace = shrink(ctx, cfg, v.Trace, v.Invariant)
 	}
 	return res, v
+}
+
+// RunSequencerActions runs a given action list (a printed failing trace,
+// read back with ParseAction) with cfg's seed; a broken invariant is
+// returned as a *Violation, not shrunk.
+func RunSequencerActions(ctx context.Context, cfg SequencerConfig, actions []Action) (SequencerResult, error) {
+	cfg.setDefaults()
+	res, err := runActions(ctx, cfg, actions)
+	var v *Violation
+	if errors.As(err, &v) {
+		v.Trace = actions[:min(v.Step, len(actions))]
+	}
+	return res, err
 }
 
 // shrink deletes chunks of the action list, halving the chunk size, while
@@ -449,8 +462,13 @@ func (w *seqWorld) drain(ctx context.Context, step int) error {
 	if _, err := w.dc.SetFaults(ctx, devchain.FaultUpdate{RejectProb: &zero, DropProb: &zero, RevertProb: &zero, Stall: &none}); err != nil {
 		return err
 	}
+	bound := w.cfg.DrainBound
+	if bound <= 0 {
+		perIntent := (simMaxRetries + 1) * (simDelay + time.Duration(simInclusionTimeout+w.cfg.Confirmations+1)*simBlockTime)
+		bound = time.Minute + time.Duration(w.chk.longestQueue())*perIntent
+	}
 	start := w.clk.Now()
-	for w.chk.open() > 0 && w.clk.Now().Sub(start) < w.cfg.DrainBound {
+	for w.chk.open() > 0 && w.clk.Now().Sub(start) < bound {
 		if err := w.advance(ctx, 500*time.Millisecond); err != nil {
 			return err
 		}
@@ -460,7 +478,7 @@ func (w *seqWorld) drain(ctx context.Context, step int) error {
 	}
 	w.res.Drain = w.clk.Now().Sub(start)
 	if n := w.chk.open(); n > 0 {
-		w.chk.fail(InvLiveness, "%d intents still open %v after the faults stopped: %s", n, w.cfg.DrainBound, w.stuck(ctx))
+		w.chk.fail(InvLiveness, "%d intents still open %v after the faults stopped: %s", n, bound, w.stuck(ctx))
 		return w.check(ctx, step)
 	}
 	if err := w.advance(ctx, time.Duration(2*(w.cfg.ReorgDepth+1)+simInclusionTimeout)*simBlockTime); err != nil {

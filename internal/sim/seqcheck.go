@@ -203,6 +203,19 @@ func (k *checker) add(b chain.Block) {
 	}
 }
 
+// longestQueue returns the most records open on one queue.
+func (k *checker) longestQueue() int {
+	n := map[string]int{}
+	most := 0
+	for _, r := range k.recs {
+		if r.end == "" {
+			n[r.queue]++
+			most = max(most, n[r.queue])
+		}
+	}
+	return most
+}
+
 // open counts the records that have not ended.
 func (k *checker) open() int {
 	n := 0
