@@ -3,9 +3,9 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
-	"math/rand/v2"
 	"time"
 )
 
