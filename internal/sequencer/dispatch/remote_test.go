@@ -52,18 +52,18 @@ func (w *fakeWorker) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		d, _ := dispatch.NewZkAppDispatcher(body.TxnData.Type, 3, w.c, nil)
 		tx, err := d.Build(r.Context(), body.TxnData, body.Sender)
 		if err != nil {
-			json.NewEncoder(rw).Encode(map[string]any{"hash": "", "error": err.Error()})
+			_ = json.NewEncoder(rw).Encode(map[string]any{"hash": "", "error": err.Error()})
 			return
 		}
 		tx.Sign(w.key)
 		h, err := w.c.SendTx(r.Context(), tx)
 		if err != nil {
-			json.NewEncoder(rw).Encode(map[string]any{"hash": string(h), "error": err.Error()})
+			_ = json.NewEncoder(rw).Encode(map[string]any{"hash": string(h), "error": err.Error()})
 			return
 		}
-		json.NewEncoder(rw).Encode(map[string]any{"hash": string(h), "done": nil, "error": nil})
+		_ = json.NewEncoder(rw).Encode(map[string]any{"hash": string(h), "done": nil, "error": nil})
 	default:
-		json.NewEncoder(rw).Encode(body.Result)
+		_ = json.NewEncoder(rw).Encode(body.Result)
 	}
 }
 
@@ -81,7 +81,7 @@ func TestRemoteWorkerDispatchesAndTimesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dc.Close()
-	go dc.Run(ctx)
+	go func() { _ = dc.Run(ctx) }()
 	key := chain.KeyFromSeed("remote-worker-test")
 	addr := chain.KeyAddress(key)
 	if _, err := dc.Faucet(ctx, addr, 1e12); err != nil {
@@ -110,7 +110,7 @@ func TestRemoteWorkerDispatchesAndTimesOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go n.Run(ctx)
+	go func() { _ = n.Run(ctx) }()
 	<-n.Started()
 	res, err := n.Submit(ctx, []sequencer.Intake{
 		{Queue: "claim-r", Type: sequencer.CreateClaimVotingAccount, Data: json.RawMessage(`{"title":"r"}`)},
