@@ -1,7 +1,6 @@
 package sequencer
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -260,23 +259,6 @@ func TestCoreRecoverRetry(t *testing.T) {
 			})
 		}
 	})
-}
-
-// TestCoreRecoverCheckError: a recovery check the chain could not answer is
-// asked again on the next head.
-func TestCoreRecoverCheckError(t *testing.T) {
-	h := newStopped(t, testConfig(), acct("s1", 7))
-	uid := h.commit("q1", typA, 1)[0].UID
-	h.put(uid, store.Revision, 0, att(1, "s1", 7, 1000, "h1", store.OutcomeSent))
-	h.bind("q1", "s1", uid, store.WaitingInclusion)
-	h.start()
-	h.checked(h.take(EffectCheck, "q1"), chain.TxStatus{}, errors.New("connection refused"))
-	h.none(EffectCheck, "q1")
-	h.idle(h.tick(time.Minute))
-	h.newHead()
-	h.answer("q1", chain.TxPending)
-	h.wantState(uid, store.Revision)
-	h.wantBinding("q1", store.WaitingInclusion)
 }
 
 // TestCoreRestartMidFlight stops the core at each kind of outstanding effect

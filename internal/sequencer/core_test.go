@@ -1,7 +1,6 @@
 package sequencer
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,106 +10,6 @@ import (
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/store"
 )
-
-// TestCoreDispatchInclusionDone walks the happy path: WAITING -> dispatch ->
-// REVISION (INCLUSION -> WAITING_INCLUSION) -> receipt -> DONE, hook, result.
-func TestCoreDispatchInclusionDone(t *testing.T) {
-	h := newHarness(t, testConfig(), acct("s1", 7))
-	uid := h.enqueue("q1", typA, 1)[0]
-
-	e := h.take(EffectDispatch, "q1")
-	want := Sender{AccountID: "s1", Queue: "q1", Retries: 0, Nonce: 7, Fee: 1000}
-	if e.Sender != want || e.UID != uid || e.Attempt != 1 || e.SyncNonce {
-		t.Fatalf("dispatch effect %+v, want sender %+v attempt 1", e, want)
-	}
-	if e.Txn.UID != uid || e.Txn.Type != typA || string(e.Txn.Data) != `{"n":1}` {
-		t.Fatalf("dispatch txn %+v", e.Txn)
-	}
-	q := h.wantBinding("q1", store.Blocked)
-	if q.Sender != "s1" || q.TxUID != uid || h.senders["s1"].Queue != "q1" {
-		t.Fatalf("binding %+v, sender %+v", q, h.senders["s1"])
-	}
-	h.wantState(uid, store.Waiting)
-	if a := h.attempt(uid, 1); a.Sender != "s1" || a.Nonce != 7 || a.Fee != 1000 || !a.At.Equal(t0) || a.Hash != "" {
-		t.Fatalf("attempt 1 committed as %+v", a)
-	}
-	if len(h.hist[uid]) != 0 {
-		t.Fatalf("dispatch wrote history %v while the state stays WAITING", h.history(uid))
-	}
-
-	h.dispatched(e, "h1", nil)
-	h.wantState(uid, store.Revision)
-	if he := h.lastHistory(uid); he.From != store.Waiting || he.To != store.Revision || he.Binding != store.Inclusion {
-		t.Fatalf("history %+v, want WAITING->REVISION with binding INCLUSION", he)
-	}
-	if q := h.wantBinding("q1", store.WaitingInclusion); q.Deadline != 100+3 {
-		t.Fatalf("deadline %d, want head+InclusionTimeout = 103", q.Deadline)
-	}
-	if a := h.attempt(uid, 1); a.Hash != "h1" || a.Outcome != store.OutcomeSent {
-		t.Fatalf("attempt after dispatch %+v", a)
-	}
-	if len(h.out) != 0 || !h.c.Watching("h1") {
-		t.Fatalf("outstanding %s, watching h1 %v", h.describeOut(), h.c.Watching("h1"))
-	}
-
-	h.idle(h.newHead()) // 101: nothing to do
-	h.newHead(okReceipt("h1"))
-	h.wantState(uid, store.Done)
-	if he := h.lastHistory(uid); he.From != store.Revision || he.To != store.Done || he.Binding != store.Free {
-		t.Fatalf("history %+v, want REVISION->DONE with binding FREE", he)
-	}
-	h.wantFree("q1", "s1")
-	if n := h.senders["s1"].NextNonce; n != 8 {
-		t.Fatalf("sender NextNonce %d, want 8", n)
-	}
-	if a := h.attempt(uid, 1); a.Outcome != store.OutcomeIncluded || a.Height != 102 {
-		t.Fatalf("attempt after receipt %+v", a)
-	}
-	if h.c.Watching("h1") {
-		t.Fatal("still watching h1 after DONE")
-	}
-	hook := h.take(EffectHook, "q1")
-	if !hook.Success || hook.Result.Hash != "h1" || hook.Sender != want || hook.Txn.UID != uid {
-		t.Fatalf("hook %+v", hook)
-	}
-	h.hookDone(hook, TxnResult{Hash: "h1", Done: json.RawMessage(`{"ok":true}`)}, nil)
-	var res struct {
-		Hash string          `json:"hash"`
-		Done json.RawMessage `json:"done"`
-	}
-	if err := json.Unmarshal(h.tx(uid).Result, &res); err != nil || res.Hash != "h1" || string(res.Done) != `{"ok":true}` {
-		t.Fatalf("result %s (%v)", h.tx(uid).Result, err)
-	}
-	if got := strings.Join(h.history(uid), " "); got != "WAITING>REVISION REVISION>DONE" {
-		t.Fatalf("history %s", got)
-	}
-	if h.tx(uid).Error != "" {
-		t.Fatalf("DONE with error %q", h.tx(uid).Error)
-	}
-	if len(h.out) != 0 {
-		t.Fatalf("outstanding effects %s", h.describeOut())
-	}
-}
-
-// TestCoreHookError stores a hook's error with its result, and a FAILED
-// transaction's hook reports Success=false.
-func TestCoreHookError(t *testing.T) {
-	h := newHarness(t, testConfig(), acct("s1", 0))
-	uid := h.enqueue("q1", typB, 1)[0]
-	h.dispatched(h.take(EffectDispatch, "q1"), "", errors.New("boom"))
-	h.tick(delayB)
-	h.dispatched(h.take(EffectDispatch, "q1"), "", errors.New("boom"))
-	h.wantState(uid, store.Failed)
-	hook := h.take(EffectHook, "q1")
-	if hook.Success {
-		t.Fatalf("hook of a FAILED transaction with Success=true")
-	}
-	h.hookDone(hook, TxnResult{}, errors.New("onFailure exploded"))
-	if !strings.Contains(string(h.tx(uid).Result), "onFailure exploded") {
-		t.Fatalf("result %s lacks the hook error", h.tx(uid).Result)
-	}
-	h.idle(h.hookDone(hook, TxnResult{}, nil)) // a second report is ignored
-}
 
 // TestCoreDispatchErrorRetry: a dispatch error -> RETRY (binding RETRY ->
 // DELAY until now+Delay) -> nothing before the delay ends -> status checks of
@@ -237,48 +136,6 @@ func TestCoreFeeBump(t *testing.T) {
 				t.Fatalf("%d attempts", got)
 			}
 		})
-	}
-}
-
-// TestCoreFailedInclusionNewNonce: a receipt with Success=false consumed the
-// nonce: RETRY, and the next attempt uses the sender's next nonce.
-func TestCoreFailedInclusionNewNonce(t *testing.T) {
-	h := newHarness(t, testConfig(), acct("s1", 7))
-	uid := h.enqueue("q1", typA, 1)[0]
-	h.ok("q1", "h1")
-	h.newHead(failReceipt("h1", "assertion failed"))
-
-	h.wantState(uid, store.Retry)
-	if he := h.lastHistory(uid); he.From != store.Revision || he.To != store.Retry || he.Binding != store.RetryBinding {
-		t.Fatalf("history %+v", he)
-	}
-	if a := h.attempt(uid, 1); a.Outcome != store.OutcomeFailed || a.Error != "assertion failed" || a.Height != 101 {
-		t.Fatalf("attempt 1 %+v", a)
-	}
-	if n := h.senders["s1"].NextNonce; n != 8 {
-		t.Fatalf("NextNonce %d after a failed inclusion, want 8", n)
-	}
-	if q := h.wantBinding("q1", store.Delay); q.Sender != "s1" || q.Deadline != 0 {
-		t.Fatalf("queue %+v: the sender stays bound through the retry", q)
-	}
-	if !strings.Contains(h.tx(uid).Error, "assertion failed") {
-		t.Fatalf("error %q", h.tx(uid).Error)
-	}
-
-	h.tick(delayA)
-	h.none(EffectCheck, "q1") // a failed attempt cannot land again: nothing to ask
-	e := h.take(EffectDispatch, "q1")
-	if e.Sender.Nonce != 8 || e.Sender.Fee != 1100 || e.Attempt != 2 {
-		t.Fatalf("retry %+v, want nonce 8 fee 1100", e.Sender)
-	}
-	h.dispatched(e, "h2", nil)
-	h.newHead(okReceipt("h2"))
-	h.wantState(uid, store.Done)
-	if n := h.senders["s1"].NextNonce; n != 9 {
-		t.Fatalf("NextNonce %d, want 9", n)
-	}
-	if got := strings.Join(h.history(uid), " "); got != "WAITING>REVISION REVISION>RETRY RETRY>REVISION REVISION>DONE" {
-		t.Fatalf("history %s", got)
 	}
 }
 
@@ -564,71 +421,6 @@ func TestCoreMaxRetries(t *testing.T) {
 	})
 }
 
-// TestCoreBuilderPath: a Builder dispatcher's signed transaction has its hash
-// committed before it is sent: Dispatch -> Signed -> (batch with the hash,
-// EffectSubmit) -> Dispatched.
-func TestCoreBuilderPath(t *testing.T) {
-	h := newHarness(t, testConfig(), acct("s1", 7))
-	uid := h.enqueue("q1", typA, 1)[0]
-	e := h.take(EffectDispatch, "q1")
-	r := h.signed(e, 7, "hb1")
-	var saved bool
-	for _, u := range r.Batch.Txs {
-		if u.UID == uid && u.Attempt != nil && u.Attempt.N == 1 && u.Attempt.Hash == "hb1" && u.Attempt.Nonce == 7 {
-			saved = true
-		}
-	}
-	if !saved || len(r.Effects) != 1 || r.Effects[0].Kind != EffectSubmit {
-		t.Fatalf("signed: batch %+v effects %+v", r.Batch, r.Effects)
-	}
-	sub := h.take(EffectSubmit, "q1")
-	if sub.Hash != "hb1" || sub.Tx.Nonce != 7 || sub.Attempt != 1 || sub.UID != uid {
-		t.Fatalf("submit %+v", sub)
-	}
-	if !h.c.Watching("hb1") {
-		t.Fatal("signed hash not watched")
-	}
-	h.wantState(uid, store.Waiting)
-	h.dispatched(sub, "hb1", nil)
-	h.wantState(uid, store.Revision)
-	h.newHead(okReceipt("hb1"))
-	h.wantState(uid, store.Done)
-	h.wantFree("q1", "s1")
-}
-
-// TestCoreReceiptBeforeDispatched: with a Builder dispatcher the hash is
-// watched from Signed on, so a block can report the attempt before Dispatched
-// does; the receipt wins.
-func TestCoreReceiptBeforeDispatched(t *testing.T) {
-	t.Run("success", func(t *testing.T) {
-		h := newHarness(t, testConfig(), acct("s1", 7))
-		uid := h.enqueue("q1", typA, 1)[0]
-		h.signed(h.take(EffectDispatch, "q1"), 7, "hb1")
-		sub := h.take(EffectSubmit, "q1")
-		h.newHead(okReceipt("hb1"))
-		h.wantState(uid, store.Done)
-		h.idle(h.dispatched(sub, "hb1", nil))
-	})
-	t.Run("failure", func(t *testing.T) {
-		h := newHarness(t, testConfig(), acct("s1", 7))
-		uid := h.enqueue("q1", typA, 1)[0]
-		h.signed(h.take(EffectDispatch, "q1"), 7, "hb1")
-		sub := h.take(EffectSubmit, "q1")
-		h.newHead(failReceipt("hb1", "reverted"))
-		h.dispatched(sub, "hb1", nil)
-		// The chain already settled the attempt: no waiting for an inclusion
-		// that happened, and the record keeps what the chain said.
-		h.wantState(uid, store.Retry)
-		if a := h.attempt(uid, 1); a.Outcome != store.OutcomeFailed {
-			t.Fatalf("attempt %+v: a late Dispatched overwrote the receipt", a)
-		}
-		h.tick(delayA)
-		if e := h.take(EffectDispatch, "q1"); e.Sender.Nonce != 8 {
-			t.Fatalf("next attempt nonce %d, want 8", e.Sender.Nonce)
-		}
-	})
-}
-
 // TestCoreNonceTooLow: a nonce_too_low dispatch error makes the next dispatch
 // sync the nonce with the chain; the nonce the attempt used is recorded.
 func TestCoreNonceTooLow(t *testing.T) {
@@ -709,88 +501,6 @@ func (h *harness) complete(queue, hash string) Effect {
 	return e
 }
 
-// TestCoreFIFOPerQueue: a queue's WAITING transactions are dispatched one at a
-// time in Seq order, a retry holding the queue (and its sender) until done.
-func TestCoreFIFOPerQueue(t *testing.T) {
-	h := newHarness(t, testConfig(), acct("s1", 0), acct("s2", 0))
-	uids := h.enqueue("q1", typA, 3)
-	uids = append(uids, h.enqueue("q1", typA, 2)...)
-	for i, uid := range uids {
-		if es := h.effects(EffectDispatch, "q1"); len(es) != 1 {
-			t.Fatalf("step %d: %d dispatches outstanding for q1", i, len(es))
-		}
-		e := h.take(EffectDispatch, "q1")
-		if e.UID != uid {
-			t.Fatalf("dispatched %s, want %s (Seq order)", e.UID, uid)
-		}
-		if i == 1 {
-			// A failure holds the queue: nothing else is dispatched.
-			h.dispatched(e, "", errors.New("busy"))
-			h.tick(delayA / 2)
-			h.none(EffectDispatch, "q1")
-			h.tick(delayA / 2)
-			e = h.take(EffectDispatch, "q1")
-			if e.UID != uid {
-				t.Fatalf("retry of %s dispatched %s", uid, e.UID)
-			}
-		}
-		h.dispatched(e, fmt.Sprintf("h%d", i), nil)
-		h.none(EffectDispatch, "q1")
-		h.newHead(okReceipt(fmt.Sprintf("h%d", i)))
-	}
-	for _, uid := range uids {
-		h.wantState(uid, store.Done)
-	}
-	h.wantFree("q1", "s1")
-	if h.senders["s2"].Queue != "" || h.c.BusySenders() != 0 {
-		t.Fatal("a second sender was used for one queue")
-	}
-}
-
-// TestCoreSendersFairness: with 2 senders and 3 queues the third waits; a
-// freed sender goes to the queue that asked first.
-func TestCoreSendersFairness(t *testing.T) {
-	h := newHarness(t, testConfig(), acct("s1", 0), acct("s2", 10))
-	u1 := h.enqueue("q1", typA, 1)[0]
-	u2 := h.enqueue("q2", typA, 1)[0]
-	u3 := h.enqueue("q3", typA, 1)[0]
-	e1 := h.take(EffectDispatch, "q1")
-	e2 := h.take(EffectDispatch, "q2")
-	if e1.Sender.AccountID != "s1" || e2.Sender.AccountID != "s2" || e2.Sender.Nonce != 10 {
-		t.Fatalf("senders %+v %+v", e1.Sender, e2.Sender)
-	}
-	h.none(EffectDispatch, "q3")
-	h.wantBinding("q3", store.Free)
-	h.wantState(u3, store.Waiting)
-	u4 := h.enqueue("q4", typA, 1)[0]
-	h.none(EffectDispatch, "q4")
-
-	// q2 finishes first: its sender goes to q3, which asked before q4.
-	h.dispatched(e2, "h2", nil)
-	h.newHead(okReceipt("h2"))
-	h.wantState(u2, store.Done)
-	e3 := h.take(EffectDispatch, "q3")
-	if e3.Sender.AccountID != "s2" || e3.Sender.Nonce != 11 || e3.UID != u3 {
-		t.Fatalf("q3 dispatch %+v", e3)
-	}
-	h.none(EffectDispatch, "q4")
-	if q := h.queue("q2"); q.Sender != "" {
-		t.Fatalf("q2 keeps sender %s", q.Sender)
-	}
-
-	// q1 fails for good: its sender goes to q4.
-	h.dispatched(e1, "", errors.New("x"))
-	for range 3 {
-		h.tick(delayA)
-		h.dispatched(h.take(EffectDispatch, "q1"), "", errors.New("x"))
-	}
-	h.wantState(u1, store.Failed)
-	e4 := h.take(EffectDispatch, "q4")
-	if e4.Sender.AccountID != "s1" || e4.UID != u4 {
-		t.Fatalf("q4 dispatch %+v", e4)
-	}
-}
-
 // TestCoreSendersNoStarvation: many queues share few senders; every queue is
 // served in turn, none waits for another to be served twice.
 func TestCoreSendersNoStarvation(t *testing.T) {
@@ -845,29 +555,6 @@ func TestCoreSendersNoStarvation(t *testing.T) {
 				t.Fatalf("%d senders still busy", h.c.BusySenders())
 			}
 		})
-	}
-}
-
-// TestCoreSingleSenderRoundRobin: one sender, queues take turns exactly.
-func TestCoreSingleSenderRoundRobin(t *testing.T) {
-	h := newHarness(t, testConfig(), acct("s1", 0))
-	const nq, per = 5, 3
-	for i := range nq {
-		h.enqueue(fmt.Sprintf("q%d", i), typA, per)
-	}
-	var order []string
-	for n := range nq * per {
-		e := h.take(EffectDispatch, "")
-		h.none(EffectDispatch, "")
-		order = append(order, e.Queue)
-		hash := fmt.Sprintf("h%d", n)
-		h.dispatched(e, hash, nil)
-		h.newHead(okReceipt(hash))
-	}
-	for i, q := range order {
-		if want := fmt.Sprintf("q%d", i%nq); q != want {
-			t.Fatalf("service %d went to %s, want %s (order %v)", i, q, want, order)
-		}
 	}
 }
 
@@ -934,36 +621,6 @@ func (h *harness) readWaiting(e Effect) ([]store.Transaction, bool) {
 		txs = txs[:e.Limit]
 	}
 	return txs, more
-}
-
-// TestCoreWaitingWindowFirstLoad: the buffer fills from Enqueued up to the
-// window; a load happens only when it drains.
-func TestCoreWaitingWindowFirstLoad(t *testing.T) {
-	cfg := testConfig()
-	cfg.WaitingWindow = 2
-	h := newHarness(t, cfg, acct("s1", 0))
-	uids := h.enqueue("q1", typA, 5)
-	h.none(EffectLoad, "")
-	h.complete("q1", "a")
-	h.none(EffectLoad, "")
-	h.complete("q1", "b")
-	l := h.take(EffectLoad, "q1")
-	if l.After != h.tx(uids[1]).Seq || l.Limit != 2 {
-		t.Fatalf("load %+v, want after seq of %s", l, uids[1])
-	}
-	h.none(EffectDispatch, "")
-	h.loaded(l)
-	if e := h.complete("q1", "c"); e.UID != uids[2] {
-		t.Fatalf("dispatched %s, want %s", e.UID, uids[2])
-	}
-	if e := h.complete("q1", "d"); e.UID != uids[3] {
-		t.Fatalf("dispatched %s, want %s", e.UID, uids[3])
-	}
-	h.loaded(h.take(EffectLoad, "q1"))
-	if e := h.complete("q1", "e"); e.UID != uids[4] {
-		t.Fatalf("dispatched %s, want %s", e.UID, uids[4])
-	}
-	h.none(EffectLoad, "") // the last load said there was no more
 }
 
 // TestCoreCheckErrorRetriedOnHead: a status check the chain could not answer
