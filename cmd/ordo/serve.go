@@ -1,12 +1,9 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/ordolabs/ordo/internal/node"
-	"github.com/ordolabs/ordo/internal/sequencer"
 )
 
 func serveCommand() *cobra.Command {
@@ -57,15 +54,6 @@ func serveCommand() *cobra.Command {
 				return err
 			}
 			defer n.Close()
-			// Until node.Build passes them itself: the intake rules
-			// (maxDataDepth) and CORS (api.corsOrigins) of the config,
-			// both checked by Build's Validate.
-			if _, err := sequencer.SetIntakeRules(n.Config.Intake()); err != nil {
-				return fmt.Errorf("config: %w", err)
-			}
-			if n.Handler, err = n.Config.WrapHandler(n.Handler); err != nil {
-				return fmt.Errorf("config: %w", err)
-			}
 			return n.Run(cmd.Context())
 		},
 	}

@@ -110,16 +110,7 @@ func TestLoneSurrogatesDoNotCollide(t *testing.T) {
 
 // The depth limit follows the intake rules in force.
 func TestMaxDataDepthConfigured(t *testing.T) {
-	prev, err := sequencer.SetIntakeRules(sequencer.IntakeRules{MaxDataDepth: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := sequencer.SetIntakeRules(prev); err != nil {
-			t.Error(err)
-		}
-	})
-	e := newEnv(t, envOptions{NoRun: true})
+	e := newEnv(t, envOptions{NoRun: true, Intake: sequencer.IntakeRules{MaxDataDepth: 3}})
 	for _, tt := range []struct {
 		data   string
 		status int

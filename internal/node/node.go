@@ -138,7 +138,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	}
 	seq, err := sequencer.NewNode(sequencer.Config{Trace: trace, Store: st, Chain: n.Chain, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: cfg.AllowedTypes,
 		Policies: policies, Fees: sequencer.FeePolicy(cfg.Fees), InclusionTimeout: cfg.InclusionTimeoutBlocks, Confirmations: cfg.Confirmations, Senders: senders,
-		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: o.OnFinish})
+		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: o.OnFinish, Intake: cfg.Intake()})
 	if err != nil {
 		n.Close()
 		return nil, err
@@ -148,7 +148,11 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	if n.Devchain != nil {
 		chainHandler = devchain.NewHandler(n.Devchain)
 	}
-	n.Handler = api.NewMux(api.NewSequencerHandler(seq, api.Options{Registry: n.Registry, Logger: o.Logger}), chainHandler)
+	h := api.NewMux(api.NewSequencerHandler(seq, api.Options{Registry: n.Registry, Logger: o.Logger}), chainHandler)
+	if n.Handler, err = cfg.WrapHandler(h); err != nil {
+		n.Close()
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	return n, nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -78,42 +77,13 @@ func (r IntakeRules) Validate() error {
 	return nil
 }
 
-// intakeRules are the rules Submit applies (nil: the defaults).
-var intakeRules atomic.Pointer[IntakeRules]
-
-// SetIntakeRules sets the rules every node of this process applies at
-// intake from now on, and returns the rules in force before (for a test to
-// put back). Invalid rules are refused and change nothing.
-//
-// The rules are process-wide only until sequencer.Config carries them: a
-// field Config.Intake (an IntakeRules) read by Submit is their intended
-// home.
-func SetIntakeRules(r IntakeRules) (previous IntakeRules, err error) {
-	if err := r.Validate(); err != nil {
-		return CurrentIntakeRules(), err
-	}
-	r = r.withDefaults()
-	if p := intakeRules.Swap(&r); p != nil {
-		return *p, nil
-	}
-	return IntakeRules{}.withDefaults(), nil
-}
-
-// CurrentIntakeRules returns the rules Submit applies, defaults filled in.
-func CurrentIntakeRules() IntakeRules {
-	if p := intakeRules.Load(); p != nil {
-		return *p
-	}
-	return IntakeRules{}.withDefaults()
-}
-
 // Submit validates intents and commits them; it returns once they are
 // durable. Each result says whether it created a record or found one by its
 // idempotency key. An intent is refused (ErrInvalid, ErrTypeNotAllowed)
 // before anything is committed when any of the batch is; the rules are
 // CheckIntake's.
 func (n *Node) Submit(ctx context.Context, in []Intake) ([]store.EnqueueResult, error) {
-	rules := CurrentIntakeRules()
+	rules := n.cfg.Intake
 	now := n.cfg.Clock.Now().UTC()
 	txs := make([]store.NewTransaction, len(in))
 	for i, it := range in {

@@ -167,33 +167,6 @@ func TestMaxDataDepthRule(t *testing.T) {
 	}
 }
 
-func TestSetIntakeRules(t *testing.T) {
-	if got := sequencer.CurrentIntakeRules(); got.MaxDataDepth != sequencer.DefaultMaxDataDepth {
-		t.Fatalf("default rules %+v", got)
-	}
-	prev, err := sequencer.SetIntakeRules(sequencer.IntakeRules{MaxDataDepth: 3})
-	if err != nil || prev.MaxDataDepth != sequencer.DefaultMaxDataDepth {
-		t.Fatalf("SetIntakeRules: %+v %v", prev, err)
-	}
-	t.Cleanup(func() {
-		if _, err := sequencer.SetIntakeRules(prev); err != nil {
-			t.Error(err)
-		}
-	})
-	if got := sequencer.CurrentIntakeRules(); got.MaxDataDepth != 3 {
-		t.Fatalf("rules %+v", got)
-	}
-	if _, err := sequencer.SetIntakeRules(sequencer.IntakeRules{MaxDataDepth: -5}); err == nil {
-		t.Fatal("invalid rules accepted")
-	}
-	if got := sequencer.CurrentIntakeRules(); got.MaxDataDepth != 3 {
-		t.Fatalf("invalid rules changed the rules to %+v", got)
-	}
-	if prev, _ := sequencer.SetIntakeRules(sequencer.IntakeRules{}); prev.MaxDataDepth != 3 || sequencer.CurrentIntakeRules().MaxDataDepth != sequencer.DefaultMaxDataDepth {
-		t.Fatalf("reset: prev %+v now %+v", prev, sequencer.CurrentIntakeRules())
-	}
-}
-
 func TestLoneSurrogate(t *testing.T) {
 	tests := []struct {
 		in   string

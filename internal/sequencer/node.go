@@ -65,6 +65,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics, when set, is updated as the node runs.
 	Metrics *Metrics
+	// Intake are intake's configurable limits (CheckIntake). Zero fields
+	// take their defaults.
+	Intake IntakeRules
 	// Inline makes the loop perform effects itself, in order, after each
 	// commit, instead of handing them to a pool of workers: a simulation
 	// turns the loop by hand (see Loop). Defaults to false.
@@ -120,6 +123,10 @@ func NewNode(cfg Config) (*Node, error) {
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Reader
 	}
+	if err := cfg.Intake.Validate(); err != nil {
+		return nil, fmt.Errorf("sequencer: intake: %w", err)
+	}
+	cfg.Intake = cfg.Intake.withDefaults()
 	if len(cfg.AllowedTypes) == 0 {
 		for t := range cfg.Dispatchers {
 			cfg.AllowedTypes = append(cfg.AllowedTypes, t)

@@ -41,6 +41,8 @@ type Options struct {
 	StartTimeout time.Duration
 	// Logger defaults to one that discards.
 	Logger *slog.Logger
+	// Intake is the sequencer's intake rules (zero: the defaults).
+	Intake sequencer.IntakeRules
 	// Store configures the SQLite store (the zero value is the production
 	// default: every commit fsynced).
 	Store sqlite.Options
@@ -115,7 +117,7 @@ func Start(opts Options) (_ *Node, err error) {
 		disp[typ] = d
 	}
 	n.Registry = prometheus.NewRegistry()
-	n.Seq, err = sequencer.NewNode(sequencer.Config{Store: n.Store, Chain: n.Chain, Dispatchers: disp, Senders: senders,
+	n.Seq, err = sequencer.NewNode(sequencer.Config{Store: n.Store, Chain: n.Chain, Dispatchers: disp, Senders: senders, Intake: opts.Intake,
 		Metrics: sequencer.NewMetrics(n.Registry), Logger: opts.Logger, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		return nil, fmt.Errorf("apitest: %w", err)
