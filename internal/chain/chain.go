@@ -23,6 +23,11 @@ type BlockHeader struct {
 	TxCount int       `json:"txCount"`
 	// MinFee is the minimum fee that was in force for this block.
 	MinFee uint64 `json:"minFee"`
+	// ReorgDepth is the deepest reorg the chain declares it may make, as of
+	// this head: an inclusion held by ReorgDepth+1 blocks is final. Set on
+	// heads (Head, head notifications), not on stored blocks; 0 on a chain
+	// that never reorgs. A deeper reorg is an anomaly the node reports.
+	ReorgDepth uint64 `json:"reorgDepth,omitempty"`
 }
 
 // Outcome of an included transaction.

@@ -24,10 +24,12 @@ type CoreConfig struct {
 	// supports for now.
 	InFlightPerQueue int
 	// Confirmations is how many blocks must hold an attempt (its own block
-	// counts) before its transaction is DONE. Defaults to 1: DONE on
-	// inclusion, the seed's behaviour. A chain that reorgs up to depth d needs
-	// d+1; until then the queue keeps its sender, and a reorged attempt goes
-	// back to waiting for inclusion.
+	// counts) before its transaction is DONE or its failure is acted on;
+	// until then the queue keeps its sender, and a reorged attempt goes back
+	// to waiting for inclusion. Defaults to 0: follow the chain, whose heads
+	// declare the deepest reorg d it may make (chain.BlockHeader.ReorgDepth),
+	// waiting d+1 — on a chain that never reorgs, 1: DONE on inclusion, the
+	// seed's behaviour. A value of d or less lets a declared reorg undo DONE.
 	Confirmations uint64
 	// PollStatus asks the chain for the status of every attempt waiting for
 	// inclusion on each new head, for chains whose blocks cannot be read
@@ -43,9 +45,6 @@ func (c *CoreConfig) setDefaults() error {
 	c.Fees.SetDefaults()
 	if c.InclusionTimeout == 0 {
 		c.InclusionTimeout = DefaultInclusionTimeout
-	}
-	if c.Confirmations == 0 {
-		c.Confirmations = DefaultConfirmations
 	}
 	if c.InFlightPerQueue == 0 {
 		c.InFlightPerQueue = DefaultInFlightPerQueue
@@ -148,6 +147,12 @@ type Core struct {
 	dirtyS  []*sender // senders changed since the last Ready, in the order first changed
 	// handedOut is set from Ready to Advance (see Ready).
 	handedOut bool
+	// reorgDepth is the deepest reorg the chain declares (the last head's).
+	reorgDepth uint64
+	// finals are the transactions the core ended DONE, by the height of
+	// their inclusion, for the last maxReorgTrack heights: a reorg deeper
+	// than declared that replaces one of those blocks flags them.
+	finals map[uint64][]string
 	// seqSeen is the highest Seq the core has been shown (intake, loads,
 	// the snapshot): a notification at or below it is late.
 	seqSeen int64
@@ -165,7 +170,7 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 	}
 	c := &Core{cfg: cfg, now: now, queues: map[string]*queue{}, senders: map[string]*sender{},
 		watch: map[string]*queue{}, hooks: map[string]*txn{},
-		head: st.Head, minFee: st.MinFee}
+		head: st.Head, minFee: st.MinFee, reorgDepth: st.ReorgDepth, finals: map[uint64][]string{}}
 	for _, s := range st.Senders {
 		c.senders[s.ID] = &sender{rec: s}
 	}
@@ -231,6 +236,8 @@ type Snapshot struct {
 	// Head and MinFee are the chain's at start.
 	Head   uint64
 	MinFee uint64
+	// ReorgDepth is the deepest reorg the chain declares at start.
+	ReorgDepth uint64
 }
 
 func (c *Core) queue(name string) *queue {

@@ -21,12 +21,21 @@ func landable(a *store.Attempt) bool {
 	return true
 }
 
+// conf is how many blocks must hold an inclusion before it counts: the
+// configured Confirmations, or the chain's declared reorg depth plus one.
+func (c *Core) conf() uint64 {
+	if c.cfg.Confirmations > 0 {
+		return c.cfg.Confirmations
+	}
+	return c.reorgDepth + 1
+}
+
 // live reports whether the chain may still change its mind about an
 // attempt: it has not settled (landable), or it is included less deep than
 // Confirmations, where a reorg can return it to the mempool. The core watches
 // and checks live attempts, and acts on no inclusion until it is deep enough.
 func (c *Core) live(a *store.Attempt) bool {
-	return landable(a) || (a.Hash != "" && nonceConsumed(a) && a.Height+c.cfg.Confirmations-1 > c.head)
+	return landable(a) || (a.Hash != "" && nonceConsumed(a) && a.Height+c.conf()-1 > c.head)
 }
 
 // shallowFailure returns the latest attempt of t included and failed less
@@ -387,8 +396,9 @@ func (c *Core) landed(q *queue) {
 			h, n = a.Height, a.N
 		}
 	}
-	target := h + c.cfg.Confirmations - 1
-	if c.cfg.Confirmations <= 1 || c.head >= target {
+	target := h + c.conf() - 1
+	if c.conf() <= 1 || c.head >= target {
+		c.finals[h] = append(c.finals[h], f.rec.UID)
 		c.finish(q, store.Done, "included")
 		return
 	}
@@ -425,7 +435,7 @@ func (c *Core) startConfirm(q *queue) {
 // would then apply the intent twice.
 func (c *Core) failedIncl(q *queue, a *store.Attempt) {
 	f := q.lead()
-	if target := a.Height + c.cfg.Confirmations - 1; c.cfg.Confirmations > 1 && c.head < target {
+	if target := a.Height + c.conf() - 1; c.conf() > 1 && c.head < target {
 		f.confirm, f.confirmN, q.rec.Deadline = target, a.N, 0
 		f.dispatchOver()
 		c.setBinding(q, store.WaitingInclusion)

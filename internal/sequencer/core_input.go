@@ -36,6 +36,11 @@ const (
 	InputChecked
 	// InputHookDone: the hook of the finished UID returned Result, or Err.
 	InputHookDone
+	// InputReorg: the driver saw a reorg replace the blocks above Height,
+	// Depth of them, deeper than the chain declares (ReorgDepth): an
+	// anomaly. The DONE transactions whose inclusion those blocks held are
+	// flagged in their history.
+	InputReorg
 )
 
 // String returns the input kind's name.
@@ -57,6 +62,8 @@ func (k InputKind) String() string {
 		return "checked"
 	case InputHookDone:
 		return "hook-done"
+	case InputReorg:
+		return "reorg"
 	}
 	return fmt.Sprintf("InputKind(%d)", k)
 }
@@ -67,20 +74,24 @@ func (k InputKind) String() string {
 type Input struct {
 	Kind InputKind `json:"kind"`
 	// At is the time of the step; the core's clock never moves back.
-	At       time.Time           `json:"at"`
-	Queue    string              `json:"queue,omitempty"`
-	UID      string              `json:"uid,omitempty"`
-	Attempt  int                 `json:"attempt,omitempty"`
-	Txs      []store.Transaction `json:"txs,omitempty"`
-	More     bool                `json:"more,omitempty"`
-	Height   uint64              `json:"height,omitempty"`
-	MinFee   uint64              `json:"minFee,omitempty"`
-	Receipts []Receipt           `json:"receipts,omitempty"`
-	Tx       *chain.Tx           `json:"tx,omitempty"`
-	Hash     string              `json:"hash,omitempty"`
-	Nonce    uint64              `json:"nonce,omitempty"`
-	Status   chain.TxStatus      `json:"status,omitzero"`
-	Result   TxnResult           `json:"result,omitzero"`
+	At      time.Time           `json:"at"`
+	Queue   string              `json:"queue,omitempty"`
+	UID     string              `json:"uid,omitempty"`
+	Attempt int                 `json:"attempt,omitempty"`
+	Txs     []store.Transaction `json:"txs,omitempty"`
+	More    bool                `json:"more,omitempty"`
+	Height  uint64              `json:"height,omitempty"`
+	MinFee  uint64              `json:"minFee,omitempty"`
+	// ReorgDepth is the chain's declared reorg depth (InputHead,
+	// InputReorg); Depth is the depth of a reorg seen (InputReorg).
+	ReorgDepth uint64         `json:"reorgDepth,omitempty"`
+	Depth      uint64         `json:"depth,omitempty"`
+	Receipts   []Receipt      `json:"receipts,omitempty"`
+	Tx         *chain.Tx      `json:"tx,omitempty"`
+	Hash       string         `json:"hash,omitempty"`
+	Nonce      uint64         `json:"nonce,omitempty"`
+	Status     chain.TxStatus `json:"status,omitzero"`
+	Result     TxnResult      `json:"result,omitzero"`
 	// Err is the error's text, "" for none.
 	Err string `json:"err,omitempty"`
 	// Code is Err's chain error code (chain.CodeOf), "" when it has none.
@@ -155,7 +166,10 @@ func (c *Core) Step(in Input) {
 	case InputLoaded:
 		c.loaded(in.Queue, in.Txs, in.More)
 	case InputHead:
+		c.reorgDepth = in.ReorgDepth
 		c.newHead(in.Height, in.MinFee, in.Receipts)
+	case InputReorg:
+		c.deepReorg(in)
 	case InputSigned:
 		if in.Tx != nil {
 			c.signed(in.Queue, in.UID, in.Attempt, *in.Tx, in.Hash)

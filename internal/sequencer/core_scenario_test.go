@@ -329,8 +329,12 @@ func (s *scenario) fmtConfig() string {
 		return "error: " + err.Error() + "\n"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "inclusion-timeout=%d confirmations=%d window=%d poll-status=%v\n",
-		cfg.InclusionTimeout, cfg.Confirmations, cfg.WaitingWindow, cfg.PollStatus)
+	conf := fmt.Sprint(cfg.Confirmations)
+	if cfg.Confirmations == 0 {
+		conf = "chain" // the chain's declared reorg depth + 1 (1 here: the test chain declares 0)
+	}
+	fmt.Fprintf(&b, "inclusion-timeout=%d confirmations=%s window=%d poll-status=%v\n",
+		cfg.InclusionTimeout, conf, cfg.WaitingWindow, cfg.PollStatus)
 	fmt.Fprintf(&b, "fees: initial=%d bump=%d%% min-step=%d max=%d\n",
 		cfg.Fees.Initial, cfg.Fees.BumpPercent, cfg.Fees.MinStep, cfg.Fees.Max)
 	for _, k := range sortedKeys(cfg.Policies) {

@@ -1,6 +1,8 @@
 package sequencer
 
 import (
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
@@ -110,6 +112,11 @@ func (c *Core) newHead(height, minFee uint64, receipts []Receipt) {
 	}
 	if height%compactEvery == 0 {
 		c.compact()
+	}
+	for h := range c.finals {
+		if h+maxReorgTrack < c.head {
+			delete(c.finals, h)
+		}
 	}
 	for _, q := range c.order {
 		if f := q.lead(); f != nil && f.wait == waitHead {
@@ -318,4 +325,29 @@ func (c *Core) compact() {
 		c.order[i] = nil
 	}
 	c.order = kept
+}
+
+// maxReorgTrack is how many heights back the core remembers which DONE
+// transactions each block included, to flag them after a reorg deeper than
+// declared; it is the deepest reorg devchain can make.
+const maxReorgTrack = 64
+
+// deepReorg flags the DONE transactions whose inclusion a reorg deeper than
+// the chain declares replaced: a history entry on each (DONE stays DONE, and
+// final; the entry says the chain broke its word and what to check).
+func (c *Core) deepReorg(in Input) {
+	var heights []uint64
+	for h := range c.finals {
+		if h > in.Height {
+			heights = append(heights, h)
+		}
+	}
+	slices.Sort(heights)
+	for _, h := range heights {
+		for _, uid := range c.finals[h] {
+			c.ready.Batch.History = append(c.ready.Batch.History, store.HistoryEntry{UID: uid, At: c.now, From: store.Done, To: store.Done,
+				Note: fmt.Sprintf("anomaly: a reorg of depth %d, deeper than the %d the chain declares, replaced block %d, which held this transaction's inclusion; it may no longer be applied: check the chain for memo %s", in.Depth, in.ReorgDepth, h, uid)})
+		}
+		delete(c.finals, h)
+	}
 }

@@ -19,6 +19,7 @@ type Loop struct {
 	n        *Node
 	core     *Core
 	lastHead uint64 // the last head whose blocks were read (HeadSeen)
+	reorgs   reorgWatch
 }
 
 // Open loads the store, syncs the senders with the chain and builds the core;
@@ -135,6 +136,7 @@ func (l *Loop) watched(rs []Receipt) []Receipt {
 // may call it.
 func (l *Loop) HeadSeen(ctx context.Context, h chain.BlockHeader) {
 	var receipts []Receipt
+	var blocks []chain.BlockHeader
 	if br, ok := l.n.cfg.Chain.(chain.BlockReader); ok {
 		from := l.lastHead + 1
 		if l.lastHead == 0 || h.Height-l.lastHead > 1000 {
@@ -143,12 +145,18 @@ func (l *Loop) HeadSeen(ctx context.Context, h chain.BlockHeader) {
 		// A read error leaves receipts out: the inclusion deadline's
 		// status check finds those transactions.
 		_ = chain.EachBlock(ctx, br, from, h.Height, func(b chain.Block) error {
+			blocks = append(blocks, b.BlockHeader)
 			for _, t := range b.Txs {
 				receipts = append(receipts, Receipt{Hash: string(t.Hash), Height: b.Height, Success: t.Status == chain.OutcomeSucceeded, Reason: t.Reason})
 			}
 			return nil
 		})
 	}
+	if in, ok := l.reorgs.seen(ctx, l.n.cfg.Chain, h, blocks); ok {
+		l.n.log.Error("a reorg deeper than the chain declares: DONE transactions it touched are flagged in their history",
+			"depth", in.Depth, "declared", in.ReorgDepth, "forkHeight", in.Height, "head", h.Height)
+		l.Put(in)
+	}
 	l.lastHead = h.Height
-	l.Put(Input{Kind: InputHead, Height: h.Height, MinFee: h.MinFee, Receipts: receipts})
+	l.Put(Input{Kind: InputHead, Height: h.Height, MinFee: h.MinFee, ReorgDepth: h.ReorgDepth, Receipts: receipts})
 }

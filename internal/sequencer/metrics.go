@@ -51,6 +51,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 func (n *Node) observe(c *Core, b store.Batch) {
 	m := n.cfg.Metrics
 	for _, h := range b.History {
+		if h.From == h.To && (h.To == store.Done || h.To == store.Failed) {
+			continue // a note on a finished record (a deep reorg's flag), not an end
+		}
 		switch h.To {
 		case store.Revision:
 			if _, ok := n.dispHead[h.UID]; !ok {

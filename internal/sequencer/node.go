@@ -52,7 +52,8 @@ type Config struct {
 	Fees FeePolicy
 	// InclusionTimeout in blocks. Defaults to 5.
 	InclusionTimeout uint64
-	// Confirmations before DONE. Defaults to 1 (see CoreConfig).
+	// Confirmations before DONE. Defaults to 0: the chain's declared reorg
+	// depth plus one (see CoreConfig).
 	Confirmations uint64
 	// Senders are the node's senders.
 	Senders []SenderConfig
@@ -358,7 +359,11 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 		}
 		policies[t] = p
 	}
-	snap.Head, snap.MinFee = hd.Height, hd.MinFee
+	snap.Head, snap.MinFee, snap.ReorgDepth = hd.Height, hd.MinFee, hd.ReorgDepth
+	if c := n.cfg.Confirmations; c > 0 && c <= hd.ReorgDepth {
+		n.log.Warn("confirmations do not cover the chain's declared reorg depth: a reorg the chain may make can undo DONE",
+			"confirmations", c, "reorgDepth", hd.ReorgDepth)
+	}
 	return n.newCore(CoreConfig{Policies: policies, Fees: n.cfg.Fees, InclusionTimeout: n.cfg.InclusionTimeout, Confirmations: n.cfg.Confirmations,
 		PollStatus: !canReadBlocks(n.cfg.Chain)}, n.cfg.Clock.Now(), snap)
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
@@ -54,10 +55,11 @@ type SequencerConfig struct {
 	// Trace, when set, records the sequencer's inputs and Readys (see
 	// sequencer.Replay).
 	Trace io.Writer
-	// Confirmations overrides the node's confirmations (0: ReorgDepth+1). A
-	// value of ReorgDepth or less makes a node that trusts inclusions a reorg
-	// can undo: the simulation's self-test uses it to see the invariants
-	// break.
+	// Confirmations overrides the node's confirmations. Defaults to 0: the
+	// node follows the chain, which declares ReorgDepth on its heads, and so
+	// waits ReorgDepth+1. A value of ReorgDepth or less makes a node that
+	// trusts inclusions a reorg can undo: the simulation's self-test uses it
+	// to see the invariants break.
 	Confirmations uint64
 	// ShrinkBudget bounds the wall time spent looking for a shorter failing
 	// action list. Defaults to 60s; negative: no shrinking.
@@ -81,9 +83,6 @@ func (c *SequencerConfig) setDefaults() {
 		if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
 			c.Dir = "/dev/shm"
 		}
-	}
-	if c.Confirmations == 0 {
-		c.Confirmations = c.ReorgDepth + 1
 	}
 	if c.ShrinkBudget == 0 {
 		c.ShrinkBudget = 60 * time.Second
@@ -235,7 +234,7 @@ func newSeqWorld(ctx context.Context, cfg SequencerConfig) (*seqWorld, error) {
 	w := &seqWorld{cfg: cfg, clk: clock.NewVirtual(clock.Epoch), dir: dir, keys: map[string]ed25519.PrivateKey{},
 		uids: rand.NewChaCha8(seed), chk: newChecker(), deployed: map[int]bool{}, digest: sha256.New(),
 		res: SequencerResult{Seed: cfg.Seed, Steps: cfg.Steps}}
-	w.dc, err = devchain.New(devchain.Config{Seed: cfg.Seed, BlockTime: simBlockTime, MaxBlockTxs: 64, Clock: w.clk,
+	w.dc, err = devchain.New(devchain.Config{Seed: cfg.Seed, BlockTime: simBlockTime, MaxBlockTxs: 64, Clock: w.clk, FinalityDepth: cfg.ReorgDepth,
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		os.RemoveAll(dir)
@@ -464,7 +463,8 @@ func (w *seqWorld) drain(ctx context.Context, step int) error {
 	}
 	bound := w.cfg.DrainBound
 	if bound <= 0 {
-		perIntent := (simMaxRetries + 1) * (simDelay + time.Duration(simInclusionTimeout+w.cfg.Confirmations+1)*simBlockTime)
+		conf := cmp.Or(w.cfg.Confirmations, w.cfg.ReorgDepth+1)
+		perIntent := (simMaxRetries + 1) * (simDelay + time.Duration(simInclusionTimeout+conf+1)*simBlockTime)
 		bound = time.Minute + time.Duration(w.chk.longestQueue())*perIntent
 	}
 	start := w.clk.Now()

@@ -52,6 +52,11 @@ type Config struct {
 	DataDir string
 	// Faults are the fault knobs in force at start.
 	Faults FaultUpdate
+	// FinalityDepth is the reorg depth the chain declares on its heads
+	// (chain.BlockHeader.ReorgDepth), at least the periodic reorg depth
+	// while periodic reorgs are on. A one-shot reorg deeper than it is how a
+	// test makes the anomaly of a reorg deeper than declared. Defaults to 0.
+	FinalityDepth uint64
 	// Clock is the injected clock. Defaults to the wall clock.
 	Clock clock.Clock
 	// Logger gets what the chain reports on its own (a torn log tail

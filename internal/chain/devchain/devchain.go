@@ -167,11 +167,22 @@ func (c *Chain) acct(a chain.Address) *account {
 	return ac
 }
 
-// Head returns the newest block's header.
+// Head returns the newest block's header, with the reorg depth the chain
+// declares.
 func (c *Chain) Head(ctx context.Context) (chain.BlockHeader, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.head().BlockHeader, nil
+	return c.headerLocked(c.head()), nil
+}
+
+// headerLocked is b's header as a head: with the declared reorg depth.
+func (c *Chain) headerLocked(b *chain.Block) chain.BlockHeader {
+	h := b.BlockHeader
+	h.ReorgDepth = c.cfg.FinalityDepth
+	if c.faults.ReorgEvery > 0 {
+		h.ReorgDepth = max(h.ReorgDepth, c.faults.ReorgDepth)
+	}
+	return h
 }
 
 // SendTx validates, verifies (or, in dev mode, signs for a dev account) and
@@ -422,9 +433,10 @@ func (c *Chain) commitBlock(b *chain.Block) error {
 	if c.faults.FeeSpikeBlocks > 0 {
 		c.faults.FeeSpikeBlocks--
 	}
+	hd := c.headerLocked(b)
 	for ch := range c.subs {
 		select {
-		case ch <- b.BlockHeader:
+		case ch <- hd:
 		default:
 		}
 	}
