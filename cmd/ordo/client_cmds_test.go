@@ -60,13 +60,13 @@ func TestClientCommands(t *testing.T) {
 		t.Fatalf("tx send with the key of another intent: %v, want idempotency_conflict", err)
 	}
 	file := filepath.Join(t.TempDir(), "data.json")
-	if err := os.WriteFile(file, []byte(`[1, 2]`), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(`{"l":[1, 2]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := runCLI(t, "", "tx", "send", node, "--queue", "zk", "--type", "SEND_CLAIM_VOTE", "--data", "@"+file); err != nil {
 		t.Fatalf("tx send @file: %v", err)
 	}
-	if _, _, err := runCLI(t, `"stdin"`, "tx", "send", node, "--queue", "zk", "--type", "SEND_CLAIM_VOTE", "--data", "@-"); err != nil {
+	if _, _, err := runCLI(t, `{"s":"stdin"}`, "tx", "send", node, "--queue", "zk", "--type", "SEND_CLAIM_VOTE", "--data", "@-"); err != nil {
 		t.Fatalf("tx send @-: %v", err)
 	}
 

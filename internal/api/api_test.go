@@ -105,8 +105,9 @@ func TestIntakeIdempotency(t *testing.T) {
 	if n := countRecords(t, e.store); n != 1 {
 		t.Fatalf("%d records, want 1", n)
 	}
-	// Without a key each POST is a new record; any JSON value is data.
-	for _, data := range []string{`"s"`, `[1]`, `3.5`, `null`, ``} {
+	// Without a key each POST is a new record; any object the type's schema
+	// takes is data (none given: {}).
+	for _, data := range []string{`{"s":"s"}`, `{"l":[1]}`, `{"n":3.5}`, `{"z":null}`, ``} {
 		tx, r := e.post(t, "q1", typ, data, "")
 		if r.status != http.StatusCreated {
 			t.Fatalf("POST data %q: %d", data, r.status)

@@ -66,8 +66,10 @@ func TestIntakeLenientInputs(t *testing.T) {
 		{"data depth 5000", intent("q", "", strings.Repeat("[", 5000)+strings.Repeat("]", 5000)), 422, api.CodeInvalid, []string{"data nests"}},
 		{"data depth 20000", intent("q", "", strings.Repeat("[", 20000)+strings.Repeat("]", 20000)), 400, api.CodeBadJSON, nil},
 
-		{"escaped pair is fine", intent(`vote \ud83d\uddf3`, "", `"\ud83d\ude00"`), 201, "", nil},
-		{"depth 64 is fine", intent("deep", "", strings.Repeat("[", 64)+strings.Repeat("]", 64)), 201, "", nil},
+		{"escaped pair is fine", intent(`vote \ud83d\uddf3`, "", `{"s":"\ud83d\ude00"}`), 201, "", nil},
+		{"depth 64 is fine", intent("deep", "", `{"a":`+strings.Repeat("[", 63)+strings.Repeat("]", 63)+"}"), 201, "", nil},
+		{"data the type's schema refuses", intent("q", "", `[1,2]`), 422, api.CodeInvalid, []string{`"data"`, "schema", "want object"}},
+		{"a field the schema refuses", intent("q", "", `{"zkapp":7}`), 422, api.CodeInvalid, []string{`"data/zkapp"`, "want string"}},
 		{"letters of any script are fine", intent(`\u6295\u7968-é`, "", ""), 201, "", nil},
 	}
 	for _, tt := range tests {
@@ -114,7 +116,7 @@ func TestMaxDataDepthConfigured(t *testing.T) {
 	for _, tt := range []struct {
 		data   string
 		status int
-	}{{`[[[1]]]`, 201}, {`{"a":{"b":[1]}}`, 201}, {`[[[[1]]]]`, 422}, {`{"a":{"b":{"c":{}}}}`, 422}, {`1`, 201}} {
+	}{{`{"a":[[1]]}`, 201}, {`{"a":{"b":[1]}}`, 201}, {`{"a":[[[1]]]}`, 422}, {`{"a":{"b":{"c":{}}}}`, 422}, {`{}`, 201}} {
 		r := e.do(t, http.MethodPost, "/v1/transactions", []byte(`{"queue":"q","type":"`+typ+`","data":`+tt.data+`}`))
 		if r.status != tt.status {
 			t.Errorf("data %s: %d %s, want %d", tt.data, r.status, r.body, tt.status)

@@ -94,6 +94,9 @@ func (n *Node) Submit(ctx context.Context, in []Intake) ([]store.EnqueueResult, 
 		if len(data) == 0 {
 			data = []byte("{}")
 		}
+		if err := n.schemas.check(it.Type, data); err != nil {
+			return nil, err
+		}
 		txs[i] = store.NewTransaction{UID: n.uidSeq.next(now), Queue: it.Queue, Type: it.Type, Data: data, IdempotencyKey: it.IdempotencyKey, At: now}
 	}
 	res, err := n.cfg.Store.Enqueue(ctx, txs)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -69,6 +70,11 @@ type Config struct {
 	// Intake are intake's configurable limits (CheckIntake). Zero fields
 	// take their defaults.
 	Intake IntakeRules
+	// Schemas are JSON Schemas of types' data, by type: intake refuses data
+	// that fails its type's schema. A type's entry here overrides what its
+	// dispatcher declares (DataSchema); a type with neither takes any JSON.
+	// Defaults to none.
+	Schemas map[string]json.RawMessage
 	// Inline makes the loop perform effects itself, in order, after each
 	// commit, instead of handing them to a pool of workers: a simulation
 	// turns the loop by hand (see Loop). Defaults to false.
@@ -95,6 +101,7 @@ type Node struct {
 	log      *slog.Logger
 	uidSeq   uidSource
 	trace    *traceWriter
+	schemas  schemas
 	started  chan struct{}
 	dispHead map[string]uint64
 	stopped  chan struct{}
@@ -152,6 +159,11 @@ func NewNode(cfg Config) (*Node, error) {
 			unsigned = append(unsigned, t)
 		}
 	}
+	sch, err := compileSchemas(cfg.AllowedTypes, cfg.Dispatchers, cfg.Schemas)
+	if err != nil {
+		return nil, fmt.Errorf("sequencer: %w", err)
+	}
+	n.schemas = sch
 	if len(unsigned) > 0 {
 		// A keystore sender's attempt must have its hash committed before
 		// it is sent (else a timeout could hide a sent attempt and a retry

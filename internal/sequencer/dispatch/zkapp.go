@@ -49,6 +49,18 @@ var zkMethods = map[string]struct{ method, key, kind string }{
 	sequencer.CommitAllVotingBatches:     {"set", "committed", ""},
 }
 
+// zkAppDataSchema is what the built-in types' data must be: a JSON object,
+// whose optional zkapp names the account (else the queue's name is used).
+var zkAppDataSchema = json.RawMessage(`{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "properties": {"zkapp": {"type": "string", "minLength": 1, "maxLength": 128}}
+}`)
+
+// DataSchema implements sequencer.DataSchema: intake refuses data the
+// dispatcher could never build.
+func (d *ZkAppDispatcher) DataSchema() json.RawMessage { return zkAppDataSchema }
+
 // Name returns the type.
 func (d *ZkAppDispatcher) Name() string { return d.typ }
 
