@@ -40,7 +40,7 @@ It shows progress and ends with a summary read back from the store and the chain
 				return err
 			}
 			var finished, failed atomic.Int64
-			cfg := node.Config{Data: data, DevSenders: senders, RetryDelay: node.Duration(time.Second),
+			cfg := node.Config{Data: data, DevMode: true, DevSenders: senders, RetryDelay: node.Duration(time.Second),
 				Devchain: node.DevchainConfig{BlockTime: node.Duration(blockTime), Faults: fc}}
 			n, err := node.StartLocal(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 				OnFinish: func(_ string, state store.TxState, _ uint64) {

@@ -13,6 +13,7 @@ func serveCommand() *cobra.Command {
 		data       string
 		chainURL   string
 		devSenders int
+		devMode    bool
 		blockTime  string
 		verbose    bool
 		trace      string
@@ -40,6 +41,9 @@ func serveCommand() *cobra.Command {
 			if f.Changed("chain") {
 				cfg.Chain = chainURL
 			}
+			if f.Changed("dev-mode") {
+				cfg.DevMode = devMode
+			}
 			if f.Changed("dev-senders") {
 				cfg.SetDevSenders(devSenders) // 0 means none, not the default
 			}
@@ -61,7 +65,8 @@ func serveCommand() *cobra.Command {
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:7070", "HTTP API address")
 	cmd.Flags().StringVar(&data, "data", "ordo-data", "data directory")
 	cmd.Flags().StringVar(&chainURL, "chain", "", "http(s) URL of a standalone devchain (empty: run one in-process)")
-	cmd.Flags().IntVar(&devSenders, "dev-senders", 0, "create and fund this many sender accounts in dev mode; 0 means none (unset: 8 when no senders are configured, else 0)")
+	cmd.Flags().BoolVar(&devMode, "dev-mode", false, "serve the in-process devchain's dev routes on the node's address (POST /v1/tx, faults, faucet, dev accounts, mine); off: its reads only. Warns at start; never on an exposed node")
+	cmd.Flags().IntVar(&devSenders, "dev-senders", 0, "create this many sender keys in the node's keystore and fund them from the chain's faucet (refused on a chain without one); 0 means none (unset: 8 when no senders are configured, else 0)")
 	cmd.Flags().StringVar(&blockTime, "block-time", "1s", "block time of the in-process devchain")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logs")
 	cmd.Flags().StringVar(&trace, "trace", "", "append the sequencer's inputs and Readys to this file (replay it with `ordo replay`)")

@@ -509,8 +509,8 @@ func NewMux(seq http.Handler, chainHandler http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		if chainHandler != nil && strings.HasPrefix(p, "/v1/") && !isSequencerPath(p) {
-			if mutating(r.Method) {
-				if err := requireJSON(r); err != nil {
+			if httpjson.Mutating(r.Method) {
+				if err := httpjson.RequireJSON(r); err != nil {
 					guard.WriteError(w, err)
 					return
 				}

@@ -2,60 +2,22 @@ package api
 
 import (
 	"fmt"
-	"mime"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 
-	"github.com/ordolabs/ordo/internal/httpjson"
 	"github.com/ordolabs/ordo/internal/sequencer"
 )
 
-// mutating reports whether a request with this method may change state: it
-// is the kind of request a page on another origin could send to a node on
-// localhost without asking (a form post, a fetch with a text body).
-func mutating(method string) bool {
-	switch method {
-	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-		return true
-	}
-	return false
-}
-
-// requireJSON refuses a request whose Content-Type is not application/json
-// (parameters are allowed; a charset, if given, must be utf-8). A browser
-// sends such a request cross-origin only after a CORS preflight, which the
-// node answers only for the origins its operator lists (see CORS): forms
-// (application/x-www-form-urlencoded, multipart/form-data) and text/plain
-// bodies, which need no preflight, are refused before anything is read.
-func requireJSON(r *http.Request) error {
-	ct := r.Header.Values("Content-Type")
-	if len(ct) == 0 {
-		return httpjson.Errorf(CodeUnsupportedMediaType, "a %s needs Content-Type: application/json; the request has none", r.Method)
-	}
-	if len(ct) > 1 {
-		return httpjson.Errorf(CodeUnsupportedMediaType, "a %s needs one Content-Type: application/json; the request has %d", r.Method, len(ct))
-	}
-	mt, params, err := mime.ParseMediaType(ct[0])
-	if err != nil || mt != "application/json" {
-		return httpjson.Errorf(CodeUnsupportedMediaType, "a %s needs Content-Type: application/json, not %s", r.Method, sequencer.Excerpt(ct[0]))
-	}
-	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return httpjson.Errorf(CodeUnsupportedMediaType, "a %s needs Content-Type: application/json in UTF-8 (charset=utf-8 or none), not charset %s", r.Method, sequencer.Excerpt(cs))
-	}
-	return nil
-}
-
-// jsonOnly wraps h, a handler of a mutating route, with requireJSON.
+// jsonOnly wraps h, a handler of a mutating route, with the Content-Type
+// rule every ordo API shares (httpjson.RequireJSON): a request without
+// Content-Type: application/json is answered 415 unsupported_media_type
+// before anything is read. A browser sends such a request cross-origin only
+// after a CORS preflight, which the node answers only for the origins its
+// operator lists (see CORS).
 func (s *server) jsonOnly(h http.HandlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := requireJSON(r); err != nil {
-			s.api.WriteError(w, err)
-			return
-		}
-		h(w, r)
-	})
+	return s.api.JSONOnly(h)
 }
 
 // CORS headers the node answers an allowed origin's preflight with.

@@ -2,7 +2,8 @@
 // node's sequencer API in internal/api and the devchain's API in
 // internal/chain/devchain): routing with JSON answers for unknown routes and
 // wrong methods, panic recovery, a value-or-error handler adapter, JSON and
-// error writing, request body limits, and strict decoding of request bodies.
+// error writing, request body limits, strict decoding of request bodies, and
+// the Content-Type rule of mutating requests (RequireJSON, JSONOnly).
 //
 // Each API keeps its own routes, its own error codes beyond the few defined
 // here, and its own mapping from codes to HTTP statuses (Options.Status); a
@@ -13,7 +14,13 @@
 //     {"error":{"code","message"}}: a stable code and a sentence for people;
 //   - the codes this package produces always have the same status:
 //     bad_json 400, too_large 413, route_not_found 404, method_not_allowed
-//     405 (with an Allow header), internal 500;
+//     405 (with an Allow header), unsupported_media_type 415, internal 500;
+//   - a mutating request (POST, PUT, PATCH, DELETE) to a route wrapped with
+//     JSONOnly, or refused by RequireJSON, without exactly one
+//     Content-Type: application/json (parameters allowed, a charset only
+//     utf-8) is answered 415 unsupported_media_type before its body is read:
+//     one rule for every API, so a page on another origin cannot post a form
+//     or a text body to a server on localhost;
 //   - an error that is neither an *Error nor given a code by Options.Code is
 //     answered 500 "internal error" and logged, never shown to the client;
 //     a panic in a handler is answered the same way (http.ErrAbortHandler

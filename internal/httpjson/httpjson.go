@@ -15,7 +15,8 @@ import (
 const DefaultMaxBody = 1 << 20
 
 // The codes this package answers with. Each has a fixed status, whatever
-// Options.Status says.
+// Options.Status says (so has CodeUnsupportedMediaType, 415: see
+// RequireJSON).
 const (
 	CodeBadJSON          = "bad_json"           // 400: the body is not JSON of the expected shape
 	CodeTooLarge         = "too_large"          // 413: the body is over Options.MaxBody
@@ -114,14 +115,20 @@ func (s *Server) Handle(pattern string, h http.Handler) {
 // HandleJSON registers for pattern a handler that returns a value or an
 // error: the value is answered 200 in JSON, the error as WriteError does.
 func (s *Server) HandleJSON(pattern string, h func(*http.Request) (any, error)) {
-	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.mux.Handle(pattern, s.JSONHandler(h))
+}
+
+// JSONHandler is the handler HandleJSON registers for h: h's value is
+// answered 200 in JSON, its error as WriteError does.
+func (s *Server) JSONHandler(h func(*http.Request) (any, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, err := h(r)
 		if err != nil {
 			s.WriteError(w, err)
 			return
 		}
 		s.WriteJSON(w, http.StatusOK, v)
-	}))
+	})
 }
 
 // ServeHTTP limits the request body to Options.MaxBody and routes the
@@ -239,6 +246,8 @@ func (s *Server) status(code string) int {
 		return http.StatusNotFound
 	case CodeMethodNotAllowed:
 		return http.StatusMethodNotAllowed
+	case CodeUnsupportedMediaType:
+		return http.StatusUnsupportedMediaType
 	case CodeInternal:
 		return http.StatusInternalServerError
 	}

@@ -25,6 +25,16 @@ type Config struct {
 	// Chain is a remote devchain's URL; empty runs a devchain in-process,
 	// served under the node's address. Defaults to "".
 	Chain string `yaml:"chain"`
+	// DevMode is the one switch for the node's openness. With it, the
+	// in-process devchain's routes that change the chain (POST /v1/tx,
+	// GET/PUT /v1/faults, POST /v1/faucet, GET /v1/dev/accounts, POST
+	// /v1/dev/mine) are served on the node's address; without it the node
+	// serves only the chain's reads (head, blocks, subscribe, tx status,
+	// accounts, minfee, events, call) and answers the others 403 read_only.
+	// The node logs a warning at start when it is on. It says nothing about
+	// the chain's own dev mode (see DevSenders). Defaults to false (`ordo
+	// demo` turns it on).
+	DevMode bool `yaml:"devMode"`
 	// DevSenders creates this many funded sender accounts in dev mode (keys
 	// kept in Data/keys.json, funded by the devchain faucet). Defaults to 8
 	// when no senders are configured, else 0. Given as 0 (in the file, by

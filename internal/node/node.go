@@ -146,7 +146,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	n.Sequencer = seq
 	var chainHandler http.Handler
 	if n.Devchain != nil {
-		chainHandler = devchain.NewHandler(n.Devchain)
+		chainHandler = n.devchainHandler()
 	}
 	h := api.NewMux(api.NewSequencerHandler(seq, api.Options{Registry: n.Registry, Logger: o.Logger}), chainHandler)
 	if n.Handler, err = cfg.WrapHandler(h); err != nil {
@@ -154,6 +154,58 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	return n, nil
+}
+
+// notDevMode is why a node outside dev mode does not serve its in-process
+// devchain's routes that change the chain.
+const notDevMode = "outside dev mode a node serves only its chain's reads (head, blocks, subscribe, tx status, accounts, minfee, events, call); " +
+	"start it with ordo serve --dev-mode (devMode: true in the config) to serve transaction submission, the fault knobs, the faucet, the dev accounts and mining on its address"
+
+// devchainHandler is the in-process devchain's API as the node serves it:
+// whole in dev mode, its reads only otherwise.
+func (n *Node) devchainHandler() http.Handler {
+	var opts []devchain.HandlerOption
+	if !n.Config.DevMode {
+		opts = append(opts, devchain.ReadOnly(notDevMode))
+	}
+	return devchain.NewHandler(n.Devchain, append(opts, devchain.WithLogger(n.log))...)
+}
+
+// chainWrapper is a chain that wraps another (a metered chain, say): the
+// faucet of dev senders is looked for through it.
+type chainWrapper interface {
+	Unwrap() chain.Chain
+}
+
+// faucetOf returns the faucet of c, or of a chain it wraps, or nil.
+func faucetOf(c chain.Chain) faucet {
+	for c != nil {
+		if f, ok := c.(faucet); ok {
+			return f
+		}
+		w, ok := c.(chainWrapper)
+		if !ok {
+			return nil
+		}
+		c = w.Unwrap()
+	}
+	return nil
+}
+
+// noFaucet is the error of dev senders that need funding on a chain without
+// a faucet.
+func (n *Node) noFaucet(cause string) error {
+	return fmt.Errorf("devSenders: %d dev senders need funds from the chain's faucet, and %s %s; "+
+		"start the devchain without --no-dev-mode, or set --dev-senders 0 (devSenders: 0) and configure funded senders (senders: keyFile or worker)",
+		n.Config.DevSenders, chainDescription(n.Config.Chain), cause)
+}
+
+// chainDescription names the node's chain in a sentence.
+func chainDescription(url string) string {
+	if url == "" {
+		return "the in-process devchain"
+	}
+	return "the chain at " + url
 }
 
 // senders loads configured senders (checked by Config.Validate) and the dev
@@ -180,22 +232,30 @@ func (n *Node) senders(ctx context.Context) ([]sequencer.SenderConfig, map[strin
 		if err != nil {
 			return nil, nil, err
 		}
-		f, ok := n.Chain.(faucet)
+		// Each dev sender is funded from the chain's faucet when it runs
+		// low; a chain without one (or a devchain with --no-dev-mode, which
+		// answers not_dev_mode) refuses the start, unless every dev sender
+		// is funded already.
+		f := faucetOf(n.Chain)
 		for _, k := range dev {
 			a := chain.KeyAddress(k)
 			keys[string(a)] = k
 			out = append(out, sequencer.SenderConfig{ID: a, Key: k})
-			if !ok {
-				continue
-			}
 			acct, err := n.Chain.Account(ctx, a)
 			if err != nil {
 				return nil, nil, fmt.Errorf("dev sender %s: %w", a, err)
 			}
-			if acct.Balance < 1e13 {
-				if _, err := f.Faucet(ctx, a, 1e14); err != nil {
-					return nil, nil, fmt.Errorf("fund dev sender %s: %w", a, err)
+			if acct.Balance >= 1e13 {
+				continue
+			}
+			if f == nil {
+				return nil, nil, n.noFaucet("has none")
+			}
+			if _, err := f.Faucet(ctx, a, 1e14); err != nil {
+				if errors.Is(err, chain.ErrNotDevMode) {
+					return nil, nil, n.noFaucet("answered the faucet not_dev_mode (a devchain started with --no-dev-mode)")
 				}
+				return nil, nil, fmt.Errorf("fund dev sender %s from %s: %w", a, chainDescription(n.Config.Chain), err)
 			}
 		}
 	}
@@ -267,6 +327,9 @@ func (n *Node) Run(ctx context.Context) error {
 // and the in-process devchain have all stopped, so that Close may follow.
 func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	n.log.Info("ordo node listening", "addr", ln.Addr().String(), "data", n.Config.Data, "chain", chainName(n.Config.Chain))
+	if n.Config.DevMode {
+		n.log.Warn(devModeWarning(n.Devchain != nil), "addr", ln.Addr().String())
+	}
 	run := []func(context.Context) error{n.Sequencer.Run}
 	if n.Devchain != nil {
 		run = append(run, n.Devchain.Run)
@@ -307,6 +370,16 @@ func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, streams *de
 		first = nil
 	}
 	return first
+}
+
+// devModeWarning is what a node in dev mode warns of at start.
+func devModeWarning(inProcess bool) string {
+	if inProcess {
+		return "dev mode is on: anyone who can reach this address can submit raw chain transactions, set the chain's fault knobs, " +
+			"use its faucet, list its dev accounts (the chain signs for them) and mine blocks; never expose it beyond a developer's machine"
+	}
+	return "dev mode is on: with a remote chain the node serves none of the chain's routes, so today it opens nothing more; " +
+		"never run a node in dev mode beyond a developer's machine"
 }
 
 func chainName(url string) string {

@@ -104,7 +104,9 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 		return fmt.Errorf("devchain client: %s %s: %w", method, path, err)
 	}
 	req.Header.Set("Accept", "application/json")
-	if body != nil {
+	if body != nil || httpjson.Mutating(method) {
+		// Every POST and PUT, a body or none (POST /v1/dev/mine): the
+		// server refuses one without it (415 unsupported_media_type).
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := c.hc.Do(req)

@@ -26,16 +26,18 @@ const MaxEventsPerRequest = 1000
 
 // Error codes the HTTP layer adds to the chain's own (chain.Error codes).
 const (
-	CodeBadJSON          = httpjson.CodeBadJSON          // 400: body is not JSON of the expected shape
-	CodeBadQuery         = "bad_query"                   // 400: malformed, repeated, unknown or out-of-range query parameter (the node's API uses the same code)
-	CodeBadHash          = "bad_hash"                    // 400: path hash is not 64 lowercase hex
-	CodeBadAddress       = "bad_address"                 // 400: path address is not 64 lowercase hex
-	CodeTooLarge         = httpjson.CodeTooLarge         // 413: body over the limit
-	CodeInvalidFaults    = "invalid_faults"              // 422: fault update out of range
-	CodeFaucetLimit      = "faucet_limit"                // 422: faucet call over the per-call or per-account cap (ErrFaucetLimit)
-	CodeRouteNotFound    = httpjson.CodeRouteNotFound    // 404: no such endpoint
-	CodeMethodNotAllowed = httpjson.CodeMethodNotAllowed // 405: endpoint exists, method does not
-	CodeInternal         = httpjson.CodeInternal         // 500: anything else
+	CodeBadJSON              = httpjson.CodeBadJSON              // 400: body is not JSON of the expected shape
+	CodeBadQuery             = "bad_query"                       // 400: malformed, repeated, unknown or out-of-range query parameter (the node's API uses the same code)
+	CodeBadHash              = "bad_hash"                        // 400: path hash is not 64 lowercase hex
+	CodeBadAddress           = "bad_address"                     // 400: path address is not 64 lowercase hex
+	CodeTooLarge             = httpjson.CodeTooLarge             // 413: body over the limit
+	CodeUnsupportedMediaType = httpjson.CodeUnsupportedMediaType // 415: a POST or PUT without Content-Type: application/json (httpjson.RequireJSON, the node's rule too)
+	CodeInvalidFaults        = "invalid_faults"                  // 422: fault update out of range
+	CodeFaucetLimit          = "faucet_limit"                    // 422: faucet call over the per-call or per-account cap (ErrFaucetLimit)
+	CodeReadOnly             = "read_only"                       // 403: a route that is not a read, on a handler made ReadOnly
+	CodeRouteNotFound        = httpjson.CodeRouteNotFound        // 404: no such endpoint
+	CodeMethodNotAllowed     = httpjson.CodeMethodNotAllowed     // 405: endpoint exists, method does not
+	CodeInternal             = httpjson.CodeInternal             // 500: anything else
 )
 
 // statusOf maps a chain error code to an HTTP status.
@@ -54,8 +56,10 @@ const (
 //   - 409: the request conflicts with the chain's current state and may
 //     succeed later or with other values (nonce_too_low, nonce_too_high,
 //     fee_too_low, replacement_underpriced, insufficient_funds, rejected).
-//   - 503: mempool_full (retry later); 404: not_found; 403: not_dev_mode;
-//     500: anything without a code.
+//   - 503: mempool_full (retry later); 404: not_found; 403: not_dev_mode,
+//     read_only; 500: anything without a code.
+//   - 415: unsupported_media_type, a POST or PUT without Content-Type:
+//     application/json (httpjson maps it).
 //
 // httpjson maps its own codes (bad_json 400, too_large 413, route_not_found
 // 404, method_not_allowed 405, internal 500) before asking statusOf.
@@ -73,7 +77,7 @@ func statusOf(code string) int {
 		return http.StatusServiceUnavailable
 	case chain.ErrNotFound.Code:
 		return http.StatusNotFound
-	case chain.ErrNotDevMode.Code:
+	case chain.ErrNotDevMode.Code, CodeReadOnly:
 		return http.StatusForbidden
 	default:
 		return http.StatusInternalServerError
@@ -92,17 +96,48 @@ func WithLogger(l *slog.Logger) HandlerOption {
 	}
 }
 
+// ReadOnly makes the handler serve only the routes that read the chain
+// (ReadRoutes); every other route (submitting a transaction, the fault
+// knobs, the faucet, the dev accounts, mining) answers 403 read_only with a
+// message that names the route and ends with why (for example how to turn
+// the routes on). A node serves its in-process devchain so unless it runs
+// in dev mode.
+func ReadOnly(why string) HandlerOption {
+	return func(s *server) {
+		s.readOnly, s.why = true, why
+	}
+}
+
+// ReadRoutes are the routes that only read the chain: what a handler made
+// ReadOnly still serves. POST /v1/call runs a read-only contract method.
+var ReadRoutes = []string{
+	"GET /v1/head",
+	"GET /v1/blocks",
+	"GET /v1/blocks/subscribe",
+	"GET /v1/tx/{hash}",
+	"GET /v1/accounts/{address}",
+	"GET /v1/minfee",
+	"GET /v1/events",
+	"POST /v1/call",
+}
+
 type server struct {
-	c       *Chain
-	api     *httpjson.Server
-	maxBody int64
-	log     *slog.Logger
+	c        *Chain
+	api      *httpjson.Server
+	maxBody  int64
+	log      *slog.Logger
+	readOnly bool
+	why      string
 }
 
 // NewHandler returns the devchain's HTTP API over c. Every response but the
 // head stream is JSON; every error is {"error":{"code","message"}} with a
 // stable code (see statusOf for the statuses). Bad input gets a 4xx and
-// changes nothing. The API has no authentication: it serves a test ledger.
+// changes nothing. Every POST and PUT needs Content-Type: application/json
+// (else 415 unsupported_media_type before its body is read, as on the
+// node's API), so a page on another origin cannot post a form or a text body
+// to a devchain on localhost. The API has no authentication: it serves a
+// test ledger (see ReadOnly for the routes a node serves outside dev mode).
 //
 // Routes:
 //
@@ -148,10 +183,24 @@ func NewHandler(c *Chain, opts ...HandlerOption) http.Handler {
 		"POST /v1/dev/mine":          s.mine,
 	}
 	for pattern, h := range routes {
-		s.api.HandleJSON(pattern, h)
+		if s.readOnly && !slices.Contains(ReadRoutes, pattern) {
+			h = s.refuse(pattern)
+		}
+		hh := s.api.JSONHandler(h)
+		if method, _, _ := strings.Cut(pattern, " "); httpjson.Mutating(method) {
+			hh = s.api.JSONOnly(hh)
+		}
+		s.api.Handle(pattern, hh)
 	}
 	s.api.Handle("GET /v1/blocks/subscribe", http.HandlerFunc(s.subscribe))
 	return s.api
+}
+
+// refuse is the handler of a route a ReadOnly handler does not serve.
+func (s *server) refuse(pattern string) func(*http.Request) (any, error) {
+	return func(*http.Request) (any, error) {
+		return nil, httpjson.Errorf(CodeReadOnly, "%s is not served here: %s", pattern, s.why)
+	}
 }
 
 func (s *server) head(r *http.Request) (any, error) {

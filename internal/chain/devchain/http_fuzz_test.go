@@ -98,6 +98,7 @@ func FuzzAPIInput(f *testing.F) {
 		for _, ep := range endpoints {
 			before := fuzzSnap(t, c, dev)
 			req := httptest.NewRequest(ep.method, ep.path, bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
 			if rec.Code >= 500 {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -59,7 +60,19 @@ type rawResponse struct {
 	body   []byte
 }
 
+// raw sends a request as a client does: a POST or PUT with Content-Type:
+// application/json.
 func (e *env) raw(t *testing.T, method, path string, body []byte) rawResponse {
+	t.Helper()
+	h := http.Header{}
+	if method == http.MethodPost || method == http.MethodPut {
+		h.Set("Content-Type", "application/json")
+	}
+	return e.rawWith(t, method, path, body, h)
+}
+
+// rawWith sends a request with exactly the headers h.
+func (e *env) rawWith(t *testing.T, method, path string, body []byte, h http.Header) rawResponse {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -69,6 +82,7 @@ func (e *env) raw(t *testing.T, method, path string, body []byte) rawResponse {
 	if err != nil {
 		t.Fatal(err)
 	}
+	maps.Copy(req.Header, h)
 	resp, err := e.srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
