@@ -2,6 +2,7 @@ package sequencer
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 
 	"github.com/ordolabs/ordo/internal/chain"
@@ -306,12 +307,24 @@ func (c *Core) ambiguous(q *queue, a *store.Attempt) {
 // retry counts a failed attempt and moves the transaction to RETRY.
 func (c *Core) retry(q *queue, note string) {
 	f := q.lead()
-	f.rec.Retries++
 	f.rec.Error = note
 	f.recheck = checkNone
 	if f.wait == waitHead {
 		f.wait = waitNone
 	}
+	if f.rec.Retries >= c.maxRetries(f.txn) {
+		// No retry left: FAILED once every attempt is settled. Retries
+		// stays the number of retries made, as the history shows them.
+		c.saveTx(f.txn)
+		if f.rec.State == store.Revision && q.rec.State != store.WaitingInclusion {
+			// (A receipt of the failure came while the queue was delaying.)
+			q.rec.Deadline = 0
+			c.setBinding(q, store.WaitingInclusion)
+		}
+		c.startCheck(q, checkBeforeFail)
+		return
+	}
+	f.rec.Retries++
 	c.setBinding(q, store.RetryBinding)
 	q.rec.Deadline = 0
 	c.setState(q, f.txn, store.Retry, note)
@@ -348,14 +361,21 @@ func (c *Core) finish(q *queue, to store.TxState, note string) {
 func (c *Core) hook(t *txn) {
 	success := t.rec.State == store.Done
 	res := TxnResult{}
-	for _, a := range t.rec.Attempts {
-		if a.Outcome == store.OutcomeIncluded || (!success && a.Hash != "") {
+	s := Sender{Queue: t.rec.Queue, Retries: t.rec.Retries}
+	// The sender is the landed attempt's (DONE), else the last one's; the
+	// hash likewise, else the last attempt's with a hash.
+	for i := range t.rec.Attempts {
+		a := &t.rec.Attempts[i]
+		if (success && a.Outcome == store.OutcomeIncluded) || (!success && a.Hash != "") {
 			res.Hash = a.Hash
 		}
+		if !success || a.Outcome == store.OutcomeIncluded || i == len(t.rec.Attempts)-1 && s.AccountID == "" {
+			s.AccountID, s.Nonce, s.Fee = a.Sender, a.Nonce, a.Fee
+		}
 	}
-	s := Sender{Queue: t.rec.Queue, Retries: t.rec.Retries}
-	if la := t.last(); la != nil {
-		s.AccountID, s.Nonce, s.Fee = la.Sender, la.Nonce, la.Fee
+	if !success {
+		// OnFailure gets the reason (the seed's TxnResult.error).
+		res.Error, _ = json.Marshal(map[string]string{"reason": t.rec.Error})
 	}
 	c.hooks[t.rec.UID] = t
 	c.emit(Effect{Kind: EffectHook, UID: t.rec.UID, Queue: t.rec.Queue, Txn: rawData(t), Sender: s, Success: success, Result: res})
@@ -556,7 +576,7 @@ func (c *Core) decide(q *queue, why check) {
 			c.ambiguous(q, b)
 			return
 		}
-		note := fmt.Sprintf("failed after %d retries", t.rec.Retries-1)
+		note := fmt.Sprintf("failed after %d retries", t.rec.Retries)
 		if f.verdict == verdictPermanent {
 			note = "failed: the dispatch can never succeed"
 		}
@@ -575,10 +595,28 @@ func (c *Core) decide(q *queue, why check) {
 	}
 }
 
+// exhausted reports whether t's last allowed attempt was made and failed:
+// Retries counts the retries made, so with Retries at the maximum and an
+// attempt for each, a failed last attempt leaves nothing to retry.
+func (c *Core) exhausted(t *txn) bool {
+	la := t.last()
+	if t.rec.Retries < c.maxRetries(t) || len(t.rec.Attempts) <= t.rec.Retries || la == nil {
+		return false
+	}
+	switch la.Outcome {
+	case store.OutcomeError, store.OutcomeFailed, store.OutcomeDropped, store.OutcomeTimeout, store.OutcomeUnknown:
+		return true
+	}
+	return false
+}
+
 // recoverDecide resumes a transaction that was active when the node stopped.
 func (c *Core) recoverDecide(q *queue, la *store.Attempt, pending bool) {
 	t := q.lead().txn
 	switch {
+	case t.rec.State == store.Retry && c.exhausted(t):
+		// Its last retry had failed before the stop: it was settling.
+		c.decide(q, checkBeforeFail)
 	case t.rec.State == store.Retry:
 		if q.rec.State != store.Delay {
 			c.setBinding(q, store.RetryBinding)

@@ -321,7 +321,7 @@ func TestCoreMaxRetries(t *testing.T) {
 		}
 		h.wantState(uid, store.Failed)
 		tx := h.tx(uid)
-		if tx.Retries != 4 || !strings.Contains(tx.Error, "rejected") {
+		if tx.Retries != 3 || !strings.Contains(tx.Error, "rejected") {
 			t.Fatalf("retries %d error %q", tx.Retries, tx.Error)
 		}
 		if he := h.lastHistory(uid); he.From != store.Retry || he.To != store.Failed || he.Binding != store.Free {
@@ -410,11 +410,12 @@ func TestCoreMaxRetries(t *testing.T) {
 		for _, c := range h.takeAll(EffectCheck, "q1") {
 			h.checked(c, status(c.Hash, chain.TxPending), nil)
 		}
-		// Retries 2 > 1: asked again, still pending: no FAILED.
+		// Out of retries (1 made): asked again, still pending: no FAILED;
+		// the transaction stays REVISION while its attempts settle.
 		for _, c := range h.takeAll(EffectCheck, "q1") {
 			h.checked(c, status(c.Hash, chain.TxPending), nil)
 		}
-		h.wantState(uid, store.Retry)
+		h.wantState(uid, store.Revision)
 		h.wantBinding("q1", store.WaitingInclusion)
 		h.newHead(okReceipt("h2"))
 		h.wantState(uid, store.Done)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +65,10 @@ func TestPoisonedIntentsDoNotStall(t *testing.T) {
 		}
 		if tx.State != store.Failed || tx.Retries != 0 || len(tx.Attempts) != 1 || tx.Attempts[0].Outcome != store.OutcomeError {
 			t.Fatalf("%s: %s, retries %d, attempts %+v; want FAILED at the first attempt", tx.UID, tx.State, tx.Retries, tx.Attempts)
+		}
+		// OnFailure got the reason, and the record's result keeps it.
+		if !strings.Contains(string(tx.Result), `"reason":"not retried: `) {
+			t.Fatalf("%s: result %s, want the failure's reason", tx.UID, tx.Result)
 		}
 	}
 	if err := w.check(ctx, 1); err != nil {

@@ -143,9 +143,14 @@ func (d *ZkAppDispatcher) OnSuccess(ctx context.Context, txn sequencer.RawTxnDat
 	return r, nil
 }
 
-// OnFailure records the failure in the result's error.
+// OnFailure records the failure in the result's error: the uid, the retries
+// made and the reason the sequencer gives.
 func (d *ZkAppDispatcher) OnFailure(ctx context.Context, txn sequencer.RawTxnData, r sequencer.TxnResult, s sequencer.Sender) (sequencer.TxnResult, error) {
-	b, _ := json.Marshal(map[string]any{"uid": txn.UID, "retries": s.Retries})
+	var given struct {
+		Reason string `json:"reason"`
+	}
+	_ = json.Unmarshal(r.Error, &given) // the sequencer's failure reason, when given
+	b, _ := json.Marshal(map[string]any{"uid": txn.UID, "retries": s.Retries, "reason": given.Reason})
 	r.Error = b
 	return r, nil
 }
