@@ -137,6 +137,11 @@ type TypeConfig struct {
 	// RetryDelay is how long a transaction of this type waits before its
 	// next dispatch. Defaults to the node's RetryDelay.
 	RetryDelay Duration `yaml:"retryDelay"`
+	// Worker is the URL of the type's remote worker: it builds the type's
+	// chain transactions (POST {worker}/build), which the node's keystore
+	// senders sign, and gets its hooks; a type with a worker needs no
+	// built-in dispatcher. Defaults to "" (the built-in dispatcher).
+	Worker string `yaml:"worker"`
 }
 
 // FeeConfig sets attempt fees.

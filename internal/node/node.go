@@ -117,13 +117,18 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		tc := cfg.Types[t]
 		p := sequencer.Policy{MaxRetries: cmp.Or(tc.MaxRetries, cfg.MaxRetries), Delay: time.Duration(cmp.Or(tc.RetryDelay, cfg.RetryDelay))}
 		policies[t] = p
+		if tc.Worker != "" {
+			dispatchers[t] = dispatch.NewTypeWorker(tc.Worker, time.Duration(cfg.WorkerTimeout), t, p.MaxRetries)
+			continue
+		}
 		d, err := dispatch.NewZkAppDispatcher(t, p.MaxRetries, n.Chain, func(id string) ed25519.PrivateKey { return keys[id] })
 		if err != nil {
 			if allWorkers {
 				continue
 			}
 			n.Close()
-			return nil, fmt.Errorf("allowed type %s: %w (configure remote workers for it, or remove it from allowedTypes)", t, err)
+			return nil, fmt.Errorf("allowed type %s has no dispatcher: it is not a built-in type (%s), it has no worker (types.%s.worker: the URL of a remote worker that builds it) and not every sender is a worker sender; configure one, or remove it from allowedTypes",
+				t, strings.Join(dispatch.BuiltinTypes(), ", "), t)
 		}
 		dispatchers[t] = d
 	}

@@ -82,6 +82,11 @@ func (c Config) Validate() error {
 			bad(field+".maxRetries", "must not be negative, got %d", tc.MaxRetries)
 		}
 		nonNegative(field+".retryDelay", tc.RetryDelay)
+		if tc.Worker != "" {
+			if err := checkBaseURL(tc.Worker, "http://127.0.0.1:8081"); err != nil {
+				bad(field+".worker", "%v", err)
+			}
+		}
 	}
 
 	if c.Fees.BumpPercent < minBumpPercent {
@@ -109,21 +114,24 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// checkChainURL checks the URL of a remote chain: http or https, a host, and
-// neither a query nor a fragment (the client appends its paths to it).
-func checkChainURL(s string) error {
+// checkChainURL checks the URL of a remote chain (see checkBaseURL).
+func checkChainURL(s string) error { return checkBaseURL(s, "http://127.0.0.1:7545") }
+
+// checkBaseURL checks a base URL the node appends paths to (a chain's, a
+// worker's): http or https, a host, and neither a query nor a fragment.
+func checkBaseURL(s, example string) error {
 	u, err := url.Parse(s)
 	if err != nil {
-		return fmt.Errorf("must be an http(s) URL such as http://127.0.0.1:7545, got %s: %w", sequencer.Excerpt(s), errors.Unwrap(err))
+		return fmt.Errorf("must be an http(s) URL such as %s, got %s: %w", example, sequencer.Excerpt(s), errors.Unwrap(err))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("must be an http(s) URL such as http://127.0.0.1:7545, got %s (scheme %s)", sequencer.Excerpt(s), sequencer.Excerpt(u.Scheme))
+		return fmt.Errorf("must be an http(s) URL such as %s, got %s (scheme %s)", example, sequencer.Excerpt(s), sequencer.Excerpt(u.Scheme))
 	}
 	if u.Host == "" || u.Hostname() == "" {
-		return fmt.Errorf("must be an http(s) URL with a host, such as http://127.0.0.1:7545, got %s", sequencer.Excerpt(s))
+		return fmt.Errorf("must be an http(s) URL with a host, such as %s, got %s", example, sequencer.Excerpt(s))
 	}
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-		return fmt.Errorf("must be the chain's base URL, without a query or fragment, got %s", sequencer.Excerpt(s))
+		return fmt.Errorf("must be a base URL, without a query or fragment, got %s", sequencer.Excerpt(s))
 	}
 	return nil
 }

@@ -28,12 +28,28 @@ type Dispatcher interface {
 // the attempt's hash before sending it, which lets a restart settle the
 // attempt by asking the chain.
 //
-// Build must be deterministic and do no I/O: the same RawTxnData and Sender
-// give the same transaction. So a Build error is permanent: the transaction
-// ends FAILED at once (after its earlier attempts are settled) and its
-// sender is freed; it is never retried.
+// An in-process Build must be deterministic and do no I/O: the same
+// RawTxnData and Sender give the same transaction, and the driver runs it on
+// its loop. So its error is permanent: the transaction ends FAILED at once
+// (after its earlier attempts are settled) and its sender is freed; it is
+// never retried. A Builder that calls out (a type's remote worker) says so
+// with Remote: the driver runs it on an effect worker, and its errors are
+// retried unless they wrap ErrPermanent.
 type Builder interface {
 	Build(ctx context.Context, txn RawTxnData, s Sender) (chain.Tx, error)
+}
+
+// Remote is implemented by dispatchers that call out (remote workers): the
+// driver never runs them on its loop, and a Build error of theirs is
+// retried unless it wraps ErrPermanent.
+type Remote interface {
+	Remote() bool
+}
+
+// isRemote reports whether d calls out.
+func isRemote(d Dispatcher) bool {
+	r, ok := d.(Remote)
+	return ok && r.Remote()
 }
 
 // ErrPermanent marks a dispatch error that no retry can change (a

@@ -101,14 +101,16 @@ func (n *Node) dispatcherFor(typ, sender string) Dispatcher {
 // reports the result to the core (Signed, or Dispatched with the error). ok
 // is false when e's dispatcher is no Builder or its sender has no key here.
 func (n *Node) buildAndSign(ctx context.Context, e Effect) (report Input, ok bool) {
-	b, ok := n.dispatcherFor(e.Txn.Type, e.Sender.AccountID).(Builder)
+	d := n.dispatcherFor(e.Txn.Type, e.Sender.AccountID)
+	b, ok := d.(Builder)
 	key := n.keys[e.Sender.AccountID]
 	if !ok || key == nil {
 		return Input{}, false
 	}
 	tx, err := b.Build(ctx, e.Txn, e.Sender)
 	if err != nil {
-		return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err), Permanent: true}), true
+		permanent := !isRemote(d) || errors.Is(err, ErrPermanent)
+		return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err), Permanent: permanent}), true
 	}
 	tx.From, tx.Nonce, tx.Fee = chain.Address(e.Sender.AccountID), e.Sender.Nonce, e.Sender.Fee
 	h := signTx(&tx, key)

@@ -103,7 +103,7 @@ func (l *Loop) ready(ctx context.Context, now time.Time) Ready {
 	kept := r.Effects[:0]
 	signed := false
 	for _, e := range r.Effects {
-		if e.Kind == EffectDispatch && !e.SyncNonce {
+		if e.Kind == EffectDispatch && !e.SyncNonce && !isRemote(l.n.dispatcherFor(e.Txn.Type, e.Sender.AccountID)) {
 			if in, ok := l.n.buildAndSign(ctx, e); ok {
 				in.At = now
 				l.step(in)

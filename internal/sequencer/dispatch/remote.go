@@ -73,42 +73,57 @@ func (r remoteType) OnFailure(ctx context.Context, txn sequencer.RawTxnData, res
 }
 
 func (w *RemoteWorker) call(ctx context.Context, method string, body any) (sequencer.TxnResult, error) {
+	var r sequencer.TxnResult
+	if err := w.post(ctx, method, body, &r); err != nil {
+		return sequencer.TxnResult{}, err
+	}
+	return r, workerError(method, r.Error)
+}
+
+// post sends body as JSON to {url}/{method} within the timeout and decodes
+// a 2xx answer into out; any other answer is an error.
+func (w *RemoteWorker) post(ctx context.Context, method string, body, out any) error {
 	ctx, cancel := context.WithTimeout(ctx, w.timeout)
 	defer cancel()
 	b, err := json.Marshal(body)
 	if err != nil {
-		return sequencer.TxnResult{}, fmt.Errorf("worker %s: %w", method, err)
+		return fmt.Errorf("worker %s: %w", method, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url+"/"+method, bytes.NewReader(b))
 	if err != nil {
-		return sequencer.TxnResult{}, fmt.Errorf("worker %s: %w", method, err)
+		return fmt.Errorf("worker %s: %w", method, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := w.hc.Do(req)
 	if err != nil {
-		return sequencer.TxnResult{}, fmt.Errorf("worker %s: %w", method, err)
+		return fmt.Errorf("worker %s: %w", method, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return sequencer.TxnResult{}, fmt.Errorf("worker %s: %w", method, err)
+		return fmt.Errorf("worker %s: %w", method, err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return sequencer.TxnResult{}, fmt.Errorf("worker %s: HTTP %d: %s", method, resp.StatusCode, bytes.TrimSpace(raw))
+		return fmt.Errorf("worker %s: HTTP %d: %s", method, resp.StatusCode, sequencer.Excerpt(string(bytes.TrimSpace(raw))))
 	}
-	var r sequencer.TxnResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return sequencer.TxnResult{}, fmt.Errorf("worker %s: bad answer: %w", method, err)
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("worker %s: bad answer: %w", method, err)
 	}
-	if len(r.Error) > 0 && string(r.Error) != "null" {
-		err := fmt.Errorf("worker %s: %s", method, r.Error)
-		var e struct {
-			Permanent bool `json:"permanent"`
-		}
-		if json.Unmarshal(r.Error, &e) == nil && e.Permanent {
-			err = sequencer.Permanent(err) // no retry can change it
-		}
-		return r, err
+	return nil
+}
+
+// workerError is the error a worker's answer carries in its error field
+// (nil when null or absent); "permanent": true in it marks it permanent.
+func workerError(method string, e json.RawMessage) error {
+	if len(e) == 0 || string(e) == "null" {
+		return nil
 	}
-	return r, nil
+	err := fmt.Errorf("worker %s: %s", method, sequencer.Excerpt(string(e)))
+	var p struct {
+		Permanent bool `json:"permanent"`
+	}
+	if json.Unmarshal(e, &p) == nil && p.Permanent {
+		err = sequencer.Permanent(err) // no retry can change it
+	}
+	return err
 }
