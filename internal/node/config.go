@@ -67,8 +67,10 @@ type Config struct {
 	// is retried. Defaults to 5.
 	InclusionTimeoutBlocks uint64 `yaml:"inclusionTimeoutBlocks"`
 	// Confirmations is how many blocks must hold a transaction before it is
-	// DONE (its own block counts). Defaults to 1; a chain that reorgs up to
-	// depth d needs d+1.
+	// DONE (its own block counts). Defaults to 0: follow the chain, which
+	// declares on its heads the deepest reorg d it may make, and wait d+1
+	// (1 on a chain that never reorgs). A value of d or less is warned about
+	// at start: a reorg the chain may make could then undo DONE.
 	Confirmations uint64 `yaml:"confirmations"`
 	// WorkerTimeout bounds a remote worker call. Defaults to 10s.
 	WorkerTimeout Duration `yaml:"workerTimeout"`
@@ -265,19 +267,16 @@ func (c *Config) SetDefaults() {
 		c.AllowedTypes = dispatch.BuiltinTypes()
 	}
 	if c.RetryDelay == 0 {
-		c.RetryDelay = Duration(5 * time.Second)
+		c.RetryDelay = Duration(sequencer.DefaultRetryDelay)
 	}
 	if c.MaxRetries == 0 {
-		c.MaxRetries = 5
+		c.MaxRetries = sequencer.DefaultMaxRetries
 	}
 	if c.InclusionTimeoutBlocks == 0 {
-		c.InclusionTimeoutBlocks = 5
-	}
-	if c.Confirmations == 0 {
-		c.Confirmations = 1
+		c.InclusionTimeoutBlocks = sequencer.DefaultInclusionTimeout
 	}
 	if c.WorkerTimeout == 0 {
-		c.WorkerTimeout = Duration(10 * time.Second)
+		c.WorkerTimeout = Duration(dispatch.DefaultWorkerTimeout)
 	}
 	if c.Devchain.BlockTime == 0 {
 		c.Devchain.BlockTime = Duration(time.Second)
