@@ -4,8 +4,8 @@ package sequencer
 
 // The sub-states of a queue, of its transactions in flight and of a sender.
 // Each is a typed state with a String (generated), so that a dump of the core
-// reads as the states it is in; moves between them are in core_cycle.go and
-// core_step.go.
+// reads as the states it is in; moves between them are in core_cycle.go,
+// core_chain.go and core_step.go.
 
 // check is why a transaction's attempts are being checked on the chain.
 type check uint8
