@@ -19,12 +19,7 @@ import (
 func TestPoisonedIntentsDoNotStall(t *testing.T) {
 	ctx := context.Background()
 	cfg := SequencerConfig{Seed: 11, Senders: 4, Dir: t.TempDir()}
-	cfg.setDefaults()
-	w, err := newSeqWorld(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.close()
+	w := newTestWorld(t, &cfg)
 	var poisoned []store.NewTransaction
 	for i := range 16 {
 		poisoned = append(poisoned, store.NewTransaction{UID: fmt.Sprintf("tx_poison%02d", i), Queue: fmt.Sprintf("p%d", i),

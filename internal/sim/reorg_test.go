@@ -16,12 +16,7 @@ import (
 func TestDeepReorgFlagsDone(t *testing.T) {
 	ctx := context.Background()
 	cfg := SequencerConfig{Seed: 5, ReorgDepth: 1, Dir: t.TempDir()}
-	cfg.setDefaults()
-	w, err := newSeqWorld(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.close()
+	w := newTestWorld(t, &cfg)
 	if err := w.submit(ctx, Action{Kind: ActSubmit, Queue: 0, N: 1}); err != nil {
 		t.Fatal(err)
 	}

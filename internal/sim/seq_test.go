@@ -121,3 +121,16 @@ func TestSequencerSimCatchesMutant(t *testing.T) {
 	}
 	t.Fatal("no seed of 1..5 broke an invariant with confirmations 1 under reorgs of depth 2")
 }
+
+// newTestWorld builds a world from cfg (defaults filled in) and closes it
+// when the test ends.
+func newTestWorld(t *testing.T, cfg *SequencerConfig) *seqWorld {
+	t.Helper()
+	cfg.setDefaults()
+	w, err := newSeqWorld(context.Background(), *cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.close)
+	return w
+}

@@ -3,8 +3,6 @@ package dispatch_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -13,11 +11,9 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
-	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
-	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
 
 // fakeWorker is the seed's remote cloud worker: it holds its sender's key,
@@ -76,42 +72,21 @@ func (w *fakeWorker) count(path string) int {
 func TestRemoteWorkerDispatchesAndTimesOut(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	dc, err := devchain.New(devchain.Config{BlockTime: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dc.Close()
-	go func() { _ = dc.Run(ctx) }()
-	key := chain.KeyFromSeed("remote-worker-test")
+	env := newTestEnv(ctx, t, 20*time.Millisecond, "remote-worker-test")
+	dc, st, key := env.dc, env.st, env.key
 	addr := chain.KeyAddress(key)
-	if _, err := dc.Faucet(ctx, addr, 1e12); err != nil {
-		t.Fatal(err)
-	}
 	w := &fakeWorker{key: key, c: dc, calls: map[string]int{}}
 	w.hangFirst.Store(true)
 	srv := httptest.NewServer(w)
 	defer srv.Close()
-
-	st, err := sqlite.Open(ctx, t.TempDir()+"/ordo.db", sqlite.Options{Synchronous: "NORMAL"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	disp := map[string]sequencer.Dispatcher{}
 	for _, typ := range dispatch.BuiltinTypes() {
 		d, _ := dispatch.NewZkAppDispatcher(typ, 3, dc, nil)
 		disp[typ] = d
 	}
-	n, err := sequencer.NewNode(sequencer.Config{Store: st, Chain: dc, Dispatchers: disp,
-		Policies:     map[string]sequencer.Policy{sequencer.SendClaimVote: {Delay: 50 * time.Millisecond}, sequencer.CreateClaimVotingAccount: {Delay: 50 * time.Millisecond}},
-		Senders:      []sequencer.SenderConfig{{ID: addr, Worker: srv.URL, Remote: dispatch.NewRemoteWorker(srv.URL, 300*time.Millisecond)}},
-		PollInterval: 20 * time.Millisecond,
-		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = n.Run(ctx) }()
-	<-n.Started()
+	n := env.startNode(ctx, t, sequencer.Config{Dispatchers: disp,
+		Policies: map[string]sequencer.Policy{sequencer.SendClaimVote: {Delay: 50 * time.Millisecond}, sequencer.CreateClaimVotingAccount: {Delay: 50 * time.Millisecond}},
+		Senders:  []sequencer.SenderConfig{{ID: addr, Worker: srv.URL, Remote: dispatch.NewRemoteWorker(srv.URL, 300*time.Millisecond)}}})
 	res, err := n.Submit(ctx, []sequencer.Intake{
 		{Queue: "claim-r", Type: sequencer.CreateClaimVotingAccount, Data: json.RawMessage(`{"title":"r"}`)},
 		{Queue: "claim-r", Type: sequencer.SendClaimVote, Data: json.RawMessage(`{"voter":"a"}`)},

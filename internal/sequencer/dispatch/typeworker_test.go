@@ -3,8 +3,6 @@ package dispatch_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -13,11 +11,9 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
-	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
-	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
 
 // typeWorkerServer builds MINT transactions (a zkapp deploy of the data's
@@ -69,34 +65,15 @@ func (s *typeWorkerServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestTypeWorker(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	dc, err := devchain.New(devchain.Config{BlockTime: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dc.Close()
-	go func() { _ = dc.Run(ctx) }()
-	key := chain.KeyFromSeed("type-worker-test")
-	if _, err := dc.Faucet(ctx, chain.KeyAddress(key), 1e12); err != nil {
-		t.Fatal(err)
-	}
+	env := newTestEnv(ctx, t, 50*time.Millisecond, "type-worker-test")
+	dc, st, key := env.dc, env.st, env.key
 	ws := &typeWorkerServer{}
 	srv := httptest.NewServer(ws)
 	defer srv.Close()
-	st, err := sqlite.Open(ctx, t.TempDir()+"/ordo.db", sqlite.Options{Synchronous: "NORMAL"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	n, err := sequencer.NewNode(sequencer.Config{Store: st, Chain: dc,
+	n := env.startNode(ctx, t, sequencer.Config{
 		Dispatchers: map[string]sequencer.Dispatcher{"MINT": dispatch.NewTypeWorker(srv.URL, time.Second, "MINT", 2)},
 		Policies:    map[string]sequencer.Policy{"MINT": {Delay: 50 * time.Millisecond}},
-		Senders:     []sequencer.SenderConfig{{ID: chain.KeyAddress(key), Key: key}}, PollInterval: 20 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = n.Run(ctx) }()
-	<-n.Started()
+		Senders:     []sequencer.SenderConfig{{ID: chain.KeyAddress(key), Key: key}}})
 	res, err := n.Submit(ctx, []sequencer.Intake{
 		{Queue: "m1", Type: "MINT", Data: json.RawMessage(`{"zkapp":"m1"}`)},
 		{Queue: "m2", Type: "MINT", Data: json.RawMessage(`{"zkapp":"m2","flaky":true}`)},
