@@ -98,4 +98,8 @@ type Receipt struct {
 	// Reason is the chain's failure reason ("reverted", "precondition", ...),
 	// "" on success.
 	Reason string
+	// Nonce and Fee are the included transaction's, when the block says
+	// (0: unknown): the attempt records them, so its fee is the fee of the
+	// transaction whose hash it holds (a remote worker may pay another).
+	Nonce, Fee uint64 `json:",omitempty"`
 }

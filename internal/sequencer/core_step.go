@@ -102,6 +102,10 @@ func (c *Core) newHead(height, minFee uint64, receipts []Receipt) {
 		if a == nil {
 			continue
 		}
+		if r.Fee != 0 && (a.Fee != r.Fee || a.Nonce != r.Nonce) {
+			// What the chain included is what the attempt records.
+			a.Fee, a.Nonce = r.Fee, r.Nonce
+		}
 		c.observe(q, a, chain.TxStatus{State: chain.TxIncluded, Height: r.Height, Success: r.Success, Reason: r.Reason})
 		switch {
 		case r.Success:

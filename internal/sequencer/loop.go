@@ -147,7 +147,8 @@ func (l *Loop) HeadSeen(ctx context.Context, h chain.BlockHeader) {
 		_ = chain.EachBlock(ctx, br, from, h.Height, func(b chain.Block) error {
 			blocks = append(blocks, b.BlockHeader)
 			for _, t := range b.Txs {
-				receipts = append(receipts, Receipt{Hash: string(t.Hash), Height: b.Height, Success: t.Status == chain.OutcomeSucceeded, Reason: t.Reason})
+				receipts = append(receipts, Receipt{Hash: string(t.Hash), Height: b.Height, Success: t.Status == chain.OutcomeSucceeded, Reason: t.Reason,
+					Nonce: t.Nonce, Fee: t.Fee})
 			}
 			return nil
 		})

@@ -51,6 +51,7 @@ func (w *fakeWorker) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			_ = json.NewEncoder(rw).Encode(map[string]any{"hash": "", "error": err.Error()})
 			return
 		}
+		tx.Fee += 7 // a worker may pay more than asked: the node records what landed
 		tx.Sign(w.key)
 		h, err := w.c.SendTx(r.Context(), tx)
 		if err != nil {
@@ -130,6 +131,9 @@ func TestRemoteWorkerDispatchesAndTimesOut(t *testing.T) {
 			t.Fatalf("%s: chain status %+v", tx.UID, s)
 		}
 		b, _ := dc.Blocks(ctx, s.Height, s.Height)
+		if got := b[0].Txs[s.Index]; got.Fee != last.Fee || got.Nonce != last.Nonce {
+			t.Fatalf("%s: attempt records fee %d nonce %d, the chain holds fee %d nonce %d", tx.UID, last.Fee, last.Nonce, got.Fee, got.Nonce)
+		}
 		if got := b[0].Txs[s.Index]; got.From != addr || got.Memo != tx.UID {
 			t.Fatalf("chain tx from %s memo %s, want %s %s", got.From, got.Memo, addr, tx.UID)
 		}
