@@ -95,6 +95,10 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		n.Chain, n.Devchain = dc, dc
 	} else {
 		n.Chain = devchain.NewClient(cfg.Chain, nil)
+		if err := reachable(ctx, n.Chain, cfg.Chain); err != nil {
+			n.Close()
+			return nil, err
+		}
 	}
 	senders, keys, err := n.senders(ctx)
 	if err != nil {
@@ -408,4 +412,19 @@ func (n *Node) Close() error {
 	}
 	errs = append(errs, n.lock.Release())
 	return errors.Join(errs...)
+}
+
+// ErrChainUnreachable is returned by Build when the configured chain does
+// not answer at start.
+var ErrChainUnreachable = errors.New("the chain does not answer")
+
+// reachable asks the chain at url for its head, within 10s, and turns a
+// failure into one sentence that names the URL.
+func reachable(ctx context.Context, c chain.Chain, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := c.Head(ctx); err != nil {
+		return fmt.Errorf("%w: no answer from %s (%v); start it (ordo devchain --listen ...) or leave --chain out for an in-process devchain", ErrChainUnreachable, url, err)
+	}
+	return nil
 }
