@@ -27,6 +27,8 @@ func (n *Node) work(ctx context.Context, l *Loop) {
 
 // perform performs one effect and returns the input that reports it.
 func (n *Node) perform(ctx context.Context, e Effect) Input {
+	t0 := time.Now() // effect latency, on the wall clock
+	defer func() { n.observeEffect(e.Kind, time.Since(t0)) }()
 	switch e.Kind {
 	case EffectDispatch:
 		return n.performDispatch(ctx, e)
@@ -53,10 +55,18 @@ func (n *Node) performHook(ctx context.Context, e Effect) Input {
 	var err error
 	if d == nil {
 		err = fmt.Errorf("no dispatcher for %s", e.Txn.Type)
-	} else if e.Success {
-		r, err = d.OnSuccess(ctx, e.Txn, e.Result, e.Sender)
 	} else {
-		r, err = d.OnFailure(ctx, e.Txn, e.Result, e.Sender)
+		call, t0 := "onFailure", time.Now()
+		if e.Success {
+			call = "onSuccess"
+			r, err = d.OnSuccess(ctx, e.Txn, e.Result, e.Sender)
+		} else {
+			r, err = d.OnFailure(ctx, e.Txn, e.Result, e.Sender)
+		}
+		n.logWorkerTimeout(ctx, e, d, call, time.Since(t0), err)
+	}
+	if err != nil && ctx.Err() == nil {
+		n.log.Warn("hook error", "uid", e.UID, "queue", e.Queue, "sender", e.Sender.AccountID, "type", e.Txn.Type, "success", e.Success, "err", err)
 	}
 	if r.Hash == "" {
 		r.Hash = e.Result.Hash
@@ -107,8 +117,10 @@ func (n *Node) buildAndSign(ctx context.Context, e Effect) (report Input, ok boo
 	if !ok || key == nil {
 		return Input{}, false
 	}
+	t0 := time.Now()
 	tx, err := b.Build(ctx, e.Txn, e.Sender)
 	if err != nil {
+		n.logWorkerTimeout(ctx, e, d, "build", time.Since(t0), err)
 		permanent := !isRemote(d) || errors.Is(err, ErrPermanent)
 		return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err), Permanent: permanent}), true
 	}
@@ -129,7 +141,9 @@ func (n *Node) performDispatch(ctx context.Context, e Effect) Input {
 	var r TxnResult
 	err := fmt.Errorf("no dispatcher for type %s", e.Txn.Type)
 	if d := n.dispatcherFor(e.Txn.Type, e.Sender.AccountID); d != nil {
+		t0 := time.Now()
 		r, err = d.Dispatch(ctx, e.Txn, e.Sender)
+		n.logWorkerTimeout(ctx, e, d, "dispatch", time.Since(t0), err)
 	}
 	return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Hash: r.Hash, Err: err, Code: chain.CodeOf(err),
 		Permanent: errors.Is(err, ErrPermanent)})

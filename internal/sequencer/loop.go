@@ -63,11 +63,14 @@ func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 	}
 	r := l.ready(ctx, now)
 	if !r.Batch.Empty() {
+		t0 := time.Now() // the commit's latency, on the wall clock whatever the node's clock
 		if err := n.cfg.Store.Apply(ctx, r.Batch); err != nil {
 			return nil, fmt.Errorf("sequencer: commit: %w", err)
 		}
-		n.observe(l.core, r.Batch)
+		n.observeCommit(r.Batch, time.Since(t0))
+		n.observe(ctx, l.core, r.Batch)
 	}
+	n.observeGauges(l.core)
 	l.core.Advance()
 	n.trace.advance()
 	if err := n.trace.flush(); err != nil {
@@ -159,5 +162,6 @@ func (l *Loop) HeadSeen(ctx context.Context, h chain.BlockHeader) {
 		l.Put(in)
 	}
 	l.lastHead = h.Height
+	l.n.observeHead(h.Height)
 	l.Put(Input{Kind: InputHead, Height: h.Height, MinFee: h.MinFee, ReorgDepth: h.ReorgDepth, Receipts: receipts})
 }

@@ -1,0 +1,471 @@
+package sequencer_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
+	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/sqlite"
+)
+
+const typ = sequencer.CreateClaimVotingAccount
+
+// logBuffer collects a JSON logger's records.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// records returns the logged records whose msg is msg.
+func (l *logBuffer) records(t *testing.T, msg string) []map[string]any {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]any
+	for line := range strings.Lines(l.b.String()) {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if r["msg"] == msg {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (l *logBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+// metricValue returns the value of name's series with the given label pairs
+// (a counter or a gauge), summed over the matching series.
+func metricValue(t *testing.T, reg *prometheus.Registry, name string, labels ...string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	next:
+		for _, m := range mf.GetMetric() {
+			have := map[string]string{}
+			for _, lp := range m.GetLabel() {
+				have[lp.GetName()] = lp.GetValue()
+			}
+			for i := 0; i+1 < len(labels); i += 2 {
+				if have[labels[i]] != labels[i+1] {
+					continue next
+				}
+			}
+			switch {
+			case m.GetCounter() != nil:
+				sum += m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				sum += m.GetGauge().GetValue()
+			case m.GetHistogram() != nil:
+				sum += float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return sum
+}
+
+// rig is a sequencer over SQLite and an in-process devchain, with its logs
+// in a buffer and its metrics in a registry.
+type rig struct {
+	t     *testing.T
+	chain *devchain.Chain
+	store *sqlite.Store
+	clk   clock.Clock
+	cfg   sequencer.Config
+	seq   *sequencer.Node
+	reg   *prometheus.Registry
+	logs  *logBuffer
+	stop  func()
+}
+
+type rigOptions struct {
+	faults     devchain.FaultUpdate
+	senders    int
+	maxRetries int
+	// blockTime 0: blocks on Mine only.
+	blockTime time.Duration
+	// clk defaults to the wall clock.
+	clk clock.Clock
+	// tune changes the sequencer's config before it is built.
+	tune func(*sequencer.Config)
+}
+
+func newRig(t *testing.T, o rigOptions) *rig {
+	t.Helper()
+	if o.senders == 0 {
+		o.senders = 2
+	}
+	if o.maxRetries == 0 {
+		o.maxRetries = 2
+	}
+	if o.clk == nil {
+		o.clk = clock.Real{}
+	}
+	ctx := context.Background()
+	c, err := devchain.New(devchain.Config{BlockTime: o.blockTime, Faults: o.faults, Clock: o.clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if o.blockTime > 0 {
+		cctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); _ = c.Run(cctx) }()
+		t.Cleanup(func() { cancel(); <-done })
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "ordo.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	accts, err := c.DevAccounts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var senders []sequencer.SenderConfig
+	for _, a := range accts[:o.senders] {
+		k, _ := c.DevKey(a.Address)
+		senders = append(senders, sequencer.SenderConfig{ID: a.Address, Key: k})
+	}
+	d, err := dispatch.NewZkAppDispatcher(typ, o.maxRetries, c, func(id string) ed25519.PrivateKey { k, _ := c.DevKey(chain.Address(id)); return k })
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{t: t, chain: c, store: st, clk: o.clk}
+	r.cfg = sequencer.Config{Store: st, Chain: c, Clock: o.clk, Dispatchers: map[string]sequencer.Dispatcher{typ: d}, Senders: senders,
+		Policies: map[string]sequencer.Policy{typ: {Delay: 10 * time.Millisecond}}, InclusionTimeout: 3, PollInterval: 20 * time.Millisecond}
+	if o.tune != nil {
+		o.tune(&r.cfg)
+	}
+	r.start()
+	t.Cleanup(func() { r.stop() })
+	return r
+}
+
+// start builds and runs a sequencer on the rig's store and chain, with new
+// metrics and logs, and waits until it has started.
+func (r *rig) start() {
+	r.t.Helper()
+	r.reg, r.logs = prometheus.NewRegistry(), &logBuffer{}
+	cfg := r.cfg
+	cfg.Metrics = sequencer.NewMetrics(r.reg)
+	cfg.Logger = slog.New(slog.NewJSONHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	seq, err := sequencer.NewNode(cfg)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.seq = seq
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- seq.Run(ctx) }()
+	var once sync.Once
+	r.stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				r.t.Errorf("sequencer: %v", err)
+			}
+		})
+	}
+	select {
+	case <-seq.Started():
+	case err := <-done:
+		r.t.Fatalf("sequencer stopped while starting: %v", err)
+	case <-time.After(10 * time.Second):
+		r.t.Fatal("sequencer did not start")
+	}
+}
+
+func (r *rig) submit(queue, typ, data string) store.Transaction {
+	r.t.Helper()
+	res, err := r.seq.Submit(context.Background(), []sequencer.Intake{{Queue: queue, Type: typ, Data: json.RawMessage(data)}})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return res[0].Transaction
+}
+
+// waitFor polls until cond holds.
+func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(within); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, within)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (r *rig) waitState(uid string, want store.TxState) store.Transaction {
+	r.t.Helper()
+	var got store.Transaction
+	waitFor(r.t, uid+" "+string(want), 20*time.Second, func() bool {
+		var err error
+		got, err = r.store.Get(context.Background(), uid)
+		return err == nil && got.State == want
+	})
+	return got
+}
+
+// waitLog waits for a line with msg.
+func (r *rig) waitLog(msg string) {
+	r.t.Helper()
+	waitFor(r.t, "a "+msg+" line", 5*time.Second, func() bool { return len(r.logs.records(r.t, msg)) > 0 })
+}
+
+func (r *rig) count(state store.TxState) int {
+	counts, err := r.store.CountByState(context.Background())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return counts[state]
+}
+
+func str(v any) string  { s, _ := v.(string); return s }
+func num(v any) float64 { f, _ := v.(float64); return f }
+
+// Every attempt that fails at inclusion: a warning per retry with its
+// reason, an info per new attempt with its fee and the fee before, an error
+// for the FAILED with its error; the metrics count them by type and reason.
+func TestLogsRetriesAndFailed(t *testing.T) {
+	revert := 1.0
+	r := newRig(t, rigOptions{faults: devchain.FaultUpdate{RevertProb: &revert}, blockTime: 20 * time.Millisecond, maxRetries: 2})
+	tx := r.submit("q-revert", typ, `{}`)
+	r.waitState(tx.UID, store.Failed)
+	r.waitLog("transaction failed") // logged just after the commit
+
+	retries := r.logs.records(t, "transaction retry")
+	if len(retries) != 2 {
+		t.Fatalf("%d retry lines, want 2:\n%s", len(retries), r.logs)
+	}
+	for _, l := range retries {
+		if l["level"] != "WARN" || l["uid"] != tx.UID || l["queue"] != "q-revert" || str(l["sender"]) == "" || l["type"] != typ ||
+			l["class"] != sequencer.ReasonFailedInclusion || !strings.Contains(str(l["reason"]), "failed at inclusion: reverted") {
+			t.Fatalf("retry line %v", l)
+		}
+	}
+	attempts := r.logs.records(t, "retry attempt")
+	if len(attempts) != 2 {
+		t.Fatalf("%d retry attempt lines, want 2:\n%s", len(attempts), r.logs)
+	}
+	for i, l := range attempts {
+		if l["level"] != "INFO" || l["uid"] != tx.UID || num(l["attempt"]) != float64(i+2) || num(l["fee"]) <= num(l["prevFee"]) || num(l["prevFee"]) == 0 ||
+			!strings.Contains(str(l["reason"]), "failed at inclusion") {
+			t.Fatalf("retry attempt line %v", l)
+		}
+	}
+	failed := r.logs.records(t, "transaction failed")
+	if len(failed) != 1 {
+		t.Fatalf("%d failed lines, want 1:\n%s", len(failed), r.logs)
+	}
+	if l := failed[0]; l["level"] != "ERROR" || l["uid"] != tx.UID || l["queue"] != "q-revert" || str(l["sender"]) == "" ||
+		l["class"] != sequencer.ReasonFailedInclusion || !strings.Contains(str(l["err"]), "reverted") || str(l["reason"]) == "" {
+		t.Fatalf("failed line %v", l)
+	}
+	if got := metricValue(t, r.reg, "ordo_sequencer_retries_total", "type", typ, "reason", sequencer.ReasonFailedInclusion); got != 2 {
+		t.Fatalf("retries_total %v", got)
+	}
+	if got := metricValue(t, r.reg, "ordo_sequencer_failures_total", "type", typ, "reason", sequencer.ReasonFailedInclusion); got != 1 {
+		t.Fatalf("failures_total %v", got)
+	}
+	if got := metricValue(t, r.reg, "ordo_sequencer_store_commit_seconds"); got == 0 {
+		t.Fatal("no store commit observed")
+	}
+	if got := metricValue(t, r.reg, "ordo_sequencer_store_commit_batch_records"); got == 0 {
+		t.Fatal("no batch size observed")
+	}
+	if got := metricValue(t, r.reg, "ordo_sequencer_effect_seconds", "effect", "submit"); got < 3 {
+		t.Fatalf("submit effects %v, want 3 or more", got)
+	}
+	waitFor(t, "senders free", 5*time.Second, func() bool {
+		return metricValue(t, r.reg, "ordo_sequencer_senders", "state", "free") == 2 && metricValue(t, r.reg, "ordo_sequencer_senders", "state", "bound") == 0
+	})
+	if got := metricValue(t, r.reg, "ordo_sequencer_head_height"); got == 0 {
+		t.Fatal("no head seen")
+	}
+}
+
+// Every dispatch error is a warning with its error; out of retries, the
+// FAILED's class is the last retry's reason.
+func TestLogsDispatchErrors(t *testing.T) {
+	reject := 1.0
+	r := newRig(t, rigOptions{faults: devchain.FaultUpdate{RejectProb: &reject}, blockTime: 20 * time.Millisecond, maxRetries: 1})
+	tx := r.submit("q-reject", typ, `{}`)
+	r.waitState(tx.UID, store.Failed)
+	r.waitLog("transaction failed") // logged just after the commit
+	errs := r.logs.records(t, "dispatch error")
+	if len(errs) != 2 {
+		t.Fatalf("%d dispatch error lines, want 2:\n%s", len(errs), r.logs)
+	}
+	for i, l := range errs {
+		if l["level"] != "WARN" || l["uid"] != tx.UID || l["queue"] != "q-reject" || str(l["sender"]) == "" || num(l["attempt"]) != float64(i+1) ||
+			!strings.Contains(str(l["err"]), "rejected") || num(l["fee"]) == 0 {
+			t.Fatalf("dispatch error line %v", l)
+		}
+	}
+	if got := metricValue(t, r.reg, "ordo_sequencer_retries_total", "reason", sequencer.ReasonDispatchError); got != 1 {
+		t.Fatalf("retries_total{dispatch_error} %v", got)
+	}
+	failed := r.logs.records(t, "transaction failed")
+	if len(failed) != 1 || failed[0]["class"] != sequencer.ReasonDispatchError || !strings.Contains(str(failed[0]["err"]), "rejected") {
+		t.Fatalf("failed lines %v", failed)
+	}
+	if got := metricValue(t, r.reg, "ordo_sequencer_failures_total", "type", typ, "reason", sequencer.ReasonDispatchError); got != 1 {
+		t.Fatalf("failures_total %v", got)
+	}
+}
+
+// poison is a Builder that can never build: its dispatch errors are
+// permanent.
+type poison struct{}
+
+func (poison) Name() string    { return "POISON" }
+func (poison) MaxRetries() int { return 5 }
+func (poison) Dispatch(context.Context, sequencer.RawTxnData, sequencer.Sender) (sequencer.TxnResult, error) {
+	return sequencer.TxnResult{}, errors.New("unused")
+}
+func (poison) OnSuccess(context.Context, sequencer.RawTxnData, sequencer.TxnResult, sequencer.Sender) (sequencer.TxnResult, error) {
+	return sequencer.TxnResult{}, nil
+}
+func (poison) OnFailure(context.Context, sequencer.RawTxnData, sequencer.TxnResult, sequencer.Sender) (sequencer.TxnResult, error) {
+	return sequencer.TxnResult{}, nil
+}
+func (poison) Build(context.Context, sequencer.RawTxnData, sequencer.Sender) (chain.Tx, error) {
+	return chain.Tx{}, errors.New("data names no claim")
+}
+
+// A permanent dispatch error: one dispatch error, no retry, FAILED with
+// class permanent.
+func TestLogsPermanentFailure(t *testing.T) {
+	r := newRig(t, rigOptions{blockTime: 20 * time.Millisecond, tune: func(c *sequencer.Config) { c.Dispatchers["POISON"] = poison{} }})
+	tx := r.submit("q-poison", "POISON", `{}`)
+	r.waitState(tx.UID, store.Failed)
+	r.waitLog("transaction failed") // logged just after the commit
+	if n := len(r.logs.records(t, "dispatch error")); n != 1 {
+		t.Fatalf("%d dispatch errors:\n%s", n, r.logs)
+	}
+	if n := len(r.logs.records(t, "transaction retry")); n != 0 {
+		t.Fatalf("%d retries:\n%s", n, r.logs)
+	}
+	failed := r.logs.records(t, "transaction failed")
+	if len(failed) != 1 || failed[0]["class"] != sequencer.ReasonPermanent || failed[0]["type"] != "POISON" || !strings.Contains(str(failed[0]["err"]), "data names no claim") {
+		t.Fatalf("failed lines %v", failed)
+	}
+	if got := metricValue(t, r.reg, "ordo_sequencer_failures_total", "type", "POISON", "reason", sequencer.ReasonPermanent); got != 1 {
+		t.Fatalf("failures_total %v", got)
+	}
+}
+
+// A remote worker that does not answer within its timeout: a warning naming
+// the worker, and the timeouts counted.
+func TestLogsWorkerTimeout(t *testing.T) {
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		select {
+		case <-req.Context().Done():
+		case <-time.After(500 * time.Millisecond):
+		}
+	}))
+	defer slow.Close()
+	r := newRig(t, rigOptions{blockTime: 20 * time.Millisecond, senders: 1, tune: func(c *sequencer.Config) {
+		s := &c.Senders[0]
+		s.Key, s.Worker, s.Remote = nil, slow.URL, dispatch.NewRemoteWorker(slow.URL, 50*time.Millisecond)
+	}})
+	tx := r.submit("q-slow", typ, `{}`)
+	waitFor(t, "worker timeout logged", 10*time.Second, func() bool { return len(r.logs.records(t, "remote worker timed out")) > 0 })
+	l := r.logs.records(t, "remote worker timed out")[0]
+	if l["level"] != "WARN" || l["uid"] != tx.UID || l["queue"] != "q-slow" || l["worker"] != slow.URL || l["call"] != "dispatch" || str(l["err"]) == "" {
+		t.Fatalf("timeout line %v", l)
+	}
+	if got := metricValue(t, r.reg, "ordo_sequencer_worker_timeouts_total", "call", "dispatch"); got < 1 {
+		t.Fatalf("worker_timeouts_total %v", got)
+	}
+}
+
+// The queue-depth gauge across a restart with transactions in flight: it
+// counts the WAITING transactions from the store at start and follows the
+// committed moves out of WAITING after, so the flights recovered and
+// dispatched again never take it below the truth (it once read -8 after a
+// restart with 8 in flight).
+func TestQueueDepthAcrossRestart(t *testing.T) {
+	clk := clock.NewVirtual(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	reject := 1.0
+	r := newRig(t, rigOptions{faults: devchain.FaultUpdate{RejectProb: &reject}, senders: 8, maxRetries: 5, clk: clk,
+		tune: func(c *sequencer.Config) { c.Policies = map[string]sequencer.Policy{typ: {Delay: time.Minute}} }})
+	depth := func() float64 { return metricValue(t, r.reg, "ordo_sequencer_queue_depth") }
+	// 8 queues with 2 each: 8 in flight (their first attempt rejected: in
+	// RETRY, delaying a minute of the virtual clock), 8 WAITING.
+	for q := range 8 {
+		for i := range 2 {
+			r.submit(fmt.Sprintf("q%d", q), typ, fmt.Sprintf(`{"zkapp":"z%d-%d"}`, q, i))
+		}
+	}
+	waitFor(t, "8 in RETRY", 10*time.Second, func() bool { return r.count(store.Retry) == 8 })
+	waitFor(t, "depth 8", 5*time.Second, func() bool { return depth() == 8 })
+
+	// Restart: the node's memory is lost, the store kept.
+	r.stop()
+	zero := 0.0
+	if _, err := r.chain.SetFaults(context.Background(), devchain.FaultUpdate{RejectProb: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	r.start()
+	waitFor(t, "depth 8 after the restart", 5*time.Second, func() bool { return depth() == 8 })
+	if r.count(store.Waiting) != 8 {
+		t.Fatalf("%d WAITING", r.count(store.Waiting))
+	}
+
+	// The delays end: the 8 recovered flights are dispatched again
+	// (RETRY → REVISION), which leaves the WAITING ones as they are.
+	clk.Advance(2 * time.Minute)
+	waitFor(t, "8 in REVISION", 10*time.Second, func() bool { return r.count(store.Revision) == 8 })
+	if got := depth(); got != 8 {
+		t.Fatalf("depth %v after the recovered flights were dispatched again, want 8", got)
+	}
+	// Blocks: each queue's first is DONE and its second dispatched, then
+	// DONE too.
+	for range 20 {
+		if r.count(store.Done) == 16 {
+			break
+		}
+		if _, _, err := r.chain.Mine(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	waitFor(t, "16 DONE", 10*time.Second, func() bool { return r.count(store.Done) == 16 })
+	waitFor(t, "depth 0", 5*time.Second, func() bool { return depth() == 0 })
+}
