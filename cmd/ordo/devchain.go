@@ -56,7 +56,6 @@ func devchainCommand() *cobra.Command {
 		minFee       uint64
 		devAccounts  int
 		faults       faultFlags
-		verbose      bool
 		noDevMode    bool
 	)
 	cmd := &cobra.Command{
@@ -78,7 +77,7 @@ func devchainCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			log := logger(verbose)
+			log := logger(cmd)
 			hd, _ := c.Head(cmd.Context())
 			log.Info("devchain listening", "addr", ln.Addr().String(), "data", data, "blockTime", blockTime, "seed", seed, "height", hd.Height)
 			return node.ServeHTTP(cmd.Context(), ln, devchain.NewHandler(c), c, c.Run)
@@ -91,7 +90,6 @@ func devchainCommand() *cobra.Command {
 	cmd.Flags().IntVar(&maxBlockTxs, "max-block-txs", 1000, "most transactions per block")
 	cmd.Flags().Uint64Var(&minFee, "min-fee", 1000, "minimum fee")
 	cmd.Flags().IntVar(&devAccounts, "dev-accounts", 16, "funded dev accounts whose keys the chain holds")
-	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logs")
 	cmd.Flags().BoolVar(&noDevMode, "no-dev-mode", false, "no faucet, and no signing for dev accounts")
 	faults.register(cmd)
 	return cmd

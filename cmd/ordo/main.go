@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -20,18 +19,11 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	registerLogFlags(root.PersistentFlags())
 	root.AddCommand(devchainCommand(), serveCommand(), demoCommand(), benchCommand(), replayCommand(), simCommand())
 	root.AddCommand(clientCommands()...)
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "ordo:", err)
 		os.Exit(1)
 	}
-}
-
-func logger(verbose bool) *slog.Logger {
-	level := slog.LevelInfo
-	if verbose {
-		level = slog.LevelDebug
-	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }

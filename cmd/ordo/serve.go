@@ -15,7 +15,6 @@ func serveCommand() *cobra.Command {
 		devSenders int
 		devMode    bool
 		blockTime  string
-		verbose    bool
 		trace      string
 	)
 	cmd := &cobra.Command{
@@ -52,12 +51,13 @@ func serveCommand() *cobra.Command {
 					return err
 				}
 			}
-			log := logger(verbose)
+			log := logger(cmd)
 			n, err := node.Build(cmd.Context(), cfg, node.Options{Logger: log, Trace: trace})
 			if err != nil {
 				return err
 			}
 			defer n.Close()
+			logLimits(cmd.Context(), log, n)
 			return n.Run(cmd.Context())
 		},
 	}
@@ -68,7 +68,6 @@ func serveCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&devMode, "dev-mode", false, "serve the in-process devchain's dev routes on the node's address (POST /v1/tx, faults, faucet, dev accounts, mine); off: its reads only. Warns at start; never on an exposed node")
 	cmd.Flags().IntVar(&devSenders, "dev-senders", 0, "create this many sender keys in the node's keystore and fund them from the chain's faucet (refused on a chain without one); 0 means none (unset: 8 when no senders are configured, else 0)")
 	cmd.Flags().StringVar(&blockTime, "block-time", "1s", "block time of the in-process devchain")
-	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logs")
 	cmd.Flags().StringVar(&trace, "trace", "", "append the sequencer's inputs and Readys to this file (replay it with `ordo replay`)")
 	return cmd
 }

@@ -12,11 +12,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/httpjson"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
@@ -59,6 +61,14 @@ type Options struct {
 	Registry *prometheus.Registry
 	// Logger logs internal errors. Defaults to slog.Default().
 	Logger *slog.Logger
+	// Chain, when set, is the chain as GET /healthz reports it: whether it
+	// answers, and its newest head and that head's age (chain.NewMetered
+	// returns one). When nil, /healthz reports on the node alone.
+	Chain chain.HealthReporter
+	// ChainTimeout is how long the chain may go without answering before
+	// GET /healthz answers 503 chain_unreachable. Defaults to
+	// DefaultChainTimeout (30s).
+	ChainTimeout time.Duration
 }
 
 // Error is the JSON body of every error response.
@@ -113,15 +123,11 @@ type SendersResponse struct {
 	Senders []store.Sender `json:"senders"`
 }
 
-// HealthResponse is the body of GET /healthz.
-type HealthResponse struct {
-	Status string `json:"status"`
-}
-
 type server struct {
-	n   *sequencer.Node
-	st  store.Store
-	api *httpjson.Server
+	n      *sequencer.Node
+	st     store.Store
+	api    *httpjson.Server
+	health *health
 }
 
 // NewSequencerHandler returns the sequencer's HTTP API over n (the routes
@@ -132,7 +138,7 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) http.Handler {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &server{n: n, st: n.Store(), api: httpjson.New(httpjson.Options{
+	s := &server{n: n, st: n.Store(), health: newHealth(opts.Chain, opts.ChainTimeout), api: httpjson.New(httpjson.Options{
 		Status:  statusOf,
 		MaxBody: opts.MaxBody,
 		Logger:  log,
@@ -144,7 +150,8 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) http.Handler {
 	s.api.HandleJSON("GET /v1/queues", s.queues)
 	s.api.HandleJSON("GET /v1/queues/{name}", s.queue)
 	s.api.HandleJSON("GET /v1/senders", s.senders)
-	s.api.Handle("GET /healthz", http.HandlerFunc(s.health))
+	s.api.Handle("GET /healthz", http.HandlerFunc(s.healthz))
+	s.api.Handle("GET /readyz", http.HandlerFunc(s.readyz))
 	if opts.Registry != nil {
 		s.api.Handle("GET /metrics", promhttp.HandlerFor(opts.Registry, promhttp.HandlerOpts{ErrorLog: slogPrintln{log}}))
 	} else {
@@ -476,18 +483,6 @@ func (s *server) senders(r *http.Request) (any, error) {
 	return SendersResponse{Senders: ss}, nil
 }
 
-// health is GET /healthz.
-func (s *server) health(w http.ResponseWriter, r *http.Request) {
-	select {
-	case <-s.n.Stopped():
-		s.api.WriteJSON(w, http.StatusServiceUnavailable, HealthResponse{Status: "stopped"})
-	case <-s.n.Started():
-		s.api.WriteJSON(w, http.StatusOK, HealthResponse{Status: "ok"})
-	default:
-		s.api.WriteJSON(w, http.StatusServiceUnavailable, HealthResponse{Status: "starting"})
-	}
-}
-
 // normTx writes an absent attempts list as [] rather than null.
 func normTx(t store.Transaction) store.Transaction {
 	if t.Attempts == nil {
@@ -497,7 +492,7 @@ func normTx(t store.Transaction) store.Transaction {
 }
 
 // NewMux serves the node's whole API on one handler: the sequencer's routes
-// (/v1/transactions, /v1/queues, /v1/senders, /healthz, /metrics) go to seq,
+// (/v1/transactions, /v1/queues, /v1/senders, /healthz, /readyz, /metrics) go to seq,
 // every other /v1/ path goes to chainHandler (the in-process devchain's API)
 // when it is not nil, and anything else goes to seq, which answers 404 in
 // JSON. A mutating request (POST, PUT, PATCH, DELETE) bound for
@@ -530,7 +525,7 @@ func isSequencerPath(p string) bool {
 		}
 	}
 	switch p {
-	case "/v1/senders", "/healthz", "/metrics":
+	case "/v1/senders", "/healthz", "/readyz", "/metrics":
 		return true
 	}
 	return false

@@ -235,8 +235,14 @@ func TestListPaging(t *testing.T) {
 
 func TestQueuesSendersHealthMetrics(t *testing.T) {
 	e := newEnv(t, envOptions{NoRun: true})
-	if r := e.do(t, http.MethodGet, "/healthz", nil); r.status != http.StatusServiceUnavailable || strings.TrimSpace(string(r.body)) != `{"status":"starting"}` {
+	// Before Run: 503 starting, on /healthz (with the chain's state) and
+	// on /readyz.
+	if r := e.do(t, http.MethodGet, "/healthz", nil); r.status != http.StatusServiceUnavailable || decode[api.HealthResponse](t, r).Status != api.StatusStarting ||
+		decode[api.HealthResponse](t, r).Chain == nil {
 		t.Fatalf("healthz before Run: %d %s", r.status, r.body)
+	}
+	if r := e.do(t, http.MethodGet, "/readyz", nil); r.status != http.StatusServiceUnavailable || strings.TrimSpace(string(r.body)) != `{"status":"starting"}` {
+		t.Fatalf("readyz before Run: %d %s", r.status, r.body)
 	}
 	for range 3 {
 		e.post(t, "qa", typ, `{}`, "")
@@ -274,8 +280,11 @@ func TestQueuesSendersHealthMetrics(t *testing.T) {
 
 func TestRunningNode(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	if r := e.do(t, http.MethodGet, "/healthz", nil); r.status != 200 || strings.TrimSpace(string(r.body)) != `{"status":"ok"}` {
+	if r := e.do(t, http.MethodGet, "/healthz", nil); r.status != 200 || decode[api.HealthResponse](t, r).Status != api.StatusOK {
 		t.Fatalf("healthz: %d %s", r.status, r.body)
+	}
+	if r := e.do(t, http.MethodGet, "/readyz", nil); r.status != 200 || strings.TrimSpace(string(r.body)) != `{"status":"ready"}` {
+		t.Fatalf("readyz: %d %s", r.status, r.body)
 	}
 	ss := decode[api.SendersResponse](t, e.do(t, http.MethodGet, "/v1/senders", nil))
 	if len(ss.Senders) != 4 {

@@ -13,7 +13,11 @@
 //	GET  /v1/queues?limit=&cursor=    {"queues":[Queue...],"next":"<cursor or empty>"}
 //	GET  /v1/queues/{name}            QueueStats
 //	GET  /v1/senders                  {"senders":[Sender...]}
-//	GET  /healthz                     {"status":"ok"} or 503 {"status":"starting"}
+//	GET  /healthz                     {"status":"ok","chain":{"reachable","lastAnswerAgo","head","headAge","timeout"}};
+//	                                  503 with status starting, stopped, or chain_unreachable (no answer
+//	                                  from the chain for Options.ChainTimeout, default 30s)
+//	GET  /readyz                      {"status":"ready"} once the sequencer has loaded its store and
+//	                                  started (Started); 503 {"status":"starting"} before, "stopped" after
 //	GET  /metrics                     Prometheus exposition (when a registry is set)
 //
 // Invariants:

@@ -84,6 +84,37 @@ type Config struct {
 	// is set. Defaults to the defaults of its fields (1s blocks, seed 1, no
 	// faults).
 	Devchain DevchainConfig `yaml:"devchain"`
+
+	// Health configures GET /healthz. Defaults to the defaults of its
+	// fields (chainTimeout 30s).
+	Health HealthConfig `yaml:"health"`
+}
+
+// HealthConfig configures GET /healthz.
+type HealthConfig struct {
+	// ChainTimeout is how long the chain may go without answering a call
+	// before GET /healthz answers 503 chain_unreachable (the node logs a
+	// warning at its first unanswered call, whatever this is). Defaults to
+	// 30s.
+	ChainTimeout Duration `yaml:"chainTimeout"`
+}
+
+// DefaultChainTimeout is HealthConfig.ChainTimeout's default.
+const DefaultChainTimeout = 30 * time.Second
+
+// setDefaults fills the health fields' defaults.
+func (h *HealthConfig) setDefaults() {
+	if h.ChainTimeout == 0 {
+		h.ChainTimeout = Duration(DefaultChainTimeout)
+	}
+}
+
+// Check reports a health field out of range, named as in the YAML file.
+func (h HealthConfig) Check() error {
+	if h.ChainTimeout < 0 {
+		return fmt.Errorf("health.chainTimeout: must not be negative, got %s", time.Duration(h.ChainTimeout))
+	}
+	return nil
 }
 
 // APIConfig configures the node's HTTP API.
@@ -282,6 +313,7 @@ func (c *Config) SetDefaults() {
 		c.Devchain.BlockTime = Duration(time.Second)
 	}
 	c.Fees.setDefaults()
+	c.Health.setDefaults()
 }
 
 // setDefaults fills the fee fields with the sequencer's defaults.

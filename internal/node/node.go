@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/chain"
@@ -71,6 +72,9 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
+	if err := cfg.Health.Check(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -85,6 +89,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		return nil, fmt.Errorf("node: %w", err)
 	}
 	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger, lock: lock}
+	n.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if cfg.Chain == "" {
 		dc, err := devchain.New(devchain.Config{Seed: cfg.Devchain.Seed, BlockTime: time.Duration(cfg.Devchain.BlockTime), MaxBlockTxs: cfg.Devchain.MaxBlockTxs,
 			DataDir: filepath.Join(cfg.Data, "devchain"), Faults: cfg.Devchain.Faults.Update(), Clock: o.Clock, DevAccounts: 16})
@@ -111,6 +116,10 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		return nil, err
 	}
 	n.store = st
+	// The chain the sequencer and its dispatchers use is metered: call
+	// latency and errors, the head and its age, and whether the chain
+	// answers (logged, and reported by /healthz).
+	metered := chain.NewMetered(n.Chain, chain.MeteredOptions{Registerer: n.Registry, Clock: o.Clock, Logger: o.Logger})
 	dispatchers := map[string]sequencer.Dispatcher{}
 	policies := map[string]sequencer.Policy{}
 	allWorkers := true // every sender is a remote worker, which dispatches every type
@@ -125,7 +134,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 			dispatchers[t] = dispatch.NewTypeWorker(tc.Worker, time.Duration(cfg.WorkerTimeout), t, p.MaxRetries)
 			continue
 		}
-		d, err := dispatch.NewZkAppDispatcher(t, p.MaxRetries, n.Chain, func(id string) ed25519.PrivateKey { return keys[id] })
+		d, err := dispatch.NewZkAppDispatcher(t, p.MaxRetries, metered, func(id string) ed25519.PrivateKey { return keys[id] })
 		if err != nil {
 			if allWorkers {
 				continue
@@ -145,7 +154,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		}
 		trace = n.trace
 	}
-	seq, err := sequencer.NewNode(sequencer.Config{Trace: trace, Store: st, Chain: n.Chain, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: cfg.AllowedTypes,
+	seq, err := sequencer.NewNode(sequencer.Config{Trace: trace, Store: st, Chain: metered, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: cfg.AllowedTypes,
 		Policies: policies, Fees: sequencer.FeePolicy(cfg.Fees), InclusionTimeout: cfg.InclusionTimeoutBlocks, Confirmations: cfg.Confirmations, Senders: senders,
 		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: o.OnFinish, Intake: cfg.Intake()})
 	if err != nil {
@@ -157,7 +166,8 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	if n.Devchain != nil {
 		chainHandler = n.devchainHandler()
 	}
-	h := api.NewMux(api.NewSequencerHandler(seq, api.Options{Registry: n.Registry, Logger: o.Logger}), chainHandler)
+	h := api.NewMux(api.NewSequencerHandler(seq, api.Options{Registry: n.Registry, Logger: o.Logger,
+		Chain: metered, ChainTimeout: time.Duration(cfg.Health.ChainTimeout)}), chainHandler)
 	if n.Handler, err = cfg.WrapHandler(h); err != nil {
 		n.Close()
 		return nil, fmt.Errorf("config: %w", err)

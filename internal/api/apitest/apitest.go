@@ -46,15 +46,24 @@ type Options struct {
 	// Store configures the SQLite store (the zero value is the production
 	// default: every commit fsynced).
 	Store sqlite.Options
+	// WrapChain, when set, wraps the devchain before the node uses it (a
+	// test double that fails on demand, say); the result is then metered
+	// like the devchain is otherwise (chain.NewMetered).
+	WrapChain func(chain.Chain) chain.Chain
+	// ChainTimeout is api.Options.ChainTimeout.
+	ChainTimeout time.Duration
 }
 
 // Node is a running node and its parts.
 type Node struct {
 	// URL is the API's base URL.
-	URL      string
-	Server   *httptest.Server
-	Handler  http.Handler
-	Chain    *devchain.Chain
+	URL     string
+	Server  *httptest.Server
+	Handler http.Handler
+	Chain   *devchain.Chain
+	// Metered is the chain the sequencer and /healthz use: the devchain
+	// (through Options.WrapChain when set), metered.
+	Metered  chain.HealthReporter
 	Seq      *sequencer.Node
 	Store    *sqlite.Store
 	Registry *prometheus.Registry
@@ -117,7 +126,12 @@ func Start(opts Options) (_ *Node, err error) {
 		disp[typ] = d
 	}
 	n.Registry = prometheus.NewRegistry()
-	n.Seq, err = sequencer.NewNode(sequencer.Config{Store: n.Store, Chain: n.Chain, Dispatchers: disp, Senders: senders, Intake: opts.Intake,
+	var used chain.Chain = n.Chain
+	if opts.WrapChain != nil {
+		used = opts.WrapChain(used)
+	}
+	n.Metered = chain.NewMetered(used, chain.MeteredOptions{Registerer: n.Registry, Logger: opts.Logger})
+	n.Seq, err = sequencer.NewNode(sequencer.Config{Store: n.Store, Chain: n.Metered, Dispatchers: disp, Senders: senders, Intake: opts.Intake,
 		Metrics: sequencer.NewMetrics(n.Registry), Logger: opts.Logger, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		return nil, fmt.Errorf("apitest: %w", err)
@@ -142,7 +156,8 @@ func Start(opts Options) (_ *Node, err error) {
 			return nil, fmt.Errorf("apitest: the node did not start within %v", opts.StartTimeout)
 		}
 	}
-	seq := api.NewSequencerHandler(n.Seq, api.Options{Registry: n.Registry, Logger: opts.Logger, MaxBody: opts.MaxBody})
+	seq := api.NewSequencerHandler(n.Seq, api.Options{Registry: n.Registry, Logger: opts.Logger, MaxBody: opts.MaxBody,
+		Chain: n.Metered, ChainTimeout: opts.ChainTimeout})
 	n.Handler = api.NewMux(seq, devchain.NewHandler(n.Chain, devchain.WithLogger(opts.Logger)))
 	n.Server = httptest.NewServer(n.Handler)
 	n.URL = n.Server.URL
