@@ -38,8 +38,9 @@ an audit of the store against the canonical chain: every DONE applied exactly on
 (one successful transaction with its uid as memo), no FAILED one applied, and no queue
 with two transactions in one block. A failed audit exits non-zero.
 
-With reorg faults (--fault-reorg-every), a transaction is DONE only once the chain's
-reorg depth plus one blocks hold it (--confirmations overrides it).`,
+With reorg faults (--fault-reorg-every), the in-process devchain declares its reorg
+depth and the node follows it: a transaction is DONE only once the depth plus one blocks
+hold it (--confirmations overrides it).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -50,7 +51,9 @@ reorg depth plus one blocks hold it (--confirmations overrides it).`,
 			var finished, failed atomic.Int64
 			cfg := node.Config{Data: data, DevMode: true, DevSenders: senders, RetryDelay: node.Duration(time.Second),
 				Devchain: node.DevchainConfig{BlockTime: node.Duration(blockTime), Faults: fc}}
-			cfg.Confirmations = demoConfirmations(fc, confirmations, cmd.Flags().Changed("confirmations"))
+			if cmd.Flags().Changed("confirmations") {
+				cfg.Confirmations = confirmations // else 0: follow the chain's declared reorg depth
+			}
 			n, err := node.StartLocal(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 				OnFinish: func(_ string, state store.TxState, _ uint64) {
 					finished.Add(1)
@@ -92,7 +95,7 @@ reorg depth plus one blocks hold it (--confirmations overrides it).`,
 	cmd.Flags().IntVar(&votes, "votes", 8, "votes per claim")
 	cmd.Flags().IntVar(&batches, "batches", 3, "vote batches per claim")
 	cmd.Flags().IntVar(&senders, "senders", 16, "dev senders")
-	cmd.Flags().Uint64Var(&confirmations, "confirmations", 0, "blocks that must hold a transaction before it is DONE (default: the reorg depth + 1 with --fault-reorg-every, else the node's default)")
+	cmd.Flags().Uint64Var(&confirmations, "confirmations", 0, "blocks that must hold a transaction before it is DONE (default: the chain's declared reorg depth + 1, which --fault-reorg-depth sets with --fault-reorg-every)")
 	cmd.Flags().DurationVar(&blockTime, "block-time", 250*time.Millisecond, "devchain block time")
 	cmd.Flags().StringVar(&data, "data", "", "data directory (default: a temp dir, removed at exit)")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "API address while the demo runs")
@@ -122,22 +125,9 @@ func votingFlow(claims, votes, batches int) []sequencer.Intake {
 	return out
 }
 
-// demoConfirmations is the node's confirmations for the demo: as given
-// (set), else the reorg depth plus one when the faults reorg the chain, else
-// 0 (the node's default).
-func demoConfirmations(fc node.FaultConfig, given uint64, set bool) uint64 {
-	switch {
-	case set:
-		return given
-	case fc.ReorgEvery > 0:
-		return max(fc.ReorgDepth, 1) + 1
-	}
-	return 0
-}
-
 func confirmationsNote(n uint64) string {
 	if n == 0 {
-		return ""
+		return ", confirmations: the chain's reorg depth + 1"
 	}
 	return fmt.Sprintf(", %d confirmations", n)
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
-	"github.com/ordolabs/ordo/internal/node"
 	"github.com/ordolabs/ordo/internal/store"
 )
 
@@ -124,26 +123,6 @@ func TestLinked(t *testing.T) {
 	} {
 		if got := linked(tt.bs); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}
-
-func TestDemoConfirmations(t *testing.T) {
-	for _, tt := range []struct {
-		name  string
-		fc    node.FaultConfig
-		given uint64
-		set   bool
-		want  uint64
-	}{
-		{"no reorgs: the node's default", node.FaultConfig{RevertProb: 0.1}, 0, false, 0},
-		{"reorgs of depth 2: 3", node.FaultConfig{ReorgEvery: 4, ReorgDepth: 2}, 0, false, 3},
-		{"reorgs of the default depth: 2", node.FaultConfig{ReorgEvery: 4}, 0, false, 2},
-		{"given: as given", node.FaultConfig{ReorgEvery: 4, ReorgDepth: 2}, 1, true, 1},
-		{"given without reorgs", node.FaultConfig{}, 5, true, 5},
-	} {
-		if got := demoConfirmations(tt.fc, tt.given, tt.set); got != tt.want {
-			t.Errorf("%s: %d, want %d", tt.name, got, tt.want)
 		}
 	}
 }
