@@ -200,7 +200,7 @@ func TestServeChecksFlags(t *testing.T) {
 		{[]string{"--chain", "localhost:7545"}, "chain: must be an http(s) URL"},
 		{[]string{"--chain", "ftp://127.0.0.1:7545"}, "chain: must be an http(s) URL"},
 		{[]string{"--chain", "http://"}, "chain: must be an http(s) URL with a host"},
-		{[]string{"--chain", "http://127.0.0.1:7545?x=1"}, "chain: must be the chain's base URL, without a query"},
+		{[]string{"--chain", "http://127.0.0.1:7545?x=1"}, "chain: must be a base URL, without a query"},
 		{[]string{"--chain", "http://[::1"}, "chain: must be an http(s) URL"},
 	} {
 		data := filepath.Join(dir, "node")

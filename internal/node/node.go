@@ -434,7 +434,7 @@ func reachable(ctx context.Context, c chain.Chain, url string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if _, err := c.Head(ctx); err != nil {
-		return fmt.Errorf("%w: no answer from %s (%v); start it (ordo devchain --listen ...) or leave --chain out for an in-process devchain", ErrChainUnreachable, url, err)
+		return fmt.Errorf("%w: no answer from %s (%w); start it (ordo devchain --listen ...) or leave --chain out for an in-process devchain", ErrChainUnreachable, url, err)
 	}
 	return nil
 }

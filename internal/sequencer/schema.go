@@ -67,7 +67,7 @@ func (s schemas) check(typ string, data []byte) error {
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
-		return fmt.Errorf("%w: data: %v", ErrInvalid, err)
+		return fmt.Errorf("%w: data: %w", ErrInvalid, err)
 	}
 	err = sch.Validate(inst)
 	var ve *jsonschema.ValidationError
