@@ -61,15 +61,25 @@ func (r remoteType) Name() string    { return r.typ }
 func (r remoteType) MaxRetries() int { return r.retries }
 
 func (r remoteType) Dispatch(ctx context.Context, txn sequencer.RawTxnData, s sequencer.Sender) (sequencer.TxnResult, error) {
-	return r.w.call(ctx, "dispatch", map[string]any{"txnData": txn, "sender": s})
+	res, err := r.w.call(ctx, "dispatch", map[string]any{"txnData": txn, "sender": s})
+	if err == nil && res.Hash == "" {
+		// Taken for sent, it could not be watched on chain: an error
+		// without a hash keeps the nonce and makes a later nonce_too_low
+		// ambiguous instead of a fresh nonce.
+		err = fmt.Errorf("worker dispatch: a success without a hash")
+	}
+	return res, err
 }
 
 func (r remoteType) OnSuccess(ctx context.Context, txn sequencer.RawTxnData, res sequencer.TxnResult, s sequencer.Sender) (sequencer.TxnResult, error) {
 	return r.w.call(ctx, "onSuccess", map[string]any{"txnData": txn, "result": res, "sender": s})
 }
 
+// OnFailure forwards the hook; the answer's error is what the worker records
+// about the failure (the seed's onFailure fills it), not a failure of the
+// hook.
 func (r remoteType) OnFailure(ctx context.Context, txn sequencer.RawTxnData, res sequencer.TxnResult, s sequencer.Sender) (sequencer.TxnResult, error) {
-	return r.w.call(ctx, "onFailure", map[string]any{"txnData": txn, "result": res, "sender": s})
+	return r.w.onFailure(ctx, txn, res, s)
 }
 
 func (w *RemoteWorker) call(ctx context.Context, method string, body any) (sequencer.TxnResult, error) {
@@ -78,6 +88,15 @@ func (w *RemoteWorker) call(ctx context.Context, method string, body any) (seque
 		return sequencer.TxnResult{}, err
 	}
 	return r, workerError(method, r.Error)
+}
+
+// onFailure posts the onFailure hook; its answer's error is data.
+func (w *RemoteWorker) onFailure(ctx context.Context, txn sequencer.RawTxnData, res sequencer.TxnResult, s sequencer.Sender) (sequencer.TxnResult, error) {
+	var r sequencer.TxnResult
+	if err := w.post(ctx, "onFailure", map[string]any{"txnData": txn, "result": res, "sender": s}, &r); err != nil {
+		return sequencer.TxnResult{}, err
+	}
+	return r, nil
 }
 
 // post sends body as JSON to {url}/{method} within the timeout and decodes

@@ -77,7 +77,8 @@ func (t *TypeWorker) OnSuccess(ctx context.Context, txn sequencer.RawTxnData, r 
 	return t.w.call(ctx, "onSuccess", map[string]any{"txnData": txn, "result": r, "sender": s})
 }
 
-// OnFailure forwards the hook to the worker.
+// OnFailure forwards the hook to the worker; the answer's error is what it
+// records about the failure.
 func (t *TypeWorker) OnFailure(ctx context.Context, txn sequencer.RawTxnData, r sequencer.TxnResult, s sequencer.Sender) (sequencer.TxnResult, error) {
-	return t.w.call(ctx, "onFailure", map[string]any{"txnData": txn, "result": r, "sender": s})
+	return t.w.onFailure(ctx, txn, r, s)
 }
