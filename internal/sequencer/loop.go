@@ -159,6 +159,7 @@ func (l *Loop) HeadSeen(ctx context.Context, h chain.BlockHeader) {
 	if in, ok := l.reorgs.seen(ctx, l.n.cfg.Chain, h, blocks); ok {
 		l.n.log.Error("a reorg deeper than the chain declares: DONE transactions it touched are flagged in their history",
 			"depth", in.Depth, "declared", in.ReorgDepth, "forkHeight", in.Height, "head", h.Height)
+		l.n.observeDeepReorg()
 		l.Put(in)
 	}
 	l.lastHead = h.Height

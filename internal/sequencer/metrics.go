@@ -39,6 +39,9 @@ type Metrics struct {
 	Senders *prometheus.GaugeVec
 	// HeadHeight is the newest head the sequencer has taken in.
 	HeadHeight prometheus.Gauge
+	// DeepReorgs counts the reorgs deeper than the chain declares: an
+	// anomaly (DONE records they touched are flagged in their history).
+	DeepReorgs prometheus.Counter
 	// StoreCommit observes the latency of each batch commit, in seconds.
 	StoreCommit prometheus.Histogram
 	// StoreBatch observes the size of each committed batch, in records
@@ -68,6 +71,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		SendersBusy: prometheus.NewGauge(prometheus.GaugeOpts{Name: "ordo_sequencer_senders_busy", Help: "Senders bound to a queue."}),
 		Senders:     prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ordo_sequencer_senders", Help: "Senders by state: free, or bound to a queue."}, []string{"state"}),
 		HeadHeight:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "ordo_sequencer_head_height", Help: "Height of the newest head the sequencer has taken in."}),
+		DeepReorgs: prometheus.NewCounter(prometheus.CounterOpts{Name: "ordo_sequencer_deep_reorgs_total",
+			Help: "Reorgs deeper than the chain declares: an anomaly; the DONE records they touched are flagged in their history."}),
 		StoreCommit: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ordo_sequencer_store_commit_seconds", Help: "Latency of the sequencer's batch commits to the store.",
 			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}}),
 		StoreBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ordo_sequencer_store_commit_batch_records", Help: "Records written by each batch commit (transaction updates, queues, senders, history entries).",
@@ -77,7 +82,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		WorkerTimeouts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ordo_sequencer_worker_timeouts_total", Help: "Dispatcher calls (remote workers') that timed out, by call (build, dispatch, onSuccess, onFailure)."}, []string{"call"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.Intake, m.Dispatches, m.Retries, m.Failures, m.Done, m.InclusionBlocks, m.QueueDepth, m.SendersBusy, m.Senders, m.HeadHeight,
+		reg.MustRegister(m.Intake, m.Dispatches, m.Retries, m.Failures, m.Done, m.InclusionBlocks, m.QueueDepth, m.SendersBusy, m.Senders, m.HeadHeight, m.DeepReorgs,
 			m.StoreCommit, m.StoreBatch, m.Effects, m.WorkerTimeouts)
 	}
 	return m
@@ -117,6 +122,13 @@ func effectName(k EffectKind) string {
 		return "load"
 	}
 	return "other"
+}
+
+// observeDeepReorg counts a reorg deeper than the chain declares.
+func (n *Node) observeDeepReorg() {
+	if m := n.cfg.Metrics; m != nil {
+		m.DeepReorgs.Inc()
+	}
 }
 
 // observeHead records a head the loop took in.

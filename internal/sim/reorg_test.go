@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // TestDeepReorgFlagsDone: a reorg deeper than the chain declares, replacing
@@ -15,7 +17,8 @@ import (
 // reorg within the declared depth flags nothing.
 func TestDeepReorgFlagsDone(t *testing.T) {
 	ctx := context.Background()
-	cfg := SequencerConfig{Seed: 5, ReorgDepth: 1, Dir: t.TempDir()}
+	m := sequencer.NewMetrics(nil)
+	cfg := SequencerConfig{Seed: 5, ReorgDepth: 1, Dir: t.TempDir(), metrics: m}
 	w := newTestWorld(t, &cfg)
 	if err := w.submit(ctx, Action{Kind: ActSubmit, Queue: 0, N: 1}); err != nil {
 		t.Fatal(err)
@@ -46,14 +49,17 @@ func TestDeepReorgFlagsDone(t *testing.T) {
 	if err := w.do(ctx, Action{Kind: ActFault, Fault: FaultReorg, K: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if f := flags(); len(f) != 0 {
-		t.Fatalf("a declared reorg flagged %s: %v", uid, f)
+	if f := flags(); len(f) != 0 || testutil.ToFloat64(m.DeepReorgs) != 0 {
+		t.Fatalf("a declared reorg flagged %s: %v (counted %v)", uid, f, testutil.ToFloat64(m.DeepReorgs))
 	}
 	// Deeper than declared, down past the inclusion: flagged.
 	if err := w.do(ctx, Action{Kind: ActFault, Fault: FaultReorg, K: 4}); err != nil {
 		t.Fatal(err)
 	}
 	f := flags()
+	if got := testutil.ToFloat64(m.DeepReorgs); got != 1 {
+		t.Fatalf("deep reorgs counted %v, want 1", got)
+	}
 	if len(f) != 1 || !strings.Contains(f[0], "deeper than the 1 the chain declares") {
 		t.Fatalf("flags after a reorg of depth 4: %v", f)
 	}

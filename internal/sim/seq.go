@@ -64,6 +64,8 @@ type SequencerConfig struct {
 	// ShrinkBudget bounds the wall time spent looking for a shorter failing
 	// action list. Defaults to 60s; negative: no shrinking.
 	ShrinkBudget time.Duration
+	// metrics, when set (tests), is the node's metrics.
+	metrics *sequencer.Metrics
 }
 
 func (c *SequencerConfig) setDefaults() {
@@ -278,7 +280,7 @@ func (w *seqWorld) start(ctx context.Context) error {
 	}
 	w.node, err = sequencer.NewNode(sequencer.Config{Store: w.st, Chain: w.dc, Clock: w.clk, Dispatchers: disp, Policies: pol,
 		InclusionTimeout: simInclusionTimeout, Confirmations: w.cfg.Confirmations, Senders: w.senders,
-		Logger: slog.New(slog.DiscardHandler), Inline: true, Trace: w.cfg.Trace, Rand: w.uids, OnFinish: w.finished})
+		Logger: slog.New(slog.DiscardHandler), Inline: true, Trace: w.cfg.Trace, Rand: w.uids, OnFinish: w.finished, Metrics: w.cfg.metrics})
 	if err != nil {
 		return err
 	}
