@@ -45,10 +45,10 @@ func RequireJSON(r *http.Request) error {
 	}
 	mt, params, err := mime.ParseMediaType(ct[0])
 	if err != nil || mt != "application/json" {
-		return Errorf(CodeUnsupportedMediaType, "a %s needs Content-Type: application/json, not %s", r.Method, excerpt(ct[0]))
+		return Errorf(CodeUnsupportedMediaType, "a %s needs Content-Type: application/json, not %s", r.Method, Excerpt(ct[0]))
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return Errorf(CodeUnsupportedMediaType, "a %s needs Content-Type: application/json in UTF-8 (charset=utf-8 or none), not charset %s", r.Method, excerpt(cs))
+		return Errorf(CodeUnsupportedMediaType, "a %s needs Content-Type: application/json in UTF-8 (charset=utf-8 or none), not charset %s", r.Method, Excerpt(cs))
 	}
 	return nil
 }
@@ -72,10 +72,11 @@ func (s *Server) JSONOnly(h http.Handler) http.Handler {
 // excerptBytes is the most of an input an error message quotes.
 const excerptBytes = 64
 
-// excerpt quotes s for an error message: whole when it is at most 64 bytes,
+// Excerpt quotes s for an error message: whole when it is at most 64 bytes,
 // else its first 64 bytes at most, cut on a rune boundary, then "…" and its
-// length (as the sequencer's intake quotes inputs).
-func excerpt(s string) string {
+// length. An error never echoes an oversized input back; every API and the
+// sequencer's intake quote inputs through it.
+func Excerpt(s string) string {
 	if len(s) <= excerptBytes {
 		return strconv.Quote(s)
 	}

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/httpjson"
 	"github.com/ordolabs/ordo/internal/store"
 )
 
@@ -359,19 +360,7 @@ func SameJSON(a, b []byte) bool {
 	return bytes.Equal(chain.CanonicalArgs(a), chain.CanonicalArgs(b))
 }
 
-// excerptBytes is the most of an input an error message quotes.
-const excerptBytes = 64
-
 // Excerpt quotes s for an error message: whole when it is at most 64 bytes,
-// else its first 64 bytes at most, cut on a rune boundary, then "…" and its
-// length. An error never echoes an oversized input back.
-func Excerpt(s string) string {
-	if len(s) <= excerptBytes {
-		return strconv.Quote(s)
-	}
-	cut := excerptBytes
-	for back := 0; back < utf8.UTFMax-1 && cut > 0 && !utf8.RuneStart(s[cut]); back++ {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
-}
+// else a prefix and its length (httpjson.Excerpt). An error never echoes an
+// oversized input back.
+func Excerpt(s string) string { return httpjson.Excerpt(s) }
