@@ -1,22 +1,18 @@
 package api_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // flakyChain is a chain that stops answering on demand: every call fails as
@@ -63,71 +59,6 @@ func (f *flakyChain) MinFee(ctx context.Context) (uint64, error) {
 	return f.Chain.MinFee(ctx)
 }
 
-// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// lines returns the logged records (JSON handler) whose msg is msg.
-func (s *syncBuffer) lines(t *testing.T, msg string) []map[string]any {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []map[string]any
-	for l := range strings.Lines(s.b.String()) {
-		var rec map[string]any
-		if err := json.Unmarshal([]byte(l), &rec); err != nil {
-			t.Fatalf("log line %q: %v", l, err)
-		}
-		if rec["msg"] == msg {
-			out = append(out, rec)
-		}
-	}
-	return out
-}
-
-// gauge returns the value of the metric name (a gauge or a counter) whose
-// labels include labels, summed over the matching series.
-func gauge(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum float64
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-	next:
-		for _, m := range mf.GetMetric() {
-			have := map[string]string{}
-			for _, lp := range m.GetLabel() {
-				have[lp.GetName()] = lp.GetValue()
-			}
-			for k, v := range labels {
-				if have[k] != v {
-					continue next
-				}
-			}
-			switch {
-			case m.GetGauge() != nil:
-				sum += m.GetGauge().GetValue()
-			case m.GetCounter() != nil:
-				sum += m.GetCounter().GetValue()
-			}
-		}
-	}
-	return sum
-}
-
 // health reads /healthz.
 func (e *env) health(t *testing.T) (int, api.HealthResponse) {
 	t.Helper()
@@ -156,7 +87,7 @@ func (e *env) waitHealth(t *testing.T, status int, within time.Duration) api.Hea
 // the node logs one warning when it stops and one info when it comes back,
 // not one per failed call; /readyz stays 200 (the node has started).
 func TestHealthChainOutage(t *testing.T) {
-	var logs syncBuffer
+	var logs testkit.LogBuffer
 	flaky := &flakyChain{}
 	e := newEnv(t, envOptions{
 		Logger:       slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -168,7 +99,7 @@ func TestHealthChainOutage(t *testing.T) {
 	if h.Status != api.StatusOK || h.Chain == nil || !h.Chain.Reachable || h.Chain.LastAnswerAgo == nil || h.Chain.HeadAge == nil || h.Chain.Timeout != "300ms" {
 		t.Fatalf("healthy: %+v %+v", h, h.Chain)
 	}
-	if got := gauge(t, e.Registry, "ordo_chain_reachable", nil); got != 1 {
+	if got := testkit.Metric(t, e.Registry, "ordo_chain_reachable"); got != 1 {
 		t.Fatalf("ordo_chain_reachable %v while up", got)
 	}
 
@@ -183,20 +114,20 @@ func TestHealthChainOutage(t *testing.T) {
 	if r := e.do(t, http.MethodGet, "/readyz", nil); r.status != http.StatusOK {
 		t.Fatalf("readyz while the chain is down: %d %s", r.status, r.body)
 	}
-	if got := gauge(t, e.Registry, "ordo_chain_call_errors_total", map[string]string{"call": "head", "kind": chain.ErrKindUnreachable}); got < 2 {
+	if got := testkit.Metric(t, e.Registry, "ordo_chain_call_errors_total", "call", "head", "kind", chain.ErrKindUnreachable); got < 2 {
 		t.Fatalf("head errors %v: the sequencer polls every 20ms", got)
 	}
-	if got := gauge(t, e.Registry, "ordo_chain_reachable", nil); got != 0 {
+	if got := testkit.Metric(t, e.Registry, "ordo_chain_reachable"); got != 0 {
 		t.Fatalf("ordo_chain_reachable %v while down", got)
 	}
 
 	flaky.down.Store(false)
 	e.waitHealth(t, http.StatusOK, 5*time.Second)
-	if got := gauge(t, e.Registry, "ordo_chain_reachable", nil); got != 1 {
+	if got := testkit.Metric(t, e.Registry, "ordo_chain_reachable"); got != 1 {
 		t.Fatalf("ordo_chain_reachable %v after", got)
 	}
-	down := logs.lines(t, "chain not answering")
-	back := logs.lines(t, "chain answering again")
+	down := logs.Records(t, "chain not answering")
+	back := logs.Records(t, "chain answering again")
 	if len(down) != 1 || len(back) != 1 {
 		t.Fatalf("%d 'chain not answering' and %d 'chain answering again' lines, want 1 and 1", len(down), len(back))
 	}

@@ -1,7 +1,6 @@
 package chain_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // fakeChain answers every call with err (nil: success); Head returns head.
@@ -85,55 +85,6 @@ func (r fakeSubReader) Blocks(ctx context.Context, from, to uint64) ([]chain.Blo
 	return fakeReader{r.fakeChain}.Blocks(ctx, from, to)
 }
 
-// metric returns the value of name's series with the given labels (a
-// counter, a gauge, or a histogram's sample count), or -1 if there is none.
-func metric(t *testing.T, reg *prometheus.Registry, name string, labels ...string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-	next:
-		for _, m := range mf.GetMetric() {
-			have := map[string]string{}
-			for _, lp := range m.GetLabel() {
-				have[lp.GetName()] = lp.GetValue()
-			}
-			for i := 0; i+1 < len(labels); i += 2 {
-				if have[labels[i]] != labels[i+1] {
-					continue next
-				}
-			}
-			switch {
-			case m.GetCounter() != nil:
-				return m.GetCounter().GetValue()
-			case m.GetGauge() != nil:
-				return m.GetGauge().GetValue()
-			case m.GetHistogram() != nil:
-				return float64(m.GetHistogram().GetSampleCount())
-			}
-		}
-	}
-	return -1
-}
-
-type logBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuf) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
-func (l *logBuf) count(msg string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Count(l.b.String(), "msg="+fmt.Sprintf("%q", msg))
-}
-func (l *logBuf) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
-
 // NewMetered forwards exactly the optional interfaces its chain has.
 func TestMeteredForwardsOptionalInterfaces(t *testing.T) {
 	f := &fakeChain{}
@@ -165,7 +116,7 @@ func TestMeteredOutage(t *testing.T) {
 	f := &fakeChain{head: chain.BlockHeader{Height: 7}}
 	clk := clock.NewVirtual(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	f.head.Time = clk.Now().Add(-2 * time.Second)
-	var logs logBuf
+	var logs testkit.LogBuffer
 	reg := prometheus.NewRegistry()
 	m := chain.NewMetered(fakeReader{f}, chain.MeteredOptions{Registerer: reg, Clock: clk, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	ctx := context.Background()
@@ -180,10 +131,10 @@ func TestMeteredOutage(t *testing.T) {
 	if age, ok := h.HeadAge(clk.Now()); !ok || age != 2*time.Second {
 		t.Fatalf("head age %v %v", age, ok)
 	}
-	if got := metric(t, reg, "ordo_chain_head_height"); got != 7 {
+	if got := testkit.Metric(t, reg, "ordo_chain_head_height"); got != 7 {
 		t.Fatalf("head height %v", got)
 	}
-	if got := metric(t, reg, "ordo_chain_head_age_seconds"); got != 2 {
+	if got := testkit.Metric(t, reg, "ordo_chain_head_age_seconds"); got != 2 {
 		t.Fatalf("head age metric %v", got)
 	}
 
@@ -192,7 +143,7 @@ func TestMeteredOutage(t *testing.T) {
 	if _, err := m.SendTx(ctx, chain.Tx{}); !errors.Is(err, chain.ErrNonceTooLow) {
 		t.Fatalf("SendTx: %v", err)
 	}
-	if !m.Health().Reachable || metric(t, reg, "ordo_chain_call_errors_total", "call", "send_tx", "kind", "chain") != 1 {
+	if !m.Health().Reachable || testkit.Metric(t, reg, "ordo_chain_call_errors_total", "call", "send_tx", "kind", "chain") != 1 {
 		t.Fatalf("a chain error: %+v", m.Health())
 	}
 
@@ -208,14 +159,14 @@ func TestMeteredOutage(t *testing.T) {
 	if h.Reachable || h.LastError != "connection refused" || !h.DownSince.Equal(clk.Now()) {
 		t.Fatalf("down: %+v", h)
 	}
-	if got := metric(t, reg, "ordo_chain_call_errors_total", "call", "blocks", "kind", "unreachable"); got != 5 {
+	if got := testkit.Metric(t, reg, "ordo_chain_call_errors_total", "call", "blocks", "kind", "unreachable"); got != 5 {
 		t.Fatalf("blocks errors %v", got)
 	}
-	if got := metric(t, reg, "ordo_chain_reachable"); got != 0 {
+	if got := testkit.Metric(t, reg, "ordo_chain_reachable"); got != 0 {
 		t.Fatalf("reachable %v", got)
 	}
 	clk.Advance(10 * time.Second)
-	if got := metric(t, reg, "ordo_chain_unanswered_seconds"); got != 11 {
+	if got := testkit.Metric(t, reg, "ordo_chain_unanswered_seconds"); got != 11 {
 		t.Fatalf("unanswered %v", got)
 	}
 
@@ -237,7 +188,7 @@ func TestMeteredOutage(t *testing.T) {
 	if h := m.Health(); !h.Reachable || !h.DownSince.IsZero() || h.LastError != "" {
 		t.Fatalf("back: %+v", h)
 	}
-	if w, i := logs.count("chain not answering"), logs.count("chain answering again"); w != 1 || i != 1 {
+	if w, i := strings.Count(logs.String(), `msg="chain not answering"`), strings.Count(logs.String(), `msg="chain answering again"`); w != 1 || i != 1 {
 		t.Fatalf("%d warnings, %d infos:\n%s", w, i, logs.String())
 	}
 	for _, want := range []string{`level=WARN msg="chain not answering" call=head err="connection refused"`, `level=INFO msg="chain answering again" call=min_fee down=10s failedCalls=15`} {
@@ -245,7 +196,7 @@ func TestMeteredOutage(t *testing.T) {
 			t.Fatalf("logs lack %q:\n%s", want, logs.String())
 		}
 	}
-	if got := metric(t, reg, "ordo_chain_call_duration_seconds", "call", "head"); got != 7 {
+	if got := testkit.Metric(t, reg, "ordo_chain_call_duration_seconds", "call", "head"); got != 7 {
 		t.Fatalf("head calls observed %v, want 7", got)
 	}
 }
@@ -302,7 +253,7 @@ func TestMeteredSubscription(t *testing.T) {
 	if h := m.Health(); !h.Reachable || h.Head.Height != 4 {
 		t.Fatalf("%+v", h)
 	}
-	if got := metric(t, reg, "ordo_chain_head_height"); got != 4 {
+	if got := testkit.Metric(t, reg, "ordo_chain_head_height"); got != 4 {
 		t.Fatalf("head height %v", got)
 	}
 }

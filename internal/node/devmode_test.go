@@ -1,7 +1,6 @@
 package node
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,11 +8,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // devchainRoute is one route of the in-process devchain as a request, with
@@ -132,7 +131,7 @@ func TestDevModeWarnsAtStart(t *testing.T) {
 		devMode bool
 		warned  bool
 	}{{false, false}, {true, true}} {
-		var buf syncBuffer
+		var buf testkit.LogBuffer
 		log := slog.New(slog.NewTextHandler(&buf, nil))
 		l, err := StartLocal(context.Background(), Config{DevSenders: 1, DevMode: tt.devMode}, Options{Logger: log}, "127.0.0.1:0")
 		if err != nil {
@@ -209,22 +208,4 @@ func TestFaucetOf(t *testing.T) {
 	if err := n.noFaucet("has none"); !strings.Contains(err.Error(), "3 dev senders need funds from the chain's faucet, and the in-process devchain has none") {
 		t.Errorf("error %q", err)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger and a reader.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

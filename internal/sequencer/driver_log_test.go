@@ -1,7 +1,6 @@
 package sequencer_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
@@ -25,78 +24,10 @@ import (
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/sqlite"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 const typ = sequencer.CreateClaimVotingAccount
-
-// logBuffer collects a JSON logger's records.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// records returns the logged records whose msg is msg.
-func (l *logBuffer) records(t *testing.T, msg string) []map[string]any {
-	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for line := range strings.Lines(l.b.String()) {
-		var r map[string]any
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
-		if r["msg"] == msg {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func (l *logBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
-
-// metricValue returns the value of name's series with the given label pairs
-// (a counter or a gauge), summed over the matching series.
-func metricValue(t *testing.T, reg *prometheus.Registry, name string, labels ...string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum float64
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-	next:
-		for _, m := range mf.GetMetric() {
-			have := map[string]string{}
-			for _, lp := range m.GetLabel() {
-				have[lp.GetName()] = lp.GetValue()
-			}
-			for i := 0; i+1 < len(labels); i += 2 {
-				if have[labels[i]] != labels[i+1] {
-					continue next
-				}
-			}
-			switch {
-			case m.GetCounter() != nil:
-				sum += m.GetCounter().GetValue()
-			case m.GetGauge() != nil:
-				sum += m.GetGauge().GetValue()
-			case m.GetHistogram() != nil:
-				sum += float64(m.GetHistogram().GetSampleCount())
-			}
-		}
-	}
-	return sum
-}
 
 // rig is a sequencer over SQLite and an in-process devchain, with its logs
 // in a buffer and its metrics in a registry.
@@ -108,7 +39,7 @@ type rig struct {
 	cfg   sequencer.Config
 	seq   *sequencer.Node
 	reg   *prometheus.Registry
-	logs  *logBuffer
+	logs  *testkit.LogBuffer
 	stop  func()
 }
 
@@ -180,7 +111,7 @@ func newRig(t *testing.T, o rigOptions) *rig {
 // metrics and logs, and waits until it has started.
 func (r *rig) start() {
 	r.t.Helper()
-	r.reg, r.logs = prometheus.NewRegistry(), &logBuffer{}
+	r.reg, r.logs = prometheus.NewRegistry(), &testkit.LogBuffer{}
 	cfg := r.cfg
 	cfg.Metrics = sequencer.NewMetrics(r.reg)
 	cfg.Logger = slog.New(slog.NewJSONHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -244,7 +175,7 @@ func (r *rig) waitState(uid string, want store.TxState) store.Transaction {
 // waitLog waits for a line with msg.
 func (r *rig) waitLog(msg string) {
 	r.t.Helper()
-	waitFor(r.t, "a "+msg+" line", 5*time.Second, func() bool { return len(r.logs.records(r.t, msg)) > 0 })
+	waitFor(r.t, "a "+msg+" line", 5*time.Second, func() bool { return len(r.logs.Records(r.t, msg)) > 0 })
 }
 
 func (r *rig) count(state store.TxState) int {
@@ -268,7 +199,7 @@ func TestLogsRetriesAndFailed(t *testing.T) {
 	r.waitState(tx.UID, store.Failed)
 	r.waitLog("transaction failed") // logged just after the commit
 
-	retries := r.logs.records(t, "transaction retry")
+	retries := r.logs.Records(t, "transaction retry")
 	if len(retries) != 2 {
 		t.Fatalf("%d retry lines, want 2:\n%s", len(retries), r.logs)
 	}
@@ -278,7 +209,7 @@ func TestLogsRetriesAndFailed(t *testing.T) {
 			t.Fatalf("retry line %v", l)
 		}
 	}
-	attempts := r.logs.records(t, "retry attempt")
+	attempts := r.logs.Records(t, "retry attempt")
 	if len(attempts) != 2 {
 		t.Fatalf("%d retry attempt lines, want 2:\n%s", len(attempts), r.logs)
 	}
@@ -288,7 +219,7 @@ func TestLogsRetriesAndFailed(t *testing.T) {
 			t.Fatalf("retry attempt line %v", l)
 		}
 	}
-	failed := r.logs.records(t, "transaction failed")
+	failed := r.logs.Records(t, "transaction failed")
 	if len(failed) != 1 {
 		t.Fatalf("%d failed lines, want 1:\n%s", len(failed), r.logs)
 	}
@@ -296,25 +227,25 @@ func TestLogsRetriesAndFailed(t *testing.T) {
 		l["class"] != sequencer.ReasonFailedInclusion || !strings.Contains(str(l["err"]), "reverted") || str(l["reason"]) == "" {
 		t.Fatalf("failed line %v", l)
 	}
-	if got := metricValue(t, r.reg, "ordo_sequencer_retries_total", "type", typ, "reason", sequencer.ReasonFailedInclusion); got != 2 {
+	if got := testkit.Metric(t, r.reg, "ordo_sequencer_retries_total", "type", typ, "reason", sequencer.ReasonFailedInclusion); got != 2 {
 		t.Fatalf("retries_total %v", got)
 	}
-	if got := metricValue(t, r.reg, "ordo_sequencer_failures_total", "type", typ, "reason", sequencer.ReasonFailedInclusion); got != 1 {
+	if got := testkit.Metric(t, r.reg, "ordo_sequencer_failures_total", "type", typ, "reason", sequencer.ReasonFailedInclusion); got != 1 {
 		t.Fatalf("failures_total %v", got)
 	}
-	if got := metricValue(t, r.reg, "ordo_sequencer_store_commit_seconds"); got == 0 {
+	if got := testkit.Metric(t, r.reg, "ordo_sequencer_store_commit_seconds"); got == 0 {
 		t.Fatal("no store commit observed")
 	}
-	if got := metricValue(t, r.reg, "ordo_sequencer_store_commit_batch_records"); got == 0 {
+	if got := testkit.Metric(t, r.reg, "ordo_sequencer_store_commit_batch_records"); got == 0 {
 		t.Fatal("no batch size observed")
 	}
-	if got := metricValue(t, r.reg, "ordo_sequencer_effect_seconds", "effect", "submit"); got < 3 {
+	if got := testkit.Metric(t, r.reg, "ordo_sequencer_effect_seconds", "effect", "submit"); got < 3 {
 		t.Fatalf("submit effects %v, want 3 or more", got)
 	}
 	waitFor(t, "senders free", 5*time.Second, func() bool {
-		return metricValue(t, r.reg, "ordo_sequencer_senders", "state", "free") == 2 && metricValue(t, r.reg, "ordo_sequencer_senders", "state", "bound") == 0
+		return testkit.Metric(t, r.reg, "ordo_sequencer_senders", "state", "free") == 2 && testkit.Metric(t, r.reg, "ordo_sequencer_senders", "state", "bound") == 0
 	})
-	if got := metricValue(t, r.reg, "ordo_sequencer_head_height"); got == 0 {
+	if got := testkit.Metric(t, r.reg, "ordo_sequencer_head_height"); got == 0 {
 		t.Fatal("no head seen")
 	}
 }
@@ -327,7 +258,7 @@ func TestLogsDispatchErrors(t *testing.T) {
 	tx := r.submit("q-reject", typ, `{}`)
 	r.waitState(tx.UID, store.Failed)
 	r.waitLog("transaction failed") // logged just after the commit
-	errs := r.logs.records(t, "dispatch error")
+	errs := r.logs.Records(t, "dispatch error")
 	if len(errs) != 2 {
 		t.Fatalf("%d dispatch error lines, want 2:\n%s", len(errs), r.logs)
 	}
@@ -337,14 +268,14 @@ func TestLogsDispatchErrors(t *testing.T) {
 			t.Fatalf("dispatch error line %v", l)
 		}
 	}
-	if got := metricValue(t, r.reg, "ordo_sequencer_retries_total", "reason", sequencer.ReasonDispatchError); got != 1 {
+	if got := testkit.Metric(t, r.reg, "ordo_sequencer_retries_total", "reason", sequencer.ReasonDispatchError); got != 1 {
 		t.Fatalf("retries_total{dispatch_error} %v", got)
 	}
-	failed := r.logs.records(t, "transaction failed")
+	failed := r.logs.Records(t, "transaction failed")
 	if len(failed) != 1 || failed[0]["class"] != sequencer.ReasonDispatchError || !strings.Contains(str(failed[0]["err"]), "rejected") {
 		t.Fatalf("failed lines %v", failed)
 	}
-	if got := metricValue(t, r.reg, "ordo_sequencer_failures_total", "type", typ, "reason", sequencer.ReasonDispatchError); got != 1 {
+	if got := testkit.Metric(t, r.reg, "ordo_sequencer_failures_total", "type", typ, "reason", sequencer.ReasonDispatchError); got != 1 {
 		t.Fatalf("failures_total %v", got)
 	}
 }
@@ -375,17 +306,17 @@ func TestLogsPermanentFailure(t *testing.T) {
 	tx := r.submit("q-poison", "POISON", `{}`)
 	r.waitState(tx.UID, store.Failed)
 	r.waitLog("transaction failed") // logged just after the commit
-	if n := len(r.logs.records(t, "dispatch error")); n != 1 {
+	if n := len(r.logs.Records(t, "dispatch error")); n != 1 {
 		t.Fatalf("%d dispatch errors:\n%s", n, r.logs)
 	}
-	if n := len(r.logs.records(t, "transaction retry")); n != 0 {
+	if n := len(r.logs.Records(t, "transaction retry")); n != 0 {
 		t.Fatalf("%d retries:\n%s", n, r.logs)
 	}
-	failed := r.logs.records(t, "transaction failed")
+	failed := r.logs.Records(t, "transaction failed")
 	if len(failed) != 1 || failed[0]["class"] != sequencer.ReasonPermanent || failed[0]["type"] != "POISON" || !strings.Contains(str(failed[0]["err"]), "data names no claim") {
 		t.Fatalf("failed lines %v", failed)
 	}
-	if got := metricValue(t, r.reg, "ordo_sequencer_failures_total", "type", "POISON", "reason", sequencer.ReasonPermanent); got != 1 {
+	if got := testkit.Metric(t, r.reg, "ordo_sequencer_failures_total", "type", "POISON", "reason", sequencer.ReasonPermanent); got != 1 {
 		t.Fatalf("failures_total %v", got)
 	}
 }
@@ -405,12 +336,12 @@ func TestLogsWorkerTimeout(t *testing.T) {
 		s.Key, s.Worker, s.Remote = nil, slow.URL, dispatch.NewRemoteWorker(slow.URL, 50*time.Millisecond)
 	}})
 	tx := r.submit("q-slow", typ, `{}`)
-	waitFor(t, "worker timeout logged", 10*time.Second, func() bool { return len(r.logs.records(t, "remote worker timed out")) > 0 })
-	l := r.logs.records(t, "remote worker timed out")[0]
+	waitFor(t, "worker timeout logged", 10*time.Second, func() bool { return len(r.logs.Records(t, "remote worker timed out")) > 0 })
+	l := r.logs.Records(t, "remote worker timed out")[0]
 	if l["level"] != "WARN" || l["uid"] != tx.UID || l["queue"] != "q-slow" || l["worker"] != slow.URL || l["call"] != "dispatch" || str(l["err"]) == "" {
 		t.Fatalf("timeout line %v", l)
 	}
-	if got := metricValue(t, r.reg, "ordo_sequencer_worker_timeouts_total", "call", "dispatch"); got < 1 {
+	if got := testkit.Metric(t, r.reg, "ordo_sequencer_worker_timeouts_total", "call", "dispatch"); got < 1 {
 		t.Fatalf("worker_timeouts_total %v", got)
 	}
 }
@@ -425,7 +356,7 @@ func TestQueueDepthAcrossRestart(t *testing.T) {
 	reject := 1.0
 	r := newRig(t, rigOptions{faults: devchain.FaultUpdate{RejectProb: &reject}, senders: 8, maxRetries: 5, clk: clk,
 		tune: func(c *sequencer.Config) { c.Policies = map[string]sequencer.Policy{typ: {Delay: time.Minute}} }})
-	depth := func() float64 { return metricValue(t, r.reg, "ordo_sequencer_queue_depth") }
+	depth := func() float64 { return testkit.Metric(t, r.reg, "ordo_sequencer_queue_depth") }
 	// 8 queues with 2 each: 8 in flight (their first attempt rejected: in
 	// RETRY, delaying a minute of the virtual clock), 8 WAITING.
 	for q := range 8 {
