@@ -156,8 +156,6 @@ type Core struct {
 	// seqSeen is the highest Seq the core has been shown (intake, loads,
 	// the snapshot): a notification at or below it is late.
 	seqSeen int64
-	// steps counts the inputs stepped.
-	steps uint64
 }
 
 // NewCore builds a core from the store's state: bindings, senders, the

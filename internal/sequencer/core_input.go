@@ -183,7 +183,6 @@ func (c *Core) Step(in Input) {
 	default:
 		panic(fmt.Sprintf("sequencer: unknown input kind %d", in.Kind))
 	}
-	c.steps++
 	c.assertCheap()
 }
 
