@@ -203,10 +203,12 @@ func (c *Core) dispatch(q *queue) {
 			case la.Nonce >= s.rec.NextNonce:
 				// It never landed: the new attempt replaces it.
 				nonce, fresh = la.Nonce, false
-			case c.maybeSent(la):
+			case c.unreportedAt(t, la.Nonce) != nil:
 				// The chain has moved past the nonce of an attempt that may
-				// have been sent unreported: it may have been ours.
-				c.ambiguous(q, la)
+				// have been sent unreported (this one or an earlier one at
+				// the same nonce): it may have been ours. Derived from the
+				// store, so it holds after a restart too.
+				c.ambiguous(q, c.unreportedAt(t, la.Nonce))
 				return
 			}
 			// Otherwise it never reached the chain and its nonce went
@@ -233,6 +235,17 @@ func (c *Core) maybeSent(a *store.Attempt) bool {
 	}
 	s := c.senders[a.Sender]
 	return s == nil || s.rec.Worker != ""
+}
+
+// unreportedAt returns the first attempt of t at nonce that may have been
+// sent without the core knowing its hash, or nil.
+func (c *Core) unreportedAt(t *txn, nonce uint64) *store.Attempt {
+	for i := range t.rec.Attempts {
+		if a := &t.rec.Attempts[i]; a.Nonce == nonce && c.maybeSent(a) {
+			return a
+		}
+	}
+	return nil
 }
 
 // anyUnreported returns the last attempt of t that may have been sent

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
@@ -38,6 +39,10 @@ type SequencerConfig struct {
 	Queues int
 	// Senders is how many sender accounts the node has. Defaults to 4.
 	Senders int
+	// WorkerSenders is how many of the senders are worker senders: their key
+	// is held by a remote worker (in process) that loses one answer in ten,
+	// before or after sending, until the faults stop. Defaults to 0.
+	WorkerSenders int
 	// ReorgDepth is the deepest reorg drawn; the node waits ReorgDepth+1
 	// confirmations, as the chain declares. Defaults to 2.
 	ReorgDepth uint64
@@ -194,6 +199,7 @@ type seqWorld struct {
 	node     *sequencer.Node
 	loop     *sequencer.Loop
 	senders  []sequencer.SenderConfig
+	workers  []*simWorker
 	keys     map[string]ed25519.PrivateKey
 	uids     io.Reader
 	chk      *checker
@@ -242,6 +248,7 @@ func newSeqWorld(ctx context.Context, cfg SequencerConfig) (*seqWorld, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
+	workerRng := rand.New(rand.NewPCG(cfg.Seed, 0x776f726b))
 	for i := range cfg.Senders {
 		s := sha256.Sum256(fmt.Appendf(nil, "ordo-sim-sender|%d|%d", cfg.Seed, i))
 		k := ed25519.NewKeyFromSeed(s[:])
@@ -249,6 +256,12 @@ func newSeqWorld(ctx context.Context, cfg SequencerConfig) (*seqWorld, error) {
 		if _, err := w.dc.Faucet(ctx, a, 1_000_000_000_000); err != nil {
 			w.close()
 			return nil, fmt.Errorf("sim: fund sender: %w", err)
+		}
+		if i >= cfg.Senders-cfg.WorkerSenders {
+			wk := &simWorker{w: w, key: k, rng: workerRng, lost: 0.1}
+			w.workers = append(w.workers, wk)
+			w.senders = append(w.senders, sequencer.SenderConfig{ID: a, Worker: fmt.Sprintf("sim://worker-%d", i), Remote: wk})
+			continue
 		}
 		w.keys[string(a)] = k
 		w.senders = append(w.senders, sequencer.SenderConfig{ID: a, Key: k})
@@ -294,6 +307,13 @@ func (w *seqWorld) start(ctx context.Context) error {
 }
 
 func (w *seqWorld) finished(uid string, st store.TxState, _ uint64) {
+	if st == store.Failed && len(w.workers) > 0 {
+		// An ambiguous FAILED (a worker's unreported attempt may have
+		// taken the nonce) may still land: the node says so in the error.
+		if t, err := w.st.Get(context.Background(), uid); err == nil && strings.HasPrefix(t.Error, "ambiguous") {
+			w.chk.ambiguous(uid)
+		}
+	}
 	w.chk.ended(uid, st)
 	if st == store.Done {
 		w.res.Done++
@@ -459,6 +479,9 @@ func (w *seqWorld) check(ctx context.Context, step int) error {
 // drain stops the faults and lets the node end every intent within
 // DrainBound, then makes more blocks to see that nothing FAILED lands later.
 func (w *seqWorld) drain(ctx context.Context, step int) error {
+	for _, wk := range w.workers {
+		wk.lost = 0
+	}
 	zero, none := 0.0, devchain.Duration(0)
 	if _, err := w.dc.SetFaults(ctx, devchain.FaultUpdate{RejectProb: &zero, DropProb: &zero, RevertProb: &zero, Stall: &none}); err != nil {
 		return err

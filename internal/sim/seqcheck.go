@@ -27,6 +27,9 @@ type record struct {
 	queue string
 	seq   int64
 	end   store.TxState // "" until DONE or FAILED
+	// maybe: FAILED as ambiguous (a worker's unreported attempt may have
+	// taken its nonce): it may still land, once, outside its queue's order.
+	maybe bool
 }
 
 // slot is one queue's place in one block.
@@ -42,6 +45,7 @@ type landing struct {
 	seq     int64
 	height  uint64
 	success bool
+	maybe   bool // counted only in success (see add)
 }
 
 // checker follows the canonical chain incrementally and holds the records'
@@ -64,6 +68,13 @@ func newChecker() *checker {
 
 func (k *checker) fail(inv, format string, args ...any) {
 	k.failures = append(k.failures, &invariantError{inv: inv, detail: fmt.Sprintf(format, args...)})
+}
+
+// ambiguous marks a record FAILED as ambiguous.
+func (k *checker) ambiguous(uid string) {
+	if r := k.recs[uid]; r != nil {
+		r.maybe = true
+	}
 }
 
 // acked records an acknowledged record.
@@ -93,7 +104,7 @@ func (k *checker) checkEnd(r *record) {
 	switch n := k.success[r.uid]; {
 	case r.end == store.Done && n != 1:
 		k.fail(InvOnce, "%s is DONE with %d successful inclusions on the canonical chain", r.uid, n)
-	case r.end == store.Failed && n != 0:
+	case r.end == store.Failed && n != 0 && !r.maybe:
 		k.fail(InvFailedLands, "%s is FAILED but succeeded on chain (%d inclusions)", r.uid, n)
 	}
 }
@@ -158,9 +169,14 @@ func (k *checker) truncate(keep uint64) map[string]bool {
 	for h := uint64(len(k.hashes) - 1); h > keep; h-- {
 		for _, l := range k.byHeight[h] {
 			touched[l.uid] = true
-			k.slots[slot{l.queue, h}]--
 			if l.success {
 				k.success[l.uid]--
+			}
+			if l.maybe {
+				continue
+			}
+			k.slots[slot{l.queue, h}]--
+			if l.success {
 				q := k.perQueue[l.queue]
 				k.perQueue[l.queue] = q[:len(q)-1]
 			}
@@ -179,8 +195,18 @@ func (k *checker) add(b chain.Block) {
 		if r == nil {
 			continue
 		}
-		l := landing{uid: r.uid, queue: r.queue, seq: r.seq, height: b.Height, success: t.Status == chain.OutcomeSucceeded}
+		l := landing{uid: r.uid, queue: r.queue, seq: r.seq, height: b.Height, success: t.Status == chain.OutcomeSucceeded, maybe: r.maybe}
 		k.byHeight[b.Height] = append(k.byHeight[b.Height], l)
+		if r.maybe {
+			// A late landing of an ambiguous FAILED: only "at most once"
+			// still holds for it (its queue has moved on).
+			if l.success {
+				if k.success[r.uid]++; k.success[r.uid] > 1 {
+					k.fail(InvOnce, "%s (ambiguous) succeeded on chain %d times (again at height %d)", r.uid, k.success[r.uid], b.Height)
+				}
+			}
+			continue
+		}
 		s := slot{r.queue, b.Height}
 		if k.slots[s]++; k.slots[s] > 1 {
 			k.fail(InvOnePerBlock, "block %d includes %d transactions of queue %s (the last: %s)", b.Height, k.slots[s], r.queue, r.uid)
@@ -197,7 +223,7 @@ func (k *checker) add(b chain.Block) {
 				r.queue, r.uid, r.seq, b.Height, q[n-1].uid, q[n-1].seq, q[n-1].height)
 		}
 		k.perQueue[r.queue] = append(q, l)
-		if r.end == store.Failed {
+		if r.end == store.Failed && !r.maybe {
 			k.fail(InvFailedLands, "%s is FAILED but succeeded on chain at height %d", r.uid, b.Height)
 		}
 	}
