@@ -63,6 +63,7 @@ shortest failing action list found.`,
 	f.IntVar(&cfg.Steps, "steps", 2000, "actions per run")
 	f.IntVar(&cfg.Queues, "queues", 8, "queues intents go to")
 	f.IntVar(&cfg.Senders, "senders", 4, "sender accounts of the node")
+	f.BoolVar(&cfg.NoBlockReader, "no-block-reader", false, "hide the chain's blocks from the node: it polls each waiting attempt's status on every head")
 	f.IntVar(&cfg.WorkerSenders, "worker-senders", 0, "how many of the senders are worker senders (their remote worker loses one answer in ten)")
 	f.Uint64Var(&cfg.ReorgDepth, "reorg-depth", 2, "deepest reorg drawn (the node waits depth+1 confirmations)")
 	f.DurationVar(&cfg.ShrinkBudget, "shrink", 0, "wall time to spend shrinking a failing trace (0: 60s, negative: none)")

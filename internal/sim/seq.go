@@ -43,6 +43,11 @@ type SequencerConfig struct {
 	// is held by a remote worker (in process) that loses one answer in ten,
 	// before or after sending, until the faults stop. Defaults to 0.
 	WorkerSenders int
+	// NoBlockReader hides the chain's blocks from the node (it sees heads
+	// only), so it polls each waiting attempt's status on every head
+	// instead of reading receipts: the path of chains without block reads.
+	// Defaults to false.
+	NoBlockReader bool
 	// ReorgDepth is the deepest reorg drawn; the node waits ReorgDepth+1
 	// confirmations, as the chain declares. Defaults to 2.
 	ReorgDepth uint64
@@ -291,7 +296,11 @@ func (w *seqWorld) start(ctx context.Context) error {
 		}
 		disp[t], pol[t] = d, sequencer.Policy{MaxRetries: simMaxRetries, Delay: simDelay}
 	}
-	w.node, err = sequencer.NewNode(sequencer.Config{Store: w.st, Chain: w.dc, Clock: w.clk, Dispatchers: disp, Policies: pol,
+	var ch chain.Chain = w.dc
+	if w.cfg.NoBlockReader {
+		ch = headsOnly{w.dc}
+	}
+	w.node, err = sequencer.NewNode(sequencer.Config{Store: w.st, Chain: ch, Clock: w.clk, Dispatchers: disp, Policies: pol,
 		InclusionTimeout: simInclusionTimeout, Confirmations: w.cfg.Confirmations, Senders: w.senders,
 		Logger: slog.New(slog.DiscardHandler), Inline: true, Trace: w.cfg.Trace, Rand: w.uids, OnFinish: w.finished, Metrics: w.cfg.metrics})
 	if err != nil {
@@ -549,3 +558,7 @@ func (k *checker) uids() []string {
 	sort.Strings(out)
 	return out
 }
+
+// headsOnly is a chain whose blocks cannot be read: only chain.Chain's
+// methods (no chain.BlockReader, no head subscription).
+type headsOnly struct{ chain.Chain }
