@@ -63,7 +63,10 @@ func (c *Core) startCheck(q *queue, why check) {
 	f := q.lead()
 	n := 0
 	for _, a := range f.rec.Attempts {
-		if c.live(&a) {
+		// Live attempts, and every inclusion: what decide acts on must be
+		// the chain's answer now, not a receipt or an answer from before a
+		// restart, a failed check or a delay, which a reorg may have undone.
+		if c.live(&a) || (why != checkPoll && a.Hash != "" && nonceConsumed(&a) && !f.confirmed(a.N)) {
 			n++
 			c.emit(Effect{Kind: EffectCheck, UID: f.rec.UID, Queue: q.rec.Name, Attempt: a.N, Hash: a.Hash})
 		}
@@ -141,6 +144,18 @@ func (c *Core) failedIncl(q *queue, a *store.Attempt) {
 	note := "failed at inclusion: " + a.Error
 	if f.failing() {
 		c.finish(q, store.Failed, note+" (after the last retry)")
+		return
+	}
+	if f.rec.State == store.Retry && a.N == len(f.rec.Attempts) {
+		// This attempt's retry is counted already (it timed out, and the
+		// failure came while the queue was delaying): the failure only
+		// means the next attempt takes a fresh nonce.
+		f.rec.Error = note
+		c.saveTx(f.txn)
+		if q.rec.State != store.Delay {
+			c.setBinding(q, store.RetryBinding)
+		}
+		c.pump(q)
 		return
 	}
 	c.retry(q, note)
@@ -262,8 +277,14 @@ func (c *Core) decide(q *queue, why check) {
 		case la != nil && la.Outcome == store.OutcomeFailed:
 			c.failedIncl(q, la)
 		case pending:
-			la.Outcome = store.OutcomeTimeout
-			c.saveAttempt(t, la)
+			// Only the attempts still pending time out (never an
+			// unreported one: its hash-less error marks it maybe sent).
+			for i := range t.rec.Attempts {
+				if a := &t.rec.Attempts[i]; landable(a) && a.Outcome == store.OutcomeSent {
+					a.Outcome = store.OutcomeTimeout
+					c.saveAttempt(t, a)
+				}
+			}
 			c.retry(q, fmt.Sprintf("not included within %d blocks", c.cfg.InclusionTimeout))
 		default:
 			c.retry(q, "dropped by the chain")

@@ -215,6 +215,13 @@ func (c *Core) dispatch(q *queue) {
 			// elsewhere: a fresh nonce is safe.
 		}
 	}
+	if p := c.pendingOf(t, s.rec.ID); p != nil && (fresh || p.Nonce < nonce) {
+		// An earlier attempt of this sender is pending on chain (its last
+		// check said so): it holds its nonce, whatever the sender's next
+		// nonce says (a nonce_too_low may have come from its own inclusion,
+		// since reorged back). Replace it there: at most one can land.
+		nonce, fresh = p.Nonce, false
+	}
 	a := store.Attempt{N: len(t.rec.Attempts) + 1, Sender: s.rec.ID, Nonce: nonce, Fee: c.cfg.Fees.next(prevFee, c.minFee), At: c.now}
 	t.rec.Attempts = append(t.rec.Attempts, a)
 	c.saveAttempt(t, &t.rec.Attempts[len(t.rec.Attempts)-1])
@@ -235,6 +242,19 @@ func (c *Core) maybeSent(a *store.Attempt) bool {
 	}
 	s := c.senders[a.Sender]
 	return s == nil || s.rec.Worker != ""
+}
+
+// pendingOf returns the attempt of t by sender at the lowest nonce that is
+// pending on chain (landable, last seen sent), or nil.
+func (c *Core) pendingOf(t *txn, sender string) *store.Attempt {
+	var p *store.Attempt
+	for i := range t.rec.Attempts {
+		a := &t.rec.Attempts[i]
+		if a.Sender == sender && landable(a) && a.Outcome == store.OutcomeSent && (p == nil || a.Nonce < p.Nonce) {
+			p = a
+		}
+	}
+	return p
 }
 
 // unreportedAt returns the first attempt of t at nonce that may have been

@@ -1,5 +1,11 @@
 package sequencer
 
+import (
+	"slices"
+
+	"github.com/ordolabs/ordo/internal/store"
+)
+
 //go:generate go tool stringer -type=check,wait,verdict,stored,load,seat,nonceSource -output=core_state_string.go
 
 // The sub-states of a queue, of its transactions in flight and of a sender.
@@ -92,7 +98,21 @@ type flight struct {
 	confirm  uint64
 	confirmN int
 	polled   uint64 // the head of the last status poll (PollStatus)
+	// deep are the attempts whose inclusion a check answered at a head
+	// where it was deep enough to be final: not asked again.
+	deep []int
 }
+
+// markDeep records that the chain just said a is included deep enough to be
+// final (a receipt or a check at a head past its confirmations).
+func (f *flight) markDeep(c *Core, a *store.Attempt) {
+	if nonceConsumed(a) && !c.live(a) && !f.confirmed(a.N) {
+		f.deep = append(f.deep, a.N)
+	}
+}
+
+// confirmed reports whether attempt n's inclusion was checked final.
+func (f *flight) confirmed(n int) bool { return slices.Contains(f.deep, n) }
 
 // failing reports whether the transaction ends FAILED once nothing of it can
 // land any more.

@@ -107,6 +107,7 @@ func (c *Core) newHead(height, minFee uint64, receipts []Receipt) {
 			a.Fee, a.Nonce = r.Fee, r.Nonce
 		}
 		c.observe(q, a, chain.TxStatus{State: chain.TxIncluded, Height: r.Height, Success: r.Success, Reason: r.Reason})
+		f.markDeep(c, a)
 		switch {
 		case r.Success:
 			c.landed(q)
@@ -276,6 +277,7 @@ func (c *Core) checked(in Input) {
 	f := q.lead()
 	if a := f.attempt(in.Attempt); a != nil && in.Err == "" {
 		c.observe(q, a, in.Status)
+		f.markDeep(c, a)
 	} else if in.Err != "" {
 		f.recheck = f.check
 	}
