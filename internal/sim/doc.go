@@ -9,6 +9,9 @@
 // crash drops the node's memory and reopens its store; the chain lives on,
 // as a separate process would.
 //
+// Beside the actions, one status check in ten cannot reach the chain (until
+// the faults stop), and the retry delay outlasts the confirmations' blocks.
+//
 // A run is a list of Actions generated from the seed alone (not from the
 // state), so that a failing list can be shrunk by deleting actions and
 // running again.

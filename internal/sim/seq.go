@@ -134,7 +134,7 @@ func (v *Violation) Error() string {
 // Policy of every type in the simulation: short delays keep runs short.
 const (
 	simMaxRetries       = 3
-	simDelay            = 2 * time.Second
+	simDelay            = 4 * time.Second // longer than the confirmations' blocks, as in production
 	simInclusionTimeout = 3
 	simBlockTime        = time.Second
 )
@@ -196,23 +196,26 @@ func shrink(ctx context.Context, cfg SequencerConfig, actions []Action, inv stri
 // seqWorld is one run: the chain, the node's store and the node, on one
 // virtual clock.
 type seqWorld struct {
-	cfg      SequencerConfig
-	clk      *clock.Virtual
-	dc       *devchain.Chain
-	dir      string
-	st       *sqlite.Store
-	node     *sequencer.Node
-	loop     *sequencer.Loop
-	senders  []sequencer.SenderConfig
-	workers  []*simWorker
-	keys     map[string]ed25519.PrivateKey
-	uids     io.Reader
-	chk      *checker
-	deployed map[int]bool
-	votes    int
-	lastHead chain.Hash
-	digest   hash.Hash
-	res      SequencerResult
+	cfg     SequencerConfig
+	clk     *clock.Virtual
+	dc      *devchain.Chain
+	dir     string
+	st      *sqlite.Store
+	node    *sequencer.Node
+	loop    *sequencer.Loop
+	senders []sequencer.SenderConfig
+	workers []*simWorker
+	// statusRng and statusErrors make status checks fail (flakyStatus).
+	statusRng    *rand.Rand
+	statusErrors float64
+	keys         map[string]ed25519.PrivateKey
+	uids         io.Reader
+	chk          *checker
+	deployed     map[int]bool
+	votes        int
+	lastHead     chain.Hash
+	digest       hash.Hash
+	res          SequencerResult
 }
 
 func runActions(ctx context.Context, cfg SequencerConfig, actions []Action) (SequencerResult, error) {
@@ -245,7 +248,7 @@ func newSeqWorld(ctx context.Context, cfg SequencerConfig) (*seqWorld, error) {
 	var seed [32]byte
 	binary.LittleEndian.PutUint64(seed[:], cfg.Seed)
 	w := &seqWorld{cfg: cfg, clk: clock.NewVirtual(clock.Epoch), dir: dir, keys: map[string]ed25519.PrivateKey{},
-		uids: rand.NewChaCha8(seed), chk: newChecker(), deployed: map[int]bool{}, digest: sha256.New(),
+		uids: rand.NewChaCha8(seed), chk: newChecker(), statusRng: rand.New(rand.NewPCG(cfg.Seed, 0x73746174)), statusErrors: 0.1, deployed: map[int]bool{}, digest: sha256.New(),
 		res: SequencerResult{Seed: cfg.Seed, Steps: cfg.Steps}}
 	w.dc, err = devchain.New(devchain.Config{Seed: cfg.Seed, BlockTime: simBlockTime, MaxBlockTxs: 64, Clock: w.clk, FinalityDepth: cfg.ReorgDepth,
 		Logger: slog.New(slog.DiscardHandler)})
@@ -299,6 +302,12 @@ func (w *seqWorld) start(ctx context.Context) error {
 	var ch chain.Chain = w.dc
 	if w.cfg.NoBlockReader {
 		ch = headsOnly{w.dc}
+	}
+	// One status check in ten cannot reach the chain until the faults stop.
+	if br, ok := ch.(chain.BlockReader); ok {
+		ch = flakyStatusReader{&flakyStatus{Chain: ch, w: w}, br}
+	} else {
+		ch = &flakyStatus{Chain: ch, w: w}
 	}
 	w.node, err = sequencer.NewNode(sequencer.Config{Store: w.st, Chain: ch, Clock: w.clk, Dispatchers: disp, Policies: pol,
 		InclusionTimeout: simInclusionTimeout, Confirmations: w.cfg.Confirmations, Senders: w.senders,
@@ -491,6 +500,7 @@ func (w *seqWorld) drain(ctx context.Context, step int) error {
 	for _, wk := range w.workers {
 		wk.lost = 0
 	}
+	w.statusErrors = 0
 	zero, none := 0.0, devchain.Duration(0)
 	if _, err := w.dc.SetFaults(ctx, devchain.FaultUpdate{RejectProb: &zero, DropProb: &zero, RevertProb: &zero, Stall: &none}); err != nil {
 		return err
@@ -557,6 +567,34 @@ func (k *checker) uids() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// flakyStatus fails a share of status checks (the world's statusErrors, from
+// its seeded source), as a chain that does not answer would; it keeps the
+// wrapped chain's block reads.
+type flakyStatus struct {
+	chain.Chain
+	w *seqWorld
+}
+
+var errStatusUnreachable = errors.New("status check: connection refused")
+
+func (f *flakyStatus) TxStatus(ctx context.Context, h chain.Hash) (chain.TxStatus, error) {
+	if f.w.statusRng.Float64() < f.w.statusErrors {
+		return chain.TxStatus{}, errStatusUnreachable
+	}
+	return f.Chain.TxStatus(ctx, h)
+}
+
+// flakyStatusReader is a flakyStatus over a chain whose blocks can be read.
+type flakyStatusReader struct {
+	*flakyStatus
+	br chain.BlockReader
+}
+
+// Blocks reads blocks from the wrapped chain.
+func (f flakyStatusReader) Blocks(ctx context.Context, from, to uint64) ([]chain.Block, error) {
+	return f.br.Blocks(ctx, from, to)
 }
 
 // headsOnly is a chain whose blocks cannot be read: only chain.Chain's
