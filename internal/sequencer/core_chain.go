@@ -188,13 +188,15 @@ func (c *Core) observe(q *queue, a *store.Attempt, st chain.TxStatus) {
 		}
 	case chain.TxPending:
 		// Back in (or still in) the mempool: what an earlier inclusion said
-		// no longer holds.
+		// no longer holds, and its receipt must be seen again.
 		a.Outcome, a.Height, a.Error = store.OutcomeSent, 0, ""
+		c.watch[a.Hash] = q
 	case chain.TxDropped:
 		a.Outcome, a.Error = store.OutcomeDropped, st.Reason
 		delete(c.watch, a.Hash)
 	default:
 		a.Outcome = store.OutcomeUnknown
+		c.watch[a.Hash] = q // unknown may still land
 	}
 	c.saveAttempt(q.lead().txn, a)
 }
