@@ -82,8 +82,8 @@ type MeteredOptions struct {
 	// Registerer takes the metrics; nil registers none (Health still
 	// works).
 	Registerer prometheus.Registerer
-	// Clock times answers and heads' ages. Defaults to the wall clock. Call
-	// latency is always measured on the wall clock.
+	// Clock times answers, heads' ages and call latency. Defaults to the
+	// wall clock.
 	Clock clock.Clock
 	// Logger reports a chain that stops answering (one warning) and comes
 	// back (one info). Defaults to slog.Default().
@@ -215,10 +215,10 @@ func (m *Metered) Now() time.Time { return m.clk.Now() }
 
 // start begins a call: the returned function ends it with its error.
 func (m *Metered) start(ctx context.Context, call string) func(error) {
-	t0 := time.Now()
+	t0 := m.clk.Now()
 	gen := m.generation()
 	return func(err error) {
-		m.dur.WithLabelValues(call).Observe(time.Since(t0).Seconds())
+		m.dur.WithLabelValues(call).Observe(m.clk.Now().Sub(t0).Seconds())
 		m.done(ctx, call, gen, err)
 	}
 }

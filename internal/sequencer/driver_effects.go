@@ -27,8 +27,8 @@ func (n *Node) work(ctx context.Context, l *Loop) {
 
 // perform performs one effect and returns the input that reports it.
 func (n *Node) perform(ctx context.Context, e Effect) Input {
-	t0 := time.Now() // effect latency, on the wall clock
-	defer func() { n.observeEffect(e.Kind, time.Since(t0)) }()
+	t0 := n.cfg.Clock.Now()
+	defer func() { n.observeEffect(e.Kind, n.since(t0)) }()
 	switch e.Kind {
 	case EffectDispatch:
 		return n.performDispatch(ctx, e)
@@ -56,14 +56,14 @@ func (n *Node) performHook(ctx context.Context, e Effect) Input {
 	if d == nil {
 		err = fmt.Errorf("no dispatcher for %s", e.Txn.Type)
 	} else {
-		call, t0 := "onFailure", time.Now()
+		call, t0 := "onFailure", n.cfg.Clock.Now()
 		if e.Success {
 			call = "onSuccess"
 			r, err = d.OnSuccess(ctx, e.Txn, e.Result, e.Sender)
 		} else {
 			r, err = d.OnFailure(ctx, e.Txn, e.Result, e.Sender)
 		}
-		n.logWorkerTimeout(ctx, e, d, call, time.Since(t0), err)
+		n.logWorkerTimeout(ctx, e, d, call, n.since(t0), err)
 	}
 	if err != nil && ctx.Err() == nil {
 		n.log.Warn("hook error", "uid", e.UID, "queue", e.Queue, "sender", e.Sender.AccountID, "type", e.Txn.Type, "success", e.Success, "err", err)
@@ -117,10 +117,10 @@ func (n *Node) buildAndSign(ctx context.Context, e Effect) (report Input, ok boo
 	if !ok || key == nil {
 		return Input{}, false
 	}
-	t0 := time.Now()
+	t0 := n.cfg.Clock.Now()
 	tx, err := b.Build(ctx, e.Txn, e.Sender)
 	if err != nil {
-		n.logWorkerTimeout(ctx, e, d, "build", time.Since(t0), err)
+		n.logWorkerTimeout(ctx, e, d, "build", n.since(t0), err)
 		permanent := !isRemote(d) || errors.Is(err, ErrPermanent)
 		return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err), Permanent: permanent}), true
 	}
@@ -141,9 +141,9 @@ func (n *Node) performDispatch(ctx context.Context, e Effect) Input {
 	var r TxnResult
 	err := fmt.Errorf("no dispatcher for type %s", e.Txn.Type)
 	if d := n.dispatcherFor(e.Txn.Type, e.Sender.AccountID); d != nil {
-		t0 := time.Now()
+		t0 := n.cfg.Clock.Now()
 		r, err = d.Dispatch(ctx, e.Txn, e.Sender)
-		n.logWorkerTimeout(ctx, e, d, "dispatch", time.Since(t0), err)
+		n.logWorkerTimeout(ctx, e, d, "dispatch", n.since(t0), err)
 	}
 	return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Hash: r.Hash, Err: err, Code: chain.CodeOf(err),
 		Permanent: errors.Is(err, ErrPermanent)})

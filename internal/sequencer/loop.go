@@ -63,11 +63,11 @@ func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 	}
 	r := l.ready(ctx, now)
 	if !r.Batch.Empty() {
-		t0 := time.Now() // the commit's latency, on the wall clock whatever the node's clock
+		t0 := n.cfg.Clock.Now()
 		if err := n.cfg.Store.Apply(ctx, r.Batch); err != nil {
 			return nil, fmt.Errorf("sequencer: commit: %w", err)
 		}
-		n.observeCommit(r.Batch, time.Since(t0))
+		n.observeCommit(r.Batch, n.since(t0))
 		n.observe(ctx, l.core, r.Batch)
 	}
 	n.observeGauges(l.core)

@@ -101,6 +101,10 @@ func (n *Node) observeCommit(b store.Batch, took time.Duration) {
 	}
 }
 
+// since is the time on the node's clock since t0 (latencies: under a
+// virtual clock, I/O takes no time).
+func (n *Node) since(t0 time.Time) time.Duration { return n.cfg.Clock.Now().Sub(t0) }
+
 // observeEffect records an effect that took took.
 func (n *Node) observeEffect(k EffectKind, took time.Duration) {
 	if m := n.cfg.Metrics; m != nil {
