@@ -1,32 +1,15 @@
 package sim
 
 import (
-	"cmp"
 	"context"
-	"crypto/ed25519"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
-	"log/slog"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
-	"github.com/ordolabs/ordo/internal/chain"
-	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/sequencer"
-	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
-	"github.com/ordolabs/ordo/internal/store"
-	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
 
 // SequencerConfig configures a sequencer simulation.
@@ -71,6 +54,8 @@ type SequencerConfig struct {
 	// trusts inclusions a reorg can undo: the simulation's self-test uses it
 	// to see the invariants break.
 	Confirmations uint64
+	// Clock measures ShrinkBudget. Defaults to the wall clock.
+	Clock clock.Clock
 	// ShrinkBudget bounds the wall time spent looking for a shorter failing
 	// action list. Defaults to 60s; negative: no shrinking.
 	ShrinkBudget time.Duration
@@ -95,6 +80,9 @@ func (c *SequencerConfig) setDefaults() {
 		if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
 			c.Dir = "/dev/shm"
 		}
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
 	}
 	if c.ShrinkBudget == 0 {
 		c.ShrinkBudget = 60 * time.Second
@@ -173,11 +161,11 @@ func RunSequencerActions(ctx context.Context, cfg SequencerConfig, actions []Act
 // the run still breaks the same invariant, until budget runs out.
 func shrink(ctx context.Context, cfg SequencerConfig, actions []Action, inv string) []Action {
 	cfg.Trace = nil
-	deadline := time.Now().Add(cfg.ShrinkBudget)
+	deadline := cfg.Clock.Now().Add(cfg.ShrinkBudget)
 	best := actions
 	for chunk := max(len(best)/2, 1); chunk >= 1; chunk /= 2 {
 		for i := 0; i < len(best); {
-			if time.Now().After(deadline) || ctx.Err() != nil {
+			if cfg.Clock.Now().After(deadline) || ctx.Err() != nil {
 				return best
 			}
 			cand := append(append([]Action(nil), best[:i]...), best[min(i+chunk, len(best)):]...)
@@ -192,411 +180,3 @@ func shrink(ctx context.Context, cfg SequencerConfig, actions []Action, inv stri
 	}
 	return best
 }
-
-// seqWorld is one run: the chain, the node's store and the node, on one
-// virtual clock.
-type seqWorld struct {
-	cfg     SequencerConfig
-	clk     *clock.Virtual
-	dc      *devchain.Chain
-	dir     string
-	st      *sqlite.Store
-	node    *sequencer.Node
-	loop    *sequencer.Loop
-	senders []sequencer.SenderConfig
-	workers []*simWorker
-	// statusRng and statusErrors make status checks fail (flakyStatus).
-	statusRng    *rand.Rand
-	statusErrors float64
-	keys         map[string]ed25519.PrivateKey
-	uids         io.Reader
-	chk          *checker
-	deployed     map[int]bool
-	votes        int
-	lastHead     chain.Hash
-	digest       hash.Hash
-	res          SequencerResult
-}
-
-func runActions(ctx context.Context, cfg SequencerConfig, actions []Action) (SequencerResult, error) {
-	w, err := newSeqWorld(ctx, cfg)
-	if err != nil {
-		return SequencerResult{}, err
-	}
-	defer w.close()
-	for i, a := range actions {
-		if err := w.do(ctx, a); err != nil {
-			return w.res, err
-		}
-		if err := w.check(ctx, i+1); err != nil {
-			return w.res, err
-		}
-		fmt.Fprintf(w.digest, "%d|%s|%s|%d\n", i, a, w.lastHead, w.chk.open())
-	}
-	if err := w.drain(ctx, len(actions)+1); err != nil {
-		return w.res, err
-	}
-	w.finish()
-	return w.res, nil
-}
-
-func newSeqWorld(ctx context.Context, cfg SequencerConfig) (*seqWorld, error) {
-	dir, err := os.MkdirTemp(cfg.Dir, "ordo-sim-*")
-	if err != nil {
-		return nil, err
-	}
-	var seed [32]byte
-	binary.LittleEndian.PutUint64(seed[:], cfg.Seed)
-	w := &seqWorld{cfg: cfg, clk: clock.NewVirtual(clock.Epoch), dir: dir, keys: map[string]ed25519.PrivateKey{},
-		uids: rand.NewChaCha8(seed), chk: newChecker(), statusRng: rand.New(rand.NewPCG(cfg.Seed, 0x73746174)), statusErrors: 0.1, deployed: map[int]bool{}, digest: sha256.New(),
-		res: SequencerResult{Seed: cfg.Seed, Steps: cfg.Steps}}
-	w.dc, err = devchain.New(devchain.Config{Seed: cfg.Seed, BlockTime: simBlockTime, MaxBlockTxs: 64, Clock: w.clk, FinalityDepth: cfg.ReorgDepth,
-		Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	workerRng := rand.New(rand.NewPCG(cfg.Seed, 0x776f726b))
-	for i := range cfg.Senders {
-		s := sha256.Sum256(fmt.Appendf(nil, "ordo-sim-sender|%d|%d", cfg.Seed, i))
-		k := ed25519.NewKeyFromSeed(s[:])
-		a := chain.KeyAddress(k)
-		if _, err := w.dc.Faucet(ctx, a, 1_000_000_000_000); err != nil {
-			w.close()
-			return nil, fmt.Errorf("sim: fund sender: %w", err)
-		}
-		if i >= cfg.Senders-cfg.WorkerSenders {
-			wk := &simWorker{w: w, key: k, rng: workerRng, lost: 0.1}
-			w.workers = append(w.workers, wk)
-			w.senders = append(w.senders, sequencer.SenderConfig{ID: a, Worker: fmt.Sprintf("sim://worker-%d", i), Remote: wk})
-			continue
-		}
-		w.keys[string(a)] = k
-		w.senders = append(w.senders, sequencer.SenderConfig{ID: a, Key: k})
-	}
-	if err := w.start(ctx); err != nil {
-		w.close()
-		return nil, err
-	}
-	return w, nil
-}
-
-// start opens the store (if closed) and starts a node on it: its Loop is
-// turned once for what recovery writes and asks.
-func (w *seqWorld) start(ctx context.Context) error {
-	var err error
-	if w.st == nil {
-		if w.st, err = sqlite.Open(ctx, filepath.Join(w.dir, "ordo.db"), sqlite.Options{Synchronous: "NORMAL", Now: w.clk.Now}); err != nil {
-			return fmt.Errorf("sim: open store: %w", err)
-		}
-	}
-	disp := map[string]sequencer.Dispatcher{}
-	pol := map[string]sequencer.Policy{}
-	for _, t := range dispatch.BuiltinTypes() {
-		d, err := dispatch.NewZkAppDispatcher(t, simMaxRetries, w.dc, func(id string) ed25519.PrivateKey { return w.keys[id] })
-		if err != nil {
-			return err
-		}
-		disp[t], pol[t] = d, sequencer.Policy{MaxRetries: simMaxRetries, Delay: simDelay}
-	}
-	var ch chain.Chain = w.dc
-	if w.cfg.NoBlockReader {
-		ch = headsOnly{w.dc}
-	}
-	// One status check in ten cannot reach the chain until the faults stop.
-	if br, ok := ch.(chain.BlockReader); ok {
-		ch = flakyStatusReader{&flakyStatus{Chain: ch, w: w}, br}
-	} else {
-		ch = &flakyStatus{Chain: ch, w: w}
-	}
-	w.node, err = sequencer.NewNode(sequencer.Config{Store: w.st, Chain: ch, Clock: w.clk, Dispatchers: disp, Policies: pol,
-		InclusionTimeout: simInclusionTimeout, Confirmations: w.cfg.Confirmations, Senders: w.senders,
-		Logger: slog.New(slog.DiscardHandler), Inline: true, Trace: w.cfg.Trace, Rand: w.uids, OnFinish: w.finished, Metrics: w.cfg.metrics})
-	if err != nil {
-		return err
-	}
-	if w.loop, err = w.node.Open(ctx); err != nil {
-		return fmt.Errorf("sim: node start: %w", err)
-	}
-	if _, err := w.loop.Turn(ctx); err != nil {
-		return err
-	}
-	return w.settle(ctx)
-}
-
-func (w *seqWorld) finished(uid string, st store.TxState, _ uint64) {
-	if st == store.Failed && len(w.workers) > 0 {
-		// An ambiguous FAILED (a worker's unreported attempt may have
-		// taken the nonce) may still land: the node says so in the error.
-		if t, err := w.st.Get(context.Background(), uid); err == nil && strings.HasPrefix(t.Error, "ambiguous") {
-			w.chk.ambiguous(uid)
-		}
-	}
-	w.chk.ended(uid, st)
-	if st == store.Done {
-		w.res.Done++
-	} else {
-		w.res.Failed++
-	}
-}
-
-func (w *seqWorld) close() {
-	if w.st != nil {
-		w.st.Close()
-	}
-	if w.dc != nil {
-		w.dc.Close()
-	}
-	os.RemoveAll(w.dir)
-}
-
-// settle tells the node of a new head and of ended DELAYs, then turns its
-// loop until no input waits.
-func (w *seqWorld) settle(ctx context.Context) error {
-	head, err := w.dc.Head(ctx)
-	if err != nil {
-		return err
-	}
-	if head.Hash != w.lastHead {
-		w.lastHead = head.Hash
-		w.res.Blocks = head.Height
-		w.loop.HeadSeen(ctx, head)
-	}
-	if dl := w.loop.Deadline(); !dl.IsZero() && !w.clk.Now().Before(dl) {
-		w.loop.Put(sequencer.Tick(w.clk.Now()))
-	}
-	for i := 0; w.loop.Waiting(); i++ {
-		if i == 10_000 {
-			return errors.New("sim: the node's loop does not settle")
-		}
-		if _, err := w.loop.Turn(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// do performs one action.
-func (w *seqWorld) do(ctx context.Context, a Action) error {
-	switch a.Kind {
-	case ActSubmit:
-		return w.submit(ctx, a)
-	case ActAdvance:
-		return w.advance(ctx, a.Dt)
-	case ActFault:
-		w.res.Faults++
-		w.fault(ctx, a)
-		return w.settle(ctx)
-	case ActCrash:
-		return w.crash(ctx)
-	}
-	return fmt.Errorf("sim: unknown action %v", a)
-}
-
-func (w *seqWorld) submit(ctx context.Context, a Action) error {
-	q := fmt.Sprintf("q%d", a.Queue)
-	in := make([]sequencer.Intake, 0, a.N)
-	for range a.N {
-		typ := sequencer.SendClaimVote
-		if !w.deployed[a.Queue] {
-			w.deployed[a.Queue], typ = true, sequencer.CreateClaimVotingAccount
-		}
-		w.votes++
-		data, _ := json.Marshal(map[string]any{"voter": fmt.Sprintf("v%d", w.votes)})
-		in = append(in, sequencer.Intake{Queue: q, Type: typ, Data: data})
-	}
-	res, err := w.node.Submit(ctx, in)
-	if err != nil {
-		return fmt.Errorf("sim: submit: %w", err)
-	}
-	for _, r := range res {
-		w.chk.acked(r.Transaction)
-		w.res.Intents++
-	}
-	return w.settle(ctx)
-}
-
-// advance moves the clock by dt, block by block.
-func (w *seqWorld) advance(ctx context.Context, dt time.Duration) error {
-	target := w.clk.Now().Add(dt)
-	for {
-		next := w.dc.NextBlockAt()
-		if next.After(target) {
-			break
-		}
-		w.clk.Set(next)
-		w.dc.Tick(next)
-		if err := w.settle(ctx); err != nil {
-			return err
-		}
-	}
-	w.clk.Set(target)
-	return w.settle(ctx)
-}
-
-func (w *seqWorld) fault(ctx context.Context, a Action) {
-	var u devchain.FaultUpdate
-	switch a.Fault {
-	case FaultReject:
-		u.RejectProb = &a.P
-	case FaultDrop:
-		u.DropProb = &a.P
-	case FaultRevert:
-		u.RevertProb = &a.P
-	case FaultFeeSpike:
-		u.FeeSpike = &devchain.FeeSpike{Factor: a.K, Blocks: 3}
-	case FaultStall:
-		d := devchain.Duration(time.Duration(a.K) * time.Second)
-		u.Stall = &d
-	case FaultReorg:
-		u.Reorg = &a.K
-	case FaultClear:
-		zero := 0.0
-		u.RejectProb, u.DropProb, u.RevertProb = &zero, &zero, &zero
-	}
-	// A reorg deeper than the chain is refused: the action does nothing.
-	_, _ = w.dc.SetFaults(ctx, u)
-}
-
-// crash drops the node's memory, reopens its store and checks that every
-// acknowledged record is still there, then starts a node again.
-func (w *seqWorld) crash(ctx context.Context) error {
-	w.res.Crashes++
-	w.node, w.loop = nil, nil
-	if err := w.st.Close(); err != nil {
-		return fmt.Errorf("sim: close store: %w", err)
-	}
-	w.st = nil
-	if err := w.start(ctx); err != nil {
-		return err
-	}
-	for _, uid := range w.chk.uids() {
-		if _, err := w.st.Get(ctx, uid); err != nil {
-			w.chk.fail(InvLost, "%s was acknowledged, and after a crash the store says: %v", uid, err)
-		}
-	}
-	return nil
-}
-
-// check runs the invariants after a step.
-func (w *seqWorld) check(ctx context.Context, step int) error {
-	if err := w.loop.Core().CheckInvariants(); err != nil {
-		w.chk.fail(InvCore, "%v", err)
-	}
-	if err := w.chk.sync(ctx, w.dc); err != nil {
-		return fmt.Errorf("sim: read chain: %w", err)
-	}
-	if len(w.chk.failures) == 0 {
-		return nil
-	}
-	var ie *invariantError
-	errors.As(w.chk.failures[0], &ie)
-	return &Violation{Seed: w.cfg.Seed, Step: step, Invariant: ie.inv, Detail: ie.detail}
-}
-
-// drain stops the faults and lets the node end every intent within
-// DrainBound, then makes more blocks to see that nothing FAILED lands later.
-func (w *seqWorld) drain(ctx context.Context, step int) error {
-	for _, wk := range w.workers {
-		wk.lost = 0
-	}
-	w.statusErrors = 0
-	zero, none := 0.0, devchain.Duration(0)
-	if _, err := w.dc.SetFaults(ctx, devchain.FaultUpdate{RejectProb: &zero, DropProb: &zero, RevertProb: &zero, Stall: &none}); err != nil {
-		return err
-	}
-	bound := w.cfg.DrainBound
-	if bound <= 0 {
-		conf := cmp.Or(w.cfg.Confirmations, w.cfg.ReorgDepth+1)
-		perIntent := (simMaxRetries + 1) * (simDelay + time.Duration(simInclusionTimeout+conf+1)*simBlockTime)
-		bound = time.Minute + time.Duration(w.chk.longestQueue())*perIntent
-	}
-	start := w.clk.Now()
-	for w.chk.open() > 0 && w.clk.Now().Sub(start) < bound {
-		if err := w.advance(ctx, 500*time.Millisecond); err != nil {
-			return err
-		}
-		if err := w.check(ctx, step); err != nil {
-			return err
-		}
-	}
-	w.res.Drain = w.clk.Now().Sub(start)
-	if n := w.chk.open(); n > 0 {
-		w.chk.fail(InvLiveness, "%d intents still open %v after the faults stopped: %s", n, bound, w.stuck(ctx))
-		return w.check(ctx, step)
-	}
-	if err := w.advance(ctx, time.Duration(2*(w.cfg.ReorgDepth+1)+simInclusionTimeout)*simBlockTime); err != nil {
-		return err
-	}
-	return w.check(ctx, step)
-}
-
-// stuck describes a few open records as the store has them.
-func (w *seqWorld) stuck(ctx context.Context) string {
-	var out []string
-	for _, uid := range w.chk.uids() {
-		if w.chk.recs[uid].end != "" {
-			continue
-		}
-		t, err := w.st.Get(ctx, uid)
-		if err != nil {
-			out = append(out, uid+": "+err.Error())
-		} else {
-			out = append(out, fmt.Sprintf("%s (%s, queue %s, retries %d, attempts %d)", uid, t.State, t.Queue, t.Retries, len(t.Attempts)))
-		}
-		if len(out) == 5 {
-			break
-		}
-	}
-	return fmt.Sprint(out)
-}
-
-// finish folds the records' ends into the digest.
-func (w *seqWorld) finish() {
-	for _, uid := range w.chk.uids() {
-		fmt.Fprintf(w.digest, "%s=%s\n", uid, w.chk.recs[uid].end)
-	}
-	w.res.Digest = hex.EncodeToString(w.digest.Sum(nil))
-}
-
-// uids returns the acknowledged records' ids, sorted.
-func (k *checker) uids() []string {
-	out := make([]string, 0, len(k.recs))
-	for uid := range k.recs {
-		out = append(out, uid)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// flakyStatus fails a share of status checks (the world's statusErrors, from
-// its seeded source), as a chain that does not answer would; it keeps the
-// wrapped chain's block reads.
-type flakyStatus struct {
-	chain.Chain
-	w *seqWorld
-}
-
-var errStatusUnreachable = errors.New("status check: connection refused")
-
-func (f *flakyStatus) TxStatus(ctx context.Context, h chain.Hash) (chain.TxStatus, error) {
-	if f.w.statusRng.Float64() < f.w.statusErrors {
-		return chain.TxStatus{}, errStatusUnreachable
-	}
-	return f.Chain.TxStatus(ctx, h)
-}
-
-// flakyStatusReader is a flakyStatus over a chain whose blocks can be read.
-type flakyStatusReader struct {
-	*flakyStatus
-	br chain.BlockReader
-}
-
-// Blocks reads blocks from the wrapped chain.
-func (f flakyStatusReader) Blocks(ctx context.Context, from, to uint64) ([]chain.Block, error) {
-	return f.br.Blocks(ctx, from, to)
-}
-
-// headsOnly is a chain whose blocks cannot be read: only chain.Chain's
-// methods (no chain.BlockReader, no head subscription).
-type headsOnly struct{ chain.Chain }

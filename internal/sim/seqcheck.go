@@ -269,3 +269,13 @@ type invariantError struct {
 }
 
 func (e *invariantError) Error() string { return e.inv + ": " + e.detail }
+
+// uids returns the acknowledged records' ids, sorted.
+func (k *checker) uids() []string {
+	out := make([]string, 0, len(k.recs))
+	for uid := range k.recs {
+		out = append(out, uid)
+	}
+	sort.Strings(out)
+	return out
+}
