@@ -203,12 +203,12 @@ func (c *Core) dispatch(q *queue) {
 			case la.Nonce >= s.rec.NextNonce:
 				// It never landed: the new attempt replaces it.
 				nonce, fresh = la.Nonce, false
-			case c.unreportedAt(t, la.Nonce) != nil:
+			case c.unreportedAt(t, la.Nonce, la.N+1) != nil:
 				// The chain has moved past the nonce of an attempt that may
 				// have been sent unreported (this one or an earlier one at
 				// the same nonce): it may have been ours. Derived from the
 				// store, so it holds after a restart too.
-				c.ambiguous(q, c.unreportedAt(t, la.Nonce))
+				c.ambiguous(q, c.unreportedAt(t, la.Nonce, la.N+1))
 				return
 			}
 			// Otherwise it never reached the chain and its nonce went
@@ -257,11 +257,12 @@ func (c *Core) pendingOf(t *txn, sender string) *store.Attempt {
 	return p
 }
 
-// unreportedAt returns the first attempt of t at nonce that may have been
-// sent without the core knowing its hash, or nil.
-func (c *Core) unreportedAt(t *txn, nonce uint64) *store.Attempt {
+// unreportedAt returns the first attempt of t numbered below before, at
+// nonce, that may have been sent without the core knowing its hash (a remote
+// worker answered an error and no hash), or nil.
+func (c *Core) unreportedAt(t *txn, nonce uint64, before int) *store.Attempt {
 	for i := range t.rec.Attempts {
-		if a := &t.rec.Attempts[i]; a.Nonce == nonce && c.maybeSent(a) {
+		if a := &t.rec.Attempts[i]; a.N < before && a.Nonce == nonce && c.maybeSent(a) {
 			return a
 		}
 	}

@@ -237,7 +237,7 @@ func (c *Core) dispatched(r Input) {
 		return
 	}
 	if r.Code == chain.ErrNonceTooLow.Code {
-		if b := c.unreported(f.txn, a); b != nil {
+		if b := c.unreportedAt(f.txn, a.Nonce, a.N); b != nil {
 			// The nonce went to a transaction we cannot see: an earlier
 			// attempt a remote worker may have sent without reporting its
 			// hash. A fresh nonce could apply the intent twice.
@@ -253,18 +253,6 @@ func (c *Core) dispatched(r Input) {
 		}
 	}
 	c.retry(q, "dispatch error: "+r.Err)
-}
-
-// unreported returns the earliest attempt of t before a at a's nonce that
-// went to a remote worker that answered with an error and no hash (it may
-// have sent the transaction all the same), or nil.
-func (c *Core) unreported(t *txn, a *store.Attempt) *store.Attempt {
-	for i := range t.rec.Attempts {
-		if b := &t.rec.Attempts[i]; b.N < a.N && b.Nonce == a.Nonce && c.maybeSent(b) {
-			return b
-		}
-	}
-	return nil
 }
 
 // checked takes a status check's answer; an error means the chain could not
