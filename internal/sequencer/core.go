@@ -115,6 +115,32 @@ func (q *queue) fly(t *txn) *flight {
 	return f
 }
 
+// fly puts t in flight on q and indexes it (Lookup).
+func (c *Core) fly(q *queue, t *txn) {
+	q.fly(t)
+	c.flying[t.rec.UID] = t
+}
+
+// land takes q's lead transaction out of flight and out of the index.
+func (c *Core) land(q *queue) {
+	delete(c.flying, q.lead().rec.UID)
+	q.land()
+}
+
+// Lookup returns the record of a transaction the core holds: in flight, or
+// finished with its hook outstanding (so every record a Ready's batch
+// touched, until its hook reports). The driver reads it on its loop
+// goroutine, read-only, instead of asking the store.
+func (c *Core) Lookup(uid string) (store.Transaction, bool) {
+	if t := c.flying[uid]; t != nil {
+		return t.rec, true
+	}
+	if t := c.hooks[uid]; t != nil {
+		return t.rec, true
+	}
+	return store.Transaction{}, false
+}
+
 // land takes the lead transaction out of flight, with all its state.
 func (q *queue) land() {
 	q.flights[0] = nil
@@ -142,6 +168,7 @@ type Core struct {
 	line    []*queue  // queues wanting a sender, in the order they asked
 	watch   map[string]*queue
 	hooks   map[string]*txn // finished transactions whose hook is running
+	flying  map[string]*txn // transactions in flight, by uid (Lookup)
 	ready   Ready
 	dirtyQ  []*queue  // queues changed since the last Ready, in the order first changed
 	dirtyS  []*sender // senders changed since the last Ready, in the order first changed
@@ -167,7 +194,7 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 		return nil, err
 	}
 	c := &Core{cfg: cfg, now: now, queues: map[string]*queue{}, senders: map[string]*sender{},
-		watch: map[string]*queue{}, hooks: map[string]*txn{},
+		watch: map[string]*queue{}, hooks: map[string]*txn{}, flying: map[string]*txn{},
 		head: st.Head, minFee: st.MinFee, reorgDepth: st.ReorgDepth, finals: map[uint64][]string{}}
 	for _, s := range st.Senders {
 		c.senders[s.ID] = &sender{rec: s}
@@ -199,7 +226,7 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 		c.seqSeen = max(c.seqSeen, tr.Seq)
 		q := c.queue(tr.Queue)
 		if q.lead() == nil && (tr.State != store.Waiting || q.rec.TxUID == tr.UID) {
-			q.fly(&txn{rec: tr})
+			c.fly(q, &txn{rec: tr})
 			q.lastSeq = max(q.lastSeq, tr.Seq)
 			c.watchTxn(q)
 		}

@@ -97,7 +97,7 @@ func (c *Core) startNext(q *queue) {
 	t := q.waiting[0]
 	q.waiting[0] = nil
 	q.waiting = q.waiting[1:]
-	q.fly(t)
+	c.fly(q, t)
 	q.rec.TxUID = t.rec.UID
 	c.setBinding(q, store.Blocked)
 	if len(t.rec.Attempts) > 0 {
@@ -333,7 +333,7 @@ func (c *Core) finish(q *queue, to store.TxState, note string) {
 	for _, a := range t.rec.Attempts {
 		delete(c.watch, a.Hash)
 	}
-	q.land()
+	c.land(q)
 	if q.seat == seatInLine {
 		q.seat = seatNone // its place in the line is skipped when reached
 	}

@@ -74,18 +74,20 @@ func failureClass(note, recErr string) string {
 }
 
 // batchView is what observe knows of one committed batch: the records it
-// changed, read from the store on demand (only the exceptional paths need
-// them: retries, failures, dispatch errors), at most once per record.
+// changed, as the core holds them (Core.Lookup), or read from the store when
+// it holds one no longer, on demand (only the exceptional paths need them:
+// retries, failures, dispatch errors), at most once per record.
 type batchView struct {
 	ctx  context.Context
 	n    *Node
+	c    *Core
 	b    store.Batch
 	recs map[string]*store.Transaction
 	errs map[string]string // the last error the batch writes, by uid
 }
 
-func (n *Node) newBatchView(ctx context.Context, b store.Batch) *batchView {
-	v := &batchView{ctx: ctx, n: n, b: b, errs: map[string]string{}}
+func (n *Node) newBatchView(ctx context.Context, c *Core, b store.Batch) *batchView {
+	v := &batchView{ctx: ctx, n: n, c: c, b: b, errs: map[string]string{}}
 	for _, u := range b.Txs {
 		v.errs[u.UID] = u.Error
 	}
@@ -101,9 +103,12 @@ func (v *batchView) rec(uid string) *store.Transaction {
 	if v.recs == nil {
 		v.recs = map[string]*store.Transaction{}
 	}
-	t, err := v.n.cfg.Store.Get(v.ctx, uid)
-	if err != nil {
-		t = store.Transaction{UID: uid}
+	t, ok := v.c.Lookup(uid)
+	if !ok {
+		var err error
+		if t, err = v.n.cfg.Store.Get(v.ctx, uid); err != nil {
+			t = store.Transaction{UID: uid}
+		}
 	}
 	v.recs[uid] = &t
 	return &t

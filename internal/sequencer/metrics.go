@@ -145,7 +145,7 @@ func (n *Node) observeHead(height uint64) {
 // observe updates metrics and logs (driver_log.go) from a committed batch.
 func (n *Node) observe(ctx context.Context, c *Core, b store.Batch) {
 	m := n.cfg.Metrics
-	v := n.newBatchView(ctx, b)
+	v := n.newBatchView(ctx, c, b)
 	v.logAttempts()
 	for _, h := range b.History {
 		if h.From == h.To && (h.To == store.Done || h.To == store.Failed) {
