@@ -38,36 +38,68 @@ type Exec struct {
 	// TxHash is the transaction's hash.
 	TxHash chain.Hash
 
+	// contract is the contract running now: a multicall switches it for
+	// each of its calls, so writes and events are keyed by full state key
+	// and carry their contract.
 	contract string
 	state    map[string][]byte
-	writes   map[string][]byte
-	order    []string
+	writes   writeSet // every write, applied if the transaction succeeds
+	always   writeSet // SetAlways writes, applied whether it succeeds or not
 	events   []pendingEvent
 }
 
+// writeSet is a set of state writes by full state key (stateKey), in the
+// order first written; a nil value deletes the key.
+type writeSet struct {
+	vals  map[string][]byte
+	order []string
+}
+
+func (w *writeSet) set(key string, val []byte) {
+	if w.vals == nil {
+		w.vals = map[string][]byte{}
+	}
+	if _, seen := w.vals[key]; !seen {
+		w.order = append(w.order, key)
+	}
+	w.vals[key] = val
+}
+
 type pendingEvent struct {
-	name string
-	data json.RawMessage
+	contract string
+	name     string
+	data     json.RawMessage
 }
 
 // Get reads a key, seeing this transaction's own writes.
 func (x *Exec) Get(key string) ([]byte, bool) {
-	if v, ok := x.writes[key]; ok {
+	sk := stateKey(x.contract, key)
+	if v, ok := x.writes.vals[sk]; ok {
 		return v, v != nil
 	}
-	v, ok := x.state[stateKey(x.contract, key)]
+	v, ok := x.state[sk]
 	return v, ok
 }
 
-// Set writes a key; it takes effect only if the transaction succeeds.
+// Set writes a key (a nil val deletes it); it takes effect only if the
+// transaction succeeds.
 func (x *Exec) Set(key string, val []byte) {
-	if x.writes == nil {
-		x.writes = map[string][]byte{}
-	}
-	if _, seen := x.writes[key]; !seen {
-		x.order = append(x.order, key)
-	}
-	x.writes[key] = val
+	x.writes.set(stateKey(x.contract, key), val)
+}
+
+// SetAlways writes a key that takes effect whether the transaction
+// succeeds or fails: what lets a contract count its own failures (library's
+// failTimes countdown), since a failed transaction's Set writes are dropped.
+// A later Set or SetAlways of the key in the same transaction overrides it,
+// as Get sees. Like everything Apply does it must be deterministic: a failed
+// transaction's SetAlways writes are replayed from the block log and undone
+// by a reorg like any other write. In a multicall, the SetAlways writes of
+// every call that ran (up to the failing one) take effect. Contracts that
+// never call it are unaffected: their failures change nothing.
+func (x *Exec) SetAlways(key string, val []byte) {
+	sk := stateKey(x.contract, key)
+	x.writes.set(sk, val)
+	x.always.set(sk, val)
 }
 
 // Emit records an event; it is published only if the transaction succeeds.
@@ -76,7 +108,7 @@ func (x *Exec) Emit(name string, data any) error {
 	if err != nil {
 		return fmt.Errorf("event %s: %w", name, err)
 	}
-	x.events = append(x.events, pendingEvent{name: name, data: b})
+	x.events = append(x.events, pendingEvent{contract: x.contract, name: name, data: b})
 	return nil
 }
 

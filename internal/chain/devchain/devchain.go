@@ -85,9 +85,10 @@ func New(cfg Config) (*Chain, error) {
 		subs:      map[chan chain.BlockHeader]struct{}{},
 	}
 	c.faucetGiven = map[chain.Address]uint64{}
-	for _, k := range append([]Contract{ZkApp{}}, cfg.Contracts...) {
+	for _, k := range append([]Contract{ZkApp{}, Library{}}, cfg.Contracts...) {
 		c.contracts[k.Name()] = k
 	}
+	c.contracts[MulticallContract] = multicall{contracts: c.contracts} // reserved: registered last
 	c.faults = FaultState{ReorgDepth: 1}
 	if err := c.applyFaults(cfg.Faults); err != nil {
 		return nil, fmt.Errorf("devchain faults: %w", err)
@@ -400,21 +401,27 @@ func (c *Chain) execTx(b *chain.Block, bt *chain.BlockTx, undo []kvUndo) []kvUnd
 	}
 	if err != nil {
 		bt.Status, bt.Reason = chain.OutcomeFailed, err.Error()
-		return undo
+		return c.applyWrites(&x.always, undo)
 	}
-	for _, key := range x.order {
-		sk := stateKey(bt.Contract, key)
+	undo = c.applyWrites(&x.writes, undo)
+	for _, e := range x.events {
+		c.cursor++
+		c.events = append(c.events, chain.Event{Cursor: c.cursor, Height: b.Height, TxHash: bt.Hash, TxIndex: bt.Index, Contract: e.contract, Name: e.name, Data: e.data})
+	}
+	return undo
+}
+
+// applyWrites applies w to the state in order and appends their undo
+// entries.
+func (c *Chain) applyWrites(w *writeSet, undo []kvUndo) []kvUndo {
+	for _, sk := range w.order {
 		old, existed := c.state[sk]
 		undo = append(undo, kvUndo{key: sk, old: old, existed: existed})
-		if v := x.writes[key]; v == nil {
+		if v := w.vals[sk]; v == nil {
 			delete(c.state, sk)
 		} else {
 			c.state[sk] = v
 		}
-	}
-	for _, e := range x.events {
-		c.cursor++
-		c.events = append(c.events, chain.Event{Cursor: c.cursor, Height: b.Height, TxHash: bt.Hash, TxIndex: bt.Index, Contract: bt.Contract, Name: e.name, Data: e.data})
 	}
 	return undo
 }
