@@ -32,6 +32,11 @@ const (
 	kindUpsertQueue
 	kindUpsertSender
 	kindInsertHistory
+	// The processor's records (processor.go).
+	kindUpsertProcessor
+	kindUpsertProcBatch
+	kindUpsertCallback
+	kindUpsertCursor
 	numKinds
 )
 
@@ -47,6 +52,11 @@ var kindCols = [numKinds]int{
 	kindUpsertQueue:   7,
 	kindUpsertSender:  5,
 	kindInsertHistory: 6,
+
+	kindUpsertProcessor: 10,
+	kindUpsertProcBatch: 8,
+	kindUpsertCallback:  11,
+	kindUpsertCursor:    2,
 }
 
 // values returns "(?, ?), (?, ?)" for rows rows of cols parameters.
@@ -86,6 +96,8 @@ func chunkSQL(k rowKind, rows int) string {
 				next_nonce = excluded.next_nonce, updated_at = excluded.updated_at`
 	case kindInsertHistory:
 		return `INSERT INTO history (uid, at, from_state, to_state, binding, note) VALUES ` + v
+	case kindUpsertProcessor, kindUpsertProcBatch, kindUpsertCallback, kindUpsertCursor:
+		return procChunkSQL(k, v)
 	}
 	panic(fmt.Sprintf("sqlite: unknown row kind %d", k))
 }

@@ -84,6 +84,7 @@ type readStmts struct {
 	pendingHooks, countByState                          *sql.Stmt
 	queueCounts, senders                                *sql.Stmt
 	all                                                 []*sql.Stmt
+	proc                                                procReadStmts // processor_read.go
 }
 
 // states are the transaction states, in the order of their SQL text (the
@@ -162,7 +163,7 @@ func (r *readStmts) prepare(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 	}
-	return nil
+	return r.proc.prepare(ctx, db, &r.all)
 }
 
 func (r *readStmts) close() error { return closeStmts(r.all) }

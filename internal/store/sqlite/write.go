@@ -22,7 +22,7 @@ import (
 // up while a commit is in flight and the next group takes all of them: the
 // cost of the fsync is shared by the group.
 
-// request is one Enqueue or Apply call.
+// request is one Enqueue, Apply or ApplyProcessor call.
 type request struct {
 	// canceled is the caller's ctx.Err: the committer drops a request whose
 	// caller has given up before its group starts. (The request keeps only
@@ -30,6 +30,7 @@ type request struct {
 	canceled func() error
 	txs      []store.NewTransaction // Enqueue
 	batch    *store.Batch           // Apply
+	proc     *store.ProcChanges     // ApplyProcessor
 	weight   int                    // records, for bounding a group
 
 	// Written by the committer before done is closed.
@@ -292,6 +293,9 @@ func (s *Store) rollback() {
 func (s *Store) do(ctx context.Context, r *request) error {
 	if r.batch != nil {
 		return s.applyBatch(ctx, r.batch)
+	}
+	if r.proc != nil {
+		return s.applyProc(ctx, r.proc)
 	}
 	res, err := s.enqueue(ctx, r.txs)
 	r.results = res
