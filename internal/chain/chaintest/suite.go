@@ -30,6 +30,8 @@ func Run(t *testing.T, f Factory) {
 		{"Faucet", testFaucet},
 		{"ZkApp", testZkApp},
 		{"Events", testEvents},
+		{"Library", testLibrary},
+		{"Multicall", testMulticall},
 		{"FaultReject", testFaultReject},
 		{"FaultDrop", testFaultDrop},
 		{"FaultRevert", testFaultRevert},

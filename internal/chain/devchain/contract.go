@@ -93,7 +93,9 @@ func (x *Exec) Set(key string, val []byte) {
 // A later Set or SetAlways of the key in the same transaction overrides it,
 // as Get sees. Like everything Apply does it must be deterministic: a failed
 // transaction's SetAlways writes are replayed from the block log and undone
-// by a reorg like any other write. In a multicall, the SetAlways writes of
+// by a reorg like any other write (a contract that calls it must never fail
+// with the reason ReasonReverted, which a replay takes for the revert fault,
+// whose transactions do not run). In a multicall, the SetAlways writes of
 // every call that ran (up to the failing one) take effect. Contracts that
 // never call it are unaffected: their failures change nothing.
 func (x *Exec) SetAlways(key string, val []byte) {
