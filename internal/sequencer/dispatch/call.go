@@ -56,32 +56,33 @@ func NewCallDispatcher(maxRetries int, c chain.Chain, keys func(string) ed25519.
 }
 
 // callDataSchema is CallData's or MultiCallData's shape; names as
-// chain.Tx.Validate wants them, never the multicall contract.
+// chain.Tx.Validate wants them, never the multicall contract. The call's
+// schema is written out twice rather than referenced ($ref): a reference
+// would resolve against the URL intake compiles the schema under.
 var callDataSchema = json.RawMessage(`{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "$defs": {
-    "name": {"type": "string", "pattern": "^[a-z0-9_-]{1,64}$"},
-    "call": {
-      "type": "object",
-      "properties": {
-        "contract": {"$ref": "#/$defs/name", "not": {"const": "multicall"}},
-        "method": {"$ref": "#/$defs/name"},
-        "args": true
-      },
-      "required": ["contract", "method"],
-      "additionalProperties": false
-    }
-  },
   "oneOf": [
-    {"$ref": "#/$defs/call"},
+    ` + callSchema + `,
     {
       "type": "object",
-      "properties": {"calls": {"type": "array", "minItems": 1, "maxItems": 64, "items": {"$ref": "#/$defs/call"}}},
+      "properties": {"calls": {"type": "array", "minItems": 1, "maxItems": 64, "items": ` + callSchema + `}},
       "required": ["calls"],
       "additionalProperties": false
     }
   ]
 }`)
+
+// callSchema is one call's schema.
+const callSchema = `{
+      "type": "object",
+      "properties": {
+        "contract": {"type": "string", "pattern": "^[a-z0-9_-]{1,64}$", "not": {"const": "multicall"}},
+        "method": {"type": "string", "pattern": "^[a-z0-9_-]{1,64}$"},
+        "args": true
+      },
+      "required": ["contract", "method"],
+      "additionalProperties": false
+    }`
 
 // DataSchema implements sequencer.DataSchema: intake refuses data the
 // dispatcher could never build (all but args over chain.MaxArgs).
