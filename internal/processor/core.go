@@ -93,9 +93,15 @@ func (h cbHeap) Less(i, j int) bool {
 	}
 	return h[i].rec.Seq < h[j].rec.Seq
 }
-func (h cbHeap) Swap(i, j int)  { h[i], h[j] = h[j], h[i]; h[i].idx = i; h[j].idx = j }
-func (h *cbHeap) Push(x any)    { c := x.(*callback); c.idx = len(*h); *h = append(*h, c) }
-func (h *cbHeap) Pop() any      { old := *h; c := old[len(old)-1]; *h = old[:len(old)-1]; c.idx = -1; return c }
+func (h cbHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].idx = i; h[j].idx = j }
+func (h *cbHeap) Push(x any)   { c := x.(*callback); c.idx = len(*h); *h = append(*h, c) }
+func (h *cbHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	c.idx = -1
+	return c
+}
 func (h cbHeap) top() *callback { return h[0] }
 
 // EffectKind names an effect.
