@@ -60,7 +60,7 @@ func (t *RetryTimes) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var a struct {
-		Amount *int `json:"amount"`
+		Amount *int `json:"amount,omitempty"`
 	}
 	if err := strictUnmarshal(b, &a); err != nil || a.Amount == nil {
 		return errors.New(`times must be "indefinitely" or {"amount": n}`)
@@ -88,8 +88,8 @@ func (iv RetryInterval) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads {"blocks": b} or {"duration": "30s"}.
 func (iv *RetryInterval) UnmarshalJSON(b []byte) error {
 	var a struct {
-		Blocks   *uint64 `json:"blocks"`
-		Duration *string `json:"duration"`
+		Blocks   *uint64 `json:"blocks,omitempty"`
+		Duration *string `json:"duration,omitempty"`
 	}
 	if err := strictUnmarshal(b, &a); err != nil || (a.Blocks == nil) == (a.Duration == nil) {
 		return errors.New(`interval must be {"blocks": b} or {"duration": "30s"}`)
@@ -211,15 +211,51 @@ type CallbackBody struct {
 	At        time.Time `json:"at"`
 }
 
-// strictUnmarshal decodes one JSON value with unknown fields refused.
+// strictUnmarshal decodes one JSON object into v, a pointer to a struct of
+// pointer fields, refusing keys that are not exactly a field's JSON name
+// (encoding/json would take case variants) and keys given twice.
 func strictUnmarshal(b []byte, v any) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil || m == nil {
+		return errors.New("not an object")
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if _, err := dec.Token(); err != nil {
 		return err
 	}
-	if dec.More() {
-		return errors.New("trailing data")
+	seen := map[string]bool{}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := k.(string)
+		if seen[key] {
+			return fmt.Errorf("duplicate field %q", key)
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	dec2 := json.NewDecoder(bytes.NewReader(b))
+	dec2.DisallowUnknownFields()
+	if err := dec2.Decode(v); err != nil {
+		return err
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var back map[string]json.RawMessage
+	if err := json.Unmarshal(out, &back); err != nil {
+		return err
+	}
+	for k := range m {
+		if _, ok := back[k]; !ok {
+			return fmt.Errorf("unknown field %q", k)
+		}
 	}
 	return nil
 }
