@@ -5,22 +5,35 @@
 // It implements chain.Chain. Blocks are produced on a timer of the injected
 // clock (Run) or on demand (Mine). Accounts hold ed25519 keys, balances and
 // nonces; a mempool orders transactions by fee, then arrival; contracts are Go
-// types registered by name (zkapp ships here). Fault knobs (reject, silent
-// drop, revert, fee spike, stall, reorg) draw all their randomness from the
-// seed.
+// types registered by name. Fault knobs (reject, silent drop, revert, fee
+// spike, stall, reorg) draw all their randomness from the seed.
+//
+// Built-in contracts:
+//   - zkapp (ZkApp): small JSON accounts that change at most once per block;
+//   - library (Library, seed 002): methods set to fail n times, with a
+//     probability drawn from the transaction's hash (LibraryDraw), or until a
+//     delay in blocks, to exercise a caller's retries; confirm emits a
+//     CallbackConfirmation event; anyone may configure it (a dev tool);
+//   - multicall (method all): several calls as one transaction, applied all
+//     or none, whose reason names the failing call ("call <i>
+//     (<contract>.<method>): <reason>"): an atomic batch.
 //
 // Invariants:
 //   - same seed, same configuration and the same inputs at the same virtual
 //     times give the same blocks, byte for byte;
 //   - an included transaction consumed its sender's nonce and paid its fee,
-//     whether it succeeded or failed;
+//     whether it succeeded or failed; a failed one changed nothing else but
+//     the Exec.SetAlways writes of the calls that ran (library's failure
+//     countdown), and emitted no event;
 //   - for each sender at most one transaction per nonce is ever included, and
 //     nonces are included in order without gaps;
 //   - a reorg of depth k restores the state exactly as it was k blocks ago and
 //     returns the removed blocks' transactions to the mempool;
 //   - with a data directory, every produced block is on disk (fsync) before
 //     any reader can see it; a restart replays the log and loses only the
-//     mempool and the fault settings;
+//     mempool and the fault settings; the replay runs every contract again,
+//     failed transactions included (not those the revert fault failed), and
+//     stops at a block whose outcomes or reasons come out otherwise;
 //   - every record of the log carries its length and a CRC-32C: at start a
 //     torn tail (a crash in the middle of an append) is truncated with a
 //     warning naming the height kept, and any other damage stops the start

@@ -37,7 +37,8 @@ import (
 //     and each such failure counts down by one;
 //     3. with the same reason when failProbability > 0 and
 //     LibraryDraw(txHash, m) < failProbability: the same transaction
-//     always draws the same.
+//     always draws the same (in a multicall, txHash is the multicall's, so
+//     two calls of m in one multicall draw alike).
 //     Otherwise it succeeds: m's count of successful calls goes up by one
 //     and it emits Called {method, args, count, from}.
 //
