@@ -1,9 +1,11 @@
-// Package sqlite is the embedded implementation of store.Store: one SQLite
-// database file through the pure-Go driver modernc.org/sqlite. It holds the
-// sequencer's records (seed 000): transactions (WAITING, REVISION, RETRY,
-// DONE, FAILED) with their attempts and the history of their state
-// transitions, queues with their binding to a sender (FREE, BLOCKED,
-// INCLUSION, WAITING_INCLUSION, RETRY, DELAY), and senders.
+// Package sqlite is the embedded implementation of store.Store and
+// store.ProcessorStore: one SQLite database file through the pure-Go driver
+// modernc.org/sqlite. It holds the sequencer's records (seed 000):
+// transactions (WAITING, REVISION, RETRY, DONE, FAILED) with their attempts
+// and the history of their state transitions, queues with their binding to a
+// sender (FREE, BLOCKED, INCLUSION, WAITING_INCLUSION, RETRY, DELAY), and
+// senders; and the processor's (seed 002): processors, their batches and
+// callbacks, and the kernel's event cursors.
 //
 // # Durability and concurrency
 //
@@ -14,8 +16,8 @@
 //
 // There is one writer connection, owned by one committer goroutine that Open
 // starts and Close stops, and a pool of read connections (WAL lets readers
-// work alongside the writer and see committed data only). Enqueue and Apply
-// do not write themselves: they queue a request and wait for it (or for their
+// work alongside the writer and see committed data only). Enqueue, Apply and
+// ApplyProcessor do not write themselves: they queue a request and wait for it (or for their
 // ctx). The committer takes every request already queued, up to
 // Options.MaxGroup records, runs them back to back in one transaction (group
 // commit), commits once and wakes each caller with its own results. One fsync
@@ -50,14 +52,29 @@
 //   - queues: one row per queue ever bound; a queue without one is FREE.
 //   - senders: PRIMARY KEY id, upserted.
 //   - history: id AUTOINCREMENT gives the order written; index (uid, id).
+//   - processors: PRIMARY KEY name, upserted.
+//   - proc_batches: PRIMARY KEY (processor, id), upserted, never deleted
+//     (done ones stay). Indexes: (processor, priority, state, key, id) for a
+//     priority queue in queue order (QueuedBatches) and, covering, for
+//     ProcessorCounts; partial (processor, priority, key, id) WHERE state <>
+//     'done' for the snapshot, which thus never reads the done batches.
+//   - proc_callbacks: PRIMARY KEY (processor, seq), upserted; key (the
+//     receiver's Idempotency-Key) is UNIQUE, NULL when empty; partial index
+//     (processor, seq) WHERE state = 'pending' for the snapshot.
+//   - cursors: PRIMARY KEY name, upserted.
 //
 // Times are unix nanoseconds (INTEGER), read back in UTC; a zero time is
-// NULL. uint64 values are stored as the int64 with the same bits.
+// NULL. Durations are nanoseconds. uint64 values are stored as the int64
+// with the same bits. JSON bodies are BLOBs, NULL when empty.
 //
 // # Invariants
 //
-//   - An acknowledged Enqueue or Apply is committed; a failed one wrote
-//     nothing (each call is atomic, even inside a group).
+//   - An acknowledged Enqueue, Apply or ApplyProcessor is committed; a
+//     failed one wrote nothing (each call is atomic, even inside a group).
+//   - ApplyProcessor refuses records with an empty key (Processor.Name,
+//     ProcBatch.Processor or ID, Callback.Processor, Cursor.Name), a Callback
+//     Seq below 1, an unknown batch or callback state, and a callback Key
+//     that another callback holds.
 //   - An idempotency key maps to one uid forever: a known key, in the store or
 //     earlier in the same group, returns the existing record with
 //     Created=false and writes nothing.
