@@ -38,10 +38,10 @@ func (l *Loop) Core() *Core { return l.core }
 
 // Put queues an input for the next Turn; its time is stamped when the Turn
 // steps it.
-func (l *Loop) Put(in Input) { l.n.inputs.put(in) }
+func (l *Loop) Put(in Input) { l.n.inputs.Put(in) }
 
 // Waiting reports whether inputs are queued for the next Turn.
-func (l *Loop) Waiting() bool { return l.n.inputs.len() > 0 }
+func (l *Loop) Waiting() bool { return l.n.inputs.Len() > 0 }
 
 // Deadline returns the earliest DELAY end the core waits for, or zero.
 func (l *Loop) Deadline() time.Time { return l.core.NextDeadline() }
@@ -54,7 +54,7 @@ func (l *Loop) Deadline() time.Time { return l.core.NextDeadline() }
 func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 	n := l.n
 	now := n.cfg.Clock.Now().UTC()
-	for _, in := range n.inputs.take() {
+	for _, in := range n.inputs.Take() {
 		in.At = now
 		if in.Kind == InputHead {
 			in.Receipts = l.watched(in.Receipts)

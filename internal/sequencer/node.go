@@ -17,6 +17,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/mailbox"
 	"github.com/ordolabs/ordo/internal/store"
 )
 
@@ -96,7 +97,7 @@ type Node struct {
 	allowed  map[string]bool
 	keys     map[string]ed25519.PrivateKey
 	workers  map[string]Worker
-	inputs   *mailbox[Input]
+	inputs   *mailbox.Mailbox[Input]
 	effects  chan Effect
 	log      *slog.Logger
 	uidSeq   uidSource
@@ -143,7 +144,7 @@ func NewNode(cfg Config) (*Node, error) {
 	cfg.AllowedTypes = append([]string(nil), cfg.AllowedTypes...)
 	sort.Strings(cfg.AllowedTypes)
 	n := &Node{cfg: cfg, allowed: map[string]bool{}, keys: map[string]ed25519.PrivateKey{}, workers: map[string]Worker{},
-		inputs: newMailbox[Input](), effects: make(chan Effect, 1<<16), log: cfg.Logger, started: make(chan struct{}), stopped: make(chan struct{}), dispHead: map[string]uint64{},
+		inputs: mailbox.New[Input](), effects: make(chan Effect, 1<<16), log: cfg.Logger, started: make(chan struct{}), stopped: make(chan struct{}), dispHead: map[string]uint64{},
 		uidSeq: uidSource{r: cfg.Rand}, trace: newTraceWriter(cfg.Trace)}
 	allRemote := len(cfg.Senders) > 0
 	for _, s := range cfg.Senders {
@@ -201,7 +202,7 @@ func (n *Node) Store() store.Store { return n.cfg.Store }
 // enqueued hands committed transactions to the core, and counts them.
 func (n *Node) enqueued(created []store.Transaction) {
 	n.intake.Add(int64(len(created)))
-	n.inputs.put(Input{Kind: InputEnqueued, Txs: created})
+	n.inputs.Put(Input{Kind: InputEnqueued, Txs: created})
 	if m := n.cfg.Metrics; m != nil {
 		m.Intake.Add(float64(len(created)))
 	}
@@ -282,7 +283,7 @@ func (n *Node) Run(ctx context.Context) (err error) {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-n.inputs.signal:
+		case <-n.inputs.Signal():
 		case <-timerC:
 			timer = nil
 			l.Put(Input{Kind: InputTick})
