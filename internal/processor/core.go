@@ -15,7 +15,7 @@ import (
 // I/O, reads no clock and draws no random number; see Ready for the
 // contract of its driver.
 type Core struct {
-	cfg    Config
+	cfg    CoreConfig
 	now    time.Time
 	head   uint64
 	cursor uint64
@@ -189,7 +189,7 @@ func (r *Ready) Empty() bool { return r.Batch.Empty() && len(r.Effects) == 0 && 
 // NewCore rebuilds a core from a store snapshot at time now and chain
 // height head. Its first Ready asks again about every execution in flight
 // and delivers every pending callback.
-func NewCore(cfg Config, now time.Time, head uint64, snap store.ProcSnapshot) (*Core, error) {
+func NewCore(cfg CoreConfig, now time.Time, head uint64, snap store.ProcSnapshot) (*Core, error) {
 	c := &Core{cfg: cfg.withDefaults(), now: now, head: head, procs: map[string]*proc{},
 		byExec: map[string]*pbatch{}, byUID: map[string]*pbatch{}, endedNow: map[string]bool{}}
 	for _, r := range snap.Processors {

@@ -35,8 +35,8 @@ const (
 	ConfirmEvent = "CallbackConfirmation"
 )
 
-// Config tunes a core. Zero fields take their defaults.
-type Config struct {
+// CoreConfig tunes a core. Zero fields take their defaults.
+type CoreConfig struct {
 	// CheckEvery defaults to DefaultCheckEvery (30s).
 	CheckEvery time.Duration `json:"checkEvery,omitempty"`
 	// ResubmitAfter defaults to DefaultResubmitAfter (1s).
@@ -50,7 +50,7 @@ type Config struct {
 	MaxQueued int `json:"maxQueued,omitempty"`
 }
 
-func (c Config) withDefaults() Config {
+func (c CoreConfig) withDefaults() CoreConfig {
 	if c.CheckEvery <= 0 {
 		c.CheckEvery = DefaultCheckEvery
 	}

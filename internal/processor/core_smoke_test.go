@@ -22,7 +22,7 @@ func turn(t *testing.T, c *Core) Ready {
 }
 
 func TestSmokeAtomicRetriesThenExecuted(t *testing.T) {
-	c, err := NewCore(Config{}, t0, 1, store.ProcSnapshot{})
+	c, err := NewCore(CoreConfig{}, t0, 1, store.ProcSnapshot{})
 	if err != nil {
 		t.Fatal(err)
 	}
