@@ -46,7 +46,9 @@ type procSuite struct {
 //     an offset past the end gives an empty page; Callbacks likewise;
 //   - ProcessorCounts of an unknown processor is all zero, no error; the
 //     maps may or may not hold entries for zero counts;
-//   - GetProcessor and GetBatch of an unknown key wrap store.ErrNotFound.
+//   - GetProcessor and GetBatch of an unknown key wrap store.ErrNotFound;
+//   - a store that is an io.Closer fails calls made after Close (they do
+//     not hang).
 func RunProcessor(t *testing.T, open ProcessorOpenFunc) {
 	s := &procSuite{open: open}
 	tests := []struct {
@@ -63,6 +65,7 @@ func RunProcessor(t *testing.T, open ProcessorOpenFunc) {
 		{"Cursor", s.testCursor},
 		{"NotFound", s.testProcNotFound},
 		{"Reopen", s.testProcReopen},
+		{"Closed", s.testProcClosed},
 		{"Atomic", s.testProcAtomic},
 		{"Empty", s.testProcEmpty},
 		{"Concurrent", s.testProcConcurrent},

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"sync"
 	"testing"
@@ -152,6 +153,26 @@ func (s *procSuite) testProcReopen(t *testing.T) {
 	applyProc(t, st, store.ProcChanges{Cursors: []store.Cursor{{Name: "after", Value: 9}}})
 	if got := cursor(t, st, "after"); got != 9 {
 		t.Fatalf("Cursor after reopen = %d, want 9", got)
+	}
+}
+
+func (s *procSuite) testProcClosed(t *testing.T) {
+	st := s.fresh(t)
+	if _, ok := st.ProcessorStore.(io.Closer); !ok {
+		t.Skip("the store is not an io.Closer")
+	}
+	applyProc(t, st, store.ProcChanges{Processors: []store.Processor{proc("p", 0)}})
+	if err := st.close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := st.ApplyProcessor(ctxT(t), store.ProcChanges{Cursors: []store.Cursor{{Name: "c", Value: 1}}}); err == nil {
+		t.Fatal("ApplyProcessor after Close succeeded")
+	}
+	if _, err := st.GetProcessor(ctxT(t), "p"); err == nil {
+		t.Fatal("GetProcessor after Close succeeded")
+	}
+	if _, err := st.ProcessorSnapshot(ctxT(t)); err == nil {
+		t.Fatal("ProcessorSnapshot after Close succeeded")
 	}
 }
 
