@@ -3,6 +3,7 @@
 // five transaction types, and RemoteWorker, the client of a remote worker that
 // holds its sender's key and speaks the seed's dispatch / onSuccess /
 // onFailure calls as JSON over HTTP.
+// CallDispatcher (call.go): the generic contract-call type engines submit through, as deterministic as ZkAppDispatcher.
 //
 // They run in the sequencer's driver, never inside the core: Dispatch and the
 // hooks on its effect workers (or on its loop with Config.Inline), Build on
