@@ -69,9 +69,11 @@ type Confirm struct {
 type Input struct {
 	Kind InputKind `json:"kind"`
 	// At is the time of the step; the core's clock never moves back.
-	At        time.Time   `json:"at"`
-	Req       uint64      `json:"req,omitempty"`
-	Caller    string      `json:"caller,omitempty"`
+	At     time.Time `json:"at"`
+	Req    uint64    `json:"req,omitempty"`
+	Caller string    `json:"caller,omitempty"`
+	// Admin says the caller is an admin, who may act as any owner.
+	Admin     bool        `json:"admin,omitempty"`
 	Processor string      `json:"processor,omitempty"`
 	Create    *CreateSpec `json:"create,omitempty"`
 	Batch     *BatchSpec  `json:"batch,omitempty"`

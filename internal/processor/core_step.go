@@ -75,8 +75,8 @@ func (c *Core) owned(in Input) *proc {
 	case p == nil:
 		c.reply(Reply{Req: in.Req, Code: CodeNotFound, Message: fmt.Sprintf("no processor %q", in.Processor)})
 		return nil
-	case in.Caller != p.rec.Owner:
-		c.reply(Reply{Req: in.Req, Code: CodeForbidden, Message: fmt.Sprintf("only the owner of processor %q may do this", in.Processor)})
+	case in.Caller != p.rec.Owner && !in.Admin:
+		c.reply(Reply{Req: in.Req, Code: CodeForbidden, Message: fmt.Sprintf("processor %q is owned by %s; principal %s is neither its owner nor an admin", in.Processor, p.rec.Owner, in.Caller)})
 		return nil
 	}
 	return p

@@ -28,7 +28,7 @@ const (
 	// MaxIDLen is the longest batch id or processor name.
 	MaxIDLen = 64
 	// MaxArgsBytes bounds one message's args.
-	MaxArgsBytes = 16 << 10
+	MaxArgsBytes = 8 << 10
 	// MaxAmount bounds RetryTimes.Amount.
 	MaxAmount = 1_000_000
 	// MaxInterval bounds a retry interval's duration.

@@ -1,0 +1,300 @@
+package processor
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/httpjson"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// API error codes, beyond the Reply codes (not_found 404, forbidden 403,
+// conflict 409, invalid 422, queue_full 429).
+const (
+	// CodeBadJSON (400): the body is not the expected JSON.
+	CodeBadJSON = httpjson.CodeBadJSON
+	// CodeBadQuery (400): a query parameter is malformed.
+	CodeBadQuery = "bad_query"
+	// CodeUnavailable (503): the engine is not running or a commit failed.
+	CodeUnavailable = "unavailable"
+)
+
+// HTTPStatus maps the processor API's codes to HTTP statuses, and the
+// access codes as the auth package does.
+func HTTPStatus(code string) int {
+	if s := auth.Status(code); s != 0 {
+		return s
+	}
+	switch code {
+	case CodeNotFound:
+		return http.StatusNotFound
+	case CodeConflict:
+		return http.StatusConflict
+	case CodeInvalid:
+		return http.StatusUnprocessableEntity
+	case CodeQueueFull:
+		return http.StatusTooManyRequests
+	case CodeBadQuery:
+		return http.StatusBadRequest
+	case CodeUnavailable:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// ProcessorView is the body of GET /v1/processors/{name}.
+type ProcessorView struct {
+	Processor store.Processor  `json:"processor"`
+	Counts    store.ProcCounts `json:"counts"`
+}
+
+// BatchesPage is the body of GET /v1/processors/{name}/queues/{priority}.
+type BatchesPage struct {
+	Batches []store.ProcBatch `json:"batches"`
+	Offset  int               `json:"offset"`
+}
+
+// CallbacksPage is the body of GET /v1/processors/{name}/callbacks: Next is
+// the after= of the following page.
+type CallbacksPage struct {
+	Callbacks []store.Callback `json:"callbacks"`
+	Next      int64            `json:"next"`
+}
+
+// Register mounts the processor's routes on rt, each with its rule: an
+// admin creates processors; the owner (or an admin) adds, pauses,
+// resumes, removes and confirms; anyone ticks unless the operator turned
+// OpenTick off (then the owner); reads need the read role.
+func (n *Node) Register(rt *auth.Router) {
+	srv := httpjson.New(httpjson.Options{Status: HTTPStatus, Logger: n.log, Name: "processor"})
+	n.srv = srv
+	mut := func(pattern string, rule auth.Rule, fn func(*http.Request) (any, error)) {
+		rt.Handle(pattern, rule, srv.JSONOnly(srv.JSONHandler(fn)))
+	}
+	mut("POST /v1/processors", auth.Need(auth.RoleAdmin), n.apiCreate)
+	get := func(pattern string, fn func(*http.Request) (any, error)) {
+		rt.Handle(pattern, auth.Read, srv.JSONHandler(fn))
+	}
+	get("GET /v1/processors/{name}", n.apiGet)
+	mut("POST /v1/processors/{name}/batches", auth.Authenticated, n.apiAdd)
+	mut("POST /v1/processors/{name}/tick", auth.OpenOr(*n.cfg.OpenTick, auth.Authenticated), n.apiTick)
+	mut("POST /v1/processors/{name}/pause", auth.Authenticated, n.apiPause(false))
+	mut("POST /v1/processors/{name}/resume", auth.Authenticated, n.apiPause(true))
+	mut("DELETE /v1/processors/{name}/queues/{priority}/{position}", auth.Authenticated, n.apiRemove)
+	get("GET /v1/processors/{name}/queues/{priority}", n.apiQueue)
+	get("GET /v1/processors/{name}/callbacks", n.apiCallbacks)
+	mut("POST /v1/processors/{name}/confirmations", auth.Authenticated, n.apiConfirm)
+}
+
+// caller is the request's principal: its name and whether it is an admin.
+func caller(r *http.Request) (string, bool) {
+	p, _ := auth.PrincipalFrom(r.Context())
+	return p.Name, p.Has(auth.RoleAdmin)
+}
+
+// do steps in for a request and turns its Reply into a body or an error.
+func (n *Node) do(ctx context.Context, in Input) (any, error) {
+	l := n.currentLoop()
+	if l == nil {
+		return nil, httpjson.Errorf(CodeUnavailable, "the processor engine has not started")
+	}
+	rep, err := l.Do(ctx, in)
+	switch {
+	case errors.Is(err, ErrRetired):
+		return nil, httpjson.Errorf(CodeUnavailable, "%s", err)
+	case err != nil:
+		return nil, err
+	case rep.Code == CodeForbidden:
+		return nil, auth.Forbidden("%s", rep.Message)
+	case rep.Code != "":
+		return nil, httpjson.Errorf(rep.Code, "%s", rep.Message)
+	}
+	return rep.Body, nil
+}
+
+func (n *Node) apiCreate(r *http.Request) (any, error) {
+	var s CreateSpec
+	if err := n.readJSON(r, &s); err != nil {
+		return nil, err
+	}
+	name, admin := caller(r)
+	if s.Owner == "" {
+		s.Owner = name
+	}
+	in := Create(time.Time{}, 0, name, s)
+	in.Admin = admin
+	return n.do(r.Context(), in)
+}
+
+func (n *Node) apiGet(r *http.Request) (any, error) {
+	name := r.PathValue("name")
+	p, err := n.cfg.Store.GetProcessor(r.Context(), name)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, httpjson.Errorf(CodeNotFound, "no processor %q", name)
+	} else if err != nil {
+		return nil, err
+	}
+	counts, err := n.cfg.Store.ProcessorCounts(r.Context(), name)
+	if err != nil {
+		return nil, err
+	}
+	return ProcessorView{Processor: p, Counts: counts}, nil
+}
+
+func (n *Node) apiAdd(r *http.Request) (any, error) {
+	body, err := n.srv.ReadBody(r)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := DecodeBatch(body)
+	var fe *FieldError
+	switch {
+	case errors.As(err, &fe):
+		return nil, httpjson.Errorf(CodeInvalid, "%s", fe)
+	case err != nil:
+		return nil, httpjson.Errorf(CodeBadJSON, "%s", err)
+	}
+	name, admin := caller(r)
+	in := Add(time.Time{}, 0, name, r.PathValue("name"), spec, false)
+	in.Admin = admin
+	return n.do(r.Context(), in)
+}
+
+func (n *Node) apiTick(r *http.Request) (any, error) {
+	proc := r.PathValue("name")
+	if !*n.cfg.OpenTick {
+		p, err := n.cfg.Store.GetProcessor(r.Context(), proc)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, httpjson.Errorf(CodeNotFound, "no processor %q", proc)
+		} else if err != nil {
+			return nil, err
+		}
+		if err := auth.CheckOwner(r, p.Owner, "processor "+strconv.Quote(proc)); err != nil {
+			return nil, err
+		}
+	}
+	return n.do(r.Context(), Tick(time.Time{}, 0, proc))
+}
+
+func (n *Node) apiPause(resume bool) func(*http.Request) (any, error) {
+	return func(r *http.Request) (any, error) {
+		name, admin := caller(r)
+		in := Pause(time.Time{}, 0, name, r.PathValue("name"), resume)
+		in.Admin = admin
+		return n.do(r.Context(), in)
+	}
+}
+
+func (n *Node) apiRemove(r *http.Request) (any, error) {
+	pos, err := strconv.Atoi(r.PathValue("position"))
+	if err != nil || pos < 0 {
+		return nil, httpjson.Errorf(CodeInvalid, "position: must be a whole number from 0, got %q", httpjson.Excerpt(r.PathValue("position")))
+	}
+	name, admin := caller(r)
+	in := Remove(time.Time{}, 0, name, r.PathValue("name"), Priority(r.PathValue("priority")), pos)
+	in.Admin = admin
+	return n.do(r.Context(), in)
+}
+
+// confirmBody is the body of POST …/confirmations.
+type confirmBody struct {
+	ExecutionID string `json:"executionId"`
+	Success     *bool  `json:"success"`
+}
+
+func (n *Node) apiConfirm(r *http.Request) (any, error) {
+	var b confirmBody
+	if err := n.readJSON(r, &b); err != nil {
+		return nil, err
+	}
+	if b.ExecutionID == "" || b.Success == nil {
+		return nil, httpjson.Errorf(CodeInvalid, "executionId and success are required")
+	}
+	name, admin := caller(r)
+	in := ConfirmBy(time.Time{}, 0, name, r.PathValue("name"), b.ExecutionID, *b.Success)
+	in.Admin = admin
+	return n.do(r.Context(), in)
+}
+
+func (n *Node) apiQueue(r *http.Request) (any, error) {
+	pr := Priority(r.PathValue("priority"))
+	if !pr.Valid() {
+		return nil, httpjson.Errorf(CodeNotFound, `no queue %q: the queues are "high" and "medium"`, httpjson.Excerpt(string(pr)))
+	}
+	offset, err := intQuery(r, "offset", 0)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := intQuery(r, "limit", 100)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.exists(r.Context(), r.PathValue("name")); err != nil {
+		return nil, err
+	}
+	bs, err := n.cfg.Store.QueuedBatches(r.Context(), r.PathValue("name"), string(pr), offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	return BatchesPage{Batches: nonNil(bs), Offset: offset}, nil
+}
+
+func (n *Node) apiCallbacks(r *http.Request) (any, error) {
+	after, err := intQuery(r, "after", 0)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := intQuery(r, "limit", 100)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.exists(r.Context(), r.PathValue("name")); err != nil {
+		return nil, err
+	}
+	cbs, err := n.cfg.Store.Callbacks(r.Context(), r.PathValue("name"), int64(after), limit)
+	if err != nil {
+		return nil, err
+	}
+	next := int64(after)
+	if len(cbs) > 0 {
+		next = cbs[len(cbs)-1].Seq
+	}
+	return CallbacksPage{Callbacks: nonNil(cbs), Next: next}, nil
+}
+
+func (n *Node) exists(ctx context.Context, name string) error {
+	_, err := n.cfg.Store.GetProcessor(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return httpjson.Errorf(CodeNotFound, "no processor %q", httpjson.Excerpt(name))
+	}
+	return err
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// intQuery reads a whole-number query parameter from 0 up, def when absent.
+func intQuery(r *http.Request, key string, def int) (int, error) {
+	vs, ok := r.URL.Query()[key]
+	if !ok {
+		return def, nil
+	}
+	if len(vs) != 1 {
+		return 0, httpjson.Errorf(CodeBadQuery, "%s is given %d times", key, len(vs))
+	}
+	v, err := strconv.Atoi(vs[0])
+	if err != nil || v < 0 {
+		return 0, httpjson.Errorf(CodeBadQuery, "%s must be a whole number from 0, got %q", key, httpjson.Excerpt(vs[0]))
+	}
+	return v, nil
+}
+
+func (n *Node) readJSON(r *http.Request, v any) error { return n.srv.ReadJSON(r, v) }

@@ -1,0 +1,244 @@
+package processor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/chainevents"
+	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/httpjson"
+	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// Submitter is the sequencer's intake, as executions enter it
+// (sequencer.Node implements it).
+type Submitter interface {
+	Submit(ctx context.Context, in []sequencer.Intake) ([]store.EnqueueResult, error)
+}
+
+// Records reads sequencer records: a FAILED execution's error
+// (store.Store implements it).
+type Records interface {
+	Get(ctx context.Context, uid string) (store.Transaction, error)
+}
+
+// Driver defaults.
+const (
+	// DefaultWorkers is how many effects run at once.
+	DefaultWorkers = 32
+	// DefaultDeliveryTimeout bounds one callback delivery.
+	DefaultDeliveryTimeout = 10 * time.Second
+)
+
+// Config configures a processor node.
+type Config struct {
+	// Store keeps the processors. Required.
+	Store store.ProcessorStore
+	// Sequencer takes executions. Required.
+	Sequencer Submitter
+	// Records reads a FAILED execution's error. Defaults to none (the
+	// callback then says only that the transaction failed).
+	Records Records
+	// Chain gives heads (retry intervals in blocks, expirations by height)
+	// and the events that carry callback confirmations. Defaults to none:
+	// heights stay at 0 and only owners confirm.
+	Chain chain.Chain
+	// Clock defaults to the wall clock.
+	Clock clock.Clock
+	// Core tunes the core; zero fields take their defaults.
+	Core CoreConfig
+	// HTTP delivers callbacks. Defaults to a client with DeliveryTimeout.
+	HTTP *http.Client
+	// DeliveryTimeout bounds a delivery. Defaults to 10s.
+	DeliveryTimeout time.Duration
+	// Workers is how many effects run at once. Defaults to 32.
+	Workers int
+	// OpenTick lets anyone tick (the seed's permissionless tick); false
+	// makes a tick need the processor's owner. Defaults to true (see
+	// SetOpenTick: the zero value of a bool cannot say so).
+	OpenTick *bool
+	// PollInterval is how often heads and events are read from a chain that
+	// does not push heads. Defaults to 500ms.
+	PollInterval time.Duration
+	// Inline makes Turn perform effects itself, in order, and queue their
+	// answers: a simulation turns the loop by hand. Defaults to false.
+	Inline bool
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// Node is a running processor engine: its core behind a Loop, effect
+// workers, a head watcher and a chain-event listener.
+type Node struct {
+	cfg  Config
+	log  *slog.Logger
+	loop *Loop
+	srv  *httpjson.Server // the API's server, set by Register
+
+	mu      sync.Mutex
+	started chan struct{}
+}
+
+// New checks cfg and returns a node; Open or Run builds its core.
+func New(cfg Config) (*Node, error) {
+	if cfg.Store == nil || cfg.Sequencer == nil {
+		return nil, errors.New("processor: a store and a sequencer are required")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.DeliveryTimeout <= 0 {
+		cfg.DeliveryTimeout = DefaultDeliveryTimeout
+	}
+	if cfg.HTTP == nil {
+		cfg.HTTP = &http.Client{Timeout: cfg.DeliveryTimeout}
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWorkers
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 500 * time.Millisecond
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.OpenTick == nil {
+		open := true
+		cfg.OpenTick = &open
+	}
+	return &Node{cfg: cfg, log: cfg.Logger, started: make(chan struct{})}, nil
+}
+
+// Open builds the core from the store (and the chain's head, when a chain
+// answers) and returns its Loop. A second Open returns the same Loop.
+func (n *Node) Open(ctx context.Context) (*Loop, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.loop != nil {
+		return n.loop, nil
+	}
+	core, err := n.newCore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n.loop = newLoop(n, core)
+	return n.loop, nil
+}
+
+func (n *Node) newCore(ctx context.Context) (*Core, error) {
+	snap, err := n.cfg.Store.ProcessorSnapshot(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("processor: load: %w", err)
+	}
+	var head uint64
+	if n.cfg.Chain != nil {
+		if h, err := n.cfg.Chain.Head(ctx); err == nil {
+			head = h.Height
+		} else {
+			n.log.Warn("processor: chain head unknown at start; heights start at 0 until the next head", "err", err)
+		}
+	}
+	core, err := NewCore(n.cfg.Core, n.cfg.Clock.Now().UTC(), head, snap)
+	if err != nil {
+		return nil, fmt.Errorf("processor: load: %w", err)
+	}
+	return core, nil
+}
+
+// Started is closed once Run has built the core and begun.
+func (n *Node) Started() <-chan struct{} { return n.started }
+
+// Finished tells the processor a sequencer record ended (wire it to the
+// sequencer's OnFinish). It never blocks.
+func (n *Node) Finished(uid string, state store.TxState) {
+	if l := n.currentLoop(); l != nil {
+		l.Put(Finished(time.Time{}, uid, state == store.Done, ""))
+	}
+}
+
+func (n *Node) currentLoop() *Loop {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.loop
+}
+
+// Run runs the engine until ctx ends: the loop on this goroutine, effects
+// on a pool of workers, heads and events from the chain.
+func (n *Node) Run(ctx context.Context) error {
+	l, err := n.Open(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	effects := make(chan Effect, 1<<12)
+	for range n.cfg.Workers {
+		wg.Go(func() {
+			for e := range effects {
+				l.Put(n.perform(ctx, e))
+			}
+		})
+	}
+	defer close(effects)
+	if c := n.cfg.Chain; c != nil {
+		wg.Go(func() {
+			for h := range chain.WatchHeads(ctx, c, n.cfg.Clock, n.cfg.PollInterval) {
+				l.Put(Head(time.Time{}, h.Height))
+			}
+		})
+		lis := n.listener(l)
+		wg.Go(func() {
+			if err := lis.Run(ctx); err != nil && ctx.Err() == nil {
+				n.log.Error("processor: event listener stopped", "err", err)
+			}
+		})
+	}
+	close(n.started)
+	return l.run(ctx, effects)
+}
+
+// listener reads callback confirmations from the chain, after the cursor
+// the core holds; each page commits with its cursor (Loop.Do waits for the
+// commit).
+func (n *Node) listener(l *Loop) *chainevents.Listener {
+	return &chainevents.Listener{Chain: n.cfg.Chain, Clock: n.cfg.Clock, From: l.core.Cursor(), PollInterval: n.cfg.PollInterval,
+		Logger: n.log, Filter: func(e chain.Event) bool { return e.Name == ConfirmEvent },
+		Handler: func(ctx context.Context, evs []chain.Event, next uint64) error {
+			rep, err := l.Do(ctx, Events(time.Time{}, next, ConfirmsOf(evs)))
+			if err == nil && rep.Code != "" {
+				err = fmt.Errorf("processor: events: %s", rep.Message)
+			}
+			return err
+		}}
+}
+
+// ConfirmsOf reads the callback confirmations events carry (event
+// ConfirmEvent, data {executionId, success}); other events and malformed
+// data are skipped.
+func ConfirmsOf(evs []chain.Event) []Confirm {
+	var out []Confirm
+	for _, e := range evs {
+		if e.Name != ConfirmEvent {
+			continue
+		}
+		var d struct {
+			ExecutionID string `json:"executionId"`
+			Success     bool   `json:"success"`
+		}
+		if json.Unmarshal(e.Data, &d) != nil || d.ExecutionID == "" {
+			continue
+		}
+		out = append(out, Confirm{Contract: e.Contract, Exec: d.ExecutionID, Success: d.Success})
+	}
+	return out
+}
