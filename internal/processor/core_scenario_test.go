@@ -59,6 +59,9 @@ import (
 //	                      in one turn: one Ready for all.
 //	restart               a crash: the core and its unanswered effects are
 //	                      lost; a new core starts from the store's snapshot.
+//	crash                 steps each input line in one turn, then crashes
+//	                      before its Ready is committed (a kill in the middle
+//	                      of a tick or a delivery's answer), and restarts.
 //	queues [PROC]         the core's queues, executions, pending map and
 //	                      callbacks, the unanswered effects and the next
 //	                      deadline.
@@ -112,18 +115,29 @@ func (s *procScenario) run(t *testing.T, d *datadriven.TestData) string {
 			only = d.CmdArgs[0].Key
 		}
 		return h.fmtQueues(only)
-	case "together":
+	case "together", "crash":
 		var ins []Input
 		var notes strings.Builder
 		for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
 			cmd, args, err := datadriven.ParseLine(line)
 			if err != nil {
-				d.Fatalf(t, "together: %v", err)
+				d.Fatalf(t, "%s: %v", d.Cmd, err)
 			}
 			sub := &datadriven.TestData{Pos: d.Pos, Cmd: cmd, CmdArgs: args}
 			ins = append(ins, s.inputs(t, sub, &notes)...)
 		}
-		return notes.String() + fmtReady(h.step(ins...))
+		if d.Cmd == "together" {
+			return notes.String() + fmtReady(h.step(ins...))
+		}
+		for _, in := range ins {
+			h.c.Step(in)
+		}
+		notes.WriteString("not committed:\n" + indent(fmtReady(h.c.Ready())))
+		lost, r := h.restart()
+		for _, e := range lost {
+			notes.WriteString("lost: " + fmtEffect(e) + "\n")
+		}
+		return notes.String() + "after the restart:\n" + indent(fmtReady(r))
 	}
 	var notes strings.Builder
 	ins := s.inputs(t, d, &notes)
@@ -174,6 +188,10 @@ func arg(d *datadriven.TestData, key, def string) string {
 		}
 	}
 	return def
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n  ") + "\n"
 }
 
 // pos returns the i-th positional argument.
