@@ -78,15 +78,16 @@ func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 	for i := range envs {
 		if in, ok := l.prepare(ctx, envs[i].in); ok {
 			in.At = now
-			l.core.Step(in)
+			l.step(in)
 		}
 	}
-	l.core.Step(Time(now))
+	l.step(Time(now))
 	if !l.core.HasReady() {
 		answer(envs, nil, nil)
 		return nil, nil
 	}
 	r := l.core.Ready()
+	l.n.tr.Ready(r)
 	if !r.Batch.Empty() {
 		if err := l.n.cfg.Store.ApplyProcessor(ctx, r.Batch); err != nil {
 			answer(envs, nil, ErrRetired)
@@ -94,6 +95,10 @@ func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 		}
 	}
 	l.core.Advance()
+	l.n.tr.Advance()
+	if err := l.n.tr.Flush(); err != nil {
+		l.n.log.Error("processor: trace", "err", err)
+	}
 	answer(envs, r.Replies, nil)
 	if !l.n.cfg.Inline {
 		return r.Effects, nil
@@ -102,6 +107,11 @@ func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 		l.Put(l.n.perform(ctx, e))
 	}
 	return nil, nil
+}
+
+func (l *Loop) step(in Input) {
+	l.n.tr.Input(in)
+	l.core.Step(in)
 }
 
 // prepare completes an input with what the store knows: whether an added

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -68,6 +69,9 @@ type Config struct {
 	// PollInterval is how often heads and events are read from a chain that
 	// does not push heads. Defaults to 500ms.
 	PollInterval time.Duration
+	// Trace, when set, records every core built, input stepped and Ready
+	// taken, for Replay (ordo replay). Defaults to nil (no trace).
+	Trace io.Writer
 	// Inline makes Turn perform effects itself, in order, and queue their
 	// answers: a simulation turns the loop by hand. Defaults to false.
 	Inline bool
@@ -82,6 +86,7 @@ type Node struct {
 	log  *slog.Logger
 	loop *Loop
 	srv  *httpjson.Server // the API's server, set by Register
+	tr   *traceWriter
 
 	mu      sync.Mutex
 	started chan struct{}
@@ -114,7 +119,7 @@ func New(cfg Config) (*Node, error) {
 		open := true
 		cfg.OpenTick = &open
 	}
-	return &Node{cfg: cfg, log: cfg.Logger, started: make(chan struct{})}, nil
+	return &Node{cfg: cfg, log: cfg.Logger, started: make(chan struct{}), tr: newTraceWriter(cfg.Trace)}, nil
 }
 
 // Open builds the core from the store (and the chain's head, when a chain
@@ -146,10 +151,12 @@ func (n *Node) newCore(ctx context.Context) (*Core, error) {
 			n.log.Warn("processor: chain head unknown at start; heights start at 0 until the next head", "err", err)
 		}
 	}
-	core, err := NewCore(n.cfg.Core, n.cfg.Clock.Now().UTC(), head, snap)
+	now := n.cfg.Clock.Now().UTC()
+	core, err := NewCore(n.cfg.Core, now, head, snap)
 	if err != nil {
 		return nil, fmt.Errorf("processor: load: %w", err)
 	}
+	n.tr.Start(n.cfg.Core, now, TraceStart{Head: head, Snapshot: snap})
 	return core, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -67,6 +68,10 @@ type env struct {
 	key  []byte
 	api  *httptest.Server
 	recv *receiver
+	// trace is the processor's trace file; ran is closed when its Run
+	// returned.
+	trace string
+	ran   chan struct{}
 }
 
 // configKey configures library methods, apart from the sequencer's sender.
@@ -102,7 +107,13 @@ func newEnv(ctx context.Context, t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pn, err = processor.New(processor.Config{Store: st, Sequencer: seq, Records: st, Chain: dc, Logger: quiet, PollInterval: 20 * time.Millisecond,
+	tracePath := t.TempDir() + "/processor.trace"
+	tf, err := os.Create(tracePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tf.Close() })
+	pn, err = processor.New(processor.Config{Store: st, Sequencer: seq, Records: st, Chain: dc, Logger: quiet, PollInterval: 20 * time.Millisecond, Trace: tf,
 		Core: processor.CoreConfig{BackoffMin: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +122,8 @@ func newEnv(ctx context.Context, t *testing.T) *env {
 		t.Fatal(err)
 	}
 	go func() { _ = seq.Run(ctx) }()
-	go func() { _ = pn.Run(ctx) }()
+	ran := make(chan struct{})
+	go func() { defer close(ran); _ = pn.Run(ctx) }()
 	<-seq.Started()
 	<-pn.Started()
 	var ps []auth.PrincipalConfig
@@ -133,7 +145,7 @@ func newEnv(ctx context.Context, t *testing.T) *env {
 	recv := &receiver{seen: map[string]int{}, first: map[string]processor.CallbackBody{}}
 	rs := httptest.NewServer(recv)
 	t.Cleanup(rs.Close)
-	e := &env{dc: dc, st: st, key: key, api: api, recv: recv}
+	e := &env{dc: dc, st: st, key: key, api: api, recv: recv, trace: tracePath, ran: ran}
 	e.call(t, "admin", "POST", "/v1/processors", `{"name":"p","owner":"alice","callbackURL":"`+rs.URL+`"}`, http.StatusOK)
 	return e
 }
@@ -191,6 +203,22 @@ func (e *env) configure(ctx context.Context, t *testing.T, args string) {
 func TestProcessorEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	e := runEndToEnd(ctx, t)
+	cancel()
+	<-e.ran
+	f, err := os.Open(e.trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, err := processor.Replay(f)
+	if err != nil || st.Readys == 0 {
+		t.Fatalf("replay of the processor's trace: %+v, %v", st, err)
+	}
+	t.Logf("replayed %d inputs, %d Readys; digest %s", st.Inputs, st.Readys, st.Digest)
+}
+
+func runEndToEnd(ctx context.Context, t *testing.T) *env {
 	e := newEnv(ctx, t)
 	e.configure(ctx, t, `{"method":"flaky","failTimes":2}`)
 	e.configure(ctx, t, `{"method":"broken","failTimes":1000}`)
@@ -236,4 +264,5 @@ func TestProcessorEndToEnd(t *testing.T) {
 		t.Fatalf("callbacks: %+v", page)
 	}
 	e.call(t, "", "GET", "/v1/processors/p/callbacks", "", http.StatusUnauthorized)
+	return e
 }

@@ -72,8 +72,8 @@ func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 	}
 	n.observeGauges(l.core)
 	l.core.Advance()
-	n.trace.advance()
-	if err := n.trace.flush(); err != nil {
+	n.trace.Advance()
+	if err := n.trace.Flush(); err != nil {
 		return nil, err
 	}
 	if !n.cfg.Inline {
@@ -86,13 +86,13 @@ func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 }
 
 func (l *Loop) step(in Input) {
-	l.n.trace.input(in)
+	l.n.trace.Input(in)
 	l.core.Step(in)
 }
 
 func (l *Loop) takeReady() Ready {
 	r := l.core.Ready()
-	l.n.trace.ready(r)
+	l.n.trace.Ready(r)
 	return r
 }
 

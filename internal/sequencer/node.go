@@ -383,6 +383,6 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 
 // newCore records the start of a core in the trace and builds it.
 func (n *Node) newCore(cfg CoreConfig, now time.Time, snap Snapshot) (*Core, error) {
-	n.trace.start(cfg, now, snap)
+	n.trace.Start(cfg, now, snap)
 	return NewCore(cfg, now, snap)
 }
