@@ -1,0 +1,362 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/chainevents"
+	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/processor"
+	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
+	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/sqlite"
+)
+
+// The world of a processor run: the chain, one store, the sequencer and the
+// processor on one virtual clock, a callback receiver, and an account that
+// configures and confirms through the library contract.
+
+// Shape of the processor world.
+const (
+	procSenders     = 2
+	procFinality    = 1 // the chain's declared reorg depth (it never reorgs here)
+	procRecvFail    = 0.2
+	procDeliverHost = "http://receiver.sim/"
+)
+
+type procWorld struct {
+	cfg      ProcessorConfig
+	clk      *clock.Virtual
+	dc       *devchain.Chain
+	dir      string
+	st       *sqlite.Store
+	keys     map[string]ed25519.PrivateKey
+	senders  []sequencer.SenderConfig
+	uids     io.Reader
+	snode    *sequencer.Node
+	sloop    *sequencer.Loop
+	pnode    *processor.Node
+	ploop    *processor.Loop
+	lis      *chainevents.Listener
+	recv     *receiver
+	admin    ed25519.PrivateKey
+	lastHead chain.Hash
+	head     uint64
+	chk      *procChecker
+	digest   hash.Hash
+	res      ProcessorResult
+}
+
+func runProcActions(ctx context.Context, cfg ProcessorConfig, actions []ProcAction) (ProcessorResult, error) {
+	w, err := newProcWorld(ctx, cfg)
+	if err != nil {
+		return ProcessorResult{}, err
+	}
+	defer w.close()
+	for i, a := range actions {
+		out, err := w.do(ctx, a)
+		if err != nil {
+			return w.res, fmt.Errorf("sim: step %d (%s): %w", i+1, a, err)
+		}
+		if cfg.mutate != nil {
+			cfg.mutate(w)
+		}
+		if err := w.check(ctx, i+1); err != nil {
+			return w.res, err
+		}
+		fmt.Fprintf(w.digest, "%d|%s|%s|%d|%d\n", i, a, out, w.head, len(w.chk.cbs))
+	}
+	if err := w.drain(ctx, len(actions)+1); err != nil {
+		return w.res, err
+	}
+	w.finish()
+	return w.res, nil
+}
+
+func newProcWorld(ctx context.Context, cfg ProcessorConfig) (*procWorld, error) {
+	dir, err := os.MkdirTemp(cfg.Dir, "ordo-simproc-*")
+	if err != nil {
+		return nil, err
+	}
+	var seed [32]byte
+	binary.LittleEndian.PutUint64(seed[:], cfg.Seed)
+	seed[8] = 'p'
+	w := &procWorld{cfg: cfg, clk: clock.NewVirtual(clock.Epoch), dir: dir, keys: map[string]ed25519.PrivateKey{},
+		uids: rand.NewChaCha8(seed), digest: sha256.New(), res: ProcessorResult{Seed: cfg.Seed, Steps: cfg.Steps, Outcomes: map[string]int{}}}
+	w.recv = &receiver{rng: rand.New(rand.NewPCG(cfg.Seed, 0x72656376)), fail: procRecvFail}
+	w.chk = newProcChecker(w)
+	w.dc, err = devchain.New(devchain.Config{Seed: cfg.Seed, BlockTime: simBlockTime, MaxBlockTxs: 64, Clock: w.clk,
+		FinalityDepth: procFinality, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	for i := range procSenders + 1 {
+		s := sha256.Sum256(fmt.Appendf(nil, "ordo-simproc-sender|%d|%d", cfg.Seed, i))
+		k := ed25519.NewKeyFromSeed(s[:])
+		a := chain.KeyAddress(k)
+		if _, err := w.dc.Faucet(ctx, a, 1_000_000_000_000); err != nil {
+			w.close()
+			return nil, fmt.Errorf("sim: fund sender: %w", err)
+		}
+		if i == procSenders {
+			w.admin = k // the library's caller: configure and confirm
+			continue
+		}
+		w.keys[string(a)] = k
+		w.senders = append(w.senders, sequencer.SenderConfig{ID: a, Key: k})
+	}
+	if err := w.start(ctx); err != nil {
+		w.close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// start opens the store (if closed), builds the sequencer and the processor
+// from it, and settles what recovery asks.
+func (w *procWorld) start(ctx context.Context) error {
+	var err error
+	if w.st == nil {
+		if w.st, err = sqlite.Open(ctx, filepath.Join(w.dir, "ordo.db"), sqlite.Options{Synchronous: "NORMAL", Now: w.clk.Now}); err != nil {
+			return fmt.Errorf("sim: open store: %w", err)
+		}
+	}
+	disp := map[string]sequencer.Dispatcher{
+		processor.SubmitType: dispatch.NewCallDispatcher(0, w.dc, func(id string) ed25519.PrivateKey { return w.keys[id] })}
+	pol := map[string]sequencer.Policy{processor.SubmitType: {MaxRetries: 0, Delay: simDelay}}
+	w.snode, err = sequencer.NewNode(sequencer.Config{Store: w.st, Chain: w.dc, Clock: w.clk, Dispatchers: disp, Policies: pol,
+		InclusionTimeout: simInclusionTimeout, Senders: w.senders, Logger: slog.New(slog.DiscardHandler), Inline: true,
+		Rand: w.uids, OnFinish: w.finished})
+	if err != nil {
+		return err
+	}
+	if w.sloop, err = w.snode.Open(ctx); err != nil {
+		return fmt.Errorf("sim: sequencer start: %w", err)
+	}
+	w.pnode, err = processor.New(processor.Config{Store: w.st, Sequencer: submitRecorder{w}, Records: w.st, Chain: w.dc,
+		Clock: w.clk, HTTP: &http.Client{Transport: w.recv}, Inline: true, Logger: slog.New(slog.DiscardHandler),
+		Core: processor.CoreConfig{CheckEvery: 10 * time.Second, BackoffMin: 500 * time.Millisecond, BackoffMax: 8 * time.Second}})
+	if err != nil {
+		return err
+	}
+	if w.ploop, err = w.pnode.Open(ctx); err != nil {
+		return fmt.Errorf("sim: processor start: %w", err)
+	}
+	w.lis = &chainevents.Listener{Chain: w.dc, Clock: w.clk, From: w.ploop.Core().Cursor(), Logger: slog.New(slog.DiscardHandler),
+		Filter: func(e chain.Event) bool { return e.Name == processor.ConfirmEvent },
+		Handler: func(ctx context.Context, evs []chain.Event, next uint64) error {
+			w.ploop.Put(processor.Events(time.Time{}, next, processor.ConfirmsOf(evs)))
+			_, err := w.ploop.Turn(ctx)
+			return err
+		}}
+	w.lastHead = ""
+	if _, err := w.sloop.Turn(ctx); err != nil {
+		return err
+	}
+	return w.settle(ctx)
+}
+
+// finished is the sequencer's OnFinish: the processor hears of it.
+func (w *procWorld) finished(uid string, st store.TxState, _ uint64) {
+	w.chk.seqEnded(uid, st)
+	if w.pnode != nil {
+		w.pnode.Finished(uid, st)
+	}
+}
+
+func (w *procWorld) close() {
+	if w.st != nil {
+		w.st.Close()
+	}
+	if w.dc != nil {
+		w.dc.Close()
+	}
+	os.RemoveAll(w.dir)
+}
+
+// settle tells both engines of a new head, reads the chain's events, and
+// turns both loops until no input waits.
+func (w *procWorld) settle(ctx context.Context) error {
+	if dl := w.sloop.Deadline(); !dl.IsZero() && !w.clk.Now().Before(dl) {
+		w.sloop.Put(sequencer.Tick(w.clk.Now()))
+	}
+	for i := 0; ; i++ {
+		if i == 10_000 {
+			return errors.New("sim: the loops do not settle")
+		}
+		head, err := w.dc.Head(ctx)
+		if err != nil {
+			return err
+		}
+		if head.Hash != w.lastHead {
+			w.lastHead, w.head = head.Hash, head.Height
+			w.res.Blocks = head.Height
+			w.sloop.HeadSeen(ctx, head)
+			w.ploop.Put(processor.Head(time.Time{}, head.Height))
+		}
+		for {
+			n, err := w.lis.Poll(ctx)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				break
+			}
+		}
+		for j := 0; w.sloop.Waiting(); j++ {
+			if j == 10_000 {
+				return errors.New("sim: the sequencer's loop does not settle")
+			}
+			if _, err := w.sloop.Turn(ctx); err != nil {
+				return err
+			}
+		}
+		if _, err := w.ploop.Turn(ctx); err != nil {
+			return err
+		}
+		for j := 0; w.ploop.Waiting(); j++ {
+			if j == 10_000 {
+				return errors.New("sim: the processor's loop does not settle")
+			}
+			if _, err := w.ploop.Turn(ctx); err != nil {
+				return err
+			}
+		}
+		if !w.sloop.Waiting() && !w.ploop.Waiting() {
+			return nil
+		}
+	}
+}
+
+// advance moves the clock by dt, block by block.
+func (w *procWorld) advance(ctx context.Context, dt time.Duration) error {
+	target := w.clk.Now().Add(dt)
+	for {
+		next := w.dc.NextBlockAt()
+		if next.After(target) {
+			break
+		}
+		w.clk.Set(next)
+		w.dc.Tick(next)
+		if err := w.settle(ctx); err != nil {
+			return err
+		}
+	}
+	w.clk.Set(target)
+	return w.settle(ctx)
+}
+
+// crash drops both engines' memory and rebuilds them from the reopened
+// store; the chain and the receiver live on.
+func (w *procWorld) crash(ctx context.Context) error {
+	w.res.Crashes++
+	w.snode, w.sloop, w.pnode, w.ploop, w.lis = nil, nil, nil, nil, nil
+	if err := w.st.Close(); err != nil {
+		return fmt.Errorf("sim: close store: %w", err)
+	}
+	w.st = nil
+	return w.start(ctx)
+}
+
+// ask steps one input that answers and settles: its reply.
+func (w *procWorld) ask(ctx context.Context, in processor.Input) (processor.Reply, error) {
+	got := w.ploop.Ask(in)
+	if err := w.settle(ctx); err != nil {
+		return processor.Reply{}, err
+	}
+	rep, ok := got()
+	if !ok {
+		return rep, errors.New("sim: an input went unanswered")
+	}
+	return rep, nil
+}
+
+// sendLibrary sends a library transaction from the world's own account.
+func (w *procWorld) sendLibrary(ctx context.Context, method string, args any) error {
+	addr := chain.KeyAddress(w.admin)
+	acct, err := w.dc.Account(ctx, addr)
+	if err != nil {
+		return err
+	}
+	fee, err := w.dc.MinFee(ctx)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	tx := chain.Tx{From: addr, Nonce: acct.PendingNonce, Fee: fee, Contract: devchain.LibraryContract, Method: method, Args: data}
+	tx.Sign(w.admin)
+	if _, err := w.dc.SendTx(ctx, tx); err != nil {
+		return fmt.Errorf("sim: library %s: %w", method, err)
+	}
+	return nil
+}
+
+// submitRecorder is the processor's sequencer: the current sequencer node,
+// with every execution submitted and the record it got told to the checker.
+type submitRecorder struct{ w *procWorld }
+
+func (s submitRecorder) Submit(ctx context.Context, in []sequencer.Intake) ([]store.EnqueueResult, error) {
+	res, err := s.w.snode.Submit(ctx, in)
+	if err == nil {
+		for i, r := range res {
+			s.w.chk.submitted(in[i].IdempotencyKey, r.Transaction.UID)
+		}
+	}
+	return res, err
+}
+
+// receiver is the callback receiver, an in-memory http.RoundTripper: it
+// records every delivery and answers 503 to a share fail of them, drawn
+// from the run's seed in the order deliveries come.
+type receiver struct {
+	rng  *rand.Rand
+	fail float64
+	got  []delivery
+}
+
+// delivery is one POST the receiver saw.
+type delivery struct {
+	key  string
+	body processor.CallbackBody
+	ok   bool
+}
+
+func (r *receiver) RoundTrip(req *http.Request) (*http.Response, error) {
+	b, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	d := delivery{key: req.Header.Get("Idempotency-Key"), ok: r.rng.Float64() >= r.fail}
+	if err := json.Unmarshal(b, &d.body); err != nil {
+		d.body = processor.CallbackBody{BatchID: "undecodable: " + err.Error()}
+	}
+	r.got = append(r.got, d)
+	code, text := http.StatusOK, "ok"
+	if !d.ok {
+		code, text = http.StatusServiceUnavailable, "receiver unavailable"
+	}
+	return &http.Response{StatusCode: code, Status: fmt.Sprintf("%d %s", code, http.StatusText(code)), Proto: "HTTP/1.1",
+		ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader([]byte(text))), Request: req}, nil
+}
