@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"slices"
 	"sort"
 	"strings"
@@ -120,6 +121,7 @@ type procHarness struct {
 	out   []Effect // effects not answered yet, in the order asked
 	ready []Ready  // every Ready, when keep is set
 	keep  bool
+	sum   hash.Hash // when set, takes every Ready's JSON
 }
 
 func newProcHarness(t testing.TB, cfg CoreConfig) *procHarness {
@@ -167,11 +169,22 @@ func (h *procHarness) turn() Ready {
 		h.t.Fatalf("store checks broken:\n  %s", strings.Join(h.st.bad, "\n  "))
 	}
 	h.c.Advance()
+	h.hashReady(r)
 	h.out = append(h.out, r.Effects...)
 	if h.keep {
 		h.ready = append(h.ready, r)
 	}
 	return r
+}
+
+// hashReady adds r's JSON to the digest, when one is kept.
+func (h *procHarness) hashReady(r Ready) {
+	if h.sum == nil {
+		return
+	}
+	if err := json.NewEncoder(h.sum).Encode(r); err != nil {
+		h.t.Fatalf("encode a Ready: %v", err)
+	}
 }
 
 // takeEffect removes and returns the first unanswered effect that match
