@@ -75,7 +75,7 @@ type procWorld struct {
 	nrec  int
 	fail  int // percent of executions that fail
 
-	asked    map[uint64]Input     // callers' inputs awaiting their reply
+	asked    map[uint64]Input // callers' inputs awaiting their reply
 	cursor   uint64
 	specs    map[string]BatchSpec // "<processor>/<id>" of accepted batches
 	attempts map[string]map[int]bool
