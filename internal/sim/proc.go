@@ -63,8 +63,12 @@ type ProcessorResult struct {
 	// an error).
 	Ticks               int
 	Deliveries, Refused int
-	Blocks              uint64
-	Crashes             int
+	// Confirmed counts the confirmations the owner gave that the core took;
+	// ChainConfirms the library.confirm transactions sent for an execution
+	// that was waiting.
+	Confirmed, ChainConfirms int
+	Blocks                   uint64
+	Crashes                  int
 	// Drain is the virtual time everything took to end once faults stopped.
 	Drain time.Duration
 	// Digest is a SHA-256 over the run: the same seed gives the same digest.

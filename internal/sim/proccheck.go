@@ -23,7 +23,13 @@ const (
 	InvProcRetry    = "retry counts match RetryLogic"
 	InvProcExecuted = "Executed only when every unit succeeded on chain"
 	InvProcLiveness = "every batch ends and every callback is delivered once faults stop"
+	InvProcEvent    = "a confirmation carried by a chain event is taken"
 )
+
+// procEventBlocks is how many blocks after its send a library.confirm of a
+// waiting execution must have been taken: its block, then the chain's
+// finality depth, and one more.
+const procEventBlocks = 2 + procFinality
 
 // procChecker follows what the processor did, as its store, the chain and
 // the receiver show it, and checks the invariants after every step.
@@ -35,15 +41,16 @@ type procChecker struct {
 	outcomes map[string]processor.Outcome   // "<proc>/<id>" → its callback's outcome
 	keys     map[string]string              // callback key → "<proc>/<id>"
 	lastSeq  map[string]int64
-	subs     map[string]string         // execution id → sequencer record
-	uidExec  map[string]string         // sequencer record → execution id
-	unitSubs map[string]map[int]bool   // "<proc>/<id>/<unit>" → attempts submitted
-	landings map[string]int            // execution id → inclusions on chain
-	unitOK   map[string]bool           // "<proc>/<id>/<unit>" → a successful inclusion
-	okKeys   map[string]bool           // keys the receiver answered 2xx
-	seqEnds  map[string]store.TxState  // sequencer records ended
-	scanned  uint64                    // chain height read
-	seen     int                       // receiver deliveries checked
+	subs     map[string]string        // execution id → sequencer record
+	uidExec  map[string]string        // sequencer record → execution id
+	unitSubs map[string]map[int]bool  // "<proc>/<id>/<unit>" → attempts submitted
+	landings map[string]int           // execution id → inclusions on chain
+	unitOK   map[string]bool          // "<proc>/<id>/<unit>" → a successful inclusion
+	okKeys   map[string]bool          // keys the receiver answered 2xx
+	seqEnds  map[string]store.TxState // sequencer records ended
+	byEvent  map[string]uint64        // execution id → head when a library.confirm of it was sent
+	scanned  uint64                   // chain height read
+	seen     int                      // receiver deliveries checked
 	failures []error
 }
 
@@ -53,7 +60,7 @@ func newProcChecker(w *procWorld) *procChecker {
 	return &procChecker{w: w, procs: map[string]*procInfo{}, specs: map[string]processor.BatchSpec{}, cbs: map[string]store.Callback{},
 		outcomes: map[string]processor.Outcome{}, keys: map[string]string{}, lastSeq: map[string]int64{}, subs: map[string]string{},
 		uidExec: map[string]string{}, unitSubs: map[string]map[int]bool{}, landings: map[string]int{}, unitOK: map[string]bool{},
-		okKeys: map[string]bool{}, seqEnds: map[string]store.TxState{}}
+		okKeys: map[string]bool{}, seqEnds: map[string]store.TxState{}, byEvent: map[string]uint64{}}
 }
 
 func (k *procChecker) fail(inv, format string, args ...any) {
@@ -251,12 +258,12 @@ func (k *procChecker) scanCallbacks(ctx context.Context) error {
 
 func (k *procChecker) callback(ctx context.Context, name string, cb store.Callback) error {
 	b := name + "/" + cb.BatchID
+	if old, ok := k.cbs[b]; ok {
+		k.fail(InvProcOutcome, "batch %s has two callbacks: %d (key %q, %s) and %d (key %q, %s)", b, old.Seq, old.Key, old.Body, cb.Seq, cb.Key, cb.Body)
+		return nil
+	}
 	if want := processor.CallbackKey(name, cb.BatchID); cb.Key != want {
 		k.fail(InvProcKey, "callback %d of %s has key %q, want %q", cb.Seq, b, cb.Key, want)
-	}
-	if old, ok := k.cbs[b]; ok {
-		k.fail(InvProcOutcome, "batch %s has two callbacks: %d (%s) and %d (%s)", b, old.Seq, old.Body, cb.Seq, cb.Body)
-		return nil
 	}
 	if other, ok := k.keys[cb.Key]; ok {
 		k.fail(InvProcKey, "key %q names two outcomes: of %s and of %s", cb.Key, other, b)
@@ -340,6 +347,45 @@ func (k *procChecker) scanDeliveries() {
 	}
 }
 
+// chainConfirm records a library.confirm sent at head for a waiting
+// execution.
+func (k *procChecker) chainConfirm(exec string, head uint64) {
+	if _, ok := k.byEvent[exec]; !ok {
+		k.byEvent[exec] = head
+	}
+}
+
+// scanEvents checks that each execution confirmed by a chain event no
+// longer waits once its event is final.
+func (w *procWorld) scanEvents(ctx context.Context) error {
+	if len(w.chk.byEvent) == 0 {
+		return nil
+	}
+	execs, err := w.pendingExecs(ctx, "")
+	if err != nil {
+		return err
+	}
+	waiting := map[string]bool{}
+	for _, e := range execs {
+		waiting[e] = true
+	}
+	pend := make([]string, 0, len(w.chk.byEvent))
+	for exec := range w.chk.byEvent {
+		pend = append(pend, exec)
+	}
+	sort.Strings(pend)
+	for _, exec := range pend {
+		switch at := w.chk.byEvent[exec]; {
+		case !waiting[exec]:
+			delete(w.chk.byEvent, exec)
+		case w.head >= at+procEventBlocks:
+			w.chk.fail(InvProcEvent, "execution %s still waits at height %d; a library.confirm of it was sent at height %d", exec, w.head, at)
+			delete(w.chk.byEvent, exec)
+		}
+	}
+	return nil
+}
+
 // check runs every invariant after a step.
 func (w *procWorld) check(ctx context.Context, step int) error {
 	for _, s := range w.ploop.Core().CheckInvariants() {
@@ -355,6 +401,9 @@ func (w *procWorld) check(ctx context.Context, step int) error {
 		return fmt.Errorf("sim: read callbacks: %w", err)
 	}
 	w.chk.scanDeliveries()
+	if err := w.scanEvents(ctx); err != nil {
+		return fmt.Errorf("sim: read pending: %w", err)
+	}
 	if len(w.chk.failures) == 0 {
 		return nil
 	}

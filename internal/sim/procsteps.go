@@ -73,6 +73,9 @@ func (w *procWorld) do(ctx context.Context, a ProcAction) (string, error) {
 			exec = procName(a.P) + "/none/0/1"
 		}
 		rep, err := w.ask(ctx, processor.ConfirmBy(now, 0, procOwner(a.P), procName(a.P), exec, a.Success))
+		if err == nil && rep.Code == "" {
+			w.res.Confirmed++
+		}
 		return exec + " " + rep.Code, err
 	case PConfirmChain:
 		exec, err := w.pendingExec(ctx, "", a.Index)
@@ -81,6 +84,9 @@ func (w *procWorld) do(ctx context.Context, a ProcAction) (string, error) {
 		}
 		if exec == "" {
 			exec = "nobody/none/0/1"
+		} else {
+			w.res.ChainConfirms++
+			w.chk.chainConfirm(exec, w.head)
 		}
 		if err := w.sendLibrary(ctx, "confirm", map[string]any{"executionId": exec, "success": a.Success}); err != nil {
 			return "", err
