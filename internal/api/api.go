@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/httpjson"
 	"github.com/ordolabs/ordo/internal/sequencer"
@@ -49,6 +50,15 @@ const (
 	// CodeUnsupportedMediaType (415): a request to a mutating route (POST,
 	// PUT, PATCH, DELETE) without Content-Type: application/json.
 	CodeUnsupportedMediaType = "unsupported_media_type"
+	// CodeUnauthenticated (401, with WWW-Authenticate: Bearer): no token,
+	// a malformed Authorization header, or a token the node does not know.
+	CodeUnauthenticated = auth.CodeUnauthenticated
+	// CodeForbidden (403): a known principal without the role the route
+	// needs.
+	CodeForbidden = auth.CodeForbidden
+	// CodeTypeForbidden (403): an intent of a type the caller's roles do
+	// not allow (Options.TypeRoles).
+	CodeTypeForbidden = "type_forbidden"
 )
 
 // Options configures NewSequencerHandler. The zero value of each field means
@@ -69,6 +79,19 @@ type Options struct {
 	// GET /healthz answers 503 chain_unreachable. Defaults to
 	// DefaultChainTimeout (30s).
 	ChainTimeout time.Duration
+	// Auth authenticates every request against its route's rule. Defaults
+	// to nil: an authenticator with no principals, so that every route but
+	// the Public ones answers 401 (pass one in open mode for dev mode).
+	Auth *auth.Authenticator
+	// TypeRoles restricts intake by type: an intent whose type is a key is
+	// accepted only from a principal with one of its roles (admin holds
+	// every role; an empty list refuses every caller), else 403
+	// type_forbidden. Types not listed are open to every submitter.
+	// Defaults to DefaultTypeRoles when nil.
+	TypeRoles map[string][]auth.Role
+	// Engines mount their routes on the API's router, each with its rule
+	// (DevchainRoutes, the processor's, ...). Defaults to none.
+	Engines []Routes
 }
 
 // Error is the JSON body of every error response.
@@ -90,6 +113,8 @@ func statusOf(code string) int {
 		return http.StatusNotFound
 	case CodeIdempotency:
 		return http.StatusConflict
+	case CodeTypeForbidden:
+		return http.StatusForbidden
 	case CodeUnsupportedMediaType:
 		return http.StatusUnsupportedMediaType
 	default:
@@ -124,42 +149,59 @@ type SendersResponse struct {
 }
 
 type server struct {
-	n      *sequencer.Node
-	st     store.Store
-	api    *httpjson.Server
-	health *health
+	n         *sequencer.Node
+	st        store.Store
+	api       *httpjson.Server
+	health    *health
+	typeRoles map[string][]auth.Role
 }
 
-// NewSequencerHandler returns the sequencer's HTTP API over n (the routes
-// are listed in the package documentation). It reads through n.Store() and
-// writes only through n.Submit.
-func NewSequencerHandler(n *sequencer.Node, opts Options) http.Handler {
+// NewSequencerHandler returns the node's HTTP API over n: the sequencer's
+// routes (listed in the package documentation) and those of
+// Options.Engines, on one auth.Router, each behind its rule (Routes lists
+// them). It reads through n.Store() and writes only through n.Submit.
+func NewSequencerHandler(n *sequencer.Node, opts Options) *auth.Router {
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &server{n: n, st: n.Store(), health: newHealth(opts.Chain, opts.ChainTimeout), api: httpjson.New(httpjson.Options{
+	a := opts.Auth
+	if a == nil {
+		a, _ = auth.New(auth.Config{}) // no principals: cannot fail
+	}
+	typeRoles := opts.TypeRoles
+	if typeRoles == nil {
+		typeRoles = DefaultTypeRoles()
+	}
+	rt := auth.NewRouter(a, httpjson.Options{
 		Status:  statusOf,
 		MaxBody: opts.MaxBody,
 		Logger:  log,
 		Name:    "api",
-	})}
-	s.api.Handle("POST /v1/transactions", s.jsonOnly(s.submit))
-	s.api.HandleJSON("GET /v1/transactions", s.list)
-	s.api.HandleJSON("GET /v1/transactions/{uid}", s.get)
-	s.api.HandleJSON("GET /v1/queues", s.queues)
-	s.api.HandleJSON("GET /v1/queues/{name}", s.queue)
-	s.api.HandleJSON("GET /v1/senders", s.senders)
-	s.api.Handle("GET /healthz", http.HandlerFunc(s.healthz))
-	s.api.Handle("GET /readyz", http.HandlerFunc(s.readyz))
+	})
+	s := &server{n: n, st: n.Store(), health: newHealth(opts.Chain, opts.ChainTimeout), api: rt.Server(), typeRoles: typeRoles}
+	rt.Handle("POST /v1/transactions", auth.Need(auth.RoleSubmit), s.jsonOnly(s.submit))
+	rt.HandleJSON("GET /v1/transactions", auth.Read, s.list)
+	rt.HandleJSON("GET /v1/transactions/{uid}", auth.Read, s.get)
+	rt.HandleJSON("GET /v1/queues", auth.Read, s.queues)
+	rt.HandleJSON("GET /v1/queues/{name}", auth.Read, s.queue)
+	rt.HandleJSON("GET /v1/senders", auth.Read, s.senders)
+	rt.Handle("GET /healthz", auth.Public, http.HandlerFunc(s.healthz))
+	rt.Handle("GET /readyz", auth.Public, http.HandlerFunc(s.readyz))
+	// /metrics tells what the reads tell (queue depths, types, senders):
+	// it needs read too, unless reads are open. A Prometheus scrape sends
+	// the token with its authorization: {credentials: ...} setting.
 	if opts.Registry != nil {
-		s.api.Handle("GET /metrics", promhttp.HandlerFor(opts.Registry, promhttp.HandlerOpts{ErrorLog: slogPrintln{log}}))
+		rt.Handle("GET /metrics", auth.Read, promhttp.HandlerFor(opts.Registry, promhttp.HandlerOpts{ErrorLog: slogPrintln{log}}))
 	} else {
-		s.api.HandleJSON("GET /metrics", func(*http.Request) (any, error) {
+		rt.HandleJSON("GET /metrics", auth.Read, func(*http.Request) (any, error) {
 			return nil, httpjson.Errorf(CodeRouteNotFound, "metrics are not enabled on this node")
 		})
 	}
-	return s.api
+	for _, e := range opts.Engines {
+		e.Register(rt)
+	}
+	return rt
 }
 
 // slogPrintln adapts a slog.Logger to promhttp.Logger.
@@ -171,6 +213,10 @@ func (p slogPrintln) Println(v ...any) { p.l.Error("api: metrics", "err", fmt.Sp
 func (s *server) submit(w http.ResponseWriter, r *http.Request) {
 	it, err := s.readIntake(r)
 	if err != nil {
+		s.api.WriteError(w, err)
+		return
+	}
+	if err := s.checkType(r, it.Type); err != nil {
 		s.api.WriteError(w, err)
 		return
 	}
@@ -489,44 +535,4 @@ func normTx(t store.Transaction) store.Transaction {
 		t.Attempts = []store.Attempt{}
 	}
 	return t
-}
-
-// NewMux serves the node's whole API on one handler: the sequencer's routes
-// (/v1/transactions, /v1/queues, /v1/senders, /healthz, /readyz, /metrics) go to seq,
-// every other /v1/ path goes to chainHandler (the in-process devchain's API)
-// when it is not nil, and anything else goes to seq, which answers 404 in
-// JSON. A mutating request (POST, PUT, PATCH, DELETE) bound for
-// chainHandler must carry Content-Type: application/json, as the
-// sequencer's own mutating routes must: otherwise it is answered 415
-// unsupported_media_type and never reaches the chain.
-func NewMux(seq http.Handler, chainHandler http.Handler) http.Handler {
-	guard := httpjson.New(httpjson.Options{Status: statusOf, Name: "api"})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
-		if chainHandler != nil && strings.HasPrefix(p, "/v1/") && !isSequencerPath(p) {
-			if httpjson.Mutating(r.Method) {
-				if err := httpjson.RequireJSON(r); err != nil {
-					guard.WriteError(w, err)
-					return
-				}
-			}
-			chainHandler.ServeHTTP(w, r)
-			return
-		}
-		seq.ServeHTTP(w, r)
-	})
-}
-
-// isSequencerPath reports whether p belongs to the sequencer's API.
-func isSequencerPath(p string) bool {
-	for _, root := range []string{"/v1/transactions", "/v1/queues"} {
-		if p == root || strings.HasPrefix(p, root+"/") {
-			return true
-		}
-	}
-	switch p {
-	case "/v1/senders", "/healthz", "/readyz", "/metrics":
-		return true
-	}
-	return false
 }

@@ -1,33 +1,48 @@
 // Package api is the node's HTTP+JSON API: the sequencer's intake and reads
 // (transactions, their history, queues, senders), health and Prometheus
-// metrics, NewMux, which serves the in-process devchain's API under the
-// same address, and CORS, which opens it to the browser origins an operator
+// metrics, the routes of engines (Options.Engines; DevchainRoutes serves
+// the in-process devchain's API under the same address), all on one
+// auth.Router, and CORS, which opens it to the browser origins an operator
 // lists.
+//
+// Every route has a rule (internal/auth), checked before its handler runs:
+// a request without a token, or with one the node does not know, is
+// answered 401 unauthenticated (WWW-Authenticate: Bearer); a principal
+// without the role 403 forbidden. The rule of each route is in brackets
+// below: [submit] needs the role submit, [read] the role read unless the
+// operator opens reads, [public] nothing.
 //
 // Routes of NewSequencerHandler:
 //
-//	POST /v1/transactions             {"queue","type","data","idempotencyKey"} → 201 Transaction (200 on a known idempotency key)
-//	GET  /v1/transactions/{uid}       {"transaction","history"}
+//	POST /v1/transactions             [submit] {"queue","type","data","idempotencyKey"} → 201 Transaction (200 on a known idempotency key);
+//	                                  a type listed in Options.TypeRoles only from one of its roles, else 403 type_forbidden
+//	                                  (the contract-call type "call" from none, by default)
+//	GET  /v1/transactions/{uid}       [read] {"transaction","history"}
 //	GET  /v1/transactions?queue=&state=&limit=&cursor=
-//	                                  {"transactions":[...],"next":"<cursor or empty>"}
-//	GET  /v1/queues?limit=&cursor=    {"queues":[Queue...],"next":"<cursor or empty>"}
-//	GET  /v1/queues/{name}            QueueStats
-//	GET  /v1/senders                  {"senders":[Sender...]}
-//	GET  /healthz                     {"status":"ok","chain":{"reachable","lastAnswerAgo","head","headAge","timeout"}};
+//	                                  [read] {"transactions":[...],"next":"<cursor or empty>"}
+//	GET  /v1/queues?limit=&cursor=    [read] {"queues":[Queue...],"next":"<cursor or empty>"}
+//	GET  /v1/queues/{name}            [read] QueueStats
+//	GET  /v1/senders                  [read] {"senders":[Sender...]}
+//	GET  /healthz                     [public] {"status":"ok","chain":{"reachable","lastAnswerAgo","head","headAge","timeout"}};
 //	                                  503 with status starting, stopped, or chain_unreachable (no answer
 //	                                  from the chain for Options.ChainTimeout, default 30s)
-//	GET  /readyz                      {"status":"ready"} once the sequencer has loaded its store and
+//	GET  /readyz                      [public] {"status":"ready"} once the sequencer has loaded its store and
 //	                                  started (Started); 503 {"status":"starting"} before, "stopped" after
-//	GET  /metrics                     Prometheus exposition (when a registry is set)
+//	GET  /metrics                     [read] Prometheus exposition (when a registry is set): it tells what
+//	                                  the reads tell, so it needs what they need
+//	the devchain's routes             [read] its reads, [admin] its dev routes (DevchainRoutes)
 //
 // Invariants:
+//   - every route has a rule (engines register through auth.Router); a
+//     request that fails it is answered 401 or 403 before its handler runs
+//     and changes nothing;
 //   - an intent is acknowledged (201 or 200) only after the sequencer has
 //     committed it: the record in the response is durable;
 //   - a known idempotency key never creates a second record: the answer is
 //     200 with the existing record when the intent is the same (queue, type,
 //     and data in canonical JSON), 409 naming what differs otherwise;
 //   - a mutating request (POST, PUT, PATCH, DELETE), to the sequencer or to
-//     the devchain behind NewMux, is served only with Content-Type:
+//     the devchain behind DevchainRoutes, is served only with Content-Type:
 //     application/json (parameters allowed, a charset only utf-8), else 415
 //     unsupported_media_type before its body is read: a page on another
 //     origin cannot send one without a CORS preflight, and no response
@@ -41,7 +56,8 @@
 //     oversized one;
 //   - every response but /metrics (and a CORS preflight's 204) is JSON, and
 //     every error is {"error":{"code","message"}} with a stable code:
-//     bad_json (400), bad_query (400), too_large (413), invalid (422),
+//     bad_json (400), bad_query (400), unauthenticated (401), forbidden
+//     (403), type_forbidden (403), too_large (413), invalid (422),
 //     type_not_allowed (422), idempotency_conflict (409), not_found (404),
 //     route_not_found (404), method_not_allowed (405),
 //     unsupported_media_type (415), internal (500).

@@ -23,7 +23,7 @@ func (s *server) jsonOnly(h http.HandlerFunc) http.Handler {
 // CORS headers the node answers an allowed origin's preflight with.
 const (
 	corsMethods = "GET, HEAD, POST, PUT"
-	corsHeaders = "Content-Type, Accept"
+	corsHeaders = "Content-Type, Accept, Authorization"
 	corsMaxAge  = "600"
 )
 

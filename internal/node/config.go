@@ -2,6 +2,7 @@ package node
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ordolabs/ordo/internal/api"
+	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
@@ -25,7 +27,9 @@ type Config struct {
 	// Chain is a remote devchain's URL; empty runs a devchain in-process,
 	// served under the node's address. Defaults to "".
 	Chain string `yaml:"chain"`
-	// DevMode is the one switch for the node's openness. With it, the
+	// DevMode is the one switch for the node's openness. With it, access is
+	// open: every caller, with or without a token, is the principal "dev"
+	// with role admin (Principals are not consulted). And the
 	// in-process devchain's routes that change the chain (POST /v1/tx,
 	// GET/PUT /v1/faults, POST /v1/faucet, GET /v1/dev/accounts, POST
 	// /v1/dev/mine) are served on the node's address; without it the node
@@ -88,6 +92,58 @@ type Config struct {
 	// Health configures GET /healthz. Defaults to the defaults of its
 	// fields (chainTimeout 30s).
 	Health HealthConfig `yaml:"health"`
+
+	// Principals are the callers the API knows, each with a bearer token
+	// (or its SHA-256) and roles: admin, submit, read, or any role an
+	// engine checks. Outside dev mode `ordo serve` refuses to start without
+	// one (`ordo token` makes a token). The node keeps only the tokens'
+	// hashes. Defaults to none.
+	Principals []auth.PrincipalConfig `yaml:"principals"`
+	// OpenReads lets anyone call the API's reads (GET routes, /metrics)
+	// without a token. Defaults to false: reads need the role read.
+	OpenReads bool `yaml:"openReads"`
+	// IntakeAccess restricts which callers may submit which types.
+	// Defaults to the defaults of its fields.
+	IntakeAccess IntakeConfig `yaml:"intake"`
+}
+
+// IntakeConfig is who may submit what through the API.
+type IntakeConfig struct {
+	// TypeRoles maps a transaction type to the roles that may submit it
+	// through the API (admin holds every role; an empty list allows no
+	// caller); types not listed are open to every principal with submit.
+	// The generic contract-call type ("call"), which engines submit inside
+	// the node, is [] (no caller) unless listed here. Defaults to {call: []}.
+	TypeRoles map[string][]auth.Role `yaml:"typeRoles"`
+}
+
+// Auth is the access configuration of the node's API: its principals,
+// openReads, and open access in dev mode.
+func (c Config) Auth() auth.Config {
+	return auth.Config{Principals: c.Principals, OpenReads: c.OpenReads, Open: c.DevMode}
+}
+
+// ErrNoPrincipals is CheckAccess's error: a node outside dev mode with no
+// principal could answer nobody.
+var ErrNoPrincipals = errors.New("no principal is configured and dev mode is off, so every request would be refused")
+
+// CheckAccess refuses (ErrNoPrincipals, with how to add a principal) a
+// configuration outside dev mode without any principal. `ordo serve` checks
+// it before it starts.
+func (c Config) CheckAccess() error {
+	if c.DevMode || len(c.Principals) > 0 {
+		return nil
+	}
+	return fmt.Errorf(`%w. Add a principal to the node's config (--config FILE):
+
+  principals:
+    - principal: alice
+      tokenSHA256: <the hash ordo token prints>   # or token: <the token itself>
+      roles: [submit, read]                       # admin implies every role
+
+'ordo token' makes a random token and prints these lines; a client sends it as
+--token TOKEN or ORDO_TOKEN (Authorization: Bearer TOKEN). Or, on a developer's
+machine only, start with --dev-mode: access is then open, every caller an admin`, ErrNoPrincipals)
 }
 
 // HealthConfig configures GET /healthz.
@@ -314,6 +370,16 @@ func (c *Config) SetDefaults() {
 	}
 	c.Fees.setDefaults()
 	c.Health.setDefaults()
+	if _, ok := c.IntakeAccess.TypeRoles[api.CallType]; !ok {
+		tr := map[string][]auth.Role{}
+		for k, v := range c.IntakeAccess.TypeRoles {
+			tr[k] = v
+		}
+		for k, v := range api.DefaultTypeRoles() {
+			tr[k] = v
+		}
+		c.IntakeAccess.TypeRoles = tr
+	}
 }
 
 // setDefaults fills the fee fields with the sequencer's defaults.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/testkit"
@@ -85,7 +86,11 @@ func TestDevModeServesTheChainsDevRoutes(t *testing.T) {
 			name = "on"
 		}
 		t.Run(name, func(t *testing.T) {
-			n, err := Build(context.Background(), Config{Data: t.TempDir(), DevSenders: 1, DevMode: devMode}, Options{Logger: slog.New(slog.DiscardHandler)})
+			// Outside dev mode the caller is an admin (by its token): the
+			// chain's dev routes are still not served.
+			const token = "devmode-test-admin-token"
+			n, err := Build(context.Background(), Config{Data: t.TempDir(), DevSenders: 1, DevMode: devMode,
+				Principals: []auth.PrincipalConfig{{Principal: "root", Token: token, Roles: []auth.Role{auth.RoleAdmin}}}}, Options{Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +104,11 @@ func TestDevModeServesTheChainsDevRoutes(t *testing.T) {
 			for _, rt := range devchainRoutes(devs[0].Address) {
 				t.Run(rt.method+" "+rt.path, func(t *testing.T) {
 					before, _ := n.Devchain.Head(context.Background())
-					a := call(t, srv.URL, rt.method, rt.path, rt.body, http.Header{"Content-Type": {"application/json"}})
+					hd := http.Header{"Content-Type": {"application/json"}}
+					if !devMode {
+						hd.Set("Authorization", "Bearer "+token)
+					}
+					a := call(t, srv.URL, rt.method, rt.path, rt.body, hd)
 					switch {
 					case rt.read || devMode:
 						if a.status == http.StatusForbidden || a.status >= 500 {
@@ -114,7 +123,8 @@ func TestDevModeServesTheChainsDevRoutes(t *testing.T) {
 						}
 					}
 					if rt.method != "GET" {
-						a := call(t, srv.URL, rt.method, rt.path, rt.body, http.Header{"Content-Type": {"text/plain"}})
+						hd.Set("Content-Type", "text/plain")
+						a := call(t, srv.URL, rt.method, rt.path, rt.body, hd)
 						if a.status != http.StatusUnsupportedMediaType || a.code != "unsupported_media_type" {
 							t.Errorf("text/plain: %d %s, want 415", a.status, a.msg)
 						}
@@ -141,7 +151,7 @@ func TestDevModeWarnsAtStart(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := buf.String()
-		if got := strings.Contains(out, "level=WARN") && strings.Contains(out, "dev mode is on"); got != tt.warned {
+		if got := strings.Contains(out, "level=WARN") && strings.Contains(out, "dev mode is on") && strings.Contains(out, "access is open: every caller is an admin"); got != tt.warned {
 			t.Errorf("devMode %v: warned %v, want %v; log:\n%s", tt.devMode, got, tt.warned, out)
 		}
 	}

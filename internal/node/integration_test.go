@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/api"
+	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/sequencer"
@@ -28,11 +29,14 @@ const (
 	itBlockTime        = 50 * time.Millisecond
 	itRetryDelay       = 100 * time.Millisecond
 	itInclusionTimeout = 4
-	itSenders          = 4
-	itQueues           = 6
-	itPerQueue         = 10 // one CREATE_CLAIM_VOTING_ACCOUNT and nine SEND_CLAIM_VOTEs
-	itCaseDeadline     = 30 * time.Second
-	itPollEvery        = 25 * time.Millisecond
+	// itToken is the token of the principal "it" (role read) the tests
+	// read the API as.
+	itToken        = "integration-test-token-0123"
+	itSenders      = 4
+	itQueues       = 6
+	itPerQueue     = 10 // one CREATE_CLAIM_VOTING_ACCOUNT and nine SEND_CLAIM_VOTEs
+	itCaseDeadline = 30 * time.Second
+	itPollEvery    = 25 * time.Millisecond
 	// itSettleBlocks is how many blocks the audit waits after the last record
 	// ended, so that an attempt that could still land would have landed.
 	itSettleBlocks = 2 * itInclusionTimeout
@@ -59,6 +63,7 @@ func startITNode(t *testing.T, tune func(*Config)) *itNode {
 		RetryDelay:             Duration(itRetryDelay),
 		InclusionTimeoutBlocks: itInclusionTimeout,
 		Devchain:               DevchainConfig{BlockTime: Duration(itBlockTime)},
+		Principals:             []auth.PrincipalConfig{{Principal: "it", Token: itToken, Roles: []auth.Role{auth.RoleRead}}},
 	}
 	if tune != nil {
 		tune(&cfg)
@@ -877,6 +882,7 @@ func (h *itNode) getTx(uid string) api.TransactionResponse {
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	req.Header.Set("Authorization", "Bearer "+itToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		h.t.Fatalf("GET %s: %v", uid, err)
@@ -1027,7 +1033,12 @@ func TestIntegrationHTTPTransactionHistory(t *testing.T) {
 	}
 
 	// An unknown uid is a 404 with the stable error code.
-	resp, err := http.Get("http://" + h.addr + "/v1/transactions/tx_unknown")
+	req, err := http.NewRequestWithContext(h.ctx, http.MethodGet, "http://"+h.addr+"/v1/transactions/tx_unknown", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+itToken)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/ordolabs/ordo/internal/api"
+	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/clock"
@@ -41,6 +42,8 @@ type Node struct {
 	// Devchain is the in-process devchain, nil with a remote chain.
 	Devchain *devchain.Chain
 	Handler  http.Handler
+	// Router is the API's router, every route with its rule (Routes).
+	Router   *auth.Router
 	Registry *prometheus.Registry
 	store    *sqlite.Store
 	log      *slog.Logger
@@ -59,6 +62,9 @@ type Options struct {
 	// Trace, when not empty, is a file the sequencer appends its trace to
 	// (every input and Ready, for `ordo replay`). Defaults to "" (none).
 	Trace string
+	// Engines mount their routes on the node's API, each with its rule,
+	// after the sequencer's and the devchain's. Defaults to none.
+	Engines []api.Routes
 }
 
 // faucet is implemented by devchain handles in dev mode.
@@ -162,12 +168,22 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		return nil, err
 	}
 	n.Sequencer = seq
-	var chainHandler http.Handler
-	if n.Devchain != nil {
-		chainHandler = n.devchainHandler()
+	// Access: the authenticator keeps only the tokens' hashes, and so does
+	// the node's copy of its config.
+	authn, err := auth.New(cfg.Auth())
+	if err != nil {
+		n.Close()
+		return nil, fmt.Errorf("config: %w", err)
 	}
-	h := api.NewMux(api.NewSequencerHandler(seq, api.Options{Registry: n.Registry, Logger: o.Logger,
-		Chain: metered, ChainTimeout: time.Duration(cfg.Health.ChainTimeout)}), chainHandler)
+	n.Config = cfg.hashed()
+	var engines []api.Routes
+	if n.Devchain != nil {
+		engines = append(engines, api.DevchainRoutes(n.devchainHandler()))
+	}
+	n.Router = api.NewSequencerHandler(seq, api.Options{Registry: n.Registry, Logger: o.Logger,
+		Chain: metered, ChainTimeout: time.Duration(cfg.Health.ChainTimeout), Auth: authn,
+		TypeRoles: cfg.IntakeAccess.TypeRoles, Engines: append(engines, o.Engines...)})
+	var h http.Handler = n.Router
 	if n.Handler, err = cfg.WrapHandler(h); err != nil {
 		n.Close()
 		return nil, fmt.Errorf("config: %w", err)
@@ -348,6 +364,8 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	n.log.Info("ordo node listening", "addr", ln.Addr().String(), "data", n.Config.Data, "chain", chainName(n.Config.Chain))
 	if n.Config.DevMode {
 		n.log.Warn(devModeWarning(n.Devchain != nil), "addr", ln.Addr().String())
+	} else {
+		n.log.Info("api access", "auth", n.Config.Auth()) // names and flags only: never a token
 	}
 	run := []func(context.Context) error{n.Sequencer.Run}
 	if n.Devchain != nil {
@@ -393,12 +411,22 @@ func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, streams *de
 
 // devModeWarning is what a node in dev mode warns of at start.
 func devModeWarning(inProcess bool) string {
+	const open = "dev mode is on, and access is open: every caller is an admin, without a token (principals are ignored); "
 	if inProcess {
-		return "dev mode is on: anyone who can reach this address can submit raw chain transactions, set the chain's fault knobs, " +
+		return open + "anyone who can reach this address can submit intents, submit raw chain transactions, set the chain's fault knobs, " +
 			"use its faucet, list its dev accounts (the chain signs for them) and mine blocks; never expose it beyond a developer's machine"
 	}
-	return "dev mode is on: with a remote chain the node serves none of the chain's routes, so today it opens nothing more; " +
+	return open + "anyone who can reach this address can submit intents and read everything; " +
 		"never run a node in dev mode beyond a developer's machine"
+}
+
+// hashed returns c with each principal's token replaced by its SHA-256.
+func (c Config) hashed() Config {
+	if len(c.Principals) == 0 {
+		return c
+	}
+	c.Principals = auth.Config{Principals: c.Principals}.Hashed().Principals
+	return c
 }
 
 func chainName(url string) string {

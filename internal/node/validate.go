@@ -3,6 +3,7 @@ package node
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/api"
+	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/sequencer"
 )
@@ -103,6 +105,18 @@ func (c Config) Validate() error {
 	for i, o := range c.API.CORSOrigins {
 		if _, err := api.NormalizeOrigin(o); err != nil {
 			bad(fmt.Sprintf("api.corsOrigins[%d]", i), "%v", err)
+		}
+	}
+
+	if err := c.Auth().Validate(); err != nil {
+		errs = append(errs, err) // it names principals[i]...
+	}
+	typeNames := slices.Sorted(maps.Keys(c.IntakeAccess.TypeRoles))
+	for _, t := range typeNames {
+		for k, r := range c.IntakeAccess.TypeRoles[t] {
+			if !auth.ValidRole(r) {
+				bad(fmt.Sprintf("intake.typeRoles.%s[%d]", t, k), "%q is not a role: 1 to 32 characters from a-z 0-9 _ -", sequencer.Excerpt(string(r)))
+			}
 		}
 	}
 

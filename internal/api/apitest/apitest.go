@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ordolabs/ordo/internal/api"
+	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/sequencer"
@@ -52,6 +53,16 @@ type Options struct {
 	WrapChain func(chain.Chain) chain.Chain
 	// ChainTimeout is api.Options.ChainTimeout.
 	ChainTimeout time.Duration
+	// Principals are the callers the API knows. Defaults to none, which
+	// runs the API open, as a node in dev mode does: every caller is an
+	// admin.
+	Principals []auth.PrincipalConfig
+	// OpenReads lets anyone read without a token (with Principals).
+	OpenReads bool
+	// TypeRoles is api.Options.TypeRoles (nil: its default).
+	TypeRoles map[string][]auth.Role
+	// Engines are api.Options.Engines, mounted after the devchain's.
+	Engines []api.Routes
 }
 
 // Node is a running node and its parts.
@@ -67,6 +78,8 @@ type Node struct {
 	Seq      *sequencer.Node
 	Store    *sqlite.Store
 	Registry *prometheus.Registry
+	// Router is the API's router (its Routes, for a table test).
+	Router *auth.Router
 
 	cleanups []func() error
 }
@@ -156,9 +169,14 @@ func Start(opts Options) (_ *Node, err error) {
 			return nil, fmt.Errorf("apitest: the node did not start within %v", opts.StartTimeout)
 		}
 	}
-	seq := api.NewSequencerHandler(n.Seq, api.Options{Registry: n.Registry, Logger: opts.Logger, MaxBody: opts.MaxBody,
-		Chain: n.Metered, ChainTimeout: opts.ChainTimeout})
-	n.Handler = api.NewMux(seq, devchain.NewHandler(n.Chain, devchain.WithLogger(opts.Logger)))
+	a, err := auth.New(auth.Config{Principals: opts.Principals, OpenReads: opts.OpenReads, Open: len(opts.Principals) == 0})
+	if err != nil {
+		return nil, fmt.Errorf("apitest: %w", err)
+	}
+	engines := append([]api.Routes{api.DevchainRoutes(devchain.NewHandler(n.Chain, devchain.WithLogger(opts.Logger)))}, opts.Engines...)
+	n.Router = api.NewSequencerHandler(n.Seq, api.Options{Registry: n.Registry, Logger: opts.Logger, MaxBody: opts.MaxBody,
+		Chain: n.Metered, ChainTimeout: opts.ChainTimeout, Auth: a, TypeRoles: opts.TypeRoles, Engines: engines})
+	n.Handler = n.Router
 	n.Server = httptest.NewServer(n.Handler)
 	n.URL = n.Server.URL
 	n.onClose(func() error { n.Server.Close(); return nil })

@@ -1,8 +1,9 @@
 // Package apitest runs a whole node in-process behind its HTTP API, for the
 // tests and examples of the API, the client and the command line: a SQLite
 // store in a temporary directory, an in-process devchain, a sequencer node
-// with the built-in zkApp dispatchers and dev accounts as senders, and
-// api.NewMux of the sequencer's and the devchain's APIs on an httptest
+// with the built-in zkApp dispatchers and dev accounts as senders, and the
+// node's API (the sequencer's routes and the devchain's, on one auth.Router:
+// open, as in dev mode, unless Options.Principals are given) on an httptest
 // server.
 //
 // Invariants: Close stops everything Start began and removes its directory;
