@@ -29,6 +29,15 @@ const (
 	// application/json (the client always sends it).
 	CodeUnsupportedMediaType = "unsupported_media_type"
 	CodeInternal             = "internal"
+	// CodeUnauthenticated (401): no token, or one the node does not know
+	// (see WithToken).
+	CodeUnauthenticated = "unauthenticated"
+	// CodeForbidden (403): the token's principal lacks the role the call
+	// needs (submit to Send, read to the reads).
+	CodeForbidden = "forbidden"
+	// CodeTypeForbidden (403): the principal may not submit this type
+	// (the node's intake.typeRoles).
+	CodeTypeForbidden = "type_forbidden"
 	// CodeStarting is what Health reports while the node has not started.
 	CodeStarting = "starting"
 )
@@ -156,17 +165,33 @@ func (e *APIError) Error() string {
 
 // Client talks to one node. It is safe for concurrent use.
 type Client struct {
-	base string
-	hc   *http.Client
+	base  string
+	hc    *http.Client
+	token string
+}
+
+// Option configures New.
+type Option func(*Client)
+
+// WithToken makes every request carry Authorization: Bearer token, the
+// token of one of the node's principals (`ordo token` makes one; the node's
+// config lists it). Without it, a node outside dev mode answers 401
+// unauthenticated to everything but its health.
+func WithToken(token string) Option {
+	return func(c *Client) { c.token = token }
 }
 
 // New returns a client of the node at baseURL (such as
 // "http://127.0.0.1:7070"). A nil hc means http.DefaultClient.
-func New(baseURL string, hc *http.Client) *Client {
+func New(baseURL string, hc *http.Client, opts ...Option) *Client {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &Client{base: strings.TrimRight(baseURL, "/"), hc: hc}
+	c := &Client{base: strings.TrimRight(baseURL, "/"), hc: hc}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
 }
 
 // maxResponse bounds a response body the client reads.
@@ -206,6 +231,9 @@ func (c *Client) roundTrip(ctx context.Context, method, path string, body any) (
 		return 0, nil, fmt.Errorf("ordo client: %w", err)
 	}
 	req.Header.Set("Accept", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

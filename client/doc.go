@@ -2,6 +2,12 @@
 // transaction intents to the sequencer and read transactions, their history,
 // queues and senders.
 //
+// A node outside dev mode knows its callers by bearer token: give the token
+// of one of its principals with WithToken (New(url, nil,
+// client.WithToken(tok))). A missing or unknown token is an *APIError with
+// Code CodeUnauthenticated (401), a principal without the role the call
+// needs CodeForbidden (403).
+//
 // The types here mirror the API's JSON; they do not depend on the node's
 // internal packages. Every error the node answers is an *APIError carrying
 // the HTTP status and the API's stable code:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ordolabs/ordo/client"
 	"github.com/ordolabs/ordo/internal/api/apitest"
+	"github.com/ordolabs/ordo/internal/auth"
 )
 
 // startNode runs a whole node in-process for the examples (a SQLite store
@@ -27,6 +28,39 @@ func startNode() (string, func()) {
 			panic(err)
 		}
 	}
+}
+
+// A node outside dev mode knows its callers by their bearer tokens: its
+// config lists principals with a token (or its SHA-256, as `ordo token`
+// prints it) and roles. Here the application "app" may submit and read.
+func ExampleWithToken() {
+	const token = "app-token-4f9c2a7e1b3d5a6c" // from `ordo token`, kept secret
+	n, err := apitest.Start(apitest.Options{Principals: []auth.PrincipalConfig{
+		{Principal: "app", TokenSHA256: auth.TokenSHA256(token), Roles: []auth.Role{auth.RoleSubmit, auth.RoleRead}},
+	}})
+	if err != nil {
+		panic(err)
+	}
+	defer func() { _ = n.Close() }()
+	ctx := context.Background()
+
+	c := client.New(n.URL, nil, client.WithToken(token))
+	tx, _, err := c.Send(ctx, client.Intake{Queue: "zkapp-6", Type: "CREATE_CLAIM_VOTING_ACCOUNT"})
+	fmt.Println("sent:", err == nil, tx.State)
+
+	var ae *client.APIError
+	_, _, err = client.New(n.URL, nil).Send(ctx, client.Intake{Queue: "zkapp-6", Type: "CREATE_CLAIM_VOTING_ACCOUNT"})
+	if errors.As(err, &ae) {
+		fmt.Println("without a token:", ae.Status, ae.Code)
+	}
+	_, _, err = client.New(n.URL, nil, client.WithToken("a-token-nobody-has-0000")).Get(ctx, tx.UID)
+	if errors.As(err, &ae) {
+		fmt.Println("with an unknown one:", ae.Status, ae.Code)
+	}
+	// Output:
+	// sent: true WAITING
+	// without a token: 401 unauthenticated
+	// with an unknown one: 401 unauthenticated
 }
 
 // Send an intent; sending it again with the same idempotency key returns the
