@@ -24,7 +24,8 @@ import (
 //	go test ./internal/processor -run TestCoreScenarios -rewrite
 //
 // The command language (one command per directive; durations are Go's;
-// callers default to the owner alice, or admin for create; every command
+// callers default to the owner alice, or admin for create, and any command
+// takes the argument admin, which marks its caller an admin; every command
 // but config starts the harness at t0, head 1):
 //
 //	config [check-every=D] [resubmit-after=D] [max-deliveries=N]
@@ -215,8 +216,19 @@ func okFail(t *testing.T, d *datadriven.TestData, i int, usage string) bool {
 }
 
 // inputs builds the inputs of one stepping command, writing notes (effects
-// answered that were not outstanding) to notes.
+// answered that were not outstanding) to notes. The argument admin marks
+// the caller an admin (Input.Admin).
 func (s *procScenario) inputs(t *testing.T, d *datadriven.TestData, notes *strings.Builder) []Input {
+	ins := s.inputsOf(t, d, notes)
+	if d.HasArg("admin") {
+		for i := range ins {
+			ins[i].Admin = true
+		}
+	}
+	return ins
+}
+
+func (s *procScenario) inputsOf(t *testing.T, d *datadriven.TestData, notes *strings.Builder) []Input {
 	h := s.h
 	switch d.Cmd {
 	case "create":
