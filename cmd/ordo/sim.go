@@ -184,9 +184,9 @@ func reportProc(cmd *cobra.Command, res sim.ProcessorResult, err error) error {
 	for _, s := range []string{"Executed", "PartiallyExecuted", "Rejected", "Expired", "RemovedByOwner"} {
 		outcomes = append(outcomes, fmt.Sprintf("%s %d", s, res.Outcomes[s]))
 	}
-	fmt.Fprintf(out, "sim processor seed=%d steps=%d: ok; batches %d (%s), executions %d, landings %d, ticks %d, confirmations %d (by event %d), deliveries %d (refused %d), blocks %d, crashes %d, drain %v; digest %s\n",
+	fmt.Fprintf(out, "sim processor seed=%d steps=%d: ok; batches %d (%s), executions %d, landings %d, ticks %d, confirmations %d (by event %d), deliveries %d (refused %d), blocks %d, crashes %d (cutting short %d submits, %d deliveries), drain %v; digest %s\n",
 		res.Seed, res.Steps, res.Batches, strings.Join(outcomes, ", "), res.Executions, res.Landings, res.Ticks, res.Confirmed, res.ChainConfirms, res.Deliveries, res.Refused,
-		res.Blocks, res.Crashes, res.Drain, res.Digest)
+		res.Blocks, res.Crashes, res.CutEffects["submit"], res.CutEffects["deliver"], res.Drain, res.Digest)
 	return nil
 }
 

@@ -67,8 +67,11 @@ type ProcessorResult struct {
 	// ChainConfirms the library.confirm transactions sent for an execution
 	// that was waiting.
 	Confirmed, ChainConfirms int
-	Blocks                   uint64
-	Crashes                  int
+	// CutEffects counts, by kind, the effects of the turns a crash cut
+	// short (performed with their answers lost, or never performed).
+	CutEffects map[string]int
+	Blocks     uint64
+	Crashes    int
 	// Drain is the virtual time everything took to end once faults stopped.
 	Drain time.Duration
 	// Digest is a SHA-256 over the run: the same seed gives the same digest.

@@ -36,8 +36,10 @@ const (
 	// the blocks that fall due.
 	PAdvance ProcKind = "advance"
 	// PCrash drops both engines' memory and rebuilds them from the store.
-	// Cut ≥ 0 first ticks P and crashes after that turn's commit with only
-	// its first Cut effects performed (their answers lost).
+	// Cut ≥ 0 first ticks P (Block: makes the next block instead, so that
+	// executions finish and callbacks fall due) and crashes after the
+	// processor's turn's commit with only its first Cut effects performed
+	// (their answers lost).
 	PCrash ProcKind = "crash"
 )
 
@@ -73,6 +75,7 @@ type ProcAction struct {
 	Success    bool        `json:"success,omitempty"`
 	DtMs       int         `json:"dtMs,omitempty"`
 	Cut        int         `json:"cut,omitempty"`
+	Block      bool        `json:"block,omitempty"`
 }
 
 // String renders the action as a trace line.
@@ -167,7 +170,7 @@ func genProcActions(seed uint64, steps int) []ProcAction {
 		default:
 			a = ProcAction{Kind: PCrash, P: p, Cut: -1}
 			if r.IntN(2) == 0 {
-				a.Cut = r.IntN(3)
+				a.Cut, a.Block = r.IntN(3), r.IntN(2) == 0
 			}
 		}
 		out = append(out, a)

@@ -95,17 +95,21 @@ func (w *procWorld) do(ctx context.Context, a ProcAction) (string, error) {
 	case PAdvance:
 		return "", w.advance(ctx, time.Duration(a.DtMs)*time.Millisecond)
 	case PCrash:
+		out := ""
 		if a.Cut >= 0 {
-			w.ploop.Put(processor.Tick(now, 0, procName(a.P)))
-			effs, err := w.ploop.TurnDeferred(ctx)
+			effs, err := w.cutTurn(ctx, a)
 			if err != nil {
 				return "", err
 			}
-			for _, e := range effs[:min(a.Cut, len(effs))] {
-				w.ploop.Perform(ctx, e)
+			for i, e := range effs {
+				if i < a.Cut {
+					w.ploop.Perform(ctx, e)
+				}
+				w.res.CutEffects[e.Kind.String()]++
+				out += " " + e.Kind.String()
 			}
 		}
-		return "", w.crash(ctx)
+		return out, w.crash(ctx)
 	}
 	return "", fmt.Errorf("sim: unknown action %v", a)
 }
@@ -241,4 +245,33 @@ func (w *procWorld) pendingExecs(ctx context.Context, proc string) ([]string, er
 	}
 	sort.Strings(execs)
 	return execs, nil
+}
+
+// cutTurn turns the processor's loop once without performing its effects:
+// after a tick of P, or after the next block (the sequencer sees it and
+// tells the processor of the executions it finished).
+func (w *procWorld) cutTurn(ctx context.Context, a ProcAction) ([]processor.Effect, error) {
+	if !a.Block {
+		w.ploop.Put(processor.Tick(w.clk.Now(), 0, procName(a.P)))
+		return w.ploop.TurnDeferred(ctx)
+	}
+	next := w.dc.NextBlockAt()
+	w.clk.Set(next)
+	w.dc.Tick(next)
+	head, err := w.dc.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w.lastHead, w.head, w.res.Blocks = head.Hash, head.Height, head.Height
+	w.sloop.HeadSeen(ctx, head)
+	w.ploop.Put(processor.Head(time.Time{}, head.Height))
+	for j := 0; w.sloop.Waiting(); j++ {
+		if j == 10_000 {
+			return nil, fmt.Errorf("sim: the sequencer's loop does not settle")
+		}
+		if _, err := w.sloop.Turn(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return w.ploop.TurnDeferred(ctx)
 }

@@ -99,7 +99,7 @@ func newProcWorld(ctx context.Context, cfg ProcessorConfig) (*procWorld, error) 
 	binary.LittleEndian.PutUint64(seed[:], cfg.Seed)
 	seed[8] = 'p'
 	w := &procWorld{cfg: cfg, clk: clock.NewVirtual(clock.Epoch), dir: dir, keys: map[string]ed25519.PrivateKey{},
-		uids: rand.NewChaCha8(seed), digest: sha256.New(), res: ProcessorResult{Seed: cfg.Seed, Steps: cfg.Steps, Outcomes: map[string]int{}}}
+		uids: rand.NewChaCha8(seed), digest: sha256.New(), res: ProcessorResult{Seed: cfg.Seed, Steps: cfg.Steps, Outcomes: map[string]int{}, CutEffects: map[string]int{}}}
 	w.recv = &receiver{rng: rand.New(rand.NewPCG(cfg.Seed, 0x72656376)), fail: procRecvFail}
 	w.chk = newProcChecker(w)
 	w.dc, err = devchain.New(devchain.Config{Seed: cfg.Seed, BlockTime: simBlockTime, MaxBlockTxs: 64, Clock: w.clk,
