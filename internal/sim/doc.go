@@ -35,4 +35,25 @@
 //     its inclusion timeout and its confirmations).
 //
 // The same seed and flags give the same digest.
+//
+// The processor simulation (seed 002, proc*.go) drives the real processor
+// and the real sequencer (processor.SubmitType dispatched by a
+// CallDispatcher without retries) over one SQLite store, both Loops turned
+// by hand with Inline, against devchain's library contract; the chain-event
+// listener is polled by hand and callbacks go to an in-memory receiver that
+// refuses one delivery in five. Actions: processors (with or without a
+// callback URL or an auto-ticker), atomic and non-atomic batches (retries,
+// confirmations, positions, expirations), library methods failing n times,
+// with a probability or until a delay, ticks, pauses, resumes, removals,
+// confirmations by the owner and by library.confirm transactions, time and
+// blocks, and crashes of both engines (also after a turn's commit with only
+// some of its effects performed). Invariants (proccheck.go), after every
+// action: both cores' CheckInvariants; each batch at most one outcome, under
+// exactly CallbackKey, no key reused; a delivery names an ended batch with
+// the store's outcome; a manual tick takes Medium only when High is empty;
+// no execution lands twice, no attempt beyond RetryLogic, a Rejected or
+// PartiallyExecuted unit made exactly its allowed attempts, Executed only
+// when every unit succeeded on chain; a confirmation carried by a final
+// chain event is taken; and, in a drain without faults, every batch ends
+// and every callback of a processor with a URL is delivered.
 package sim
