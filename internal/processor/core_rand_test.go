@@ -24,8 +24,8 @@ import (
 // the wrong contract, deliveries that fail, restarts from the in-memory
 // store and crashes in the middle of a turn. After every step the harness
 // checks CheckInvariants, that no ended batch comes back and that no
-// outcome has two callback keys; the driver checks that a tick never takes
-// Medium while High holds a batch and that no unit starts more executions
+// outcome has two callback keys; the driver checks that a tick (the
+// auto-ticker's too) never takes Medium while High holds a batch and that no unit starts more executions
 // than its RetryLogic allows. A final drain (every execution succeeds)
 // checks that every accepted batch got exactly one outcome and one
 // callback. Each seed runs twice and must give the same digest (sha256 of
@@ -124,7 +124,17 @@ func (w *procWorld) highLens() map[string]int {
 // step takes inputs through the harness and checks the Ready.
 func (w *procWorld) step(ins ...Input) {
 	high := w.highLens()
-	w.observe(w.h.step(ins...), high)
+	r := w.h.step(ins...)
+	w.observe(r, high)
+	if len(ins) == 1 && ins[0].Kind == InputTime {
+		// Time moves no batch but by an auto-tick, which takes High first:
+		// a Medium row written while High held a batch is a tick's.
+		for _, b := range r.Batch.Batches {
+			if b.Priority == string(Medium) && high[b.Processor] > 0 {
+				w.t.Fatalf("an auto-tick of %s moved Medium batch %s (%s) while High held %d", b.Processor, b.ID, b.State, high[b.Processor])
+			}
+		}
+	}
 }
 
 func specRetry(spec BatchSpec, action int) *RetryLogic {
