@@ -28,19 +28,37 @@ func clientCommands() []*cobra.Command {
 	return []*cobra.Command{txCmd(), queuesCmd(), sendersCmd()}
 }
 
+// tokenEnv is the environment variable the client commands take their
+// token from when --token is not given.
+const tokenEnv = "ORDO_TOKEN"
+
 // clientFlags are the flags every client command shares.
 type clientFlags struct {
 	node    string
 	timeout time.Duration
+	token   string
 }
 
 func (f *clientFlags) register(cmd *cobra.Command) {
 	cmd.PersistentFlags().StringVar(&f.node, "node", defaultNodeURL, "base URL of the node's API")
 	cmd.PersistentFlags().DurationVar(&f.timeout, "timeout", 30*time.Second, "how long one request may take")
+	cmd.PersistentFlags().StringVar(&f.token, "token", "", "bearer token of one of the node's principals (default $"+tokenEnv+"); a node outside dev mode needs one")
+}
+
+// bearer is the token to send: --token, else $ORDO_TOKEN, else none.
+func (f *clientFlags) bearer() string {
+	if f.token != "" {
+		return f.token
+	}
+	return strings.TrimSpace(os.Getenv(tokenEnv))
 }
 
 func (f *clientFlags) client() *client.Client {
-	return client.New(f.node, &http.Client{Timeout: f.timeout})
+	var opts []client.Option
+	if tok := f.bearer(); tok != "" {
+		opts = append(opts, client.WithToken(tok))
+	}
+	return client.New(f.node, &http.Client{Timeout: f.timeout}, opts...)
 }
 
 // run adapts a client call: on success it prints v as indented JSON, on
@@ -65,7 +83,11 @@ type cliError struct{ err error }
 func (e cliError) Error() string {
 	var ae *client.APIError
 	if errors.As(e.err, &ae) {
-		return fmt.Sprintf("%s: %s (HTTP %d)", ae.Code, ae.Message, ae.Status)
+		hint := ""
+		if ae.Code == client.CodeUnauthenticated {
+			hint = "; give a principal's token with --token or $" + tokenEnv
+		}
+		return fmt.Sprintf("%s: %s (HTTP %d)%s", ae.Code, ae.Message, ae.Status, hint)
 	}
 	return strings.TrimPrefix(e.err.Error(), "ordo client: ")
 }

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +17,8 @@ import (
 
 	"github.com/ordolabs/ordo/client"
 	"github.com/ordolabs/ordo/internal/api/apitest"
+	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/node"
 )
 
 // runCLI runs the client commands with args and returns stdout, stderr and
@@ -227,5 +231,95 @@ func TestServeChecksFlags(t *testing.T) {
 	cmd.SetErr(io.Discard)
 	if err := cmd.ExecuteContext(context.Background()); err == nil || !strings.Contains(err.Error(), "devSenders: is 0") {
 		t.Errorf("serve with devSenders: 0 in its config: %v", err)
+	}
+}
+
+// The client commands send the token of --token, else of $ORDO_TOKEN; a
+// node outside dev mode answers 401 without one, with a hint.
+func TestClientCommandsToken(t *testing.T) {
+	const tok = "cli-test-token-0123456789"
+	n, err := apitest.Start(apitest.Options{NoRun: true, Principals: []auth.PrincipalConfig{
+		{Principal: "cli", Token: tok, Roles: []auth.Role{auth.RoleSubmit, auth.RoleRead}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	node := "--node=" + n.URL
+
+	t.Setenv(tokenEnv, "")
+	_, _, err = runCLI(t, "", "queues", node)
+	if err == nil || !strings.Contains(err.Error(), "unauthenticated") || !strings.Contains(err.Error(), "--token") {
+		t.Fatalf("queues without a token: %v", err)
+	}
+	if _, _, err := runCLI(t, "", "queues", node, "--token", tok); err != nil {
+		t.Fatalf("queues --token: %v", err)
+	}
+	t.Setenv(tokenEnv, tok)
+	if _, _, err := runCLI(t, "", "tx", "send", node, "--queue", "zk", "--type", "SEND_CLAIM_VOTE"); err != nil {
+		t.Fatalf("tx send with ORDO_TOKEN: %v", err)
+	}
+	if _, _, err := runCLI(t, "", "senders", node, "--token", "another-token-0123456789"); err == nil || !strings.Contains(err.Error(), "unauthenticated") {
+		t.Fatalf("--token wins over ORDO_TOKEN: %v", err)
+	}
+}
+
+// ordo token prints a fresh 32-byte token and the config lines of a
+// principal with its SHA-256, which a node's config accepts.
+func TestTokenCommand(t *testing.T) {
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := tokenCommand()
+		var out bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetArgs(args)
+		if err := cmd.ExecuteContext(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	out := run("--principal", "alice", "--roles", "submit,read")
+	var tok, sum string
+	for line := range strings.Lines(out) {
+		if v, ok := strings.CutPrefix(line, "# token: "); ok {
+			tok = strings.TrimSpace(v)
+		}
+		if v, ok := strings.CutPrefix(line, "# tokenSHA256: "); ok {
+			sum = strings.TrimSpace(v)
+		}
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil || len(raw) != 32 || sum != auth.TokenSHA256(tok) {
+		t.Fatalf("token %q (%d bytes, %v), sha %q:\n%s", tok, len(raw), err, sum, out)
+	}
+	if other := run(); strings.Contains(other, tok) {
+		t.Fatal("two runs printed the same token")
+	}
+	// The printed lines are a config the node accepts, and its principal
+	// is authenticated by the token.
+	file := filepath.Join(t.TempDir(), "ordo.yaml")
+	if err := os.WriteFile(file, []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := node.LoadConfig(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := auth.New(cfg.Auth())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest("GET", "/", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	if p, err := a.Authenticate(req); err != nil || p.Name != "alice" || !p.Has(auth.RoleSubmit) || p.Has(auth.RoleAdmin) {
+		t.Fatalf("the printed principal: %v %v", p, err)
+	}
+	cmd := tokenCommand()
+	cmd.SetOut(io.Discard)
+	cmd.SetArgs([]string{"--roles", "Not A Role"})
+	if err := cmd.ExecuteContext(context.Background()); err == nil || !strings.Contains(err.Error(), "roles[0]") {
+		t.Fatalf("a bad role: %v", err)
 	}
 }

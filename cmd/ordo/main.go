@@ -20,7 +20,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	registerLogFlags(root.PersistentFlags())
-	root.AddCommand(devchainCommand(), serveCommand(), demoCommand(), benchCommand(), replayCommand(), simCommand())
+	root.AddCommand(devchainCommand(), serveCommand(), demoCommand(), benchCommand(), replayCommand(), simCommand(), tokenCommand())
 	root.AddCommand(clientCommands()...)
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "ordo:", err)

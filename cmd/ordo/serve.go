@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/ordolabs/ordo/internal/node"
@@ -20,7 +22,11 @@ func serveCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run an ordo node: intake API, sequencer, and (without --chain) an in-process devchain",
-		Args:  cobra.NoArgs,
+		Long: `serve runs a node. Its API knows its callers by bearer token: the config's principals
+(each a token or its SHA-256, and roles; ` + "`ordo token`" + ` makes one) — without --dev-mode
+and without any principal it refuses to start. It listens on 127.0.0.1:7070 unless
+--listen (or listen: in the config) says otherwise.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var cfg node.Config
 			if configFile != "" {
@@ -51,6 +57,15 @@ func serveCommand() *cobra.Command {
 					return err
 				}
 			}
+			// Outside dev mode a node needs a principal, or it could
+			// answer nobody: say how to add one before touching anything
+			// (after the config's own mistakes, which Build reports too).
+			if err := cfg.Validate(); err != nil {
+				return fmt.Errorf("config: %w", err)
+			}
+			if err := cfg.CheckAccess(); err != nil {
+				return err
+			}
 			log := logger(cmd)
 			n, err := node.Build(cmd.Context(), cfg, node.Options{Logger: log, Trace: trace})
 			if err != nil {
@@ -65,7 +80,7 @@ func serveCommand() *cobra.Command {
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:7070", "HTTP API address")
 	cmd.Flags().StringVar(&data, "data", "ordo-data", "data directory")
 	cmd.Flags().StringVar(&chainURL, "chain", "", "http(s) URL of a standalone devchain (empty: run one in-process)")
-	cmd.Flags().BoolVar(&devMode, "dev-mode", false, "serve the in-process devchain's dev routes on the node's address (POST /v1/tx, faults, faucet, dev accounts, mine); off: its reads only. Warns at start; never on an exposed node")
+	cmd.Flags().BoolVar(&devMode, "dev-mode", false, "open access (every caller is an admin, no token needed) and serve the in-process devchain's dev routes on the node's address (POST /v1/tx, faults, faucet, dev accounts, mine); off: principals from the config, and the chain's reads only. Warns at start; never on an exposed node")
 	cmd.Flags().IntVar(&devSenders, "dev-senders", 0, "create this many sender keys in the node's keystore and fund them from the chain's faucet (refused on a chain without one); 0 means none (unset: 8 when no senders are configured, else 0)")
 	cmd.Flags().StringVar(&blockTime, "block-time", "1s", "block time of the in-process devchain")
 	cmd.Flags().StringVar(&trace, "trace", "", "append the sequencer's inputs and Readys to this file (replay it with `ordo replay`)")

@@ -70,11 +70,22 @@ func startServe(t *testing.T, args ...string) string {
 	}
 }
 
+// serveToken is the admin token of the serve tests' principal.
+const serveToken = "serve-test-admin-token-0123"
+
+// principalsYAML is a config's principals: one admin with serveToken.
+const principalsYAML = "principals:\n  - principal: root\n    token: " + serveToken + "\n    roles: [admin]\n"
+
 // ordo serve serves the in-process devchain's dev routes on its address only
-// with --dev-mode (or devMode: true in its config); its reads always.
+// with --dev-mode (or devMode: true in its config); its reads always (to a
+// principal with read outside dev mode).
 func TestServeDevMode(t *testing.T) {
-	cfg := filepath.Join(t.TempDir(), "ordo.yaml")
-	if err := os.WriteFile(cfg, []byte("devMode: true\n"), 0o600); err != nil {
+	dir := t.TempDir()
+	cfg, auth := filepath.Join(dir, "dev.yaml"), filepath.Join(dir, "auth.yaml")
+	if err := os.WriteFile(cfg, []byte("devMode: true\n"+principalsYAML), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(auth, []byte(principalsYAML), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
@@ -82,14 +93,24 @@ func TestServeDevMode(t *testing.T) {
 		args []string
 		dev  bool
 	}{
-		{"default", nil, false},
+		{"default", []string{"--config", auth}, false},
 		{"--dev-mode", []string{"--dev-mode"}, true},
 		{"devMode in the config", []string{"--config", cfg}, true},
 		{"--dev-mode=false over the config", []string{"--config", cfg, "--dev-mode=false"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			url := startServe(t, tt.args...)
-			resp, err := http.Get(url + "/v1/head")
+			get, _ := http.NewRequest("GET", url+"/v1/head", nil)
+			resp, err := http.DefaultClient.Do(get)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if want := map[bool]int{true: http.StatusOK, false: http.StatusUnauthorized}[tt.dev]; resp.StatusCode != want {
+				t.Fatalf("GET /v1/head without a token: %d, want %d", resp.StatusCode, want)
+			}
+			get.Header.Set("Authorization", "Bearer "+serveToken)
+			resp, err = http.DefaultClient.Do(get)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,6 +120,7 @@ func TestServeDevMode(t *testing.T) {
 			}
 			req, _ := http.NewRequest("POST", url+"/v1/dev/mine", strings.NewReader("{}"))
 			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+serveToken)
 			resp, err = http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
@@ -121,6 +143,31 @@ func TestServeDevMode(t *testing.T) {
 	}
 }
 
+// ordo serve without dev mode and without a principal refuses to start,
+// saying how to add one; it listens on loopback unless told otherwise.
+func TestServeNeedsAPrincipal(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "node")
+	cmd := serveCommand()
+	cmd.SetArgs([]string{"--data", data, "--listen", "127.0.0.1:0"})
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	err := cmd.ExecuteContext(context.Background())
+	if err == nil {
+		t.Fatal("serve started without a principal and without dev mode")
+	}
+	for _, s := range []string{"no principal", "principals:", "tokenSHA256:", "ordo token", "--token", "ORDO_TOKEN", "--dev-mode"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("the refusal does not say %q:\n%v", s, err)
+		}
+	}
+	if _, statErr := os.Stat(data); !os.IsNotExist(statErr) {
+		t.Errorf("a refused serve touched its data directory: %v", statErr)
+	}
+	if def := serveCommand().Flags().Lookup("listen").DefValue; def != "127.0.0.1:7070" {
+		t.Errorf("--listen defaults to %q, want 127.0.0.1:7070", def)
+	}
+}
+
 // --dev-senders on a devchain started with --no-dev-mode (no faucet) is
 // refused with a sentence naming its URL.
 func TestServeDevSendersWithoutAFaucet(t *testing.T) {
@@ -132,7 +179,7 @@ func TestServeDevSendersWithoutAFaucet(t *testing.T) {
 	srv := httptest.NewServer(devchain.NewHandler(c))
 	t.Cleanup(srv.Close)
 	cmd := serveCommand()
-	cmd.SetArgs([]string{"--data", filepath.Join(t.TempDir(), "node"), "--listen", "127.0.0.1:0", "--chain", srv.URL, "--dev-senders", "2"})
+	cmd.SetArgs([]string{"--data", filepath.Join(t.TempDir(), "node"), "--listen", "127.0.0.1:0", "--chain", srv.URL, "--dev-senders", "2", "--dev-mode"})
 	cmd.SetOut(io.Discard)
 	cmd.SetErr(io.Discard)
 	err = cmd.ExecuteContext(context.Background())

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/node"
 	"github.com/ordolabs/ordo/internal/store"
@@ -78,8 +80,12 @@ func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error)
 	var failed atomic.Int64
 	var mu sync.Mutex
 	var blocks []uint64
+	// The clients post as a principal with a fresh token, as an
+	// application would: the API's authentication is part of the measure.
+	token := rand.Text()
 	cfg := node.Config{Data: o.Dir, DevSenders: o.Senders, Devchain: node.DevchainConfig{BlockTime: node.Duration(o.BlockTime), MaxBlockTxs: max(1000, o.Senders)},
-		RetryDelay: node.Duration(time.Second), InclusionTimeoutBlocks: 20}
+		RetryDelay: node.Duration(time.Second), InclusionTimeoutBlocks: 20,
+		Principals: []auth.PrincipalConfig{{Principal: "bench", Token: token, Roles: []auth.Role{auth.RoleSubmit}}}}
 	n, err := node.StartLocal(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Workers: 128,
 		OnFinish: func(uid string, state store.TxState, b uint64) {
 			if state == store.Failed {
@@ -122,7 +128,14 @@ func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error)
 					it := items[i]
 					body, _ := json.Marshal(map[string]any{"queue": it.queue, "type": it.typ, "data": json.RawMessage(it.data), "idempotencyKey": fmt.Sprintf("bench-%d", i)})
 					t0 := wall.Now()
-					resp, err := hc.Post(base+"/v1/transactions", "application/json", bytes.NewReader(body))
+					req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/transactions", bytes.NewReader(body))
+					if err != nil {
+						errs <- err
+						return
+					}
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Authorization", "Bearer "+token)
+					resp, err := hc.Do(req)
 					if err != nil {
 						errs <- err
 						return
