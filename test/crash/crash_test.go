@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/client"
+	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 )
 
@@ -143,7 +144,8 @@ func TestSequencerCrash(t *testing.T) {
 		"--seed", strconv.FormatUint(seed, 10)}, devchainFaults...)
 	chainProc := newProc("devchain", bin, filepath.Join(dir, "devchain.log"), chainArgs...)
 	cfgPath := filepath.Join(dir, "ordo.yaml")
-	cfg := fmt.Sprintf("# crash test\nretryDelay: %s\ninclusionTimeoutBlocks: %d\nmaxRetries: 5\n", retryDelay, inclusionTimeoutBlocks)
+	cfg := fmt.Sprintf("# crash test\nretryDelay: %s\ninclusionTimeoutBlocks: %d\nmaxRetries: 5\n", retryDelay, inclusionTimeoutBlocks) +
+		"principals:\n  - principal: crash\n    tokenSHA256: " + auth.TokenSHA256(crashToken) + "\n    roles: [submit, read]\n"
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +175,7 @@ func TestSequencerCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	dc := devchain.NewClient(chainURL, nil)
-	cl := client.New(nodeURL, &http.Client{Timeout: 10 * time.Second})
+	cl := client.New(nodeURL, &http.Client{Timeout: 10 * time.Second}, client.WithToken(crashToken))
 	fs, err := dc.Faults(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -379,6 +381,10 @@ func planLost(plans [][]*intent) []*intent {
 	return out
 }
 
+// crashToken is the token of the principal the test posts and reads as
+// (the node's config lists its SHA-256).
+const crashToken = "crash-test-token-0123456789"
+
 // postUnread writes POST /v1/transactions for in on a connection of its own
 // and returns the connection unread: the caller kills the node and closes
 // it, so the answer is lost whether or not the node had written it.
@@ -391,8 +397,8 @@ func postUnread(addr string, in *intent) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := fmt.Sprintf("POST /v1/transactions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: %d\r\n\r\n%s",
-		addr, len(body), body)
+	req := fmt.Sprintf("POST /v1/transactions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json\r\nAuthorization: Bearer %s\r\nContent-Length: %d\r\n\r\n%s",
+		addr, crashToken, len(body), body)
 	if err := conn.SetWriteDeadline(time.Now().Add(2 * time.Second)); err != nil {
 		conn.Close()
 		return nil, err
