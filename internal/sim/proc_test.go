@@ -153,8 +153,8 @@ func TestProcActionsRoundTrip(t *testing.T) {
 			t.Fatalf("%q read back as %+v (%v), want %+v", a.String(), got, err, a)
 		}
 	}
-	if len(kinds) != 11 {
-		t.Fatalf("5000 actions drew kinds %v, want all 11", kinds)
+	if len(kinds) != 12 {
+		t.Fatalf("5000 actions drew kinds %v, want all 12", kinds)
 	}
 	for _, bad := range []string{"", "tick {", "nope", "add {\"x\":1}", "17"} {
 		if a, err := ParseProcAction(bad); err == nil {

@@ -35,6 +35,9 @@ const (
 	// PAdvance moves the virtual clock by DtMs milliseconds; the chain makes
 	// the blocks that fall due.
 	PAdvance ProcKind = "advance"
+	// PFault sets the chain's reject (Method 0), drop (1) or revert (2)
+	// probability to FailProb; the drain clears them.
+	PFault ProcKind = "fault"
 	// PCrash drops both engines' memory and rebuilds them from the store.
 	// Cut ≥ 0 first ticks P (Block: makes the next block instead, so that
 	// executions finish and callbacks fall due) and crashes after the
@@ -57,6 +60,7 @@ type ProcAction struct {
 	Kind       ProcKind    `json:"-"`
 	P          int         `json:"p,omitempty"`
 	URL        bool        `json:"url,omitempty"`
+	Lanes      int         `json:"lanes,omitempty"`
 	AutoTickMs int         `json:"autoTickMs,omitempty"`
 	ID         int         `json:"id,omitempty"`
 	Atomic     bool        `json:"atomic,omitempty"`
@@ -111,7 +115,7 @@ func ParseProcAction(line string) (ProcAction, error) {
 	}
 	a.Kind = ProcKind(f[0])
 	switch a.Kind {
-	case PCreate, PAdd, PConfigure, PTick, PPause, PResume, PRemove, PConfirm, PConfirmChain, PAdvance, PCrash:
+	case PCreate, PAdd, PConfigure, PTick, PPause, PResume, PRemove, PConfirm, PConfirmChain, PAdvance, PFault, PCrash:
 		return a, nil
 	}
 	return ProcAction{}, bad
@@ -165,8 +169,10 @@ func genProcActions(seed uint64, steps int) []ProcAction {
 			a = ProcAction{Kind: PConfirm, P: p, Index: r.IntN(4), Success: r.IntN(5) > 0}
 		case x < 69:
 			a = ProcAction{Kind: PConfirmChain, Index: r.IntN(4), Success: r.IntN(5) > 0}
-		case x < 97:
+		case x < 95:
 			a = ProcAction{Kind: PAdvance, DtMs: 100 + r.IntN(2500)}
+		case x < 97:
+			a = ProcAction{Kind: PFault, Method: r.IntN(3), FailProb: []float64{0, 0, 0.1, 0.2}[r.IntN(4)]}
 		default:
 			a = ProcAction{Kind: PCrash, P: p, Cut: -1}
 			if r.IntN(2) == 0 {
@@ -180,6 +186,9 @@ func genProcActions(seed uint64, steps int) []ProcAction {
 
 func genCreate(r *rand.Rand, p int) ProcAction {
 	a := ProcAction{Kind: PCreate, P: p, URL: r.IntN(3) > 0}
+	if r.IntN(4) == 0 {
+		a.Lanes = 2
+	}
 	if r.IntN(3) == 0 {
 		a.AutoTickMs = 500 + r.IntN(3000)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/store"
 )
@@ -18,6 +19,11 @@ import (
 // callback of a processor with a URL has been delivered, within DrainBound.
 func (w *procWorld) drain(ctx context.Context, step int) error {
 	w.recv.fail = 0
+	zero := 0.0
+	if _, err := w.dc.SetFaults(ctx, devchain.FaultUpdate{RejectProb: &zero, DropProb: &zero, RevertProb: &zero}); err != nil {
+		return err
+	}
+	w.faulty = false
 	for m := range procMethods {
 		if err := w.sendLibrary(ctx, "configure", map[string]any{"method": methodName(m)}); err != nil {
 			return err

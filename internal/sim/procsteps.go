@@ -3,10 +3,12 @@ package sim
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
 
+	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/store"
 )
@@ -23,7 +25,7 @@ func (w *procWorld) do(ctx context.Context, a ProcAction) (string, error) {
 	now := w.clk.Now()
 	switch a.Kind {
 	case PCreate:
-		s := processor.CreateSpec{Name: procName(a.P), Owner: procOwner(a.P)}
+		s := processor.CreateSpec{Name: procName(a.P), Owner: procOwner(a.P), Lanes: a.Lanes}
 		if a.URL {
 			s.CallbackURL = procDeliverHost + s.Name
 		}
@@ -48,10 +50,14 @@ func (w *procWorld) do(ctx context.Context, a ProcAction) (string, error) {
 		if a.Delay > 0 {
 			args["delayBlocks"] = a.Delay
 		}
+		out := ""
 		if err := w.sendLibrary(ctx, "configure", args); err != nil {
-			return "", err
+			if !errors.As(err, new(*refusedError)) {
+				return "", err
+			}
+			out = err.Error()
 		}
-		return "", w.settle(ctx)
+		return out, w.settle(ctx)
 	case PTick:
 		return w.tick(ctx, procName(a.P))
 	case PPause, PResume:
@@ -82,16 +88,38 @@ func (w *procWorld) do(ctx context.Context, a ProcAction) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if exec == "" {
+		waiting := exec != ""
+		if !waiting {
 			exec = "nobody/none/0/1"
-		} else {
+		}
+		if err := w.sendLibrary(ctx, "confirm", map[string]any{"executionId": exec, "success": a.Success}); err != nil {
+			if !errors.As(err, new(*refusedError)) {
+				return "", err
+			}
+			return exec + " " + err.Error(), w.settle(ctx)
+		}
+		if waiting && !w.faulty { // a dropped or reverted confirm is no event
 			w.res.ChainConfirms++
 			w.chk.chainConfirm(exec, w.head)
 		}
-		if err := w.sendLibrary(ctx, "confirm", map[string]any{"executionId": exec, "success": a.Success}); err != nil {
+		return exec, w.settle(ctx)
+	case PFault:
+		p := a.FailProb
+		var u devchain.FaultUpdate
+		switch a.Method {
+		case 0:
+			u.RejectProb = &p
+		case 1:
+			u.DropProb = &p
+		default:
+			u.RevertProb = &p
+		}
+		st, err := w.dc.SetFaults(ctx, u)
+		if err != nil {
 			return "", err
 		}
-		return exec, w.settle(ctx)
+		w.faulty = st.RejectProb > 0 || st.DropProb > 0 || st.RevertProb > 0
+		return "", w.settle(ctx)
 	case PAdvance:
 		return "", w.advance(ctx, time.Duration(a.DtMs)*time.Millisecond)
 	case PCrash:

@@ -59,6 +59,7 @@ type procWorld struct {
 	admin    ed25519.PrivateKey
 	lastHead chain.Hash
 	head     uint64
+	faulty   bool // a chain fault is on: the world's own transactions may fail too
 	chk      *procChecker
 	digest   hash.Hash
 	res      ProcessorResult
@@ -307,10 +308,16 @@ func (w *procWorld) sendLibrary(ctx context.Context, method string, args any) er
 	tx := chain.Tx{From: addr, Nonce: acct.PendingNonce, Fee: fee, Contract: devchain.LibraryContract, Method: method, Args: data}
 	tx.Sign(w.admin)
 	if _, err := w.dc.SendTx(ctx, tx); err != nil {
-		return fmt.Errorf("sim: library %s: %w", method, err)
+		// A fault of the run may refuse it: the action does nothing.
+		return &refusedError{err}
 	}
 	return nil
 }
+
+// refusedError is a library transaction the chain refused (a fault).
+type refusedError struct{ err error }
+
+func (e *refusedError) Error() string { return "refused: " + e.err.Error() }
 
 // submitRecorder is the processor's sequencer: the current sequencer node,
 // with every execution submitted and the record it got told to the checker.
