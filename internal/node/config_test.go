@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,9 @@ func TestExampleConfigIsTheDefaults(t *testing.T) {
 	}
 	if got.MaxDataDepth != 64 {
 		t.Fatalf("maxDataDepth %d", got.MaxDataDepth)
+	}
+	if len(got.Principals) != 0 || got.OpenReads || !reflect.DeepEqual(got.IntakeAccess.TypeRoles, want.IntakeAccess.TypeRoles) {
+		t.Fatalf("access: principals %v, openReads %v, typeRoles %v; want none, false, %v", got.Principals, got.OpenReads, got.IntakeAccess.TypeRoles, want.IntakeAccess.TypeRoles)
 	}
 	if time.Duration(got.RetryDelay) != 5*time.Second {
 		t.Fatalf("retry delay %v", time.Duration(got.RetryDelay))
