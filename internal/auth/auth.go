@@ -47,8 +47,13 @@ func ValidRole(r Role) bool {
 	if len(r) == 0 || len(r) > maxRole {
 		return false
 	}
-	for _, c := range []byte(r) {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+	return allBytes(string(r), func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' })
+}
+
+// allBytes reports whether every byte of s satisfies ok.
+func allBytes(s string, ok func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
 			return false
 		}
 	}
@@ -61,12 +66,9 @@ func validName(s string) bool {
 	if len(s) == 0 || len(s) > maxName {
 		return false
 	}
-	for _, c := range []byte(s) {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '@' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return allBytes(s, func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '@' || c == '-'
+	})
 }
 
 // PrincipalConfig is one principal of the node's config: a name, exactly

@@ -98,21 +98,21 @@ func TestRouter(t *testing.T) {
 			continue
 		}
 		reached := *calls[tc.pattern] - before
-		switch {
-		case tc.status == 200:
+		switch tc.status {
+		case 200:
 			var body struct{ Principal string }
 			_ = json.Unmarshal(w.Body.Bytes(), &body)
 			if body.Principal != tc.who {
 				t.Errorf("%s with %q: the handler saw %q, want %q", tc.pattern, tc.auth, body.Principal, tc.who)
 			}
-		case tc.status == 401:
+		case 401:
 			if reached != 0 {
 				t.Errorf("%s: a 401 reached the handler", tc.pattern)
 			}
 			if !strings.HasPrefix(w.Header().Get("WWW-Authenticate"), "Bearer") || !strings.Contains(w.Body.String(), `"unauthenticated"`) {
 				t.Errorf("%s: 401 without WWW-Authenticate or code: %v %s", tc.pattern, w.Header(), w.Body)
 			}
-		case tc.status == 403:
+		case 403:
 			if !strings.Contains(w.Body.String(), `"forbidden"`) {
 				t.Errorf("%s: 403 body %s", tc.pattern, w.Body)
 			}
