@@ -26,6 +26,8 @@ type Core struct {
 	byExec map[string]*pbatch // executing and pending batches by execution id
 	byUID  map[string]*pbatch // executing batches by sequencer record
 
+	// nextSweep is the earliest nextCheck of an executing batch; zero
+	// when none executes.
 	nextSweep time.Time
 	ready     Ready
 	dirtyP    []*proc
@@ -72,7 +74,11 @@ type batchState struct {
 	Exec       string    `json:"exec,omitempty"`
 	UID        string    `json:"uid,omitempty"`
 	LastError  string    `json:"lastError,omitempty"`
-	Outcome    *Outcome  `json:"outcome,omitempty"`
+	// Early is a callback confirmation of Exec that arrived while it was
+	// still executing: applied when its transaction succeeds, dropped if
+	// it fails.
+	Early   *bool    `json:"early,omitempty"`
+	Outcome *Outcome `json:"outcome,omitempty"`
 }
 
 // callback is a pending callback.
@@ -247,7 +253,7 @@ func (c *Core) loadBatch(br store.ProcBatch) error {
 		if b.st.UID != "" {
 			c.byUID[b.st.UID] = b
 		}
-		b.nextCheck = c.now // ask the sequencer at once
+		c.checkAt(b, c.now) // ask the sequencer at once
 	case store.BatchPending:
 		c.byExec[b.st.Exec] = b
 	default:

@@ -89,7 +89,7 @@ func (c *Core) NextDeadline() time.Time {
 			t = u
 		}
 	}
-	if len(c.byExec) > 0 {
+	if !c.nextSweep.IsZero() {
 		earlier(c.nextSweep)
 	}
 	for _, name := range c.names {

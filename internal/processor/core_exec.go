@@ -102,7 +102,7 @@ func (c *Core) start(b *pbatch) {
 // idempotency key makes a second submission return the first record).
 func (c *Core) submit(b *pbatch) {
 	b.submitting = true
-	b.nextCheck = c.now.Add(c.cfg.CheckEvery)
+	c.checkAt(b, c.now.Add(c.cfg.CheckEvery))
 	c.effect(Effect{Kind: EffectSubmit, Processor: b.p.rec.Name, BatchID: b.rec.ID, Exec: b.st.Exec, Queue: c.lane(b), Data: callData(b)})
 }
 
@@ -160,7 +160,7 @@ func (c *Core) submitted(in Input) {
 			c.failed(b, "the sequencer refused the execution: "+in.Err)
 			return
 		}
-		b.nextCheck = c.now.Add(c.cfg.ResubmitAfter)
+		c.checkAt(b, c.now.Add(c.cfg.ResubmitAfter))
 		return
 	}
 	if b.st.UID != in.UID {
@@ -185,6 +185,8 @@ func (c *Core) finished(in Input) {
 // landed takes an execution's end in the sequencer: DONE or FAILED.
 func (c *Core) landed(b *pbatch, success bool, err string) {
 	delete(c.byUID, b.st.UID)
+	early := b.st.Early
+	b.st.Early = nil
 	if !success {
 		delete(c.byExec, b.st.Exec)
 		if err == "" {
@@ -193,9 +195,12 @@ func (c *Core) landed(b *pbatch, success bool, err string) {
 		c.failed(b, err)
 		return
 	}
-	if na := b.st.Spec.ActionsConfig.NonAtomic; na != nil && na.Actions[b.st.Next].CallbackConfirmation != nil {
+	if b.confirmation() != nil {
 		b.rec.State = store.BatchPending // byExec keeps it: the pending map
 		c.touchB(b)
+		if early != nil {
+			c.confirm(b, *early)
+		}
 		return
 	}
 	delete(c.byExec, b.st.Exec)
@@ -252,7 +257,7 @@ func (b *pbatch) retryLogic() *RetryLogic {
 // requeue puts b at the back of its queue.
 func (c *Core) requeue(b *pbatch) {
 	b.rec.State = store.BatchQueued
-	b.st.Exec, b.st.UID = "", ""
+	b.st.Exec, b.st.UID, b.st.Early = "", "", nil
 	b.submitting = false
 	c.touchB(b)
 	c.touchBs(b.p.queues[b.st.Spec.Priority.index()].PushBack(b))
@@ -271,14 +276,27 @@ func (c *Core) end(b *pbatch, o Outcome) {
 	c.newCallback(p, b.rec.ID, o)
 }
 
+// checkAt sets when b's execution is asked about again, and the sweep's
+// deadline with it.
+func (c *Core) checkAt(b *pbatch, t time.Time) {
+	b.nextCheck = t
+	if c.nextSweep.IsZero() || t.Before(c.nextSweep) {
+		c.nextSweep = t
+	}
+}
+
 // sweep submits again the executions due for a check (and the
 // submissions a store error refused), in execution-id order.
 func (c *Core) sweep() {
-	c.nextSweep = c.now.Add(c.cfg.ResubmitAfter)
+	c.nextSweep = time.Time{}
 	var due []*pbatch
 	for _, b := range c.byExec {
-		if b.rec.State == store.BatchExecuting && !b.submitting && !c.now.Before(b.nextCheck) {
+		switch {
+		case b.rec.State != store.BatchExecuting:
+		case !b.submitting && !c.now.Before(b.nextCheck):
 			due = append(due, b)
+		default:
+			c.checkAt(b, b.nextCheck)
 		}
 	}
 	sort.Slice(due, func(i, j int) bool { return due[i].st.Exec < due[j].st.Exec })

@@ -13,8 +13,8 @@ import "hash/fnv"
 //
 // Each batch also carries an int64 Key that orders it in the store: a push
 // takes the last key plus keyGap, an insert the midpoint of its neighbours'
-// keys; when two neighbours have no room between them every key of the
-// queue is spaced again (renumber), which amortizes to O(1) rows per insert.
+// keys; when two neighbours have no room between them a window around the
+// insert is spaced again (respace), growing until it finds room.
 type queueMap struct {
 	root *qnode
 }
@@ -120,10 +120,52 @@ func (q *queueMap) Insert(i int, b *pbatch) []*pbatch {
 	case next.rec.Key-prev.rec.Key > 1:
 		b.rec.Key = prev.rec.Key + (next.rec.Key-prev.rec.Key)/2
 	default:
-		return q.renumber()
+		return q.respace(i)
 	}
 	return []*pbatch{b}
 }
+
+// respace gives new keys to a window of batches around position i (where
+// a batch was just put between two keys without room between them): the
+// window doubles until the keys just outside it leave at least minSpace
+// per batch inside, or it is the whole queue, which is spaced keyGap
+// apart. Windows grow geometrically, so repeated inserts at one place cost
+// O(log n) rows each, amortized, not a renumbering of the queue.
+func (q *queueMap) respace(i int) []*pbatch {
+	n := q.Len()
+	for w := 8; ; w *= 2 {
+		lo, hi := max(0, i-w), min(n, i+w+1) // the window is [lo, hi)
+		if lo == 0 && hi == n {
+			return q.renumber()
+		}
+		count := int64(hi - lo)
+		var from, step int64
+		switch {
+		case lo == 0: // room below the first key is unbounded
+			step = keyGap
+			from = q.At(hi).rec.Key - (count+1)*keyGap
+		case hi == n: // room above the last key is unbounded
+			step = keyGap
+			from = q.At(lo - 1).rec.Key
+		default:
+			below, above := q.At(lo-1).rec.Key, q.At(hi).rec.Key
+			if step = (above - below) / (count + 1); step < minSpace {
+				continue
+			}
+			from = below
+		}
+		out := make([]*pbatch, 0, count)
+		for j := lo; j < hi; j++ {
+			b := q.At(j)
+			b.rec.Key = from + int64(j-lo+1)*step
+			out = append(out, b)
+		}
+		return out
+	}
+}
+
+// minSpace is the least room per batch a respaced window keeps.
+const minSpace = 1 << 10
 
 // PushBack puts b at the back.
 func (q *queueMap) PushBack(b *pbatch) []*pbatch { return q.Insert(q.Len(), b) }

@@ -58,7 +58,7 @@ func (c *Core) afterStep() {
 			p.nextAuto = c.now.Add(p.rec.AutoTick)
 		}
 	}
-	if !c.now.Before(c.nextSweep) {
+	if !c.nextSweep.IsZero() && !c.now.Before(c.nextSweep) {
 		c.sweep()
 	}
 	for _, name := range c.names {
@@ -207,11 +207,11 @@ func (c *Core) confirmCall(in Input) {
 		return
 	}
 	b := c.byExec[in.Exec]
-	if b == nil || b.p != p || b.rec.State != store.BatchPending {
+	if b == nil || b.p != p || b.confirmation() == nil {
 		c.reply(Reply{Req: in.Req, Code: CodeNotFound, Message: fmt.Sprintf("no execution %q of processor %q awaits a confirmation", in.Exec, p.rec.Name)})
 		return
 	}
-	c.confirm(b, in.Success)
+	c.confirmOrKeep(b, in.Success)
 	c.reply(Reply{Req: in.Req, Body: ConfirmResult{Exec: in.Exec, BatchID: b.rec.ID, Success: in.Success}})
 }
 
@@ -220,18 +220,40 @@ func (c *Core) confirmCall(in Input) {
 func (c *Core) events(in Input) {
 	for _, cf := range in.Confirms {
 		b := c.byExec[cf.Exec]
-		if b == nil || b.rec.State != store.BatchPending {
+		if b == nil {
 			continue
 		}
-		if cc := b.st.Spec.ActionsConfig.NonAtomic.Actions[b.st.Next].CallbackConfirmation; cc == nil || cc.Contract != cf.Contract {
+		if cc := b.confirmation(); cc == nil || cc.Contract != cf.Contract {
 			continue // only the contract the action names may confirm it
 		}
-		c.confirm(b, cf.Success)
+		c.confirmOrKeep(b, cf.Success)
 	}
 	if in.Cursor > c.cursor {
 		c.cursor = in.Cursor
 		c.ready.Batch.Cursors = append(c.ready.Batch.Cursors, store.Cursor{Name: CursorName, Value: in.Cursor})
 	}
+}
+
+// confirmation is the callback confirmation b's current action waits for,
+// nil when it waits for none.
+func (b *pbatch) confirmation() *CallbackConfirmation {
+	na := b.st.Spec.ActionsConfig.NonAtomic
+	if na == nil {
+		return nil
+	}
+	return na.Actions[b.st.Next].CallbackConfirmation
+}
+
+// confirmOrKeep applies a confirmation to a pending batch, or keeps it in
+// an executing batch until its transaction's end is known (the chain's
+// event may be read before the sequencer calls the transaction DONE).
+func (c *Core) confirmOrKeep(b *pbatch, success bool) {
+	if b.rec.State == store.BatchPending {
+		c.confirm(b, success)
+		return
+	}
+	b.st.Early = &success
+	c.touchB(b)
 }
 
 func (c *Core) confirm(b *pbatch, success bool) {
