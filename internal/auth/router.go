@@ -195,14 +195,21 @@ type Router struct {
 	a      *Authenticator
 	srv    *httpjson.Server
 	routes []RouteInfo
+	// codes are the statuses of engines' own error codes (MapStatus);
+	// written only while routes are registered, before serving.
+	codes map[string]int
 }
 
 // NewRouter returns a Router with no routes over a new httpjson.Server
 // made with opts, whose Status maps this package's codes (401, 403) first.
 func NewRouter(a *Authenticator, opts httpjson.Options) *Router {
+	rt := &Router{a: a, codes: map[string]int{}}
 	status := opts.Status
 	opts.Status = func(code string) int {
 		if s := Status(code); s != 0 {
+			return s
+		}
+		if s, ok := rt.codes[code]; ok {
 			return s
 		}
 		if status == nil {
@@ -210,7 +217,20 @@ func NewRouter(a *Authenticator, opts httpjson.Options) *Router {
 		}
 		return status(code)
 	}
-	return &Router{a: a, srv: httpjson.New(opts)}
+	rt.srv = httpjson.New(opts)
+	return rt
+}
+
+// MapStatus gives an engine's own error code its HTTP status (say
+// "processor_paused" → 409), for the errors its handlers return as
+// httpjson.Errorf(code, ...). Call it while registering routes, before the
+// router serves. The codes of this package and of the Server's own Status
+// keep theirs: it panics on a code this package defines.
+func (rt *Router) MapStatus(code string, status int) {
+	if Status(code) != 0 {
+		panic("auth: MapStatus: " + code + " is a code of package auth")
+	}
+	rt.codes[code] = status
 }
 
 // Server is the router's httpjson.Server, for its helpers (WriteError,

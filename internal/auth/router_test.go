@@ -39,6 +39,9 @@ func testRouter(t *testing.T, c Config, log *slog.Logger) (*Router, map[string]*
 		rt.HandleJSON(r.pattern, r.rule, func(req *http.Request) (any, error) {
 			*n++
 			p, ok := PrincipalFrom(req.Context())
+			if req.URL.Query().Get("fail") != "" {
+				return nil, httpjson.Errorf("engine_busy", "busy")
+			}
 			if r.pattern == "POST /authn" {
 				if err := CheckOwner(req, "alice", "thing t"); err != nil {
 					return nil, err
@@ -149,6 +152,22 @@ func TestRouter(t *testing.T) {
 			t.Errorf("Routes: %s is %q, want %q", p, got[p], s)
 		}
 	}
+}
+
+func TestMapStatus(t *testing.T) {
+	rt, _ := testRouter(t, Config{Open: true}, nil)
+	rt.MapStatus("engine_busy", http.StatusConflict)
+	w := httptest.NewRecorder()
+	rt.ServeHTTP(w, httptest.NewRequest("GET", "/read?fail=1", nil))
+	if w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), `"engine_busy"`) {
+		t.Fatalf("an engine's code: %d %s", w.Code, w.Body)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("MapStatus took a code of package auth")
+		}
+	}()
+	rt.MapStatus(CodeForbidden, http.StatusTeapot)
 }
 
 func TestRouterOpenModes(t *testing.T) {
