@@ -53,6 +53,34 @@ func benchCommand() *cobra.Command {
 	sq.Flags().DurationVar(&sopts.BlockTime, "block-time", 250*time.Millisecond, "devchain block time")
 	sq.Flags().IntVar(&sopts.Clients, "clients", 64, "concurrent HTTP clients")
 	sq.Flags().BoolVarP(&quiet, "quiet", "q", false, "only the final line")
-	cmd.AddCommand(dc, sq)
+	cmd.AddCommand(dc, sq, benchProcessorCommand())
 	return cmd
+}
+
+func benchProcessorCommand() *cobra.Command {
+	var o bench.ProcessorOptions
+	var quiet bool
+	pc := &cobra.Command{
+		Use:   "processor",
+		Short: "A node's processors with batches queued, ticked over HTTP: atomic and non-atomic batches/s, callbacks/s to a local receiver",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !quiet {
+				o.Progress = os.Stderr
+			}
+			r, err := bench.Processor(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			fmt.Println(r)
+			return nil
+		},
+	}
+	pc.Flags().IntVar(&o.Batches, "batches", 1000, "batches queued per kind (atomic, non-atomic)")
+	pc.Flags().IntVar(&o.Lanes, "lanes", 64, "sequencer queues each processor's executions spread over")
+	pc.Flags().IntVar(&o.Senders, "senders", 64, "senders")
+	pc.Flags().DurationVar(&o.BlockTime, "block-time", 100*time.Millisecond, "devchain block time")
+	pc.Flags().IntVar(&o.Tickers, "tickers", 8, "concurrent HTTP clients ticking")
+	pc.Flags().BoolVarP(&quiet, "quiet", "q", false, "only the final line")
+	return pc
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 )
@@ -105,7 +106,43 @@ type Config struct {
 	// IntakeAccess restricts which callers may submit which types.
 	// Defaults to the defaults of its fields.
 	IntakeAccess IntakeConfig `yaml:"intake"`
+	// Processor tunes the processor engine (seed 002). Defaults to the
+	// defaults of its fields.
+	Processor ProcessorConfig `yaml:"processor"`
 }
+
+// ProcessorConfig tunes the processor engine. Zero fields take their
+// defaults.
+type ProcessorConfig struct {
+	// OpenTick lets anyone tick a processor (the seed's permissionless
+	// tick); false makes a tick need the processor's owner (or an admin).
+	// Defaults to true.
+	OpenTick *bool `yaml:"openTick"`
+	// CheckEvery is how often an execution the sequencer has not finished
+	// is asked about again. Defaults to 30s.
+	CheckEvery Duration `yaml:"checkEvery"`
+	// MaxDeliveries is how many callbacks of one processor are delivered at
+	// once. Defaults to 16.
+	MaxDeliveries int `yaml:"maxDeliveries"`
+	// BackoffMin and BackoffMax bound the wait between two deliveries of a
+	// callback, doubling from one to the other. Default to 1s and 5m.
+	BackoffMin Duration `yaml:"backoffMin"`
+	BackoffMax Duration `yaml:"backoffMax"`
+	// MaxQueued is the most batches one processor holds queued. Defaults
+	// to 100000.
+	MaxQueued int `yaml:"maxQueued"`
+	// DeliveryTimeout bounds one callback delivery. Defaults to 10s.
+	DeliveryTimeout Duration `yaml:"deliveryTimeout"`
+}
+
+// core is the processor core's configuration.
+func (p ProcessorConfig) core() processor.CoreConfig {
+	return processor.CoreConfig{CheckEvery: time.Duration(p.CheckEvery), MaxDeliveries: p.MaxDeliveries,
+		BackoffMin: time.Duration(p.BackoffMin), BackoffMax: time.Duration(p.BackoffMax), MaxQueued: p.MaxQueued}
+}
+
+// openTick is OpenTick with its default.
+func (p ProcessorConfig) openTick() bool { return p.OpenTick == nil || *p.OpenTick }
 
 // IntakeConfig is who may submit what through the API.
 type IntakeConfig struct {
@@ -376,6 +413,15 @@ func (c *Config) SetDefaults() {
 			tr[k] = v
 		}
 		for k, v := range api.DefaultTypeRoles() {
+			tr[k] = v
+		}
+		c.IntakeAccess.TypeRoles = tr
+	}
+	if _, ok := c.IntakeAccess.TypeRoles[processor.SubmitType]; !ok {
+		// The processor's executions: never from the API, whatever the
+		// config says of "call".
+		tr := map[string][]auth.Role{processor.SubmitType: {}}
+		for k, v := range c.IntakeAccess.TypeRoles {
 			tr[k] = v
 		}
 		c.IntakeAccess.TypeRoles = tr

@@ -28,6 +28,7 @@ import (
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/fslock"
+	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
@@ -38,6 +39,8 @@ import (
 type Node struct {
 	Config    Config
 	Sequencer *sequencer.Node
+	// Processor is the processor engine (seed 002).
+	Processor *processor.Node
 	Chain     chain.Chain
 	// Devchain is the in-process devchain, nil with a remote chain.
 	Devchain *devchain.Chain
@@ -49,6 +52,8 @@ type Node struct {
 	log      *slog.Logger
 	lock     *fslock.Lock
 	trace    *os.File
+	// procTrace is the processor's trace file (Options.Trace + ".processor").
+	procTrace *os.File
 }
 
 // Options are what a caller adds to a Config when building a node.
@@ -151,6 +156,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		}
 		dispatchers[t] = d
 	}
+	seqTypes := engineTypes(cfg.AllowedTypes, dispatchers, policies, metered, keys)
 	m := sequencer.NewMetrics(n.Registry)
 	var trace io.Writer
 	if o.Trace != "" {
@@ -160,14 +166,26 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		}
 		trace = n.trace
 	}
-	seq, err := sequencer.NewNode(sequencer.Config{Trace: trace, Store: st, Chain: metered, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: cfg.AllowedTypes,
+	var proc *processor.Node
+	onFinish := func(uid string, state store.TxState, blocks uint64) {
+		proc.Finished(uid, state)
+		if o.OnFinish != nil {
+			o.OnFinish(uid, state, blocks)
+		}
+	}
+	seq, err := sequencer.NewNode(sequencer.Config{Trace: trace, Store: st, Chain: metered, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: seqTypes,
 		Policies: policies, Fees: sequencer.FeePolicy(cfg.Fees), InclusionTimeout: cfg.InclusionTimeoutBlocks, Confirmations: cfg.Confirmations, Senders: senders,
-		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: o.OnFinish, Intake: cfg.Intake()})
+		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: onFinish, Intake: cfg.Intake()})
 	if err != nil {
 		n.Close()
 		return nil, err
 	}
 	n.Sequencer = seq
+	if proc, err = n.processor(seq, st, metered, o); err != nil {
+		n.Close()
+		return nil, err
+	}
+	n.Processor = proc
 	// Access: the authenticator keeps only the tokens' hashes, and so does
 	// the node's copy of its config.
 	authn, err := auth.New(cfg.Auth())
@@ -176,7 +194,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	n.Config = cfg.hashed()
-	var engines []api.Routes
+	engines := []api.Routes{proc}
 	if n.Devchain != nil {
 		engines = append(engines, api.DevchainRoutes(n.devchainHandler()))
 	}
@@ -367,7 +385,7 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	} else {
 		n.log.Info("api access", "auth", n.Config.Auth()) // names and flags only: never a token
 	}
-	run := []func(context.Context) error{n.Sequencer.Run}
+	run := []func(context.Context) error{n.Sequencer.Run, n.Processor.Run}
 	if n.Devchain != nil {
 		run = append(run, n.Devchain.Run)
 	}
@@ -447,6 +465,9 @@ func (n *Node) Close() error {
 	}
 	if n.trace != nil {
 		errs = append(errs, n.trace.Close())
+	}
+	if n.procTrace != nil {
+		errs = append(errs, n.procTrace.Close())
 	}
 	errs = append(errs, n.lock.Release())
 	return errors.Join(errs...)

@@ -120,6 +120,20 @@ func (c Config) Validate() error {
 		}
 	}
 
+	pc := c.Processor
+	for _, d := range []struct {
+		field string
+		v     Duration
+	}{{"processor.checkEvery", pc.CheckEvery}, {"processor.backoffMin", pc.BackoffMin}, {"processor.backoffMax", pc.BackoffMax}, {"processor.deliveryTimeout", pc.DeliveryTimeout}} {
+		nonNegative(d.field, d.v)
+	}
+	if pc.MaxDeliveries < 0 {
+		bad("processor.maxDeliveries", "must not be negative, got %d", pc.MaxDeliveries)
+	}
+	if pc.MaxQueued < 0 {
+		bad("processor.maxQueued", "must not be negative, got %d", pc.MaxQueued)
+	}
+
 	nonNegative("devchain.blockTime", c.Devchain.BlockTime)
 	if c.Devchain.MaxBlockTxs < 0 {
 		bad("devchain.maxBlockTxs", "must not be negative, got %d", c.Devchain.MaxBlockTxs)

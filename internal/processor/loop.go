@@ -163,8 +163,8 @@ func (l *Loop) retire(ctx context.Context, cause error) error {
 }
 
 // run turns the loop until ctx ends, waking on inputs and on the core's
-// next deadline; effects go to the workers.
-func (l *Loop) run(ctx context.Context, effects chan<- Effect) error {
+// next deadline; submissions and deliveries go to their own workers.
+func (l *Loop) run(ctx context.Context, submits, deliveries chan<- Effect) error {
 	clk := l.n.cfg.Clock
 	for {
 		effs, err := l.Turn(ctx)
@@ -172,8 +172,12 @@ func (l *Loop) run(ctx context.Context, effects chan<- Effect) error {
 			return err
 		}
 		for _, e := range effs {
+			ch := submits
+			if e.Kind == EffectDeliver {
+				ch = deliveries
+			}
 			select {
-			case effects <- e:
+			case ch <- e:
 			case <-ctx.Done():
 				return nil
 			}

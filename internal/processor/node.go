@@ -33,8 +33,11 @@ type Records interface {
 
 // Driver defaults.
 const (
-	// DefaultWorkers is how many effects run at once.
+	// DefaultWorkers is how many submissions run at once.
 	DefaultWorkers = 32
+	// DefaultDeliveryWorkers is how many callback deliveries run at once,
+	// on their own workers: a slow receiver never holds up executions.
+	DefaultDeliveryWorkers = 64
 	// DefaultDeliveryTimeout bounds one callback delivery.
 	DefaultDeliveryTimeout = 10 * time.Second
 )
@@ -60,8 +63,12 @@ type Config struct {
 	HTTP *http.Client
 	// DeliveryTimeout bounds a delivery. Defaults to 10s.
 	DeliveryTimeout time.Duration
-	// Workers is how many effects run at once. Defaults to 32.
+	// Workers is how many submissions to the sequencer run at once.
+	// Defaults to 32.
 	Workers int
+	// DeliveryWorkers is how many callback deliveries run at once, apart
+	// from submissions. Defaults to 64.
+	DeliveryWorkers int
 	// OpenTick lets anyone tick (the seed's permissionless tick); false
 	// makes a tick need the processor's owner. Defaults to true (see
 	// SetOpenTick: the zero value of a bool cannot say so).
@@ -108,6 +115,9 @@ func New(cfg Config) (*Node, error) {
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers
+	}
+	if cfg.DeliveryWorkers <= 0 {
+		cfg.DeliveryWorkers = DefaultDeliveryWorkers
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 500 * time.Millisecond
@@ -188,15 +198,18 @@ func (n *Node) Run(ctx context.Context) error {
 	defer cancel()
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	effects := make(chan Effect, 1<<12)
-	for range n.cfg.Workers {
-		wg.Go(func() {
-			for e := range effects {
-				l.Put(n.perform(ctx, e))
-			}
-		})
+	submits, deliveries := make(chan Effect, 1<<12), make(chan Effect, 1<<12)
+	for ch, k := range map[chan Effect]int{submits: n.cfg.Workers, deliveries: n.cfg.DeliveryWorkers} {
+		for range k {
+			wg.Go(func() {
+				for e := range ch {
+					l.Put(n.perform(ctx, e))
+				}
+			})
+		}
 	}
-	defer close(effects)
+	defer close(submits)
+	defer close(deliveries)
 	if c := n.cfg.Chain; c != nil {
 		wg.Go(func() {
 			for h := range chain.WatchHeads(ctx, c, n.cfg.Clock, n.cfg.PollInterval) {
@@ -211,7 +224,7 @@ func (n *Node) Run(ctx context.Context) error {
 		})
 	}
 	close(n.started)
-	return l.run(ctx, effects)
+	return l.run(ctx, submits, deliveries)
 }
 
 // listener reads callback confirmations from the chain, after the cursor

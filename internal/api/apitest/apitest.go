@@ -19,8 +19,10 @@ import (
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
+	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
 
@@ -74,8 +76,11 @@ type Node struct {
 	Chain   *devchain.Chain
 	// Metered is the chain the sequencer and /healthz use: the devchain
 	// (through Options.WrapChain when set), metered.
-	Metered  chain.HealthReporter
-	Seq      *sequencer.Node
+	Metered chain.HealthReporter
+	Seq     *sequencer.Node
+	// Proc is the processor engine, on the same store and sequencer; its
+	// routes are mounted, and it runs with the sequencer.
+	Proc     *processor.Node
 	Store    *sqlite.Store
 	Registry *prometheus.Registry
 	// Router is the API's router (its Routes, for a table test).
@@ -138,6 +143,7 @@ func Start(opts Options) (_ *Node, err error) {
 		}
 		disp[typ] = d
 	}
+	disp[processor.SubmitType] = dispatch.NewCallDispatcher(0, n.Chain, keys)
 	n.Registry = prometheus.NewRegistry()
 	var used chain.Chain = n.Chain
 	if opts.WrapChain != nil {
@@ -145,8 +151,13 @@ func Start(opts Options) (_ *Node, err error) {
 	}
 	n.Metered = chain.NewMetered(used, chain.MeteredOptions{Registerer: n.Registry, Logger: opts.Logger})
 	n.Seq, err = sequencer.NewNode(sequencer.Config{Store: n.Store, Chain: n.Metered, Dispatchers: disp, Senders: senders, Intake: opts.Intake,
-		Metrics: sequencer.NewMetrics(n.Registry), Logger: opts.Logger, PollInterval: 20 * time.Millisecond})
+		Metrics: sequencer.NewMetrics(n.Registry), Logger: opts.Logger, PollInterval: 20 * time.Millisecond,
+		OnFinish: func(uid string, s store.TxState, _ uint64) { n.Proc.Finished(uid, s) }})
 	if err != nil {
+		return nil, fmt.Errorf("apitest: %w", err)
+	}
+	if n.Proc, err = processor.New(processor.Config{Store: n.Store, Sequencer: n.Seq, Records: n.Store, Chain: n.Metered,
+		Logger: opts.Logger, PollInterval: 20 * time.Millisecond}); err != nil {
 		return nil, fmt.Errorf("apitest: %w", err)
 	}
 	if opts.BlockTime > 0 {
@@ -158,6 +169,9 @@ func Start(opts Options) (_ *Node, err error) {
 		done := make(chan error, 1)
 		go func() { done <- n.Seq.Run(ctx) }()
 		n.onClose(func() error { cancel(); return <-done })
+		procDone := make(chan error, 1)
+		go func() { procDone <- n.Proc.Run(ctx) }()
+		n.onClose(func() error { cancel(); return <-procDone })
 		t := time.NewTimer(opts.StartTimeout)
 		defer t.Stop()
 		select {
@@ -173,7 +187,7 @@ func Start(opts Options) (_ *Node, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("apitest: %w", err)
 	}
-	engines := append([]api.Routes{api.DevchainRoutes(devchain.NewHandler(n.Chain, devchain.WithLogger(opts.Logger)))}, opts.Engines...)
+	engines := append([]api.Routes{api.DevchainRoutes(devchain.NewHandler(n.Chain, devchain.WithLogger(opts.Logger))), n.Proc}, opts.Engines...)
 	n.Router = api.NewSequencerHandler(n.Seq, api.Options{Registry: n.Registry, Logger: opts.Logger, MaxBody: opts.MaxBody,
 		Chain: n.Metered, ChainTimeout: opts.ChainTimeout, Auth: a, TypeRoles: opts.TypeRoles, Engines: engines})
 	n.Handler = n.Router
