@@ -61,6 +61,40 @@ func (c *Core) CheckInvariants() []string {
 	return bad
 }
 
+// assertBatches checks the batches first touched by this step (dirtyB from
+// from on) and panics on a broken one, before the batch can be committed:
+// a batch is where its state says (executing and pending in the
+// executions, done out of the live ones), and a live batch has attempts
+// left. CheckInvariants walks everything.
+func (c *Core) assertBatches(from int) {
+	for _, b := range c.dirtyB[from:] {
+		live := b.p.live[b.rec.ID] == b
+		var bad string
+		switch b.rec.State {
+		case store.BatchExecuting, store.BatchPending:
+			if !live || c.byExec[b.st.Exec] != b {
+				bad = "is not in the executions"
+			}
+		case store.BatchDone:
+			if live || b.st.Outcome == nil {
+				bad = "is done but live, or has no outcome"
+			}
+		case store.BatchQueued:
+			if !live {
+				bad = "is queued but not live"
+			}
+		}
+		if bad == "" && b.rec.State != store.BatchDone {
+			if max := b.retryLogic().attempts(); max > 0 && b.st.Tries >= max {
+				bad = "is live with no attempt left"
+			}
+		}
+		if bad != "" {
+			panic(fmt.Sprintf("processor: batch %s/%s (%s) %s", b.p.rec.Name, b.rec.ID, b.rec.State, bad))
+		}
+	}
+}
+
 // checkQueues checks p's queues: every batch queued, live, in its
 // priority's queue, keys ascending. It returns how many are queued.
 func (c *Core) checkQueues(p *proc, fail func(string, ...any)) int {

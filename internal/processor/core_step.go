@@ -16,6 +16,8 @@ func (c *Core) Step(in Input) {
 	if in.At.After(c.now) {
 		c.now = in.At
 	}
+	from := len(c.dirtyB)
+	defer c.assertBatches(from)
 	switch in.Kind {
 	case InputTime:
 	case InputCreate:
