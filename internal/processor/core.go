@@ -72,8 +72,10 @@ type batchState struct {
 	CoolHeight uint64    `json:"coolHeight,omitempty"`
 	CoolUntil  time.Time `json:"coolUntil,omitzero"`
 	Exec       string    `json:"exec,omitempty"`
-	UID        string    `json:"uid,omitempty"`
-	LastError  string    `json:"lastError,omitempty"`
+	// LastExec is the last execution started (kept after it ends).
+	LastExec  string `json:"lastExec,omitempty"`
+	UID       string `json:"uid,omitempty"`
+	LastError string `json:"lastError,omitempty"`
 	// Early is a callback confirmation of Exec that arrived while it was
 	// still executing: applied when its transaction succeeds, dropped if
 	// it fails.

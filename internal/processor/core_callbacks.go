@@ -15,9 +15,11 @@ func CallbackKey(processor, batchID string) string { return processor + "/" + ba
 
 // newCallback records b's outcome as the processor's next callback, to be
 // delivered when the processor has a callback URL.
-func (c *Core) newCallback(p *proc, batchID string, o Outcome) {
+func (c *Core) newCallback(p *proc, b *pbatch, o Outcome) {
+	batchID := b.rec.ID
 	key := CallbackKey(p.rec.Name, batchID)
-	body, err := json.Marshal(CallbackBody{Processor: p.rec.Name, BatchID: batchID, Key: key, Outcome: o, At: c.now})
+	body, err := json.Marshal(CallbackBody{Processor: p.rec.Name, BatchID: batchID, Key: key, Outcome: o,
+		Executions: b.st.Started, LastExecution: b.st.LastExec, At: c.now})
 	if err != nil {
 		panic(fmt.Sprintf("processor: encode callback: %v", err))
 	}

@@ -91,6 +91,7 @@ func (c *Core) cooling(b *pbatch) bool {
 func (c *Core) start(b *pbatch) {
 	b.st.Started++
 	b.st.Exec = fmt.Sprintf("%s/%s/%d/%d", b.p.rec.Name, b.rec.ID, b.st.Next, b.st.Tries+1)
+	b.st.LastExec = b.st.Exec
 	b.st.UID = ""
 	b.rec.State = store.BatchExecuting
 	c.byExec[b.st.Exec] = b
@@ -273,7 +274,7 @@ func (c *Core) end(b *pbatch, o Outcome) {
 	c.touchB(b)
 	delete(p.live, b.rec.ID)
 	c.endedNow[p.rec.Name+"/"+b.rec.ID] = true
-	c.newCallback(p, b.rec.ID, o)
+	c.newCallback(p, b, o)
 }
 
 // checkAt sets when b's execution is asked about again, and the sweep's

@@ -202,13 +202,17 @@ type Outcome struct {
 	Error    string `json:"error,omitempty"`
 }
 
-// CallbackBody is what a callback carries to the owner.
+// CallbackBody is what a callback carries to the owner: the outcome and
+// the execution information (how many executions the batch started, and
+// the last one's id: its sequencer idempotency key).
 type CallbackBody struct {
-	Processor string    `json:"processor"`
-	BatchID   string    `json:"batchId"`
-	Key       string    `json:"key"`
-	Outcome   Outcome   `json:"outcome"`
-	At        time.Time `json:"at"`
+	Processor     string    `json:"processor"`
+	BatchID       string    `json:"batchId"`
+	Key           string    `json:"key"`
+	Outcome       Outcome   `json:"outcome"`
+	Executions    int       `json:"executions"`
+	LastExecution string    `json:"lastExecution,omitempty"`
+	At            time.Time `json:"at"`
 }
 
 // strictUnmarshal decodes one JSON object into v, a pointer to a struct of
