@@ -189,7 +189,7 @@ func ExampleAPIError() {
 	fmt.Println("records:", len(txs))
 	// Output:
 	// 422 type_not_allowed
-	// type not allowed: "TRANSFER"; allowed types are COMMIT_ALL_VOTING_BATCHES, CREATE_CLAIM_VOTING_ACCOUNT, CREATE_VOTING_BATCHES_ACCOUNT, RECEIVE_VOTES_BATCH, SEND_CLAIM_VOTE
+	// type not allowed: "TRANSFER"; allowed types are COMMIT_ALL_VOTING_BATCHES, CREATE_CLAIM_VOTING_ACCOUNT, CREATE_VOTING_BATCHES_ACCOUNT, RECEIVE_VOTES_BATCH, SEND_CLAIM_VOTE, call-once
 	// records: 0
 }
 
@@ -224,4 +224,74 @@ func ExampleClient_Health() {
 	// queue: zkapp-5 transactions: 1
 	// senders: 4
 	// ordo: not_found (404): no queue "no-such-queue"
+}
+
+// A processor (seed 002): an admin creates it, its owner adds an atomic
+// batch (both calls in one transaction, all or none), a tick starts it,
+// and its outcome arrives as a callback, kept by the node (a processor with
+// a callbackURL also gets it POSTed there, with an Idempotency-Key).
+func Example_processor() {
+	url, stop := startNode()
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := client.New(url, nil) // a node in dev mode: every caller is the admin "dev"
+
+	if _, err := c.CreateProcessor(ctx, client.ProcessorSpec{Name: "payroll"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	added, err := c.AddBatch(ctx, "payroll", client.BatchSpec{
+		ID:       "march",
+		Priority: client.PriorityHigh,
+		Msgs: []client.Msg{
+			{Contract: "library", Method: "debit", Args: json.RawMessage(`{"amount":100}`)},
+			{Contract: "library", Method: "credit", Args: json.RawMessage(`{"amount":100}`)},
+		},
+		ActionsConfig: client.ActionsConfig{Atomic: &client.AtomicConfig{
+			Actions:    []client.Action{{}, {}},
+			RetryLogic: &client.RetryLogic{Times: client.RetryTimes{Amount: 2}, Interval: client.RetryInterval{Blocks: 1}},
+		}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("added:", added.ID, added.Priority, "at", added.Position)
+	t, err := c.Tick(ctx, "payroll")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("tick:", t.Outcome, t.BatchID, "attempt", t.Attempt)
+
+	// The execution lands blocks later; its outcome comes as a callback.
+	poll := time.NewTicker(20 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		cbs, _, err := c.Callbacks(ctx, "payroll", 0, 0)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if len(cbs) > 0 {
+			body, err := cbs[0].Outcome()
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			fmt.Println("callback:", cbs[0].Key, body.Outcome.Status, cbs[0].State)
+			break
+		}
+		select {
+		case <-ctx.Done():
+			fmt.Println("no callback yet")
+			return
+		case <-poll.C:
+		}
+	}
+	// Output:
+	// added: march high at 0
+	// tick: Started march attempt 1
+	// callback: payroll/march Executed stored
 }
