@@ -14,6 +14,11 @@ import (
 	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
 
+// EngineTypes are the sequencer types the node's engines submit in
+// process: the API refuses them to its callers (intake.typeRoles) and the
+// sequencer's refusals do not list them.
+var EngineTypes = []string{dispatch.CallType, processor.SubmitType}
+
 // engineTypes adds to the sequencer the transaction types engines submit
 // inside the node, and returns every type the sequencer accepts: "call"
 // (a contract call or multi-call, with the node's retry policy or its own

@@ -88,7 +88,7 @@ func (n *Node) Submit(ctx context.Context, in []Intake) ([]store.EnqueueResult, 
 	now := n.cfg.Clock.Now().UTC()
 	txs := make([]store.NewTransaction, len(in))
 	for i, it := range in {
-		if err := rules.check(it, n.allowed, n.cfg.AllowedTypes); err != nil {
+		if err := rules.check(it, n.allowed, n.public); err != nil {
 			return nil, err
 		}
 		data := it.Data

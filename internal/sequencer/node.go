@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -47,6 +48,11 @@ type Config struct {
 	// AllowedTypes are the types intake accepts. Defaults to the keys of
 	// Dispatchers.
 	AllowedTypes []string
+	// EngineTypes are those of AllowedTypes that the node's engines submit
+	// in process (the generic contract calls): intake takes them, but its
+	// refusals do not list them to callers, who may not use them. Defaults
+	// to none.
+	EngineTypes []string
 	// Policies override a type's retry policy (zero fields keep defaults:
 	// MaxRetries from the dispatcher, Delay 5s).
 	Policies map[string]Policy
@@ -107,6 +113,7 @@ type Node struct {
 	dispHead map[string]uint64
 	stopped  chan struct{}
 	runErr   error
+	public   []string     // AllowedTypes without EngineTypes: what a refusal lists
 	intake   atomic.Int64 // records created by Submit
 	begun    int64        // records that left WAITING (loop only)
 }
@@ -136,6 +143,7 @@ func NewNode(cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("sequencer: intake: %w", err)
 	}
 	cfg.Intake = cfg.Intake.withDefaults()
+	var n0public []string
 	if len(cfg.AllowedTypes) == 0 {
 		for t := range cfg.Dispatchers {
 			cfg.AllowedTypes = append(cfg.AllowedTypes, t)
@@ -143,9 +151,14 @@ func NewNode(cfg Config) (*Node, error) {
 	}
 	cfg.AllowedTypes = append([]string(nil), cfg.AllowedTypes...)
 	sort.Strings(cfg.AllowedTypes)
+	for _, t := range cfg.AllowedTypes {
+		if !slices.Contains(cfg.EngineTypes, t) {
+			n0public = append(n0public, t)
+		}
+	}
 	n := &Node{cfg: cfg, allowed: map[string]bool{}, keys: map[string]ed25519.PrivateKey{}, workers: map[string]Worker{},
 		inputs: mailbox.New[Input](), effects: make(chan Effect, 1<<16), log: cfg.Logger, started: make(chan struct{}), stopped: make(chan struct{}), dispHead: map[string]uint64{},
-		uidSeq: uidSource{r: cfg.Rand}, trace: newTraceWriter(cfg.Trace)}
+		uidSeq: uidSource{r: cfg.Rand}, trace: newTraceWriter(cfg.Trace), public: n0public}
 	allRemote := len(cfg.Senders) > 0
 	for _, s := range cfg.Senders {
 		allRemote = allRemote && s.Worker != ""

@@ -151,7 +151,8 @@ func Start(opts Options) (_ *Node, err error) {
 	}
 	n.Metered = chain.NewMetered(used, chain.MeteredOptions{Registerer: n.Registry, Logger: opts.Logger})
 	n.Seq, err = sequencer.NewNode(sequencer.Config{Store: n.Store, Chain: n.Metered, Dispatchers: disp, Senders: senders, Intake: opts.Intake,
-		Metrics: sequencer.NewMetrics(n.Registry), Logger: opts.Logger, PollInterval: 20 * time.Millisecond,
+		EngineTypes: []string{processor.SubmitType},
+		Metrics:     sequencer.NewMetrics(n.Registry), Logger: opts.Logger, PollInterval: 20 * time.Millisecond,
 		OnFinish: func(uid string, s store.TxState, _ uint64) { n.Proc.Finished(uid, s) }})
 	if err != nil {
 		return nil, fmt.Errorf("apitest: %w", err)
