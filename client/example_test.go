@@ -189,7 +189,7 @@ func ExampleAPIError() {
 	fmt.Println("records:", len(txs))
 	// Output:
 	// 422 type_not_allowed
-	// type not allowed: "TRANSFER"; allowed types are COMMIT_ALL_VOTING_BATCHES, CREATE_CLAIM_VOTING_ACCOUNT, CREATE_VOTING_BATCHES_ACCOUNT, RECEIVE_VOTES_BATCH, SEND_CLAIM_VOTE, call-once
+	// type not allowed: "TRANSFER"; allowed types are COMMIT_ALL_VOTING_BATCHES, CREATE_CLAIM_VOTING_ACCOUNT, CREATE_VOTING_BATCHES_ACCOUNT, RECEIVE_VOTES_BATCH, SEND_CLAIM_VOTE
 	// records: 0
 }
 
