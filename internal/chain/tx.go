@@ -45,10 +45,10 @@ func (tx *Tx) Validate() error {
 	if err := ValidateAddress(tx.From); err != nil {
 		return fmt.Errorf("%w: from: %w", ErrInvalidTx, err)
 	}
-	if !validName(tx.Contract) {
+	if !ValidName(tx.Contract) {
 		return fmt.Errorf("%w: contract must be 1-%d characters of [a-z0-9_-]", ErrInvalidTx, MaxName)
 	}
-	if !validName(tx.Method) {
+	if !ValidName(tx.Method) {
 		return fmt.Errorf("%w: method must be 1-%d characters of [a-z0-9_-]", ErrInvalidTx, MaxName)
 	}
 	if !utf8.ValidString(tx.Memo) {
@@ -71,7 +71,9 @@ func (tx *Tx) Validate() error {
 	return nil
 }
 
-func validName(s string) bool {
+// ValidName reports whether s is a valid contract or method name: 1 to
+// MaxName characters of [a-z0-9_-].
+func ValidName(s string) bool {
 	if len(s) == 0 || len(s) > MaxName {
 		return false
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
 )
 
 // FieldError is a refused batch or processor: the JSON path of the field
@@ -38,21 +40,6 @@ const (
 	// AutoIDPrefix starts the ids a processor assigns; given ids may not.
 	AutoIDPrefix = "auto-"
 )
-
-// validName reports whether s is 1-64 of [a-z0-9_-] (processor, contract
-// and method names, as chain names).
-func validName(s string) bool {
-	if len(s) == 0 || len(s) > MaxIDLen {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' && c != '-' {
-			return false
-		}
-	}
-	return true
-}
 
 // validID reports whether s is 1-64 of [A-Za-z0-9._:-].
 func validID(s string) bool {
@@ -100,10 +87,10 @@ func (s *BatchSpec) Validate() *FieldError {
 }
 
 func (m Msg) validate(field string) *FieldError {
-	if !validName(m.Contract) {
+	if !chain.ValidName(m.Contract) {
 		return fieldErr(field+".contract", "must be 1-%d characters of [a-z0-9_-]", MaxIDLen)
 	}
-	if !validName(m.Method) {
+	if !chain.ValidName(m.Method) {
 		return fieldErr(field+".method", "must be 1-%d characters of [a-z0-9_-]", MaxIDLen)
 	}
 	if len(m.Args) > MaxArgsBytes {
@@ -143,7 +130,7 @@ func validActions(field string, acts []Action, msgs []Msg, nonAtomic bool) *Fiel
 		if err := a.RetryLogic.validate(f + ".retryLogic"); err != nil {
 			return err
 		}
-		if cc := a.CallbackConfirmation; cc != nil && !validName(cc.Contract) {
+		if cc := a.CallbackConfirmation; cc != nil && !chain.ValidName(cc.Contract) {
 			return fieldErr(f+".callbackConfirmation.contract", "must be 1-%d characters of [a-z0-9_-]", MaxIDLen)
 		}
 	}
@@ -190,7 +177,7 @@ const MinAutoTick = 10 * time.Millisecond
 // Validate checks a new processor, naming the first field at fault, and
 // returns its auto-tick period.
 func (s *CreateSpec) Validate() (time.Duration, *FieldError) {
-	if !validName(s.Name) {
+	if !chain.ValidName(s.Name) {
 		return 0, fieldErr("name", "must be 1-%d characters of [a-z0-9_-]", MaxIDLen)
 	}
 	if s.Owner == "" || len(s.Owner) > MaxIDLen {

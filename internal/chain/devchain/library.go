@@ -135,7 +135,7 @@ func libUsedKey(m string, g chain.Hash) string { return "used/" + m + "/" + stri
 
 // libMethodName checks a library method name given in args.
 func libMethodName(m string) error {
-	if !validName(m) || m == "configure" || m == "confirm" {
+	if !chain.ValidName(m) || m == "configure" || m == "confirm" {
 		return Fail("library: method must be 1-%d characters of [a-z0-9_-], other than configure and confirm", chain.MaxName)
 	}
 	return nil
@@ -344,19 +344,4 @@ func decodeObject(args json.RawMessage, what string, allowed ...string) (map[str
 		return nil, Fail("%s has an unknown field %q", what, slices.Min(unknown))
 	}
 	return f, nil
-}
-
-// validName reports whether s is a valid contract or method name (what
-// chain.Tx.Validate accepts): 1-chain.MaxName characters of [a-z0-9_-].
-func validName(s string) bool {
-	if len(s) == 0 || len(s) > chain.MaxName {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' && c != '-' {
-			return false
-		}
-	}
-	return true
 }

@@ -302,7 +302,7 @@ func FuzzContractArgs(f *testing.F) {
 	k[MulticallContract] = multicall{contracts: k}
 	state := map[string][]byte{}
 	f.Fuzz(func(t *testing.T, method, args string) {
-		if !validName(method) || !json.Valid([]byte(args)) && args != "" {
+		if !chain.ValidName(method) || !json.Valid([]byte(args)) && args != "" {
 			t.Skip()
 		}
 		a := chain.CanonicalArgs(json.RawMessage(args))

@@ -93,10 +93,10 @@ func (m multicall) parse(args json.RawMessage) ([]innerCall, error) {
 			return nil, err
 		}
 		c := &calls[i]
-		if json.Unmarshal(cf["contract"], &c.contract) != nil || !validName(c.contract) {
+		if json.Unmarshal(cf["contract"], &c.contract) != nil || !chain.ValidName(c.contract) {
 			return nil, Fail("call %d: contract must be 1-%d characters of [a-z0-9_-]", i, chain.MaxName)
 		}
-		if json.Unmarshal(cf["method"], &c.method) != nil || !validName(c.method) {
+		if json.Unmarshal(cf["method"], &c.method) != nil || !chain.ValidName(c.method) {
 			return nil, Fail("call %d: method must be 1-%d characters of [a-z0-9_-]", i, chain.MaxName)
 		}
 		if c.contract == MulticallContract {

@@ -158,7 +158,7 @@ func parseCall(raw json.RawMessage, field string) (Call, error) {
 		if err := json.Unmarshal(v, f.to); err != nil || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
 			return Call{}, fmt.Errorf("%w: %s/%s must be a string", ErrCallData, field, f.key)
 		}
-		if !validName(*f.to) {
+		if !chain.ValidName(*f.to) {
 			return Call{}, fmt.Errorf("%w: %s/%s must be 1-%d characters of [a-z0-9_-]", ErrCallData, field, f.key, chain.MaxName)
 		}
 	}
@@ -176,18 +176,4 @@ func object(raw json.RawMessage, field string) (map[string]json.RawMessage, erro
 		return nil, fmt.Errorf("%w: %s must be a JSON object", ErrCallData, field)
 	}
 	return m, nil
-}
-
-// validName is chain.Tx's rule for contract and method names.
-func validName(s string) bool {
-	if len(s) == 0 || len(s) > chain.MaxName {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' && c != '-' {
-			return false
-		}
-	}
-	return true
 }
