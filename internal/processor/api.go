@@ -225,15 +225,8 @@ func (n *Node) apiQueue(r *http.Request) (any, error) {
 	if !pr.Valid() {
 		return nil, httpjson.Errorf(CodeNotFound, `no queue %q: the queues are "high" and "medium"`, httpjson.Excerpt(string(pr)))
 	}
-	offset, err := intQuery(r, "offset", 0)
+	offset, limit, err := n.page(r, "offset")
 	if err != nil {
-		return nil, err
-	}
-	limit, err := intQuery(r, "limit", 100)
-	if err != nil {
-		return nil, err
-	}
-	if err := n.exists(r.Context(), r.PathValue("name")); err != nil {
 		return nil, err
 	}
 	bs, err := n.cfg.Store.QueuedBatches(r.Context(), r.PathValue("name"), string(pr), offset, limit)
@@ -244,15 +237,8 @@ func (n *Node) apiQueue(r *http.Request) (any, error) {
 }
 
 func (n *Node) apiCallbacks(r *http.Request) (any, error) {
-	after, err := intQuery(r, "after", 0)
+	after, limit, err := n.page(r, "after")
 	if err != nil {
-		return nil, err
-	}
-	limit, err := intQuery(r, "limit", 100)
-	if err != nil {
-		return nil, err
-	}
-	if err := n.exists(r.Context(), r.PathValue("name")); err != nil {
 		return nil, err
 	}
 	cbs, err := n.cfg.Store.Callbacks(r.Context(), r.PathValue("name"), int64(after), limit)
@@ -264,6 +250,18 @@ func (n *Node) apiCallbacks(r *http.Request) (any, error) {
 		next = cbs[len(cbs)-1].Seq
 	}
 	return CallbacksPage{Callbacks: nonNil(cbs), Next: next}, nil
+}
+
+// page reads a page's start (the query parameter from, default 0) and
+// limit (default 100) and checks that the processor exists.
+func (n *Node) page(r *http.Request, from string) (start, limit int, err error) {
+	if start, err = intQuery(r, from, 0); err != nil {
+		return 0, 0, err
+	}
+	if limit, err = intQuery(r, "limit", 100); err != nil {
+		return 0, 0, err
+	}
+	return start, limit, n.exists(r.Context(), r.PathValue("name"))
 }
 
 func (n *Node) exists(ctx context.Context, name string) error {
