@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/clock"
@@ -37,17 +36,7 @@ func (c *ProcessorConfig) setDefaults() {
 	if c.Steps <= 0 {
 		c.Steps = 400
 	}
-	if c.Dir == "" {
-		if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
-			c.Dir = "/dev/shm"
-		}
-	}
-	if c.Clock == nil {
-		c.Clock = clock.Real{}
-	}
-	if c.ShrinkBudget == 0 {
-		c.ShrinkBudget = 60 * time.Second
-	}
+	runDefaults(&c.Dir, &c.Clock, &c.ShrinkBudget)
 }
 
 // ProcessorResult is what a passing processor run did.

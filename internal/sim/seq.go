@@ -76,16 +76,23 @@ func (c *SequencerConfig) setDefaults() {
 	if c.ReorgDepth == 0 {
 		c.ReorgDepth = 2
 	}
-	if c.Dir == "" {
+	runDefaults(&c.Dir, &c.Clock, &c.ShrinkBudget)
+}
+
+// runDefaults fills what every engine's run config shares: its stores on
+// /dev/shm when there is one, the wall clock for the shrink budget, and a
+// budget of 60s.
+func runDefaults(dir *string, clk *clock.Clock, shrink *time.Duration) {
+	if *dir == "" {
 		if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
-			c.Dir = "/dev/shm"
+			*dir = "/dev/shm"
 		}
 	}
-	if c.Clock == nil {
-		c.Clock = clock.Real{}
+	if *clk == nil {
+		*clk = clock.Real{}
 	}
-	if c.ShrinkBudget == 0 {
-		c.ShrinkBudget = 60 * time.Second
+	if *shrink == 0 {
+		*shrink = 60 * time.Second
 	}
 }
 
