@@ -22,6 +22,7 @@ func main() {
 	registerLogFlags(root.PersistentFlags())
 	root.AddCommand(devchainCommand(), serveCommand(), demoCommand(), benchCommand(), replayCommand(), simCommand(), tokenCommand())
 	root.AddCommand(clientCommands()...)
+	root.AddCommand(processorCommand())
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "ordo:", err)
 		os.Exit(1)
