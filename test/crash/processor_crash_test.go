@@ -1,0 +1,413 @@
+package crash_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ordolabs/ordo/client"
+	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/processor"
+)
+
+// The processor crash test's principals: an admin, the owner of both
+// processors ("app") and another principal ("other"); a stranger has no
+// token.
+const (
+	pAdminToken = "proc-crash-admin-token-0123456789"
+	pAppToken   = "proc-crash-app-token-0123456789"
+	pOtherToken = "proc-crash-other-token-0123456789"
+
+	pBlockTime  = 100 * time.Millisecond
+	pDevSenders = 10
+	pTickers    = 4
+)
+
+// procKill is what the killer saw when it killed the node.
+type procKill struct {
+	n             int
+	at            time.Duration
+	ticksInFlight int64
+	heldAnswers   int64
+	outcomes      int
+	waitedHeld    bool
+	restart       time.Duration
+}
+
+func (k procKill) String() string {
+	w := ""
+	if k.waitedHeld {
+		w = " (waited for a held delivery)"
+	}
+	return fmt.Sprintf("kill #%d at %s%s: ticks in flight=%d, deliveries held by the receiver=%d, outcomes so far=%d, restart=%s",
+		k.n, k.at.Round(time.Millisecond), w, k.ticksInFlight, k.heldAnswers, k.outcomes, k.restart.Round(time.Millisecond))
+}
+
+// TestProcessorCrash runs the processor (seed 002) through the node's API
+// against `ordo devchain` as processes: batches of each kind against
+// library methods set to fail, ticked from several goroutines by other
+// principals and strangers, callbacks to a webhook receiver of the test
+// that fails and holds answers, while the node is SIGKILLed and restarted
+// on the same data. At the end each batch has exactly one outcome, the
+// one its configured failures imply, delivered under one key; and the
+// chain shows no execution twice and no unit over its attempts.
+func TestProcessorCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SKIPPED under -short: the processor crash test builds ordo, runs devchain and a node as processes " +
+			"and SIGKILLs the node under load (20-60s); run without -short to cover the processor's crash recovery")
+	}
+	seed := crashSeed(t)
+	t.Logf("processor crash seed %d (replay with ORDO_CRASH_SEED=%d)", seed, seed)
+	ctx, cancel := context.WithTimeout(t.Context(), 150*time.Second)
+	defer cancel()
+	began := time.Now()
+	rng := rand.New(rand.NewPCG(seed, 0x70726f63))
+
+	dir := t.TempDir()
+	bin := buildOrdo(t, dir)
+	addrs := freeAddrs(t, 2)
+	chainAddr, nodeAddr := addrs[0], addrs[1]
+	chainURL, nodeURL := "http://"+chainAddr, "http://"+nodeAddr
+	chainProc := newProc("devchain", bin, filepath.Join(dir, "devchain.log"), "devchain",
+		"--listen", chainAddr, "--data", filepath.Join(dir, "chain"), "--block-time", pBlockTime.String(),
+		"--seed", strconv.FormatUint(seed, 10))
+	cfgPath := filepath.Join(dir, "ordo.yaml")
+	cfg := "# processor crash test\nretryDelay: 200ms\ninclusionTimeoutBlocks: 5\nprincipals:\n" +
+		"  - principal: admin\n    tokenSHA256: " + auth.TokenSHA256(pAdminToken) + "\n    roles: [admin]\n" +
+		"  - principal: app\n    tokenSHA256: " + auth.TokenSHA256(pAppToken) + "\n    roles: [read]\n" +
+		"  - principal: other\n    tokenSHA256: " + auth.TokenSHA256(pOtherToken) + "\n    roles: [read]\n" +
+		"processor:\n  backoffMin: 50ms\n  backoffMax: 400ms\n  deliveryTimeout: 1s\n  checkEvery: 1s\n"
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	node := newProc("node", bin, filepath.Join(dir, "node.log"), "serve", "--config", cfgPath,
+		"--listen", nodeAddr, "--data", filepath.Join(dir, "node"), "--chain", chainURL,
+		"--dev-senders", strconv.Itoa(pDevSenders))
+	recv, err := newReceiver(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(recv.close)
+	t.Cleanup(chainProc.stop)
+	t.Cleanup(node.stop)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("processor crash seed %d (replay with ORDO_CRASH_SEED=%d)", seed, seed)
+			t.Logf("---- node log (tail) ----\n%s", node.tail(60))
+			t.Logf("---- devchain log (tail) ----\n%s", chainProc.tail(20))
+		}
+	})
+	if err := chainProc.start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := chainProc.waitReady(ctx, chainURL+"/v1/head", 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	dc := devchain.NewClient(chainURL, nil)
+
+	// ---- the plan, and the library's failures configured on the chain ----
+	plan := planBatches(rng)
+	removable := planRemovable()
+	probe := planSimple("probe", kindAuthzProbe)
+	all := append(append(append([]*plannedBatch(nil), plan...), removable...), probe)
+	dev, err := newDevSender(ctx, dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, calls := range configureCalls(all) {
+		h, err := dev.send(ctx, devchain.MulticallContract, devchain.MulticallMethod, map[string]any{"calls": calls})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := waitIncluded(ctx, dc, h, 20*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.Success {
+			t.Fatalf("library configure multicall %s failed: %s", h, st.Reason)
+		}
+	}
+
+	if err := node.start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := node.waitReady(ctx, nodeURL+"/healthz", 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Timeout: 5 * time.Second}
+	admin := &papi{base: nodeURL, token: pAdminToken, hc: hc}
+	owner := &papi{base: nodeURL, token: pAppToken, hc: hc}
+	other := &papi{base: nodeURL, token: pOtherToken, hc: hc}
+	stranger := &papi{base: nodeURL, hc: hc}
+	for _, s := range []processor.CreateSpec{
+		{Name: procManual, Owner: "app", CallbackURL: recv.url, Lanes: procLanes},
+		{Name: procAuto, Owner: "app", CallbackURL: recv.url, Lanes: procLanes, AutoTick: procAutoTick},
+	} {
+		if err := other.create(ctx, s); statusOf(err) != http.StatusForbidden {
+			t.Fatalf("POST /v1/processors as other (no admin role): %v, want 403", err)
+		}
+		if err := admin.create(ctx, s); err != nil {
+			t.Fatalf("POST /v1/processors %s as admin: %v", s.Name, err)
+		}
+	}
+	checkAccess(ctx, t, owner, other, stranger, probe)
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	// ---- load, ticks, confirmations, removals and kills ----
+	st := &procRun{owner: owner, dev: dev, all: all, ended: map[string]callbackRow{}}
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	defer stopLoad()
+	tickCtx, stopTicks := context.WithCancel(ctx)
+	defer stopTicks()
+	loadStart := time.Now()
+	errs := make(chan error, 16)
+	fail := func(err error) {
+		select {
+		case errs <- err:
+		default:
+		}
+		stopLoad()
+		stopTicks()
+	}
+	var wg, tickWG sync.WaitGroup
+	var ticksInFlight atomic.Int64
+	tickCounts := &sync.Map{}
+	for w := range pTickers {
+		as := []*papi{other, other, stranger, other}[w]
+		proc := procManual
+		if w == pTickers-1 {
+			proc = procAuto
+		}
+		trng := rand.New(rand.NewPCG(seed, uint64(100+w)))
+		tickWG.Go(func() { runTicker(tickCtx, as, proc, trng, &ticksInFlight, tickCounts) })
+	}
+	adds := map[string][]*plannedBatch{}
+	for _, b := range plan {
+		adds[b.proc] = append(adds[b.proc], b)
+	}
+	for _, proc := range []string{procManual, procAuto} {
+		arng := rand.New(rand.NewPCG(seed, uint64(len(proc))+200+uint64(proc[1])))
+		wg.Go(func() {
+			for _, b := range adds[proc] {
+				if err := addBatch(loadCtx, owner, b); err != nil {
+					fail(err)
+					return
+				}
+				if !sleepCtx(loadCtx, time.Duration(5+arng.IntN(35))*time.Millisecond) {
+					return
+				}
+			}
+			if proc == procManual {
+				if err := st.removals(loadCtx, removable); err != nil {
+					fail(err)
+				}
+			}
+		})
+	}
+	wg.Go(func() { st.poll(loadCtx) })
+	wg.Go(func() { st.confirmByOwner(loadCtx) })
+	wg.Go(func() { st.confirmByChain(loadCtx) })
+	var kills []procKill
+	killsDone := make(chan struct{})
+	wg.Go(func() {
+		defer close(killsDone)
+		nKills := 4 + rng.IntN(3)
+		heldKill := rng.IntN(nKills)
+		for n := range nKills {
+			if !sleepCtx(loadCtx, time.Duration(300+rng.IntN(1500))*time.Millisecond) {
+				return
+			}
+			k := procKill{n: n + 1}
+			if n == heldKill {
+				k.waitedHeld = true
+				deadline := time.Now().Add(8 * time.Second)
+				for recv.heldNow.Load() == 0 && time.Now().Before(deadline) && sleepCtx(loadCtx, 5*time.Millisecond) {
+				}
+			}
+			select {
+			case <-node.done():
+				fail(errors.New("the node exited on its own"))
+				return
+			default:
+			}
+			k.at, k.ticksInFlight, k.heldAnswers, k.outcomes = time.Since(loadStart), ticksInFlight.Load(), recv.heldNow.Load(), st.outcomes()
+			t0 := time.Now()
+			err := node.kill()
+			recv.kill() // held answers go to a dead connection
+			if err != nil {
+				fail(err)
+				return
+			}
+			if err := node.start(); err != nil {
+				fail(err)
+				return
+			}
+			if err := node.waitReady(ctx, nodeURL+"/healthz", 30*time.Second); err != nil {
+				fail(fmt.Errorf("restart after kill #%d: %w", n+1, err))
+				return
+			}
+			k.restart = time.Since(t0)
+			kills = append(kills, k)
+		}
+	})
+
+	// ---- the end: no more kills; every batch ends and its callback is delivered ----
+	select {
+	case <-killsDone:
+	case <-ctx.Done():
+	}
+	recv.stopHolding()
+	killsOver := time.Since(loadStart)
+	waitErr := st.waitAllDelivered(loadCtx, recv, node.done(), 60*time.Second)
+	stopLoad()
+	stopTicks()
+	wg.Wait()
+	tickWG.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if waitErr != nil {
+		t.Error(waitErr)
+	}
+	for _, k := range kills {
+		t.Logf("%s", k)
+	}
+	var tc []string
+	tickCounts.Range(func(k, v any) bool {
+		tc = append(tc, fmt.Sprintf("%s=%d", k, v.(*atomic.Int64).Load()))
+		return true
+	})
+	sort.Strings(tc)
+	t.Logf("ticks: %s", strings.Join(tc, " "))
+	if t.Failed() {
+		t.FailNow()
+	}
+	settled := time.Since(loadStart)
+
+	// ---- the checks ----
+	cl := client.New(nodeURL, hc, client.WithToken(pAppToken))
+	rep := checkProcessorRun(ctx, t, owner, cl, dc, dev, recv, all)
+	_, total, fails, held := recv.snapshot()
+	t.Logf("processor crash summary: seed=%d batches=%d outcomes{%s} kills=%d deliveries=%d (answered 500: %d, held: %d) keysDelivered=%d "+
+		"chainTxs=%d executions=%d (failed on chain %d) maxAttemptsSeen=%d kills-over=%s settled=%s total=%s",
+		seed, len(all), rep.outcomes(), len(kills), total, fails, held, rep.keys, rep.chainTxs, rep.execs, rep.execFailed, rep.maxAttempt,
+		killsOver.Round(time.Millisecond), settled.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
+}
+
+// checkAccess checks that another principal gets 403 and a stranger 401 on
+// the mutating processor routes, and that neither changed anything; then
+// the owner adds the refused batch.
+func checkAccess(ctx context.Context, t *testing.T, owner, other, stranger *papi, probe *plannedBatch) {
+	t.Helper()
+	before, err := owner.get(ctx, procManual)
+	if err != nil {
+		t.Fatalf("GET processor as owner: %v", err)
+	}
+	type try struct {
+		route string
+		fn    func(a *papi) error
+	}
+	tries := []try{
+		{"POST …/batches", func(a *papi) error { _, err := a.add(ctx, procManual, probe.spec); return err }},
+		{"POST …/pause", func(a *papi) error { return a.pause(ctx, procManual, false) }},
+		{"POST …/resume", func(a *papi) error { return a.pause(ctx, procManual, true) }},
+		{"DELETE …/queues/medium/0", func(a *papi) error { _, err := a.remove(ctx, procManual, processor.Medium, 0); return err }},
+		{"POST …/confirmations", func(a *papi) error { return a.confirm(ctx, procManual, probe.proc+"/"+probe.id+"/0/1", true) }},
+	}
+	for _, tr := range tries {
+		if got := statusOf(tr.fn(other)); got != http.StatusForbidden {
+			t.Errorf("%s as other: status %d, want 403", tr.route, got)
+		}
+		if got := statusOf(tr.fn(stranger)); got != http.StatusUnauthorized {
+			t.Errorf("%s with no token: status %d, want 401", tr.route, got)
+		}
+	}
+	if _, err := stranger.get(ctx, procManual); statusOf(err) != http.StatusUnauthorized {
+		t.Errorf("GET processor with no token: %v, want 401 (reads need read)", err)
+	}
+	after, err := owner.get(ctx, procManual)
+	if err != nil {
+		t.Fatalf("GET processor as owner: %v", err)
+	}
+	b0, a0 := before.Processor, after.Processor
+	if a0.Paused != b0.Paused || a0.NextID != b0.NextID || a0.NextCallback != b0.NextCallback || !reflect.DeepEqual(after.Counts, before.Counts) {
+		t.Errorf("refused calls changed the processor: before %+v %+v, after %+v %+v", b0, before.Counts, a0, after.Counts)
+	}
+	if _, err := owner.add(ctx, procManual, probe.spec); err != nil {
+		t.Errorf("the owner's add of %s, refused to other and to a stranger: %v (want accepted: nothing was queued)", probe.id, err)
+	}
+}
+
+// addBatch adds b as its owner until the node acknowledges it; after a
+// failed try (the node down) a 409 means an earlier try was committed.
+func addBatch(ctx context.Context, owner *papi, b *plannedBatch) error {
+	tries := 0
+	for {
+		tries++
+		_, err := owner.add(ctx, b.proc, b.spec)
+		switch s := statusOf(err); {
+		case err == nil:
+			return nil
+		case s == http.StatusConflict && tries > 1:
+			return nil
+		case s != 0 && s < 500:
+			return fmt.Errorf("adding batch %s (try %d): %w", b.key(), tries, err)
+		}
+		if !sleepCtx(ctx, 50*time.Millisecond) {
+			return fmt.Errorf("adding batch %s: %w", b.key(), ctx.Err())
+		}
+	}
+}
+
+// runTicker ticks proc as a until ctx ends, counting what the ticks did.
+func runTicker(ctx context.Context, a *papi, proc string, rng *rand.Rand, inFlight *atomic.Int64, counts *sync.Map) {
+	for ctx.Err() == nil {
+		inFlight.Add(1)
+		r, err := a.tick(ctx, proc)
+		inFlight.Add(-1)
+		out := r.Outcome
+		pause := time.Duration(5+rng.IntN(20)) * time.Millisecond
+		switch {
+		case err != nil && statusOf(err) != 0:
+			out = "HTTP " + strconv.Itoa(statusOf(err))
+			pause = 50 * time.Millisecond
+		case err != nil:
+			out, pause = "node down", 50*time.Millisecond
+		case out == processor.TickStarted:
+			pause = time.Duration(rng.IntN(5)) * time.Millisecond
+		}
+		v, _ := counts.LoadOrStore(proc+":"+out, new(atomic.Int64))
+		v.(*atomic.Int64).Add(1)
+		if !sleepCtx(ctx, pause) {
+			return
+		}
+	}
+}
+
+// sleepCtx waits d or until ctx ends; it reports whether ctx is still on.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
