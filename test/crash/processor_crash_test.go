@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,6 +45,7 @@ type procKill struct {
 	heldAnswers   int64
 	outcomes      int
 	waitedHeld    bool
+	waitedTick    bool
 	restart       time.Duration
 }
 
@@ -51,6 +53,9 @@ func (k procKill) String() string {
 	w := ""
 	if k.waitedHeld {
 		w = " (waited for a held delivery)"
+	}
+	if k.waitedTick {
+		w = " (waited for a tick in flight)"
 	}
 	return fmt.Sprintf("kill #%d at %s%s: ticks in flight=%d, deliveries held by the receiver=%d, outcomes so far=%d, restart=%s",
 		k.n, k.at.Round(time.Millisecond), w, k.ticksInFlight, k.heldAnswers, k.outcomes, k.restart.Round(time.Millisecond))
@@ -208,7 +213,7 @@ func TestProcessorCrash(t *testing.T) {
 					fail(err)
 					return
 				}
-				if !sleepCtx(loadCtx, time.Duration(5+arng.IntN(35))*time.Millisecond) {
+				if !sleepCtx(loadCtx, time.Duration(40+arng.IntN(80))*time.Millisecond) {
 					return
 				}
 			}
@@ -226,17 +231,27 @@ func TestProcessorCrash(t *testing.T) {
 	killsDone := make(chan struct{})
 	wg.Go(func() {
 		defer close(killsDone)
-		nKills := 4 + rng.IntN(3)
-		heldKill := rng.IntN(nKills)
+		// One of the first two kills waits for a delivery the receiver
+		// holds; another waits for a tick in flight.
+		nKills := 5 + rng.IntN(3)
+		heldKill := rng.IntN(2)
+		tickKill := 2 + rng.IntN(nKills-2)
 		for n := range nKills {
-			if !sleepCtx(loadCtx, time.Duration(300+rng.IntN(1500))*time.Millisecond) {
+			if !sleepCtx(loadCtx, time.Duration(200+rng.IntN(800))*time.Millisecond) {
 				return
 			}
 			k := procKill{n: n + 1}
-			if n == heldKill {
+			switch n {
+			case heldKill:
 				k.waitedHeld = true
-				deadline := time.Now().Add(8 * time.Second)
-				for recv.heldNow.Load() == 0 && time.Now().Before(deadline) && sleepCtx(loadCtx, 5*time.Millisecond) {
+				deadline := time.Now().Add(5 * time.Second)
+				for recv.heldNow.Load() == 0 && time.Now().Before(deadline) && sleepCtx(loadCtx, 2*time.Millisecond) {
+				}
+			case tickKill:
+				k.waitedTick = true
+				deadline := time.Now().Add(2 * time.Second)
+				for ticksInFlight.Load() == 0 && time.Now().Before(deadline) && loadCtx.Err() == nil {
+					runtime.Gosched()
 				}
 			}
 			select {
@@ -303,10 +318,16 @@ func TestProcessorCrash(t *testing.T) {
 	// ---- the checks ----
 	cl := client.New(nodeURL, hc, client.WithToken(pAppToken))
 	rep := checkProcessorRun(ctx, t, owner, cl, dc, dev, recv, all)
-	_, total, fails, held := recv.snapshot()
-	t.Logf("processor crash summary: seed=%d batches=%d outcomes{%s} kills=%d deliveries=%d (answered 500: %d, held: %d) keysDelivered=%d "+
+	byKey, total, fails, held := recv.snapshot()
+	dupKeys := 0
+	for _, ds := range byKey {
+		if len(ds) > 1 {
+			dupKeys++
+		}
+	}
+	t.Logf("processor crash summary: seed=%d batches=%d outcomes{%s} kills=%d deliveries=%d (answered 500: %d, held: %d) keysDelivered=%d (%d more than once) "+
 		"chainTxs=%d executions=%d (failed on chain %d) maxAttemptsSeen=%d kills-over=%s settled=%s total=%s",
-		seed, len(all), rep.outcomes(), len(kills), total, fails, held, rep.keys, rep.chainTxs, rep.execs, rep.execFailed, rep.maxAttempt,
+		seed, len(all), rep.outcomes(), len(kills), total, fails, held, rep.keys, dupKeys, rep.chainTxs, rep.execs, rep.execFailed, rep.maxAttempt,
 		killsOver.Round(time.Millisecond), settled.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
 }
 
