@@ -23,6 +23,7 @@ func startNode() (string, func()) {
 	if err != nil {
 		panic(err)
 	}
+	<-n.Proc.Started() // apitest.Start waits for the sequencer only
 	return n.URL, func() {
 		if err := n.Close(); err != nil {
 			panic(err)

@@ -360,7 +360,11 @@ type CallbackBody struct {
 	BatchID   string       `json:"batchId"`
 	Key       string       `json:"key"`
 	Outcome   BatchOutcome `json:"outcome"`
-	At        time.Time    `json:"at"`
+	// Executions counts the executions the batch started (every attempt
+	// of every unit); LastExecution is the id of the last one.
+	Executions    int       `json:"executions"`
+	LastExecution string    `json:"lastExecution,omitempty"`
+	At            time.Time `json:"at"`
 }
 
 // Callback is one batch outcome and the state of its delivery.

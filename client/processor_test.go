@@ -18,6 +18,23 @@ import (
 	"github.com/ordolabs/ordo/internal/chain"
 )
 
+// startProcNode starts a node and waits until its processor engine has
+// started too (apitest.Start waits for the sequencer only).
+func startProcNode(t *testing.T, opts apitest.Options) *apitest.Node {
+	t.Helper()
+	n, err := apitest.Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Close() })
+	select {
+	case <-n.Proc.Started():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the processor engine did not start within 30s")
+	}
+	return n
+}
+
 // poll calls f every 10ms until it reports done, failing the test at the
 // deadline.
 func poll(t *testing.T, ctx context.Context, what string, f func() (bool, error)) {
@@ -104,11 +121,7 @@ func wantAPIError(t *testing.T, what string, err error, status int, code, msg st
 // through two failures, pause and resume, insert and remove at positions,
 // a non-atomic action confirmed by its owner, and the errors.
 func TestProcessorClient(t *testing.T) {
-	n, err := apitest.Start(apitest.Options{BlockTime: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = n.Close() })
+	n := startProcNode(t, apitest.Options{BlockTime: 20 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c := client.New(n.URL, nil)
@@ -144,7 +157,7 @@ func TestProcessorClient(t *testing.T) {
 	wantAPIError(t, "AddBatch with a bad priority", err, 422, client.CodeInvalid, "priority")
 	cb, started := tickUntilCallback(t, ctx, c, "p1", "b1")
 	body, err := cb.Outcome()
-	if err != nil || body.Outcome.Status != client.StatusExecuted || body.Key != "p1/b1" || cb.Key != "p1/b1" || cb.State != client.CallbackStored || cb.Seq != 1 {
+	if err != nil || body.Outcome.Status != client.StatusExecuted || body.Key != "p1/b1" || body.Executions != 3 || body.LastExecution != started[len(started)-1].ExecutionID || cb.Key != "p1/b1" || cb.State != client.CallbackStored || cb.Seq != 1 {
 		t.Fatalf("callback %+v, body %+v, %v", cb, body, err)
 	}
 	if len(started) != 3 || started[2].Attempt != 3 || started[0].BatchID != "b1" || !strings.HasPrefix(started[0].ExecutionID, "p1/b1/") {
@@ -249,19 +262,15 @@ func TestProcessorClient(t *testing.T) {
 // anyone ticks, reads need read; 401 without a token.
 func TestProcessorClientAccess(t *testing.T) {
 	toks := map[string]string{"ops": "ops-token-0123456789", "app": "app-token-0123456789", "eve": "eve-token-0123456789"}
-	n, err := apitest.Start(apitest.Options{Principals: []auth.PrincipalConfig{
+	n := startProcNode(t, apitest.Options{Principals: []auth.PrincipalConfig{
 		{Principal: "ops", Token: toks["ops"], Roles: []auth.Role{auth.RoleAdmin}},
 		{Principal: "app", Token: toks["app"], Roles: []auth.Role{auth.RoleRead}},
 		{Principal: "eve", Token: toks["eve"], Roles: []auth.Role{auth.RoleRead}},
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = n.Close() })
 	ctx := context.Background()
 	as := func(p string) *client.Client { return client.New(n.URL, nil, client.WithToken(toks[p])) }
 
-	_, err = as("app").CreateProcessor(ctx, client.ProcessorSpec{Name: "p"})
+	_, err := as("app").CreateProcessor(ctx, client.ProcessorSpec{Name: "p"})
 	wantAPIError(t, "create by app", err, 403, client.CodeForbidden, "")
 	if _, err := as("ops").CreateProcessor(ctx, client.ProcessorSpec{Name: "p", Owner: "app"}); err != nil {
 		t.Fatal(err)

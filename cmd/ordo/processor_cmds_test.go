@@ -44,6 +44,26 @@ func procJSON(t *testing.T, v any, stdin string, args ...string) string {
 	return out
 }
 
+// startProcNode starts a node and waits until its processor engine has
+// started too (apitest.Start waits for the sequencer only).
+func startProcNode(t *testing.T, opts apitest.Options) *apitest.Node {
+	t.Helper()
+	n, err := apitest.Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Close() })
+	pollUntil(t, "the processor engine's start", func() bool {
+		select {
+		case <-n.Proc.Started():
+			return true
+		default:
+			return false
+		}
+	})
+	return n
+}
+
 // pollUntil calls done every 10ms until it reports true, failing the
 // test after 30s.
 func pollUntil(t *testing.T, what string, done func() bool) {
@@ -64,11 +84,7 @@ func pollUntil(t *testing.T, what string, done func() bool) {
 const oneCall = `{"msgs":[{"contract":"library","method":"steady"}],"actionsConfig":{"atomic":{"actions":[{}]}}}`
 
 func TestProcessorCommands(t *testing.T) {
-	n, err := apitest.Start(apitest.Options{BlockTime: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = n.Close() })
+	n := startProcNode(t, apitest.Options{BlockTime: 20 * time.Millisecond})
 	node := "--node=" + n.URL
 
 	var p client.Processor
@@ -192,15 +208,11 @@ func TestProcessorCommands(t *testing.T) {
 // `ordo processor confirm`; the token comes from --token or $ORDO_TOKEN.
 func TestProcessorCommandsConfirmAndToken(t *testing.T) {
 	toks := map[string]string{"ops": "ops-token-0123456789", "app": "app-token-0123456789", "eve": "eve-token-0123456789"}
-	n, err := apitest.Start(apitest.Options{BlockTime: 20 * time.Millisecond, Principals: []auth.PrincipalConfig{
+	n := startProcNode(t, apitest.Options{BlockTime: 20 * time.Millisecond, Principals: []auth.PrincipalConfig{
 		{Principal: "ops", Token: toks["ops"], Roles: []auth.Role{auth.RoleAdmin}},
 		{Principal: "app", Token: toks["app"], Roles: []auth.Role{auth.RoleRead}},
 		{Principal: "eve", Token: toks["eve"], Roles: []auth.Role{auth.RoleRead}},
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = n.Close() })
 	node := "--node=" + n.URL
 
 	t.Setenv(tokenEnv, "")
