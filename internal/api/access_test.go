@@ -55,6 +55,7 @@ var routeRules = map[string]string{
 	"POST /v1/processors/{name}/pause":                          "authenticated",
 	"POST /v1/processors/{name}/resume":                         "authenticated",
 	"DELETE /v1/processors/{name}/queues/{priority}/{position}": "authenticated",
+	"GET /v1/processors/{name}/batches/{id}":                    "read",
 	"GET /v1/processors/{name}/queues/{priority}":               "read",
 	"GET /v1/processors/{name}/callbacks":                       "read",
 	"POST /v1/processors/{name}/confirmations":                  "authenticated",

@@ -43,7 +43,7 @@ func (n *Node) processor(seq *sequencer.Node, st *sqlite.Store, c chain.Chain, o
 	pc := n.Config.Processor
 	open := pc.openTick()
 	cfg := processor.Config{Store: st, Sequencer: seq, Records: st, Chain: c, Clock: o.Clock, Core: pc.core(),
-		DeliveryTimeout: time.Duration(pc.DeliveryTimeout), OpenTick: &open, Logger: o.Logger}
+		DeliveryTimeout: time.Duration(pc.DeliveryTimeout), OpenTick: &open, Logger: o.Logger, Metrics: processor.NewMetrics(n.Registry)}
 	if o.Trace != "" {
 		f, err := os.OpenFile(o.Trace+".processor", os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {

@@ -85,6 +85,7 @@ func (n *Node) Register(rt *auth.Router) {
 	mut("POST /v1/processors/{name}/pause", auth.Authenticated, n.apiPause(false))
 	mut("POST /v1/processors/{name}/resume", auth.Authenticated, n.apiPause(true))
 	mut("DELETE /v1/processors/{name}/queues/{priority}/{position}", auth.Authenticated, n.apiRemove)
+	get("GET /v1/processors/{name}/batches/{id}", n.apiBatch)
 	get("GET /v1/processors/{name}/queues/{priority}", n.apiQueue)
 	get("GET /v1/processors/{name}/callbacks", n.apiCallbacks)
 	mut("POST /v1/processors/{name}/confirmations", auth.Authenticated, n.apiConfirm)
@@ -143,6 +144,18 @@ func (n *Node) apiGet(r *http.Request) (any, error) {
 		return nil, err
 	}
 	return ProcessorView{Processor: p, Counts: counts}, nil
+}
+
+// apiBatch is GET …/batches/{id}: a batch in any state, its body holding
+// its spec and progress (next action, failed attempts, the execution in
+// flight and its sequencer record, the outcome).
+func (n *Node) apiBatch(r *http.Request) (any, error) {
+	name, id := r.PathValue("name"), r.PathValue("id")
+	b, err := n.cfg.Store.GetBatch(r.Context(), name, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, httpjson.Errorf(CodeNotFound, "processor %q has no batch %q", httpjson.Excerpt(name), httpjson.Excerpt(id))
+	}
+	return b, err
 }
 
 func (n *Node) apiAdd(r *http.Request) (any, error) {

@@ -146,10 +146,13 @@ type Effect struct {
 	Exec      string          `json:"exec,omitempty"`
 	Queue     string          `json:"queue,omitempty"`
 	Data      json.RawMessage `json:"data,omitempty"`
-	Seq       int64           `json:"seq,omitempty"`
-	URL       string          `json:"url,omitempty"`
-	Key       string          `json:"key,omitempty"`
-	Body      json.RawMessage `json:"body,omitempty"`
+	// Again marks a submission of an execution already submitted (a check
+	// after a restart or a silence, or a retry after a refusal).
+	Again bool            `json:"again,omitempty"`
+	Seq   int64           `json:"seq,omitempty"`
+	URL   string          `json:"url,omitempty"`
+	Key   string          `json:"key,omitempty"`
+	Body  json.RawMessage `json:"body,omitempty"`
 }
 
 // Reply answers the input whose Req it names: Body on success, or a Code

@@ -96,15 +96,15 @@ func (c *Core) start(b *pbatch) {
 	b.rec.State = store.BatchExecuting
 	c.byExec[b.st.Exec] = b
 	c.touchB(b)
-	c.submit(b)
+	c.submit(b, false)
 }
 
 // submit asks the driver to hand b's execution to the sequencer (again: the
 // idempotency key makes a second submission return the first record).
-func (c *Core) submit(b *pbatch) {
+func (c *Core) submit(b *pbatch, again bool) {
 	b.submitting = true
 	c.checkAt(b, c.now.Add(c.cfg.CheckEvery))
-	c.effect(Effect{Kind: EffectSubmit, Processor: b.p.rec.Name, BatchID: b.rec.ID, Exec: b.st.Exec, Queue: c.lane(b), Data: callData(b)})
+	c.effect(Effect{Kind: EffectSubmit, Processor: b.p.rec.Name, BatchID: b.rec.ID, Exec: b.st.Exec, Queue: c.lane(b), Data: callData(b), Again: again})
 }
 
 // lane is the sequencer queue of b's executions.
@@ -302,6 +302,6 @@ func (c *Core) sweep() {
 	}
 	sort.Slice(due, func(i, j int) bool { return due[i].st.Exec < due[j].st.Exec })
 	for _, b := range due {
-		c.submit(b)
+		c.submit(b, true)
 	}
 }

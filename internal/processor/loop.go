@@ -89,10 +89,12 @@ func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 	r := l.core.Ready()
 	l.n.tr.Ready(r)
 	if !r.Batch.Empty() {
+		start := l.n.cfg.Clock.Now()
 		if err := l.n.cfg.Store.ApplyProcessor(ctx, r.Batch); err != nil {
 			answer(envs, nil, ErrRetired)
 			return nil, l.retire(ctx, err)
 		}
+		l.n.cfg.Metrics.observe(r, l.n.cfg.Clock.Now().Sub(start).Seconds())
 	}
 	l.core.Advance()
 	l.n.tr.Advance()

@@ -84,6 +84,8 @@ type Config struct {
 	Inline bool
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// Metrics, when set, is updated after each commit. Defaults to nil.
+	Metrics *Metrics
 }
 
 // Node is a running processor engine: its core behind a Loop, effect

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
@@ -22,6 +24,7 @@ import (
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/sqlite"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // receiver is a callback receiver that is not ordo: it records each
@@ -72,6 +75,7 @@ type env struct {
 	// returned.
 	trace string
 	ran   chan struct{}
+	reg   *prometheus.Registry
 }
 
 // configKey configures library methods, apart from the sequencer's sender.
@@ -113,8 +117,10 @@ func newEnv(ctx context.Context, t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = tf.Close() })
+	reg := prometheus.NewRegistry()
 	pn, err = processor.New(processor.Config{Store: st, Sequencer: seq, Records: st, Chain: dc, Logger: quiet, PollInterval: 20 * time.Millisecond, Trace: tf,
-		Core: processor.CoreConfig{BackoffMin: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond}})
+		Metrics: processor.NewMetrics(reg),
+		Core:    processor.CoreConfig{BackoffMin: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +151,7 @@ func newEnv(ctx context.Context, t *testing.T) *env {
 	recv := &receiver{seen: map[string]int{}, first: map[string]processor.CallbackBody{}}
 	rs := httptest.NewServer(recv)
 	t.Cleanup(rs.Close)
-	e := &env{dc: dc, st: st, key: key, api: api, recv: recv, trace: tracePath, ran: ran}
+	e := &env{dc: dc, st: st, key: key, api: api, recv: recv, trace: tracePath, ran: ran, reg: reg}
 	e.call(t, "admin", "POST", "/v1/processors", `{"name":"p","owner":"alice","callbackURL":"`+rs.URL+`"}`, http.StatusOK)
 	return e
 }
@@ -264,5 +270,33 @@ func runEndToEnd(ctx context.Context, t *testing.T) *env {
 		t.Fatalf("callbacks: %+v", page)
 	}
 	e.call(t, "", "GET", "/v1/processors/p/callbacks", "", http.StatusUnauthorized)
+	var b struct {
+		State string `json:"state"`
+		Body  struct {
+			Tries   int                `json:"tries"`
+			Started int                `json:"started"`
+			Outcome *processor.Outcome `json:"outcome"`
+		} `json:"body"`
+	}
+	_ = json.Unmarshal(e.call(t, "bob", "GET", "/v1/processors/p/batches/a1", "", http.StatusOK), &b)
+	if b.State != "done" || b.Body.Started != 3 || b.Body.Outcome == nil || b.Body.Outcome.Status != processor.Executed {
+		t.Errorf("batch a1: %+v, want done after 3 executions", b)
+	}
+	e.call(t, "bob", "GET", "/v1/processors/p/batches/nope", "", http.StatusNotFound)
+	for _, m := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{"ordo_processor_outcomes_total", []string{"status", "Executed"}, 1},
+		{"ordo_processor_outcomes_total", []string{"status", "PartiallyExecuted"}, 1},
+		{"ordo_processor_executions_total", nil, 6}, // a1: 3 attempts; n1: 1 + 2
+		{"ordo_processor_deliveries_total", []string{"result", "delivered"}, 2},
+		{"ordo_processor_deliveries_total", []string{"result", "failed"}, 2},
+	} {
+		if got := testkit.Metric(t, e.reg, m.name, m.labels...); got != m.want {
+			t.Errorf("%s%v = %v, want %v", m.name, m.labels, got, m.want)
+		}
+	}
 	return e
 }
