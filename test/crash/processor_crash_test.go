@@ -46,6 +46,7 @@ type procKill struct {
 	outcomes      int
 	waitedHeld    bool
 	waitedTick    bool
+	quick         bool
 	restart       time.Duration
 }
 
@@ -53,6 +54,9 @@ func (k procKill) String() string {
 	w := ""
 	if k.waitedHeld {
 		w = " (waited for a held delivery)"
+	}
+	if k.quick {
+		w = " (soon after the previous restart)"
 	}
 	if k.waitedTick {
 		w = " (waited for a tick in flight)"
@@ -208,18 +212,20 @@ func TestProcessorCrash(t *testing.T) {
 	for _, proc := range []string{procManual, procAuto} {
 		arng := rand.New(rand.NewPCG(seed, uint64(len(proc))+200+uint64(proc[1])))
 		wg.Go(func() {
-			for _, b := range adds[proc] {
+			for i, b := range adds[proc] {
+				if proc == procManual && i == len(adds[proc])/2 {
+					// Midway, while the kills go on: pause, add, remove, resume.
+					if err := st.removals(loadCtx, removable); err != nil {
+						fail(err)
+						return
+					}
+				}
 				if err := addBatch(loadCtx, owner, b); err != nil {
 					fail(err)
 					return
 				}
 				if !sleepCtx(loadCtx, time.Duration(40+arng.IntN(80))*time.Millisecond) {
 					return
-				}
-			}
-			if proc == procManual {
-				if err := st.removals(loadCtx, removable); err != nil {
-					fail(err)
 				}
 			}
 		})
@@ -233,14 +239,21 @@ func TestProcessorCrash(t *testing.T) {
 		defer close(killsDone)
 		// One of the first two kills waits for a delivery the receiver
 		// holds; another waits for a tick in flight.
-		nKills := 5 + rng.IntN(3)
+		// One kill (after the first restart) comes 0-100ms after the node
+		// is healthy again, while it recovers.
+		nKills := 6 + rng.IntN(3)
 		heldKill := rng.IntN(2)
 		tickKill := 2 + rng.IntN(nKills-2)
+		quickKill := 1 + rng.IntN(nKills-1)
 		for n := range nKills {
-			if !sleepCtx(loadCtx, time.Duration(200+rng.IntN(800))*time.Millisecond) {
+			pause := time.Duration(150+rng.IntN(650)) * time.Millisecond
+			if n == quickKill {
+				pause = time.Duration(rng.IntN(100)) * time.Millisecond
+			}
+			if !sleepCtx(loadCtx, pause) {
 				return
 			}
-			k := procKill{n: n + 1}
+			k := procKill{n: n + 1, quick: n == quickKill}
 			switch n {
 			case heldKill:
 				k.waitedHeld = true
