@@ -324,18 +324,20 @@ type ConfirmResult struct {
 	Success     bool   `json:"success"`
 }
 
-// BatchRecord is a queued batch as the node keeps it.
+// BatchRecord is a batch as the node keeps it (QueueBatches, Batch).
 type BatchRecord struct {
 	Processor string `json:"processor"`
 	ID        string `json:"id"`
 	Priority  string `json:"priority"`
-	// State is BatchQueued for every batch QueueBatches returns.
+	// State is BatchQueued, BatchExecuting, BatchPending or BatchDone
+	// (every batch QueueBatches returns is queued).
 	State string `json:"state"`
 	// Key orders a queue's batches: ascending Key is queue order.
 	Key int64 `json:"key"`
 	// Body is the batch and its retry state as the node keeps them: its
 	// "spec" (the BatchSpec), "next" (a non-atomic batch's next action),
-	// "tries" (failed attempts of the current unit), "lastError".
+	// "tries" (failed attempts of the current unit), "lastError", the
+	// execution in flight and, once ended, its "outcome".
 	Body      json.RawMessage `json:"body"`
 	CreatedAt time.Time       `json:"createdAt"`
 	UpdatedAt time.Time       `json:"updatedAt"`
@@ -467,6 +469,15 @@ func (c *Client) RemoveBatch(ctx context.Context, processor, priority string, po
 		return RemoveResult{}, err
 	}
 	return r, nil
+}
+
+// Batch returns one of the processor's batches, in any state.
+func (c *Client) Batch(ctx context.Context, processor, id string) (BatchRecord, error) {
+	var b BatchRecord
+	if _, err := c.do(ctx, http.MethodGet, procPath(processor, "batches", id), nil, &b); err != nil {
+		return BatchRecord{}, err
+	}
+	return b, nil
 }
 
 // QueueBatches returns up to limit (1-1000; 0 means the node's default,

@@ -164,6 +164,12 @@ func TestProcessorClient(t *testing.T) {
 		t.Fatalf("ticks that started: %+v", started)
 	}
 
+	if b, err := c.Batch(ctx, "p1", "b1"); err != nil || b.State != client.BatchDone || !strings.Contains(string(b.Body), `"Executed"`) {
+		t.Fatalf("Batch b1: %+v %v", b, err)
+	}
+	_, err = c.Batch(ctx, "p1", "nope")
+	wantAPIError(t, "Batch nope", err, 404, client.CodeNotFound, "has no batch")
+
 	// Pause, resume; insert at a position; remove.
 	if err := c.Pause(ctx, "p1"); err != nil {
 		t.Fatal(err)
