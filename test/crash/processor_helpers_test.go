@@ -345,7 +345,7 @@ func waitIncluded(ctx context.Context, dc *devchain.Client, h chain.Hash, within
 		}
 		select {
 		case <-ctx.Done():
-			return st, fmt.Errorf("tx %s not included within %s (last %+v, %v)", h, within, st, err)
+			return st, fmt.Errorf("tx %s not included within %s (last %+v): %w", h, within, st, errors.Join(ctx.Err(), err))
 		case <-tick.C:
 		}
 	}
