@@ -153,7 +153,7 @@ func (n *Node) apiBatch(r *http.Request) (any, error) {
 	name, id := r.PathValue("name"), r.PathValue("id")
 	b, err := n.cfg.Store.GetBatch(r.Context(), name, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, httpjson.Errorf(CodeNotFound, "processor %q has no batch %q", httpjson.Excerpt(name), httpjson.Excerpt(id))
+		return nil, httpjson.Errorf(CodeNotFound, "processor %s has no batch %s", httpjson.Excerpt(name), httpjson.Excerpt(id))
 	}
 	return b, err
 }
@@ -205,7 +205,7 @@ func (n *Node) apiPause(resume bool) func(*http.Request) (any, error) {
 func (n *Node) apiRemove(r *http.Request) (any, error) {
 	pos, err := strconv.Atoi(r.PathValue("position"))
 	if err != nil || pos < 0 {
-		return nil, httpjson.Errorf(CodeInvalid, "position: must be a whole number from 0, got %q", httpjson.Excerpt(r.PathValue("position")))
+		return nil, httpjson.Errorf(CodeInvalid, "position: must be a whole number from 0, got %s", httpjson.Excerpt(r.PathValue("position")))
 	}
 	name, admin := caller(r)
 	in := Remove(time.Time{}, 0, name, r.PathValue("name"), Priority(r.PathValue("priority")), pos)
@@ -236,7 +236,7 @@ func (n *Node) apiConfirm(r *http.Request) (any, error) {
 func (n *Node) apiQueue(r *http.Request) (any, error) {
 	pr := Priority(r.PathValue("priority"))
 	if !pr.Valid() {
-		return nil, httpjson.Errorf(CodeNotFound, `no queue %q: the queues are "high" and "medium"`, httpjson.Excerpt(string(pr)))
+		return nil, httpjson.Errorf(CodeNotFound, `no queue %s: the queues are "high" and "medium"`, httpjson.Excerpt(string(pr)))
 	}
 	offset, limit, err := n.page(r, "offset")
 	if err != nil {
@@ -265,6 +265,9 @@ func (n *Node) apiCallbacks(r *http.Request) (any, error) {
 	return CallbacksPage{Callbacks: nonNil(cbs), Next: next}, nil
 }
 
+// maxPage is the most records a paged read returns.
+const maxPage = 1000
+
 // page reads a page's start (the query parameter from, default 0) and
 // limit (default 100) and checks that the processor exists.
 func (n *Node) page(r *http.Request, from string) (start, limit int, err error) {
@@ -274,13 +277,16 @@ func (n *Node) page(r *http.Request, from string) (start, limit int, err error) 
 	if limit, err = intQuery(r, "limit", 100); err != nil {
 		return 0, 0, err
 	}
+	if limit < 1 || limit > maxPage {
+		return 0, 0, httpjson.Errorf(CodeBadQuery, "limit must be from 1 to %d, got %d", maxPage, limit)
+	}
 	return start, limit, n.exists(r.Context(), r.PathValue("name"))
 }
 
 func (n *Node) exists(ctx context.Context, name string) error {
 	_, err := n.cfg.Store.GetProcessor(ctx, name)
 	if errors.Is(err, store.ErrNotFound) {
-		return httpjson.Errorf(CodeNotFound, "no processor %q", httpjson.Excerpt(name))
+		return httpjson.Errorf(CodeNotFound, "no processor %s", httpjson.Excerpt(name))
 	}
 	return err
 }
@@ -303,7 +309,7 @@ func intQuery(r *http.Request, key string, def int) (int, error) {
 	}
 	v, err := strconv.Atoi(vs[0])
 	if err != nil || v < 0 {
-		return 0, httpjson.Errorf(CodeBadQuery, "%s must be a whole number from 0, got %q", key, httpjson.Excerpt(vs[0]))
+		return 0, httpjson.Errorf(CodeBadQuery, "%s must be a whole number from 0, got %s", key, httpjson.Excerpt(vs[0]))
 	}
 	return v, nil
 }

@@ -171,6 +171,9 @@ func (l *Loop) run(ctx context.Context, submits, deliveries chan<- Effect) error
 	for {
 		effs, err := l.Turn(ctx)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil // a commit cut short by the shutdown: the store holds the last one
+			}
 			return err
 		}
 		for _, e := range effs {

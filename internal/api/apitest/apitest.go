@@ -183,6 +183,14 @@ func Start(opts Options) (_ *Node, err error) {
 		case <-t.C:
 			return nil, fmt.Errorf("apitest: the node did not start within %v", opts.StartTimeout)
 		}
+		select {
+		case <-n.Proc.Started():
+		case err := <-procDone:
+			procDone <- err
+			return nil, fmt.Errorf("apitest: the processor stopped before starting: %w", err)
+		case <-t.C:
+			return nil, fmt.Errorf("apitest: the processor did not start within %v", opts.StartTimeout)
+		}
 	}
 	a, err := auth.New(auth.Config{Principals: opts.Principals, OpenReads: opts.OpenReads, Open: len(opts.Principals) == 0})
 	if err != nil {
