@@ -312,6 +312,10 @@ func TestProcessorCrash(t *testing.T) {
 	}
 	if waitErr != nil {
 		t.Error(waitErr)
+	} else {
+		for _, v := range st.vanished() {
+			t.Error(v)
+		}
 	}
 	for _, k := range kills {
 		t.Logf("%s", k)

@@ -110,10 +110,15 @@ func (b *plannedBatch) want() (o processor.Outcome, ok bool) {
 	return processor.Outcome{Status: processor.Executed, Executed: len(b.msgs)}, true
 }
 
-// confirmExec is the execution id a confirmation batch's last action runs
-// under (its method never fails: attempt 1).
-func (b *plannedBatch) confirmExec() string {
-	return fmt.Sprintf("%s/%s/%d/1", b.proc, b.id, len(b.msgs)-1)
+// confirmAttempts is how many attempts of a confirmation batch's last
+// action the confirmers confirm: its method never fails, so attempt 1 is
+// the one, unless a kill makes the sequencer fail an execution.
+const confirmAttempts = 2
+
+// confirmExec is the execution id of attempt a of a confirmation batch's
+// last action.
+func (b *plannedBatch) confirmExec(a int) string {
+	return fmt.Sprintf("%s/%s/%d/%d", b.proc, b.id, len(b.msgs)-1, a)
 }
 
 // randomRetry draws a RetryLogic: amount 0-3 (indefinitely one time in

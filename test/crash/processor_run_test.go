@@ -18,8 +18,9 @@ type procRun struct {
 	dev   *devSender
 	all   []*plannedBatch
 
-	mu    sync.Mutex
-	ended map[string]callbackRow // by key (proc/batch), the latest read
+	mu     sync.Mutex
+	ended  map[string]callbackRow // by key (proc/batch), the latest read
+	listed map[string]bool        // the keys the latest read listed
 }
 
 func (r *procRun) outcomes() int {
@@ -38,6 +39,7 @@ func (r *procRun) hasEnded(b *plannedBatch) bool {
 // readCallbacks reads both processors' callbacks into ended.
 func (r *procRun) readCallbacks(ctx context.Context) ([]callbackRow, error) {
 	var rows []callbackRow
+	listed := map[string]bool{}
 	for _, p := range []string{procManual, procAuto} {
 		cbs, err := r.owner.callbacks(ctx, p)
 		if err != nil {
@@ -46,10 +48,14 @@ func (r *procRun) readCallbacks(ctx context.Context) ([]callbackRow, error) {
 		r.mu.Lock()
 		for _, c := range cbs {
 			r.ended[p+"/"+c.BatchID] = c
+			listed[p+"/"+c.BatchID] = true
 		}
 		r.mu.Unlock()
 		rows = append(rows, cbs...)
 	}
+	r.mu.Lock()
+	r.listed = listed
+	r.mu.Unlock()
 	return rows, nil
 }
 
@@ -60,18 +66,17 @@ func (r *procRun) poll(ctx context.Context) {
 	}
 }
 
-// confirmByOwner confirms, as the owner, the execution each owner-confirm
-// batch's last action waits on, until one confirmation is acknowledged
-// (404 until the action started) or the batch has ended.
+// confirmByOwner confirms, as the owner, the executions each owner-confirm
+// batch's last action may wait on (its first confirmAttempts attempts;
+// 404 while none awaits), until the batch has ended.
 func (r *procRun) confirmByOwner(ctx context.Context) {
-	done := map[string]bool{}
 	for sleepCtx(ctx, 100*time.Millisecond) {
 		for _, b := range r.all {
-			if b.kind != kindOwnerConf || done[b.key()] || r.hasEnded(b) {
+			if b.kind != kindOwnerConf || r.hasEnded(b) {
 				continue
 			}
-			if err := r.owner.confirm(ctx, b.proc, b.confirmExec(), true); err == nil {
-				done[b.key()] = true
+			for a := 1; a <= confirmAttempts; a++ {
+				_ = r.owner.confirm(ctx, b.proc, b.confirmExec(a), true)
 			}
 		}
 	}
@@ -87,7 +92,9 @@ func (r *procRun) confirmByChain(ctx context.Context) {
 			if b.kind != kindChainConf || r.hasEnded(b) {
 				continue
 			}
-			_, _ = r.dev.send(ctx, devchain.LibraryContract, "confirm", map[string]any{"executionId": b.confirmExec(), "success": true})
+			for a := 1; a <= confirmAttempts; a++ {
+				_, _ = r.dev.send(ctx, devchain.LibraryContract, "confirm", map[string]any{"executionId": b.confirmExec(a), "success": true})
+			}
 		}
 	}
 }
@@ -195,6 +202,9 @@ func (r *procRun) missing() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, n := "", 0
+	for _, v := range r.vanishedLocked() {
+		s += "\n  " + v
+	}
 	for _, b := range r.all {
 		if _, ok := r.ended[b.key()]; !ok {
 			if n < 10 {
@@ -207,4 +217,22 @@ func (r *procRun) missing() string {
 		s += fmt.Sprintf("\n  ... and %d more", n-10)
 	}
 	return s
+}
+
+// vanished lists the callbacks an earlier read listed and the latest did
+// not: a callback the API showed must never be lost.
+func (r *procRun) vanished() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.vanishedLocked()
+}
+
+func (r *procRun) vanishedLocked() []string {
+	var out []string
+	for k, c := range r.ended {
+		if !r.listed[k] {
+			out = append(out, fmt.Sprintf("VANISHED: the callback of %s (seq %d, %s, %s) was listed before and is no longer", k, c.Seq, c.Body.Outcome.Status, c.State))
+		}
+	}
+	return out
 }
