@@ -332,6 +332,10 @@ func TestProcessorCrash(t *testing.T) {
 	}
 	settled := time.Since(loadStart)
 
+	if rows, err := st.readCallbacks(ctx); err == nil {
+		logLastCallbacks(t, rows)
+	}
+
 	// ---- the checks ----
 	cl := client.New(nodeURL, hc, client.WithToken(pAppToken))
 	rep := checkProcessorRun(ctx, t, owner, cl, dc, dev, recv, all)
@@ -448,4 +452,28 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// logLastCallbacks logs the last outcomes and the last deliveries: what
+// the run waited on at its end.
+func logLastCallbacks(t *testing.T, rows []callbackRow) {
+	t.Helper()
+	if len(rows) == 0 {
+		return
+	}
+	byCreated := append([]callbackRow(nil), rows...)
+	sort.Slice(byCreated, func(i, j int) bool { return byCreated[i].CreatedAt.Before(byCreated[j].CreatedAt) })
+	byDelivered := append([]callbackRow(nil), rows...)
+	sort.Slice(byDelivered, func(i, j int) bool { return byDelivered[i].DeliveredAt.Before(byDelivered[j].DeliveredAt) })
+	first := byCreated[0].CreatedAt
+	var parts []string
+	for _, c := range byCreated[max(0, len(rows)-3):] {
+		parts = append(parts, fmt.Sprintf("%s %s at +%s", c.Key, c.Body.Outcome.Status, c.CreatedAt.Sub(first).Round(time.Millisecond)))
+	}
+	var dparts []string
+	for _, c := range byDelivered[max(0, len(rows)-3):] {
+		dparts = append(dparts, fmt.Sprintf("%s at +%s after %d attempts (ended +%s)", c.Key, c.DeliveredAt.Sub(first).Round(time.Millisecond), c.Attempts,
+			c.CreatedAt.Sub(first).Round(time.Millisecond)))
+	}
+	t.Logf("last outcomes: %s; last deliveries: %s", strings.Join(parts, ", "), strings.Join(dparts, ", "))
 }

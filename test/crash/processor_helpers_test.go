@@ -164,12 +164,15 @@ func (a *papi) callbacks(ctx context.Context, proc string) ([]callbackRow, error
 
 // callbackRow is a callback as GET …/callbacks lists it.
 type callbackRow struct {
-	Seq      int64                  `json:"seq"`
-	BatchID  string                 `json:"batchId"`
-	Key      string                 `json:"key"`
-	Body     processor.CallbackBody `json:"body"`
-	State    string                 `json:"state"`
-	Attempts int                    `json:"attempts"`
+	Seq         int64                  `json:"seq"`
+	BatchID     string                 `json:"batchId"`
+	Key         string                 `json:"key"`
+	Body        processor.CallbackBody `json:"body"`
+	State       string                 `json:"state"`
+	Attempts    int                    `json:"attempts"`
+	LastError   string                 `json:"lastError"`
+	CreatedAt   time.Time              `json:"createdAt"`
+	DeliveredAt time.Time              `json:"deliveredAt"`
 }
 
 // delivery is one POST the webhook receiver got.
