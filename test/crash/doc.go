@@ -1,11 +1,27 @@
-// Package crash holds the sequencer's crash test: it runs `ordo devchain`
-// (with its reject, drop and revert fault knobs on) and `ordo serve` as
-// separate processes, kills the node with SIGKILL at random points while it
-// is under load (once right after intents were committed whose answers were
-// never read), restarts it on the same data directory, and audits the chain
-// for double applies, lost intents, FIFO violations and two transactions of
-// one queue in one block. The package has no code of its own; see
-// crash_test.go.
+// Package crash holds the process-level crash tests. Each runs `ordo
+// devchain` and `ordo serve` as separate processes, kills the node with
+// SIGKILL at random points under load, restarts it on the same data
+// directory and audits the outcome against the chain. The package has no
+// code of its own.
 //
-// ORDO_CRASH_SEED=<n> replays a run's kill schedule and load pacing.
+// The sequencer's (crash_test.go): devchain with its reject, drop and revert
+// fault knobs on, intents under load (once right after intents were
+// committed whose answers were never read); the audit finds double
+// applies, lost intents, FIFO violations and two transactions of one queue
+// in one block.
+//
+// The processor's (processor_*_test.go): two processors (one auto-ticked)
+// owned by one principal, atomic and non-atomic batches against library
+// methods set to fail n times or with a probability, confirmations by the
+// owner and by a chain event, expirations and owner removals, access checks
+// (another principal 403, a stranger 401, nothing changed), ticks from
+// several goroutines, a webhook receiver (not ordo) that refuses one
+// delivery in five and holds some answers past a kill; kills land during
+// ticks, during deliveries and right after restarts. The audit: one
+// callback per batch under its key, all delivered, every delivery of a key
+// the same outcome; outcomes as the configured failures imply; from the
+// chain, no execution id included twice and no unit with more attempts
+// than its RetryLogic allows or more than one success.
+//
+// ORDO_CRASH_SEED=<n> replays a run's plan, kill schedule and load pacing.
 package crash
