@@ -57,7 +57,11 @@ type LeaderEvent struct {
 	// Channel is the channel the result went over (-1 before).
 	Channel int `json:"channel"`
 	// ResultUID is the sequencer record of the result transaction.
-	ResultUID string    `json:"resultUid,omitempty"`
+	ResultUID string `json:"resultUid,omitempty"`
+	// Reports counts the result transactions handed to the sequencer: each
+	// has its own idempotency key, so a report resent over another channel
+	// after a failure is a new transaction.
+	Reports   int       `json:"reports"`
 	ActiveAt  time.Time `json:"activeAt,omitzero"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
