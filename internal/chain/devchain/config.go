@@ -62,8 +62,9 @@ type Config struct {
 	// Logger gets what the chain reports on its own (a torn log tail
 	// truncated at start, say). Defaults to slog.Default().
 	Logger *slog.Logger
-	// Contracts are registered in addition to the built-in zkapp and
-	// library (one of the same name replaces a built-in). The name
+	// Contracts are registered in addition to the built-in zkapp,
+	// library, registry and workflow (one of the same name replaces a
+	// built-in). The name
 	// "multicall" is reserved: the built-in multicall is always registered.
 	Contracts []Contract
 }

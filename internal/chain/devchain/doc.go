@@ -14,6 +14,14 @@
 //     probability drawn from the transaction's hash (LibraryDraw), or until a
 //     delay in blocks, to exercise a caller's retries; confirm emits a
 //     CallbackConfirmation event; anyone may configure it (a dev tool);
+//   - registry (Registry, seed 001): tool definitions (a name, a URL, the
+//     JSON Schemas of input and output) that only their registrant changes
+//     or removes, each change a ToolRegistered or ToolDeregistered event
+//     with a version that never repeats for a name;
+//   - workflow (Workflow, seed 001): an admin set once by init grants and
+//     revokes leader caps; anyone requests a walk (an id, a tool, an input;
+//     RequestWalkExecution); a holder of a cap submits its one result
+//     (WalkResult; a second fails "already_reported");
 //   - multicall (method all): several calls as one transaction, applied all
 //     or none, whose reason names the failing call ("call <i>
 //     (<contract>.<method>): <reason>"): an atomic batch.

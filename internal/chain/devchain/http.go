@@ -56,8 +56,9 @@ const (
 //   - 409: the request conflicts with the chain's current state and may
 //     succeed later or with other values (nonce_too_low, nonce_too_high,
 //     fee_too_low, replacement_underpriced, insufficient_funds, rejected).
-//   - 503: mempool_full (retry later); 404: not_found; 403: not_dev_mode,
-//     read_only; 500: anything without a code.
+//   - 503: mempool_full (retry later); 404: not_found (also POST /v1/call
+//     reading what the contract does not hold: a registry tool, a workflow
+//     walk); 403: not_dev_mode, read_only; 500: anything without a code.
 //   - 415: unsupported_media_type, a POST or PUT without Content-Type:
 //     application/json (httpjson maps it).
 //

@@ -41,7 +41,9 @@ func (c *Chain) Events(ctx context.Context, after uint64, limit int) ([]chain.Ev
 }
 
 // Call runs a read-only contract method. Args with a key twice in one
-// object (at any depth) are refused (ErrCallFailed).
+// object (at any depth) are refused (ErrCallFailed). A read of something the
+// contract does not hold (registry's tool, workflow's walk) fails with an
+// error wrapping chain.ErrNotFound; every other failure wraps ErrCallFailed.
 func (c *Chain) Call(ctx context.Context, contract, method string, args json.RawMessage) (json.RawMessage, error) {
 	k, ok := c.contracts[contract]
 	if !ok {
@@ -55,6 +57,9 @@ func (c *Chain) Call(ctx context.Context, contract, method string, args json.Raw
 	out, err := k.Call(contractReader{contract: contract, state: c.state}, method, args)
 	if errors.Is(err, errNoMethod) {
 		return nil, fmt.Errorf("%w: %s.%s", chain.ErrUnknownMethod, contract, method)
+	}
+	if errors.Is(err, chain.ErrNotFound) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", chain.ErrCallFailed, err)
