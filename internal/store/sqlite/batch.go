@@ -37,6 +37,9 @@ const (
 	kindUpsertProcBatch
 	kindUpsertCallback
 	kindUpsertCursor
+	// The leader's records (leader.go); its cursors are kindUpsertCursor.
+	kindUpsertLeaderEvent
+	kindUpsertLeaderChannel
 	numKinds
 )
 
@@ -57,6 +60,9 @@ var kindCols = [numKinds]int{
 	kindUpsertProcBatch: 8,
 	kindUpsertCallback:  11,
 	kindUpsertCursor:    2,
+
+	kindUpsertLeaderEvent:   17,
+	kindUpsertLeaderChannel: 5,
 }
 
 // values returns "(?, ?), (?, ?)" for rows rows of cols parameters.
@@ -98,6 +104,8 @@ func chunkSQL(k rowKind, rows int) string {
 		return `INSERT INTO history (uid, at, from_state, to_state, binding, note) VALUES ` + v
 	case kindUpsertProcessor, kindUpsertProcBatch, kindUpsertCallback, kindUpsertCursor:
 		return procChunkSQL(k, v)
+	case kindUpsertLeaderEvent, kindUpsertLeaderChannel:
+		return leaderChunkSQL(k, v)
 	}
 	panic(fmt.Sprintf("sqlite: unknown row kind %d", k))
 }

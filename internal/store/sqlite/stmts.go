@@ -84,7 +84,8 @@ type readStmts struct {
 	pendingHooks, countByState                          *sql.Stmt
 	queueCounts, senders                                *sql.Stmt
 	all                                                 []*sql.Stmt
-	proc                                                procReadStmts // processor_read.go
+	proc                                                procReadStmts   // processor_read.go
+	leader                                              leaderReadStmts // leader_read.go
 }
 
 // states are the transaction states, in the order of their SQL text (the
@@ -163,7 +164,10 @@ func (r *readStmts) prepare(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 	}
-	return r.proc.prepare(ctx, db, &r.all)
+	if err := r.proc.prepare(ctx, db, &r.all); err != nil {
+		return err
+	}
+	return r.leader.prepare(ctx, db, &r.all)
 }
 
 func (r *readStmts) close() error { return closeStmts(r.all) }

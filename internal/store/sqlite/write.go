@@ -22,7 +22,7 @@ import (
 // up while a commit is in flight and the next group takes all of them: the
 // cost of the fsync is shared by the group.
 
-// request is one Enqueue, Apply or ApplyProcessor call.
+// request is one Enqueue, Apply, ApplyProcessor or ApplyLeader call.
 type request struct {
 	// canceled is the caller's ctx.Err: the committer drops a request whose
 	// caller has given up before its group starts. (The request keeps only
@@ -31,6 +31,7 @@ type request struct {
 	txs      []store.NewTransaction // Enqueue
 	batch    *store.Batch           // Apply
 	proc     *store.ProcChanges     // ApplyProcessor
+	leader   *store.LeaderChanges   // ApplyLeader
 	weight   int                    // records, for bounding a group
 
 	// Written by the committer before done is closed.
@@ -296,6 +297,9 @@ func (s *Store) do(ctx context.Context, r *request) error {
 	}
 	if r.proc != nil {
 		return s.applyProc(ctx, r.proc)
+	}
+	if r.leader != nil {
+		return s.applyLeader(ctx, r.leader)
 	}
 	res, err := s.enqueue(ctx, r.txs)
 	r.results = res
