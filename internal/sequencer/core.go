@@ -2,7 +2,9 @@ package sequencer
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -39,6 +41,38 @@ type CoreConfig struct {
 	// WaitingWindow is how many WAITING transactions per queue the core keeps
 	// in memory; the rest stay in the store until needed. Defaults to 64.
 	WaitingWindow int
+	// Pins pins queues to senders: queue name → sender id. A pinned queue
+	// is bound only to its sender, and a sender that any pin names is
+	// reserved: it serves only the queues pinned to it, never an unpinned
+	// queue. Several queues may pin one sender: they take turns, in the
+	// order they asked for it. Unpinned queues share the unreserved senders
+	// as usual. A pin naming a sender the core does not have is an error
+	// (ErrPinUnknownSender). Defaults to none: any free sender takes any
+	// queue.
+	//
+	// A restart whose stored binding breaks the pins (they changed between
+	// runs) keeps that binding until its transaction ends, DONE or FAILED:
+	// an attempt never moves to another sender (a sender's nonces are its
+	// own), so the pins apply from the queue's next transaction.
+	Pins map[string]string `json:"Pins,omitempty"`
+}
+
+// ErrPinUnknownSender is returned by NewCore (and NewNode) when a pin in
+// CoreConfig.Pins names a sender that is not configured.
+var ErrPinUnknownSender = errors.New("a pin names a sender that is not configured")
+
+// checkPins checks that every pin names a queue and one of the senders
+// known (by id).
+func checkPins(pins map[string]string, known func(id string) bool) error {
+	for _, q := range slices.Sorted(maps.Keys(pins)) {
+		if q == "" {
+			return fmt.Errorf("a pin to sender %q names no queue", pins[q])
+		}
+		if !known(pins[q]) {
+			return fmt.Errorf("queue %s pinned to sender %q: %w", q, pins[q], ErrPinUnknownSender)
+		}
+	}
+	return nil
 }
 
 func (c *CoreConfig) setDefaults() error {
@@ -98,6 +132,11 @@ type queue struct {
 	after   int64   // the outstanding load's cursor
 	snd     *sender // the bound sender (seat == seatBound)
 	seat    seat
+	// pin is the sender the queue is pinned to (CoreConfig.Pins), or "".
+	pin string
+	// offPin marks a binding restored from the store that breaks the pins
+	// (they changed between runs): it is kept until its transaction ends.
+	offPin bool
 }
 
 // lead returns the queue's oldest transaction in flight, or nil.
@@ -152,6 +191,12 @@ type sender struct {
 	dirty bool // changed since the last Ready
 	queue *queue
 	nonce nonceSource
+	// reserved: a pin names the sender, which serves only the queues
+	// pinned to it and is never in the free list.
+	reserved bool
+	// idle: a reserved sender bound to no queue (what the free list is for
+	// the unreserved ones).
+	idle bool
 }
 
 // Core is the sequencer's run cycle as a deterministic state machine. It is
@@ -164,7 +209,8 @@ type Core struct {
 	queues  map[string]*queue
 	order   []*queue // queues in the order the core first saw them
 	senders map[string]*sender
-	free    []*sender // free senders, in the order they were freed
+	free    []*sender // free unreserved senders, in the order they were freed
+	idle    int       // how many reserved senders are idle
 	line    []*queue  // queues wanting a sender, in the order they asked
 	watch   map[string]*queue
 	hooks   map[string]*txn // finished transactions whose hook is running
@@ -193,17 +239,29 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
+	if err := checkPins(cfg.Pins, func(id string) bool {
+		return slices.ContainsFunc(st.Senders, func(s store.Sender) bool { return s.ID == id })
+	}); err != nil {
+		return nil, fmt.Errorf("sequencer: %w", err)
+	}
+	cfg.Pins = maps.Clone(cfg.Pins)
 	c := &Core{cfg: cfg, now: now, queues: map[string]*queue{}, senders: map[string]*sender{},
 		watch: map[string]*queue{}, hooks: map[string]*txn{}, flying: map[string]*txn{},
 		head: st.Head, minFee: st.MinFee, reorgDepth: st.ReorgDepth, finals: map[uint64][]string{}}
 	for _, s := range st.Senders {
 		c.senders[s.ID] = &sender{rec: s}
 	}
+	for _, id := range cfg.Pins {
+		c.senders[id].reserved = true
+	}
 	for _, qr := range st.Queues {
 		q := c.queue(qr.Name)
 		q.rec = qr
 		if s := c.senders[qr.Sender]; s != nil && qr.State != store.Free && s.queue == nil {
 			s.queue, s.rec.Queue, q.snd, q.seat = q, q.rec.Name, s, seatBound
+			// A binding against the pins (changed since it was made) keeps
+			// its sender until its transaction ends (see CoreConfig.Pins).
+			q.offPin = !c.may(q, s)
 		} else if qr.State != store.Free {
 			// The bound sender left the configuration (or is bound twice):
 			// keep the transaction, which recovery settles and a new sender
@@ -219,7 +277,7 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 				sn.rec.Queue = ""
 				c.markS(sn)
 			}
-			c.free = append(c.free, sn)
+			c.putFree(sn)
 		}
 	}
 	for _, tr := range slices.Concat(st.Active, st.Bound) {
@@ -268,7 +326,7 @@ type Snapshot struct {
 func (c *Core) queue(name string) *queue {
 	q := c.queues[name]
 	if q == nil {
-		q = &queue{rec: store.Queue{Name: name, State: store.Free}}
+		q = &queue{rec: store.Queue{Name: name, State: store.Free}, pin: c.cfg.Pins[name]}
 		c.queues[name] = q
 		c.order = append(c.order, q)
 	}
@@ -476,4 +534,4 @@ func rawData(t *txn) RawTxnData {
 }
 
 // BusySenders returns how many senders are bound to a queue.
-func (c *Core) BusySenders() int { return len(c.senders) - len(c.free) }
+func (c *Core) BusySenders() int { return len(c.senders) - len(c.free) - c.idle }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/ordolabs/ordo/internal/store"
 )
@@ -86,12 +87,11 @@ func (c *Core) startNext(q *queue) {
 		return
 	}
 	if q.snd == nil {
-		if len(c.free) == 0 {
+		s := c.takeFree(q)
+		if s == nil {
 			c.wantSender(q)
 			return
 		}
-		s := c.free[0]
-		c.free = c.free[1:]
 		c.bind(q, s)
 	}
 	t := q.waiting[0]
@@ -122,6 +122,9 @@ func (c *Core) bind(q *queue, s *sender) {
 	if s.queue != nil || q.snd != nil {
 		panic(fmt.Sprintf("sequencer: invariant: bind sender %s to queue %s: the sender is bound to %v, the queue to %v", s.rec.ID, q.rec.Name, s.queue != nil, q.snd != nil))
 	}
+	if !c.may(q, s) {
+		panic(fmt.Sprintf("sequencer: invariant: bind sender %s to queue %s: the pins forbid it", s.rec.ID, q.rec.Name))
+	}
 	q.snd, s.queue = s, q
 	q.rec.Sender, s.rec.Queue = s.rec.ID, q.rec.Name
 	q.seat = seatBound
@@ -129,37 +132,101 @@ func (c *Core) bind(q *queue, s *sender) {
 	c.markS(s)
 }
 
+// may reports whether the pins let q be bound to s: a pinned queue only to
+// its sender, an unpinned one only to an unreserved sender.
+func (c *Core) may(q *queue, s *sender) bool {
+	if q.pin != "" {
+		return s.rec.ID == q.pin
+	}
+	return !s.reserved
+}
+
+// takeFree takes a free sender that q may use (see may), or returns nil:
+// the first of the free list for an unpinned queue, its own sender if idle
+// for a pinned one. Every sender taken from the free list is taken here.
+func (c *Core) takeFree(q *queue) *sender {
+	if q.pin != "" {
+		s := c.senders[q.pin]
+		if !s.idle {
+			return nil
+		}
+		s.idle = false
+		c.idle--
+		return s
+	}
+	if len(c.free) == 0 {
+		return nil
+	}
+	s := c.free[0]
+	c.free[0] = nil
+	c.free = c.free[1:]
+	return s
+}
+
+// putFree returns an unbound sender to the free list, or a reserved one to
+// idle.
+func (c *Core) putFree(s *sender) {
+	if s.reserved {
+		s.idle = true
+		c.idle++
+		return
+	}
+	c.free = append(c.free, s)
+}
+
 // release frees a queue's sender and hands it to the queue that has waited
-// longest for one.
+// longest for one among those that may use it (see may).
 func (c *Core) release(q *queue) {
 	s := q.snd
 	if s == nil {
 		return
 	}
-	q.snd, s.queue, q.seat = nil, nil, seatNone
+	q.snd, s.queue, q.seat, q.offPin = nil, nil, seatNone, false
 	q.rec.Sender, s.rec.Queue = "", ""
 	c.markS(s)
-	for len(c.line) > 0 {
-		next := c.line[0]
+	if next := c.nextInLine(s); next != nil {
+		next.seat = seatNone
+		c.bind(next, s)
+		c.pump(next)
+		return
+	}
+	c.putFree(s)
+}
+
+// nextInLine takes out of the line the queue that has waited longest for a
+// sender among those that may use s, or returns nil. Queues that may not
+// (pinned to another sender, or unpinned when s is reserved) keep their
+// places. A seat is stale once its queue no longer waits (it finished, or
+// got a sender otherwise): stale seats are dropped when they reach the
+// front, and skipped elsewhere.
+func (c *Core) nextInLine(s *sender) *queue {
+	for len(c.line) > 0 && c.line[0].seat != seatInLine {
+		c.line[0] = nil
 		c.line = c.line[1:]
-		if next.seat == seatInLine {
-			next.seat = seatNone
-			c.bind(next, s)
-			c.pump(next)
-			return
+	}
+	for i, next := range c.line {
+		if next.seat == seatInLine && c.may(next, s) {
+			if i == 0 {
+				c.line[0] = nil
+				c.line = c.line[1:]
+			} else {
+				c.line = slices.Delete(c.line, i, i+1)
+			}
+			return next
 		}
 	}
-	c.free = append(c.free, s)
+	return nil
 }
 
 // dispatch starts a new attempt of the queue's transaction. An attempt that
 // never landed lends its nonce to the next one, whose higher fee replaces it.
 func (c *Core) dispatch(q *queue) {
-	if q.snd == nil && len(c.free) > 0 && len(c.line) == 0 {
-		// Recovered without a sender: take a free one.
-		s := c.free[0]
-		c.free = c.free[1:]
-		c.bind(q, s)
+	if q.snd == nil {
+		// Recovered without a sender: take a free one it may use. (No queue
+		// waiting in line may use a free sender, so none is passed over.)
+		if s := c.takeFree(q); s != nil {
+			c.bind(q, s)
+		}
 	}
 	f, s := q.lead(), q.snd
 	t := f.txn

@@ -58,13 +58,38 @@ func (c *Core) CheckInvariants() error {
 		if s.queue != nil {
 			errs = append(errs, fmt.Errorf("sender %s is free and bound to queue %s", s.rec.ID, s.queue.rec.Name))
 		}
+		if s.reserved {
+			errs = append(errs, fmt.Errorf("sender %s is reserved by a pin but in the free list", s.rec.ID))
+		}
 	}
+	idle := 0
 	for _, s := range c.senders {
 		if err := checkSender(s); err != nil {
 			errs = append(errs, err)
 		}
-		if s.queue == nil && !free[s] {
+		if s.idle {
+			idle++
+		}
+		if s.queue == nil && !free[s] && !s.idle {
 			errs = append(errs, fmt.Errorf("sender %s is neither bound nor free", s.rec.ID))
+		}
+	}
+	if idle != c.idle {
+		errs = append(errs, fmt.Errorf("%d reserved senders idle, counted %d", idle, c.idle))
+	}
+	for _, id := range c.cfg.Pins {
+		if s := c.senders[id]; s == nil || !s.reserved {
+			errs = append(errs, fmt.Errorf("sender %s is named by a pin but not reserved", id))
+		}
+	}
+	// No queue waits in line for a sender it may use that is free: a freed
+	// sender goes to the first queue in line that may use it.
+	for _, q := range c.line {
+		if q.seat != seatInLine {
+			continue // stale
+		}
+		if q.pin != "" && c.senders[q.pin].idle || q.pin == "" && len(c.free) > 0 {
+			errs = append(errs, fmt.Errorf("queue %s waits in line while a sender it may use is free", q.rec.Name))
 		}
 	}
 	return errors.Join(errs...)
@@ -89,6 +114,20 @@ func (c *Core) checkQueue(q *queue) error {
 	if q.snd != nil && (q.snd.queue != q || q.rec.Sender != q.snd.rec.ID) {
 		return fmt.Errorf("queue %s: its sender %s is not bound back to it", n, q.snd.rec.ID)
 	}
+	if q.pin != c.cfg.Pins[n] {
+		return fmt.Errorf("queue %s: pinned to %q, the configuration says %q", n, q.pin, c.cfg.Pins[n])
+	}
+	if s := q.snd; s != nil && !q.offPin {
+		switch {
+		case q.pin != "" && s.rec.ID != q.pin:
+			return fmt.Errorf("queue %s: pinned to sender %s but bound to %s", n, q.pin, s.rec.ID)
+		case q.pin == "" && s.reserved:
+			return fmt.Errorf("queue %s: unpinned but bound to sender %s, reserved by a pin", n, s.rec.ID)
+		}
+	}
+	if q.offPin && q.snd == nil {
+		return fmt.Errorf("queue %s: marked bound against its pin without a sender", n)
+	}
 	for _, f := range q.flights {
 		if f.pending < 0 || (f.wait == waitChecks) != (f.pending > 0) {
 			return fmt.Errorf("queue %s: %s waits %s with %d checks outstanding", n, f.rec.UID, f.wait, f.pending)
@@ -107,6 +146,9 @@ func checkSender(s *sender) error {
 	}
 	if (s.queue == nil) != (s.rec.Queue == "") {
 		return fmt.Errorf("sender %s: record names queue %q, memory %v", s.rec.ID, s.rec.Queue, s.queue != nil)
+	}
+	if s.idle && (s.queue != nil || !s.reserved) {
+		return fmt.Errorf("sender %s: idle while bound (%v) or not reserved (%v)", s.rec.ID, s.queue != nil, !s.reserved)
 	}
 	return nil
 }

@@ -65,6 +65,10 @@ type Config struct {
 	Confirmations uint64
 	// Senders are the node's senders.
 	Senders []SenderConfig
+	// Pins pin queues to senders: queue name → sender id (one of Senders).
+	// A pinned queue is sent only by its sender; a pinned sender serves only
+	// its queues. See CoreConfig.Pins. Defaults to none.
+	Pins map[string]string
 	// Workers is how many effects run at once. Defaults to 64.
 	Workers int
 	// PollInterval is the head polling interval for chains without push
@@ -201,6 +205,11 @@ func NewNode(cfg Config) (*Node, error) {
 		default:
 			return nil, fmt.Errorf("sequencer: sender %s has neither a key nor a worker", s.ID)
 		}
+	}
+	if err := checkPins(cfg.Pins, func(id string) bool {
+		return slices.ContainsFunc(cfg.Senders, func(s SenderConfig) bool { return string(s.ID) == id })
+	}); err != nil {
+		return nil, fmt.Errorf("sequencer: %w", err)
 	}
 	cfg.Store.SetOnEnqueued(n.enqueued) // new records reach the core in Seq order
 	return n, nil
@@ -391,7 +400,7 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 			"confirmations", c, "reorgDepth", hd.ReorgDepth)
 	}
 	return n.newCore(CoreConfig{Policies: policies, Fees: n.cfg.Fees, InclusionTimeout: n.cfg.InclusionTimeout, Confirmations: n.cfg.Confirmations,
-		PollStatus: !canReadBlocks(n.cfg.Chain)}, n.cfg.Clock.Now(), snap)
+		PollStatus: !canReadBlocks(n.cfg.Chain), Pins: n.cfg.Pins}, n.cfg.Clock.Now(), snap)
 }
 
 // newCore records the start of a core in the trace and builds it.
