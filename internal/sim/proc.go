@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -89,16 +88,14 @@ func (v *ProcViolation) Error() string {
 func RunProcessor(ctx context.Context, cfg ProcessorConfig) (ProcessorResult, error) {
 	cfg.setDefaults()
 	actions := genProcActions(cfg.Seed, cfg.Steps)
-	res, err := runProcActions(ctx, cfg, actions)
-	var v *ProcViolation
-	if !errors.As(err, &v) {
-		return res, err
-	}
-	v.Trace = actions[:min(v.Step, len(actions))]
-	if cfg.ShrinkBudget > 0 {
-		v.Trace = shrinkProc(ctx, cfg, v.Trace, v.Invariant)
-	}
-	return res, v
+	return runShrunk[ProcAction, ProcessorResult, *ProcViolation](ctx, actions, func(ctx context.Context, a []ProcAction) (ProcessorResult, error) {
+		return runProcActions(ctx, cfg, a)
+	}, func(ctx context.Context, cand []ProcAction) error {
+		c := cfg
+		c.Steps = len(cand)
+		_, err := runProcActions(ctx, c, cand)
+		return err
+	}, cfg.Clock, cfg.ShrinkBudget)
 }
 
 // RunProcessorActions runs a given action list (a printed failing trace,
@@ -107,35 +104,5 @@ func RunProcessorActions(ctx context.Context, cfg ProcessorConfig, actions []Pro
 	cfg.setDefaults()
 	cfg.Steps = len(actions)
 	res, err := runProcActions(ctx, cfg, actions)
-	var v *ProcViolation
-	if errors.As(err, &v) {
-		v.Trace = actions[:min(v.Step, len(actions))]
-	}
-	return res, err
-}
-
-// shrinkProc deletes chunks of the action list, halving the chunk size,
-// while the run still breaks the same invariant, until budget runs out (the
-// sequencer simulation's shrink).
-func shrinkProc(ctx context.Context, cfg ProcessorConfig, actions []ProcAction, inv string) []ProcAction {
-	deadline := cfg.Clock.Now().Add(cfg.ShrinkBudget)
-	best := actions
-	for chunk := max(len(best)/2, 1); chunk >= 1; chunk /= 2 {
-		for i := 0; i < len(best); {
-			if cfg.Clock.Now().After(deadline) || ctx.Err() != nil {
-				return best
-			}
-			cand := append(append([]ProcAction(nil), best[:i]...), best[min(i+chunk, len(best)):]...)
-			c := cfg
-			c.Steps = len(cand)
-			_, err := runProcActions(ctx, c, cand)
-			var v *ProcViolation
-			if errors.As(err, &v) && v.Invariant == inv {
-				best = cand[:min(v.Step, len(cand))]
-				continue
-			}
-			i += chunk
-		}
-	}
-	return best
+	return res, traced[ProcAction, *ProcViolation](err, actions)
 }

@@ -4,29 +4,22 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/chainevents"
-	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
-	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
 
 // The world of a processor run: the chain, one store, the sequencer and the
@@ -42,14 +35,8 @@ const (
 )
 
 type procWorld struct {
+	world
 	cfg      ProcessorConfig
-	clk      *clock.Virtual
-	dc       *devchain.Chain
-	dir      string
-	st       *sqlite.Store
-	keys     map[string]ed25519.PrivateKey
-	senders  []sequencer.SenderConfig
-	uids     io.Reader
 	snode    *sequencer.Node
 	sloop    *sequencer.Loop
 	pnode    *processor.Node
@@ -61,7 +48,6 @@ type procWorld struct {
 	head     uint64
 	faulty   bool // a chain fault is on: the world's own transactions may fail too
 	chk      *procChecker
-	digest   hash.Hash
 	res      ProcessorResult
 }
 
@@ -92,37 +78,21 @@ func runProcActions(ctx context.Context, cfg ProcessorConfig, actions []ProcActi
 }
 
 func newProcWorld(ctx context.Context, cfg ProcessorConfig) (*procWorld, error) {
-	dir, err := os.MkdirTemp(cfg.Dir, "ordo-simproc-*")
+	base, err := newWorld(cfg.Dir, "ordo-simproc-*", cfg.Seed, 'p', procFinality)
 	if err != nil {
 		return nil, err
 	}
-	var seed [32]byte
-	binary.LittleEndian.PutUint64(seed[:], cfg.Seed)
-	seed[8] = 'p'
-	w := &procWorld{cfg: cfg, clk: clock.NewVirtual(clock.Epoch), dir: dir, keys: map[string]ed25519.PrivateKey{},
-		uids: rand.NewChaCha8(seed), digest: sha256.New(), res: ProcessorResult{Seed: cfg.Seed, Steps: cfg.Steps, Outcomes: map[string]int{}, CutEffects: map[string]int{}}}
+	w := &procWorld{world: base, cfg: cfg,
+		res: ProcessorResult{Seed: cfg.Seed, Steps: cfg.Steps, Outcomes: map[string]int{}, CutEffects: map[string]int{}}}
 	w.recv = &receiver{rng: rand.New(rand.NewPCG(cfg.Seed, 0x72656376)), fail: procRecvFail}
 	w.chk = newProcChecker(w)
-	w.dc, err = devchain.New(devchain.Config{Seed: cfg.Seed, BlockTime: simBlockTime, MaxBlockTxs: 64, Clock: w.clk,
-		FinalityDepth: procFinality, Logger: slog.New(slog.DiscardHandler)})
+	keys, err := w.fundedKeys(ctx, "ordo-simproc-sender", cfg.Seed, procSenders+1)
 	if err != nil {
-		os.RemoveAll(dir)
 		return nil, err
 	}
-	for i := range procSenders + 1 {
-		s := sha256.Sum256(fmt.Appendf(nil, "ordo-simproc-sender|%d|%d", cfg.Seed, i))
-		k := ed25519.NewKeyFromSeed(s[:])
-		a := chain.KeyAddress(k)
-		if _, err := w.dc.Faucet(ctx, a, 1_000_000_000_000); err != nil {
-			w.close()
-			return nil, fmt.Errorf("sim: fund sender: %w", err)
-		}
-		if i == procSenders {
-			w.admin = k // the library's caller: configure and confirm
-			continue
-		}
-		w.keys[string(a)] = k
-		w.senders = append(w.senders, sequencer.SenderConfig{ID: a, Key: k})
+	w.admin = keys[procSenders] // the library's caller: configure and confirm
+	for _, k := range keys[:procSenders] {
+		w.addSender(k)
 	}
 	if err := w.start(ctx); err != nil {
 		w.close()
@@ -134,15 +104,13 @@ func newProcWorld(ctx context.Context, cfg ProcessorConfig) (*procWorld, error) 
 // start opens the store (if closed), builds the sequencer and the processor
 // from it, and settles what recovery asks.
 func (w *procWorld) start(ctx context.Context) error {
-	var err error
-	if w.st == nil {
-		if w.st, err = sqlite.Open(ctx, filepath.Join(w.dir, "ordo.db"), sqlite.Options{Synchronous: "NORMAL", Now: w.clk.Now}); err != nil {
-			return fmt.Errorf("sim: open store: %w", err)
-		}
+	if err := w.openStore(ctx); err != nil {
+		return err
 	}
 	disp := map[string]sequencer.Dispatcher{
-		processor.SubmitType: dispatch.NewCallDispatcher(0, w.dc, func(id string) ed25519.PrivateKey { return w.keys[id] })}
+		processor.SubmitType: dispatch.NewCallDispatcher(0, w.dc, w.key)}
 	pol := map[string]sequencer.Policy{processor.SubmitType: {MaxRetries: 0, Delay: simDelay}}
+	var err error
 	w.snode, err = sequencer.NewNode(sequencer.Config{Store: w.st, Chain: w.dc, Clock: w.clk, Dispatchers: disp, Policies: pol,
 		InclusionTimeout: simInclusionTimeout, Senders: w.senders, Logger: slog.New(slog.DiscardHandler), Inline: true,
 		Rand: w.uids, OnFinish: w.finished})
@@ -181,16 +149,6 @@ func (w *procWorld) finished(uid string, st store.TxState, _ uint64) {
 	if w.pnode != nil {
 		w.pnode.Finished(uid, st)
 	}
-}
-
-func (w *procWorld) close() {
-	if w.st != nil {
-		w.st.Close()
-	}
-	if w.dc != nil {
-		w.dc.Close()
-	}
-	os.RemoveAll(w.dir)
 }
 
 // settle tells both engines of a new head, reads the chain's events, and
@@ -249,20 +207,7 @@ func (w *procWorld) settle(ctx context.Context) error {
 
 // advance moves the clock by dt, block by block.
 func (w *procWorld) advance(ctx context.Context, dt time.Duration) error {
-	target := w.clk.Now().Add(dt)
-	for {
-		next := w.dc.NextBlockAt()
-		if next.After(target) {
-			break
-		}
-		w.clk.Set(next)
-		w.dc.Tick(next)
-		if err := w.settle(ctx); err != nil {
-			return err
-		}
-	}
-	w.clk.Set(target)
-	return w.settle(ctx)
+	return w.advanceBy(ctx, dt, w.settle)
 }
 
 // crash drops both engines' memory and rebuilds them from the reopened
@@ -270,10 +215,9 @@ func (w *procWorld) advance(ctx context.Context, dt time.Duration) error {
 func (w *procWorld) crash(ctx context.Context) error {
 	w.res.Crashes++
 	w.snode, w.sloop, w.pnode, w.ploop, w.lis = nil, nil, nil, nil, nil
-	if err := w.st.Close(); err != nil {
-		return fmt.Errorf("sim: close store: %w", err)
+	if err := w.closeStore(); err != nil {
+		return err
 	}
-	w.st = nil
 	return w.start(ctx)
 }
 

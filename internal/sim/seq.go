@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -139,16 +138,14 @@ const (
 func RunSequencer(ctx context.Context, cfg SequencerConfig) (SequencerResult, error) {
 	cfg.setDefaults()
 	actions := genActions(cfg.Seed, cfg.Steps, cfg.Queues, cfg.ReorgDepth)
-	res, err := runActions(ctx, cfg, actions)
-	var v *Violation
-	if !errors.As(err, &v) {
-		return res, err
-	}
-	v.Trace = actions[:min(v.Step, len(actions))]
-	if cfg.ShrinkBudget > 0 {
-		v.Trace = shrink(ctx, cfg, v.Trace, v.Invariant)
-	}
-	return res, v
+	quiet := cfg
+	quiet.Trace = nil
+	return runShrunk[Action, SequencerResult, *Violation](ctx, actions, func(ctx context.Context, a []Action) (SequencerResult, error) {
+		return runActions(ctx, cfg, a)
+	}, func(ctx context.Context, cand []Action) error {
+		_, err := runActions(ctx, quiet, cand)
+		return err
+	}, cfg.Clock, cfg.ShrinkBudget)
 }
 
 // RunSequencerActions runs a given action list (a printed failing trace,
@@ -157,33 +154,5 @@ func RunSequencer(ctx context.Context, cfg SequencerConfig) (SequencerResult, er
 func RunSequencerActions(ctx context.Context, cfg SequencerConfig, actions []Action) (SequencerResult, error) {
 	cfg.setDefaults()
 	res, err := runActions(ctx, cfg, actions)
-	var v *Violation
-	if errors.As(err, &v) {
-		v.Trace = actions[:min(v.Step, len(actions))]
-	}
-	return res, err
-}
-
-// shrink deletes chunks of the action list, halving the chunk size, while
-// the run still breaks the same invariant, until budget runs out.
-func shrink(ctx context.Context, cfg SequencerConfig, actions []Action, inv string) []Action {
-	cfg.Trace = nil
-	deadline := cfg.Clock.Now().Add(cfg.ShrinkBudget)
-	best := actions
-	for chunk := max(len(best)/2, 1); chunk >= 1; chunk /= 2 {
-		for i := 0; i < len(best); {
-			if cfg.Clock.Now().After(deadline) || ctx.Err() != nil {
-				return best
-			}
-			cand := append(append([]Action(nil), best[:i]...), best[min(i+chunk, len(best)):]...)
-			_, err := runActions(ctx, cfg, cand)
-			var v *Violation
-			if errors.As(err, &v) && v.Invariant == inv {
-				best = cand[:min(v.Step, len(cand))]
-				continue
-			}
-			i += chunk
-		}
-	}
-	return best
+	return res, traced[Action, *Violation](err, actions)
 }

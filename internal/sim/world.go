@@ -3,29 +3,20 @@ package sim
 import (
 	"cmp"
 	"context"
-	"crypto/ed25519"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
-	"io"
 	"log/slog"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
-	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
-	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
 
 // The world of one run: the chain, the node's store and the node on one
@@ -34,25 +25,18 @@ import (
 // seqWorld is one run: the chain, the node's store and the node, on one
 // virtual clock.
 type seqWorld struct {
+	world
 	cfg     SequencerConfig
-	clk     *clock.Virtual
-	dc      *devchain.Chain
-	dir     string
-	st      *sqlite.Store
 	node    *sequencer.Node
 	loop    *sequencer.Loop
-	senders []sequencer.SenderConfig
 	workers []*simWorker
 	// statusRng and statusErrors make status checks fail (flakyStatus).
 	statusRng    *rand.Rand
 	statusErrors float64
-	keys         map[string]ed25519.PrivateKey
-	uids         io.Reader
 	chk          *checker
 	deployed     map[int]bool
 	votes        int
 	lastHead     chain.Hash
-	digest       hash.Hash
 	res          SequencerResult
 }
 
@@ -79,38 +63,25 @@ func runActions(ctx context.Context, cfg SequencerConfig, actions []Action) (Seq
 }
 
 func newSeqWorld(ctx context.Context, cfg SequencerConfig) (*seqWorld, error) {
-	dir, err := os.MkdirTemp(cfg.Dir, "ordo-sim-*")
+	base, err := newWorld(cfg.Dir, "ordo-sim-*", cfg.Seed, 0, cfg.ReorgDepth)
 	if err != nil {
 		return nil, err
 	}
-	var seed [32]byte
-	binary.LittleEndian.PutUint64(seed[:], cfg.Seed)
-	w := &seqWorld{cfg: cfg, clk: clock.NewVirtual(clock.Epoch), dir: dir, keys: map[string]ed25519.PrivateKey{},
-		uids: rand.NewChaCha8(seed), chk: newChecker(), statusRng: rand.New(rand.NewPCG(cfg.Seed, 0x73746174)), statusErrors: 0.1, deployed: map[int]bool{}, digest: sha256.New(),
-		res: SequencerResult{Seed: cfg.Seed, Steps: cfg.Steps}}
-	w.dc, err = devchain.New(devchain.Config{Seed: cfg.Seed, BlockTime: simBlockTime, MaxBlockTxs: 64, Clock: w.clk, FinalityDepth: cfg.ReorgDepth,
-		Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
+	w := &seqWorld{world: base, cfg: cfg, chk: newChecker(), statusRng: rand.New(rand.NewPCG(cfg.Seed, 0x73746174)), statusErrors: 0.1,
+		deployed: map[int]bool{}, res: SequencerResult{Seed: cfg.Seed, Steps: cfg.Steps}}
 	workerRng := rand.New(rand.NewPCG(cfg.Seed, 0x776f726b))
-	for i := range cfg.Senders {
-		s := sha256.Sum256(fmt.Appendf(nil, "ordo-sim-sender|%d|%d", cfg.Seed, i))
-		k := ed25519.NewKeyFromSeed(s[:])
-		a := chain.KeyAddress(k)
-		if _, err := w.dc.Faucet(ctx, a, 1_000_000_000_000); err != nil {
-			w.close()
-			return nil, fmt.Errorf("sim: fund sender: %w", err)
-		}
+	keys, err := w.fundedKeys(ctx, "ordo-sim-sender", cfg.Seed, cfg.Senders)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range keys {
 		if i >= cfg.Senders-cfg.WorkerSenders {
 			wk := &simWorker{w: w, key: k, rng: workerRng, lost: 0.1}
 			w.workers = append(w.workers, wk)
-			w.senders = append(w.senders, sequencer.SenderConfig{ID: a, Worker: fmt.Sprintf("sim://worker-%d", i), Remote: wk})
+			w.senders = append(w.senders, sequencer.SenderConfig{ID: chain.KeyAddress(k), Worker: fmt.Sprintf("sim://worker-%d", i), Remote: wk})
 			continue
 		}
-		w.keys[string(a)] = k
-		w.senders = append(w.senders, sequencer.SenderConfig{ID: a, Key: k})
+		w.addSender(k)
 	}
 	if err := w.start(ctx); err != nil {
 		w.close()
@@ -122,22 +93,20 @@ func newSeqWorld(ctx context.Context, cfg SequencerConfig) (*seqWorld, error) {
 // start opens the store (if closed) and starts a node on it: its Loop is
 // turned once for what recovery writes and asks.
 func (w *seqWorld) start(ctx context.Context) error {
-	var err error
-	if w.st == nil {
-		if w.st, err = sqlite.Open(ctx, filepath.Join(w.dir, "ordo.db"), sqlite.Options{Synchronous: "NORMAL", Now: w.clk.Now}); err != nil {
-			return fmt.Errorf("sim: open store: %w", err)
-		}
+	if err := w.openStore(ctx); err != nil {
+		return err
 	}
 	disp := map[string]sequencer.Dispatcher{}
 	pol := map[string]sequencer.Policy{}
 	for _, t := range dispatch.BuiltinTypes() {
-		d, err := dispatch.NewZkAppDispatcher(t, simMaxRetries, w.dc, func(id string) ed25519.PrivateKey { return w.keys[id] })
+		d, err := dispatch.NewZkAppDispatcher(t, simMaxRetries, w.dc, w.key)
 		if err != nil {
 			return err
 		}
 		disp[t], pol[t] = d, sequencer.Policy{MaxRetries: simMaxRetries, Delay: simDelay}
 	}
 	ch := w.nodeChain()
+	var err error
 	w.node, err = sequencer.NewNode(sequencer.Config{Store: w.st, Chain: ch, Clock: w.clk, Dispatchers: disp, Policies: pol,
 		InclusionTimeout: simInclusionTimeout, Confirmations: w.cfg.Confirmations, Senders: w.senders,
 		Logger: slog.New(slog.DiscardHandler), Inline: true, Trace: w.cfg.Trace, Rand: w.uids, OnFinish: w.finished, Metrics: w.cfg.metrics})
@@ -169,16 +138,6 @@ func (w *seqWorld) finished(uid string, st store.TxState, _ uint64) {
 	}
 }
 
-func (w *seqWorld) close() {
-	if w.st != nil {
-		w.st.Close()
-	}
-	if w.dc != nil {
-		w.dc.Close()
-	}
-	os.RemoveAll(w.dir)
-}
-
 // settle tells the node of a new head and of ended DELAYs, then turns its
 // loop until no input waits.
 func (w *seqWorld) settle(ctx context.Context) error {
@@ -203,6 +162,11 @@ func (w *seqWorld) settle(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// advance moves the clock by dt, block by block.
+func (w *seqWorld) advance(ctx context.Context, dt time.Duration) error {
+	return w.advanceBy(ctx, dt, w.settle)
 }
 
 // do performs one action.
@@ -245,24 +209,6 @@ func (w *seqWorld) submit(ctx context.Context, a Action) error {
 	return w.settle(ctx)
 }
 
-// advance moves the clock by dt, block by block.
-func (w *seqWorld) advance(ctx context.Context, dt time.Duration) error {
-	target := w.clk.Now().Add(dt)
-	for {
-		next := w.dc.NextBlockAt()
-		if next.After(target) {
-			break
-		}
-		w.clk.Set(next)
-		w.dc.Tick(next)
-		if err := w.settle(ctx); err != nil {
-			return err
-		}
-	}
-	w.clk.Set(target)
-	return w.settle(ctx)
-}
-
 func (w *seqWorld) fault(ctx context.Context, a Action) {
 	var u devchain.FaultUpdate
 	switch a.Fault {
@@ -292,10 +238,9 @@ func (w *seqWorld) fault(ctx context.Context, a Action) {
 func (w *seqWorld) crash(ctx context.Context) error {
 	w.res.Crashes++
 	w.node, w.loop = nil, nil
-	if err := w.st.Close(); err != nil {
-		return fmt.Errorf("sim: close store: %w", err)
+	if err := w.closeStore(); err != nil {
+		return err
 	}
-	w.st = nil
 	if err := w.start(ctx); err != nil {
 		return err
 	}
