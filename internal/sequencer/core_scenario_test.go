@@ -29,6 +29,7 @@ import (
 //
 //	config [inclusion-timeout=N] [confirmations=N] [window=N] [poll-status]
 //	       [fee-initial=N] [fee-bump=PCT] [fee-min-step=N] [fee-max=N]
+//	       [pins=(QUEUE:SENDER,...)]
 //	                      the core's configuration, before anything is
 //	                      stored; prints the configuration in force. The
 //	                      defaults are testConfig's: inclusion timeout 3,
@@ -77,12 +78,13 @@ import (
 //	                      answers the transaction's outstanding hook (or
 //	                      reports it again, late, when none is outstanding).
 //	load QUEUE            answers the queue's outstanding load from the store.
-//	restart [ID=NONCE...] [without=(ID,...)]
+//	restart [ID=NONCE...] [without=(ID,...)] [pins=(QUEUE:SENDER,...)]
 //	                      a crash: the core and its outstanding effects are
 //	                      lost; a new core starts from the store, as
 //	                      Node.load builds it (each sender's next nonce raised
 //	                      to the chain's account nonce given here; senders in
-//	                      without left the configuration; finished
+//	                      without left the configuration; pins, when given,
+//	                      replace the pins (pins=() removes them); finished
 //	                      transactions without a result run their hook again).
 //	state                 the store: each queue's binding, each sender, each
 //	                      transaction with its attempts and history, and the
@@ -294,6 +296,8 @@ func (s *scenario) config(t *testing.T, d *datadriven.TestData) string {
 			d.ScanArgs(t, a.Key, &s.cfg.Fees.MinStep)
 		case "fee-max":
 			d.ScanArgs(t, a.Key, &s.cfg.Fees.Max)
+		case "pins":
+			s.cfg.Pins = parsePins(t, d, a.Vals)
 		default:
 			d.Fatalf(t, "config: unknown key %q", a.Key)
 		}
@@ -341,7 +345,35 @@ func (s *scenario) fmtConfig() string {
 		p := cfg.Policies[k]
 		fmt.Fprintf(&b, "policy %s: max-retries=%d delay=%s\n", k, p.MaxRetries, p.Delay)
 	}
+	if len(cfg.Pins) > 0 {
+		b.WriteString(fmtPins(cfg.Pins))
+	}
 	return b.String()
+}
+
+// parsePins reads pins given as QUEUE:SENDER values.
+func parsePins(t *testing.T, d *datadriven.TestData, vals []string) map[string]string {
+	pins := map[string]string{}
+	for _, v := range vals {
+		if v == "" {
+			continue
+		}
+		q, snd, ok := strings.Cut(v, ":")
+		if !ok || q == "" || snd == "" {
+			d.Fatalf(t, "pins: %q is not QUEUE:SENDER", v)
+		}
+		pins[q] = snd
+	}
+	return pins
+}
+
+// fmtPins prints pins in queue order.
+func fmtPins(pins map[string]string) string {
+	var ps []string
+	for _, q := range sortedKeys(pins) {
+		ps = append(ps, q+"->"+pins[q])
+	}
+	return "pins: " + strings.Join(ps, " ") + "\n"
 }
 
 func (s *scenario) setSenders(t *testing.T, d *datadriven.TestData) string {
@@ -540,9 +572,15 @@ func (s *scenario) head(t *testing.T, d *datadriven.TestData) string {
 func (s *scenario) restart(t *testing.T, d *datadriven.TestData) string {
 	h := s.h
 	var without []string
+	var pins strings.Builder
 	for _, a := range d.CmdArgs {
 		if a.Key == "without" {
 			without = a.Vals
+			continue
+		}
+		if a.Key == "pins" {
+			h.cfg.Pins = parsePins(t, d, a.Vals)
+			pins.WriteString(fmtPins(h.cfg.Pins))
 			continue
 		}
 		n, err := strconv.ParseUint(a.SingleVal(t), 10, 64)
@@ -559,7 +597,7 @@ func (s *scenario) restart(t *testing.T, d *datadriven.TestData) string {
 		h.noSenderOK = true // its queue settles without a sender
 	}
 	lost := h.out
-	return s.newCore(t, h.snapshot(), lost)
+	return pins.String() + s.newCore(t, h.snapshot(), lost)
 }
 
 // state prints the store and the outstanding effects.
