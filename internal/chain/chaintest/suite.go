@@ -32,6 +32,8 @@ func Run(t *testing.T, f Factory) {
 		{"Events", testEvents},
 		{"Library", testLibrary},
 		{"Multicall", testMulticall},
+		{"Registry", testRegistry},
+		{"Workflow", testWorkflow},
 		{"FaultReject", testFaultReject},
 		{"FaultDrop", testFaultDrop},
 		{"FaultRevert", testFaultRevert},
