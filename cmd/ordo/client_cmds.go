@@ -94,6 +94,35 @@ func (e cliError) Error() string {
 
 func (e cliError) Unwrap() error { return e.err }
 
+// readArg reads an argument given as inline JSON, @FILE, or @- for stdin;
+// what names it in an error.
+func readArg(stdin io.Reader, v, what string) ([]byte, error) {
+	name, ok := strings.CutPrefix(v, "@")
+	if !ok {
+		return []byte(v), nil
+	}
+	var b []byte
+	var err error
+	if name == "-" {
+		b, err = io.ReadAll(stdin)
+	} else {
+		b, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s %s: %w", what, v, err)
+	}
+	return b, nil
+}
+
+// orEmpty is s, or an empty list when s is nil: a list prints as [], never
+// null.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -157,17 +186,9 @@ func readData(stdin io.Reader, v string) (json.RawMessage, error) {
 	if v == "" {
 		return nil, nil
 	}
-	b := []byte(v)
-	if name, ok := strings.CutPrefix(v, "@"); ok {
-		var err error
-		if name == "-" {
-			b, err = io.ReadAll(stdin)
-		} else {
-			b, err = os.ReadFile(name)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading --data %s: %w", v, err)
-		}
+	b, err := readArg(stdin, v, "--data")
+	if err != nil {
+		return nil, err
 	}
 	if !json.Valid(b) {
 		return nil, errors.New("--data is not valid JSON")
@@ -185,13 +206,10 @@ func txGetCmd(f *clientFlags) *cobra.Command {
 			if err != nil {
 				return nil, err
 			}
-			if history == nil {
-				history = []client.HistoryEntry{}
-			}
 			return struct {
 				Transaction client.Transaction    `json:"transaction"`
 				History     []client.HistoryEntry `json:"history"`
-			}{tx, history}, nil
+			}{tx, orEmpty(history)}, nil
 		}),
 	}
 }
@@ -209,13 +227,10 @@ the --cursor of the following page; it is empty when there is none yet.`,
 			if err != nil {
 				return nil, err
 			}
-			if txs == nil {
-				txs = []client.Transaction{}
-			}
 			return struct {
 				Transactions []client.Transaction `json:"transactions"`
 				Next         string               `json:"next"`
-			}{txs, next}, nil
+			}{orEmpty(txs), next}, nil
 		}),
 	}
 	fl := cmd.Flags()
@@ -250,13 +265,10 @@ when there is none yet. With NAME, print that queue with its counts by state.`,
 			if err != nil {
 				return nil, err
 			}
-			if qs == nil {
-				qs = []client.Queue{}
-			}
 			return struct {
 				Queues []client.Queue `json:"queues"`
 				Next   string         `json:"next"`
-			}{qs, next}, nil
+			}{orEmpty(qs), next}, nil
 		}),
 	}
 	f.register(cmd)
@@ -277,12 +289,9 @@ func sendersCmd() *cobra.Command {
 			if err != nil {
 				return nil, err
 			}
-			if ss == nil {
-				ss = []client.Sender{}
-			}
 			return struct {
 				Senders []client.Sender `json:"senders"`
-			}{ss}, nil
+			}{orEmpty(ss)}, nil
 		}),
 	}
 	f.register(cmd)

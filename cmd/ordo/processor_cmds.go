@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -130,17 +128,9 @@ or "actionsConfig": {"nonAtomic": {"actions": [{"retryLogic": ..., "callbackConf
 // readBatch reads a batch: inline JSON, @FILE, or @- for stdin. Fields the
 // client does not know are refused here, as the node refuses them.
 func readBatch(stdin io.Reader, v string) (client.BatchSpec, error) {
-	b := []byte(v)
-	if name, ok := strings.CutPrefix(v, "@"); ok {
-		var err error
-		if name == "-" {
-			b, err = io.ReadAll(stdin)
-		} else {
-			b, err = os.ReadFile(name)
-		}
-		if err != nil {
-			return client.BatchSpec{}, fmt.Errorf("reading the batch %s: %w", v, err)
-		}
+	b, err := readArg(stdin, v, "the batch")
+	if err != nil {
+		return client.BatchSpec{}, err
 	}
 	var s client.BatchSpec
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -221,13 +211,10 @@ func procQueueCmd(f *clientFlags) *cobra.Command {
 			if err != nil {
 				return nil, err
 			}
-			if bs == nil {
-				bs = []client.BatchRecord{}
-			}
 			return struct {
 				Batches []client.BatchRecord `json:"batches"`
 				Offset  int                  `json:"offset"`
-			}{bs, offset}, nil
+			}{orEmpty(bs), offset}, nil
 		}),
 	}
 	cmd.Flags().IntVar(&offset, "offset", 0, "skip this many batches from the front")
@@ -252,13 +239,10 @@ no callback URL). The output's "next" is the --after of the following page.`,
 			if err != nil {
 				return nil, err
 			}
-			if cbs == nil {
-				cbs = []client.Callback{}
-			}
 			return struct {
 				Callbacks []client.Callback `json:"callbacks"`
 				Next      int64             `json:"next"`
-			}{cbs, next}, nil
+			}{orEmpty(cbs), next}, nil
 		}),
 	}
 	cmd.Flags().Int64Var(&after, "after", 0, "only callbacks with a seq above this")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,8 +23,8 @@ func simCommand() *cobra.Command {
 
 func simSequencerCommand() *cobra.Command {
 	var cfg sim.SequencerConfig
-	var seeds uint64
-	var trace, actionsFile string
+	var sf simFlags
+	var trace string
 	cmd := &cobra.Command{
 		Use:   "sequencer",
 		Short: "Simulate the sequencer (seed 000) against devchain with faults and crashes",
@@ -43,31 +44,29 @@ shortest failing action list found.`,
 				defer f.Close()
 				cfg.Trace = f
 			}
-			if actionsFile != "" {
-				return runActionsFile(cmd, cfg, actionsFile)
-			}
-			first := cfg.Seed
-			for s := first; s < first+max(seeds, 1); s++ {
-				cfg.Seed = s
-				res, err := sim.RunSequencer(cmd.Context(), cfg)
-				if err := report(cmd, res, err); err != nil {
+			if sf.actions != "" {
+				actions, err := readActions(sf.actions, "sim sequencer", sim.ParseAction)
+				if err != nil {
 					return err
 				}
+				cfg.Steps = len(actions)
+				res, err := sim.RunSequencerActions(cmd.Context(), cfg, actions)
+				return report(cmd, res, err)
 			}
-			return nil
+			return sf.eachSeed(cfg.Seed, func(seed uint64) error {
+				cfg.Seed = seed
+				res, err := sim.RunSequencer(cmd.Context(), cfg)
+				return report(cmd, res, err)
+			})
 		},
 	}
+	sf.register(cmd, &cfg.Seed, &cfg.Steps, 2000, &cfg.ShrinkBudget)
 	f := cmd.Flags()
-	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the run (the first seed with --seeds)")
-	f.Uint64Var(&seeds, "seeds", 1, "run this many seeds, from --seed on")
-	f.IntVar(&cfg.Steps, "steps", 2000, "actions per run")
 	f.IntVar(&cfg.Queues, "queues", 8, "queues intents go to")
 	f.IntVar(&cfg.Senders, "senders", 4, "sender accounts of the node")
 	f.BoolVar(&cfg.NoBlockReader, "no-block-reader", false, "hide the chain's blocks from the node: it polls each waiting attempt's status on every head")
 	f.IntVar(&cfg.WorkerSenders, "worker-senders", 0, "how many of the senders are worker senders (their remote worker loses one answer in ten)")
 	f.Uint64Var(&cfg.ReorgDepth, "reorg-depth", 2, "deepest reorg drawn (the node waits depth+1 confirmations)")
-	f.DurationVar(&cfg.ShrinkBudget, "shrink", 0, "wall time to spend shrinking a failing trace (0: 60s, negative: none)")
-	f.StringVar(&actionsFile, "actions", "", "run this action list (a printed failing trace) with --seed instead of drawing one")
 	f.StringVar(&trace, "trace", "", "record the sequencer's inputs and Readys to this file (ordo replay checks it)")
 	return cmd
 }
@@ -77,13 +76,7 @@ func report(cmd *cobra.Command, res sim.SequencerResult, err error) error {
 	out := cmd.OutOrStdout()
 	var v *sim.Violation
 	if errors.As(err, &v) {
-		fmt.Fprintf(out, "sim sequencer seed=%d: FAIL at step %d: %s: %s\n", v.Seed, v.Step, v.Invariant, v.Detail)
-		fmt.Fprintf(out, "shortest failing trace (%d actions; run it again with --seed %d --actions FILE):\n", len(v.Trace), v.Seed)
-		for i, a := range v.Trace {
-			fmt.Fprintf(out, "  %4d %s\n", i+1, a)
-		}
-		cmd.SilenceUsage = true
-		return fmt.Errorf("invariant broken: %s", v.Invariant)
+		return reportBroken(cmd, "sim sequencer", v.Seed, v.Step, v.Invariant, v.Detail, v.Trace)
 	}
 	if err != nil {
 		return err
@@ -93,34 +86,9 @@ func report(cmd *cobra.Command, res sim.SequencerResult, err error) error {
 	return nil
 }
 
-// runActionsFile runs the action list in path: the lines of a printed
-// failing trace (other lines of the printout are skipped).
-func runActionsFile(cmd *cobra.Command, cfg sim.SequencerConfig, path string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var actions []sim.Action
-	for i, line := range strings.Split(string(b), "\n") {
-		t := strings.TrimSpace(line)
-		if t == "" || strings.HasPrefix(t, "sim sequencer") || strings.HasPrefix(t, "shortest failing trace") || strings.HasPrefix(t, "ordo:") {
-			continue
-		}
-		a, err := sim.ParseAction(t)
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", path, i+1, err)
-		}
-		actions = append(actions, a)
-	}
-	cfg.Steps = len(actions)
-	res, err := sim.RunSequencerActions(cmd.Context(), cfg, actions)
-	return report(cmd, res, err)
-}
-
 func simProcessorCommand() *cobra.Command {
 	var cfg sim.ProcessorConfig
-	var seeds uint64
-	var actionsFile string
+	var sf simFlags
 	cmd := &cobra.Command{
 		Use:   "processor",
 		Short: "Simulate the processor (seed 002) over the sequencer and devchain with failing library methods and crashes",
@@ -135,31 +103,22 @@ digest; a broken invariant exits 1 with the seed, the step, the invariant and th
 shortest failing action list found.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if actionsFile != "" {
-				actions, err := readProcActions(actionsFile)
+			if sf.actions != "" {
+				actions, err := readActions(sf.actions, "sim processor", sim.ParseProcAction)
 				if err != nil {
 					return err
 				}
 				res, err := sim.RunProcessorActions(cmd.Context(), cfg, actions)
 				return reportProc(cmd, res, err)
 			}
-			first := cfg.Seed
-			for s := first; s < first+max(seeds, 1); s++ {
-				cfg.Seed = s
+			return sf.eachSeed(cfg.Seed, func(seed uint64) error {
+				cfg.Seed = seed
 				res, err := sim.RunProcessor(cmd.Context(), cfg)
-				if err := reportProc(cmd, res, err); err != nil {
-					return err
-				}
-			}
-			return nil
+				return reportProc(cmd, res, err)
+			})
 		},
 	}
-	f := cmd.Flags()
-	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the run (the first seed with --seeds)")
-	f.Uint64Var(&seeds, "seeds", 1, "run this many seeds, from --seed on")
-	f.IntVar(&cfg.Steps, "steps", 400, "actions per run")
-	f.DurationVar(&cfg.ShrinkBudget, "shrink", 0, "wall time to spend shrinking a failing trace (0: 60s, negative: none)")
-	f.StringVar(&actionsFile, "actions", "", "run this action list (a printed failing trace) with --seed instead of drawing one")
+	sf.register(cmd, &cfg.Seed, &cfg.Steps, 400, &cfg.ShrinkBudget)
 	return cmd
 }
 
@@ -169,13 +128,7 @@ func reportProc(cmd *cobra.Command, res sim.ProcessorResult, err error) error {
 	out := cmd.OutOrStdout()
 	var v *sim.ProcViolation
 	if errors.As(err, &v) {
-		fmt.Fprintf(out, "sim processor seed=%d: FAIL at step %d: %s: %s\n", v.Seed, v.Step, v.Invariant, v.Detail)
-		fmt.Fprintf(out, "shortest failing trace (%d actions; run it again with --seed %d --actions FILE):\n", len(v.Trace), v.Seed)
-		for i, a := range v.Trace {
-			fmt.Fprintf(out, "  %4d %s\n", i+1, a)
-		}
-		cmd.SilenceUsage = true
-		return fmt.Errorf("invariant broken: %s", v.Invariant)
+		return reportBroken(cmd, "sim processor", v.Seed, v.Step, v.Invariant, v.Detail, v.Trace)
 	}
 	if err != nil {
 		return err
@@ -190,20 +143,63 @@ func reportProc(cmd *cobra.Command, res sim.ProcessorResult, err error) error {
 	return nil
 }
 
-// readProcActions reads the action list in path: the lines of a printed
-// failing trace (other lines of the printout are skipped).
-func readProcActions(path string) ([]sim.ProcAction, error) {
+// simFlags are the flags both sim subcommands share besides their config's:
+// how many seeds to run, or an action list to run instead.
+type simFlags struct {
+	seeds   uint64
+	actions string
+}
+
+// register adds the shared flags to cmd: --seed, --seeds, --steps (default
+// steps), --shrink and --actions.
+func (sf *simFlags) register(cmd *cobra.Command, seed *uint64, steps *int, defaultSteps int, shrink *time.Duration) {
+	f := cmd.Flags()
+	f.Uint64Var(seed, "seed", 1, "seed of the run (the first seed with --seeds)")
+	f.Uint64Var(&sf.seeds, "seeds", 1, "run this many seeds, from --seed on")
+	f.IntVar(steps, "steps", defaultSteps, "actions per run")
+	f.DurationVar(shrink, "shrink", 0, "wall time to spend shrinking a failing trace (0: 60s, negative: none)")
+	f.StringVar(&sf.actions, "actions", "", "run this action list (a printed failing trace) with --seed instead of drawing one")
+}
+
+// eachSeed runs run with each of the --seeds seeds from first on (at least
+// one), until one returns an error.
+func (sf *simFlags) eachSeed(first uint64, run func(seed uint64) error) error {
+	for s := first; s < first+max(sf.seeds, 1); s++ {
+		if err := run(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reportBroken prints a broken invariant of a run (its line begins with
+// name) with its failing trace, and returns the command's error.
+func reportBroken[A fmt.Stringer](cmd *cobra.Command, name string, seed uint64, step int, inv, detail string, trace []A) error {
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "%s seed=%d: FAIL at step %d: %s: %s\n", name, seed, step, inv, detail)
+	fmt.Fprintf(out, "shortest failing trace (%d actions; run it again with --seed %d --actions FILE):\n", len(trace), seed)
+	for i, a := range trace {
+		fmt.Fprintf(out, "  %4d %s\n", i+1, a)
+	}
+	cmd.SilenceUsage = true
+	return fmt.Errorf("invariant broken: %s", inv)
+}
+
+// readActions reads the action list in path: the lines of a printed failing
+// trace, each read with parse (the other lines of the printout, among them
+// those that begin with name, are skipped).
+func readActions[A any](path, name string, parse func(string) (A, error)) ([]A, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var actions []sim.ProcAction
+	var actions []A
 	for i, line := range strings.Split(string(b), "\n") {
 		t := strings.TrimSpace(line)
-		if t == "" || strings.HasPrefix(t, "sim processor") || strings.HasPrefix(t, "shortest failing trace") || strings.HasPrefix(t, "ordo:") {
+		if t == "" || strings.HasPrefix(t, name) || strings.HasPrefix(t, "shortest failing trace") || strings.HasPrefix(t, "ordo:") {
 			continue
 		}
-		a, err := sim.ParseProcAction(t)
+		a, err := parse(t)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
 		}
