@@ -285,22 +285,41 @@ type fakeMulticall struct{ tally }
 
 func (fakeMulticall) Name() string { return MulticallContract }
 
-// FuzzContractArgs: the library and multicall decoders never panic on any
-// args, and run twice on the same state they give the same outcome.
+// FuzzContractArgs: the library, multicall, registry and workflow decoders
+// never panic on any args, fail only with a *Failure, and run twice on the
+// same state they give the same outcome. The state holds a registered tool,
+// an admin, a leader with caps and a requested walk, so that the decoders'
+// valid args reach the rules behind them.
 func FuzzContractArgs(f *testing.F) {
 	for _, s := range []string{
 		``, `null`, `[]`, `{}`, `{"method":"m","failTimes":3,"failProbability":0.5,"delayBlocks":2,"failReason":"x"}`,
 		`{"executionId":"e","success":true}`, `{"calls":[{"contract":"library","method":"m","args":{"a":1}}]}`,
 		`{"calls":[{"contract":"multicall","method":"all","args":{"calls":[]}}]}`, `{"calls":[{"contract":"zkapp","method":"deploy","args":{"zkapp":"z"}},{"contract":"library","method":"configure","args":{"method":"q"}}]}`,
 		`{"method":"m","failProbability":1e400}`, `{"calls":[1,2]}`, `{"method":"m","failTimes":18446744073709551616}`,
+		`{"tool":"t.1","url":"http://x.test/","inputSchema":{"type":"object"},"outputSchema":{}}`, `{"tool":"held"}`,
+		`{"tool":"held","url":"https://x.test:1/p?q","inputSchema":{},"outputSchema":{"a":[1]}}`, `{"tool":"T","url":"x"}`,
+		`{"leader":"` + string(fuzzLeader) + `"}`, `{"leader":"f"}`, `{"walk":"w","tool":"t","input":{"a":1}}`, `{"walk":"held","tool":"t","input":null}`,
+		`{"walk":"held","ok":true,"output":[1]}`, `{"walk":"w","ok":false,"error":"e"}`, `{"walk":"w","ok":true,"output":1,"error":"e"}`,
+		`{"calls":[{"contract":"workflow","method":"request","args":{"walk":"x","tool":"t","input":1}},{"contract":"workflow","method":"submit_result","args":{"walk":"x","ok":true,"output":1}}]}`,
 	} {
-		for _, m := range []string{"configure", "confirm", "count", "config", "m", "all"} {
+		for _, m := range []string{"configure", "confirm", "count", "config", "m", "all", "register", "deregister", "tool", "tools",
+			"init", "grant_leader_cap", "revoke_leader_cap", "request", "submit_result", "walk", "caps", "admin"} {
 			f.Add(m, s)
 		}
 	}
-	k := map[string]Contract{"zkapp": ZkApp{}, "library": Library{}, "tally": tally{}}
+	k := map[string]Contract{"zkapp": ZkApp{}, "library": Library{}, "tally": tally{}, "registry": Registry{}, "workflow": Workflow{}}
 	k[MulticallContract] = multicall{contracts: k}
-	state := map[string][]byte{}
+	held, _ := json.Marshal(ToolDefinition{Tool: "held", URL: "http://x.test", InputSchema: json.RawMessage(`{}`), OutputSchema: json.RawMessage(`{}`), Owner: "f", Version: 1})
+	walk, _ := json.Marshal(Walk{Walk: "held", Tool: "t", Input: json.RawMessage(`1`), Requester: "f", Height: 1})
+	state := map[string][]byte{
+		stateKey(RegistryContract, regToolKey("held")):    held,
+		stateKey(RegistryContract, regVerKey("held")):     []byte("1"),
+		stateKey(RegistryContract, regIndexKey):           []byte(`["held"]`),
+		stateKey(WorkflowContract, wfAdminKey):            []byte("f"),
+		stateKey(WorkflowContract, wfCapsKey("f")):        []byte("2"),
+		stateKey(WorkflowContract, wfCapsKey(fuzzLeader)): []byte("1"),
+		stateKey(WorkflowContract, wfWalkKey("held")):     walk,
+	}
 	f.Fuzz(func(t *testing.T, method, args string) {
 		if !chain.ValidName(method) || !json.Valid([]byte(args)) && args != "" {
 			t.Skip()
@@ -308,7 +327,7 @@ func FuzzContractArgs(f *testing.F) {
 		a := chain.CanonicalArgs(json.RawMessage(args))
 		run := func() string {
 			out := ""
-			for _, name := range []string{"library", MulticallContract} {
+			for _, name := range []string{"library", MulticallContract, RegistryContract, WorkflowContract} {
 				x := &Exec{Height: 5, From: "f", TxHash: "h", contract: name, state: state}
 				err := k[name].Apply(x, method, a)
 				var fl *Failure
@@ -325,3 +344,6 @@ func FuzzContractArgs(f *testing.F) {
 		}
 	})
 }
+
+// fuzzLeader is a leader address in FuzzContractArgs' state.
+const fuzzLeader = chain.Address("abababababababababababababababababababababababababababababababab")
