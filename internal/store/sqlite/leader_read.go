@@ -19,14 +19,19 @@ type leaderReadStmts struct {
 	list, listStatus, statusCounts *sql.Stmt
 }
 
+// liveEventsSQL reads the snapshot's events.
+const liveEventsSQL = `SELECT ` + leaderEventCols + ` FROM leader_events INDEXED BY leader_events_live
+	WHERE status IN ('Queued', 'Active') ORDER BY id`
+
 func (r *leaderReadStmts) prepare(ctx context.Context, db *sql.DB, all *[]*sql.Stmt) error {
 	for _, q := range []struct {
 		dst **sql.Stmt
 		sql string
 	}{
-		// The WHERE is the partial index's own: it serves the order too.
-		{&r.liveEvents, `SELECT ` + leaderEventCols + ` FROM leader_events
-			WHERE status IN ('Queued', 'Active') ORDER BY id`},
+		// The WHERE is the partial index's own, so the index serves the
+		// order too; without statistics the planner would rather take two
+		// ranges of (status, id) and sort them, hence INDEXED BY.
+		{&r.liveEvents, liveEventsSQL},
 		{&r.channels, `SELECT ` + leaderChannelCols + ` FROM leader_channels ORDER BY idx`},
 		{&r.event, `SELECT ` + leaderEventCols + ` FROM leader_events WHERE id = ?`},
 		{&r.eventByWalk, `SELECT ` + leaderEventCols + ` FROM leader_events WHERE walk = ?`},
