@@ -165,6 +165,13 @@ type randRun struct {
 	notified []store.Transaction
 	// lostHooks are the transactions whose hook was in flight at a restart.
 	lostHooks map[string]bool
+	// pinned: the run pins queues to senders, and a restart may change the
+	// pins (see core_pin_test.go).
+	pinned bool
+	nQueues int
+	// offPin are the bindings a restart found against the pins (queue →
+	// transaction): the only ones allowed to break them.
+	offPin map[string]string
 }
 
 func (r *randRun) hash() string {
@@ -264,6 +271,9 @@ func (r *randRun) restart() {
 	for id, s := range r.h.senders {
 		s.NextNonce = max(s.NextNonce, r.ch.nonce[id])
 	}
+	if r.pinned && r.rng.Intn(2) == 0 {
+		r.repin()
+	}
 	r.h.start()
 }
 
@@ -314,7 +324,7 @@ func (r *randRun) checkOutstanding() {
 	}
 }
 
-func runRandom(t *testing.T, seed int64, builder bool, steps int) {
+func runRandom(t *testing.T, seed int64, builder, pinned bool, steps int) {
 	rng := rand.New(rand.NewSource(seed))
 	cfg := testConfig()
 	cfg.Policies[typA] = Policy{MaxRetries: 1 + rng.Intn(6), Delay: delayA}
@@ -330,11 +340,20 @@ func runRandom(t *testing.T, seed int64, builder bool, steps int) {
 		ss = append(ss, acct(id, n))
 		ch.nonce[id] = n
 	}
-	h := newHarness(t, cfg, ss...)
-	r := &randRun{t: t, rng: rng, h: h, ch: ch, builder: builder, lostHooks: map[string]bool{}, stats: map[string]int{}, f: faults{
+	if pinned && nSenders == 1 {
+		// A pinned run needs an unreserved sender for the unpinned queues.
+		ss = append(ss, acct("s1", 0))
+		nSenders = 2
+	}
+	h := newStopped(t, cfg, ss...)
+	r := &randRun{t: t, rng: rng, h: h, ch: ch, builder: builder, lostHooks: map[string]bool{}, stats: map[string]int{}, pinned: pinned, nQueues: nQueues, f: faults{
 		workerErr: 0.15, sendThenErr: 0.1, checkErr: 0.1, missReceipt: 0.2,
 		include: 0.6, fail: 0.15, drop: 0.05,
 	}}
+	if pinned {
+		r.repin()
+	}
+	h.start()
 	h.onTransition = func(uid string, from, to store.TxState) {
 		r.stats[string(from)+">"+string(to)]++
 		switch to {
@@ -387,6 +406,7 @@ func runRandom(t *testing.T, seed int64, builder bool, steps int) {
 			h.newHeadAt(ch.height) // a repeated head
 		}
 		r.checkOutstanding()
+		r.checkPins()
 		for _, q := range h.queues {
 			if q.State == store.WaitingInclusion && h.tx(q.TxUID).State == store.Retry {
 				r.stats["settling steps"]++
@@ -444,7 +464,7 @@ func runRandom(t *testing.T, seed int64, builder bool, steps int) {
 			t.Fatalf("%s ended without a hook result", tx.UID)
 		}
 	}
-	t.Logf("MaxRetries %d, InclusionTimeout %d, WaitingWindow %d", cfg.Policies[typA].MaxRetries, cfg.InclusionTimeout, cfg.WaitingWindow)
+	t.Logf("MaxRetries %d, InclusionTimeout %d, WaitingWindow %d, pins %v", cfg.Policies[typA].MaxRetries, cfg.InclusionTimeout, cfg.WaitingWindow, h.cfg.Pins)
 	t.Logf("%d senders, %d queues: %d DONE, %d FAILED, %d blocks, %d attempts; %v", nSenders, nQueues, done, failed, ch.height, r.hashes, r.stats)
 }
 
@@ -471,7 +491,7 @@ func TestCoreRandomized(t *testing.T) {
 		for _, builder := range []bool{false, true} {
 			t.Run(fmt.Sprintf("seed=%d/builder=%v", s, builder), func(t *testing.T) {
 				t.Logf("seed %d (replay: ORDO_SEED=%d ORDO_SEEDS=1)", s, s)
-				runRandom(t, s, builder, steps)
+				runRandom(t, s, builder, false, steps)
 			})
 		}
 	}
