@@ -63,7 +63,7 @@ func (n *Node) call(ctx context.Context, contract, method string, args any, out 
 	}
 	raw, err := n.cfg.Chain.Call(ctx, contract, method, a)
 	if err != nil {
-		if strings.Contains(err.Error(), "not_found") || strings.Contains(err.Error(), "not found") {
+		if errors.Is(err, chain.ErrNotFound) || strings.Contains(err.Error(), "not_found") {
 			return fmt.Errorf("%s.%s: %w: %w", contract, method, errNotFound, err)
 		}
 		return fmt.Errorf("%s.%s: %w", contract, method, err)
@@ -128,6 +128,9 @@ func (n *Node) execute(ctx context.Context, e Effect) (Outcome, json.RawMessage,
 	return OutcomeOK, out, ""
 }
 
+// SubmitResultMethod is the workflow's method that takes a result.
+const SubmitResultMethod = "submit_result"
+
 // report hands a result to the sequencer: the workflow's submitResult on
 // the channel's queue, under the result's own idempotency key.
 func (n *Node) report(ctx context.Context, e Effect) Input {
@@ -143,7 +146,7 @@ func (n *Node) report(ctx context.Context, e Effect) Input {
 	}
 	a, _ := json.Marshal(args)
 	res, err := n.cfg.Sequencer.Submit(ctx, []sequencer.Intake{{Queue: e.Queue, Type: ResultType,
-		Data: dispatch.CallData(n.cfg.Workflow, "submitResult", a), IdempotencyKey: e.Key}})
+		Data: dispatch.CallData(n.cfg.Workflow, SubmitResultMethod, a), IdempotencyKey: e.Key}})
 	if err != nil {
 		permanent := errors.Is(err, sequencer.ErrInvalid) || errors.Is(err, sequencer.ErrTypeNotAllowed) || errors.Is(err, sequencer.ErrIdempotencyConflict)
 		n.log.Warn("leader: submitting a result failed", "walk", e.Walk, "permanent", permanent, "err", err)
