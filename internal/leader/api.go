@@ -53,7 +53,9 @@ type ChannelView struct {
 // Dead event needs admin.
 func (n *Node) Register(rt *auth.Router) {
 	srv := httpjson.New(httpjson.Options{Status: HTTPStatus, Logger: n.log, Name: "leader"})
-	get := func(pattern string, fn func(*http.Request) (any, error)) { rt.Handle(pattern, auth.Read, srv.JSONHandler(fn)) }
+	get := func(pattern string, fn func(*http.Request) (any, error)) {
+		rt.Handle(pattern, auth.Read, srv.JSONHandler(fn))
+	}
 	get("GET /v1/leader/events", n.apiEvents)
 	get("GET /v1/leader/events/{id}", n.apiEvent)
 	get("GET /v1/leader/channels", n.apiChannels)
