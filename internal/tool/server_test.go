@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -91,31 +92,34 @@ func TestServerSignatures(t *testing.T) {
 
 	// The same signed request twice: the second is replayed (401, which the
 	// client may retry with a new signature).
-	post := func(body []byte, hdr http.Header) *http.Response {
+	post := func(body []byte, hdr http.Header) string {
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/invoke", bytes.NewReader(body))
 		req.Header = hdr.Clone()
 		resp, err := srv.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
+		b, _ := io.ReadAll(resp.Body)
 		_ = resp.Body.Close()
-		return resp
+		var eb struct{ Error struct{ Code string } }
+		_ = json.Unmarshal(b, &eb)
+		return strconv.Itoa(resp.StatusCode) + " " + eb.Error.Code
 	}
 	body := []byte(`{"input":{"text":"a b a"}}`)
 	req := signedRequest(t, leaderKey, vc.Now(), string(body))
 	req.Header.Set("Content-Type", "application/json")
-	if resp := post(body, req.Header); resp.StatusCode != 200 {
-		t.Fatalf("first post: %d", resp.StatusCode)
+	if st := post(body, req.Header); st != "200 " {
+		t.Fatalf("first post: %s", st)
 	}
-	if resp := post(body, req.Header); resp.StatusCode != 401 {
-		t.Fatalf("replayed post: %d, want 401", resp.StatusCode)
+	if st := post(body, req.Header); st != "401 replayed" {
+		t.Fatalf("replayed post: %s, want 401 replayed", st)
 	}
 	// A tampered body under a fresh signature's headers.
 	vc.Advance(time.Second)
 	req = signedRequest(t, leaderKey, vc.Now(), string(body))
 	req.Header.Set("Content-Type", "application/json")
-	if resp := post([]byte(`{"input":{"text":"b b b"}}`), req.Header); resp.StatusCode != 401 {
-		t.Fatalf("tampered post: %d, want 401", resp.StatusCode)
+	if st := post([]byte(`{"input":{"text":"b b b"}}`), req.Header); st != "401 bad_signature" {
+		t.Fatalf("tampered post: %s, want 401 bad_signature", st)
 	}
 	// The client signing on the server's clock succeeds.
 	out, err := Invoke(t.Context(), srv.URL, in, leaderKey, vc.Now().Add(time.Second))

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/node"
+	"github.com/ordolabs/ordo/internal/tool"
+)
+
+// toolCommand is `ordo tool`: serve an example tool over the tool protocol
+// (internal/tool), and call a tool as the leader does.
+func toolCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tool",
+		Short: "Serve an example tool over the tool protocol (GET /meta, GET /health, POST /invoke), or call one",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(toolServeCommand(), toolMetaCommand(), toolInvokeCommand())
+	return cmd
+}
+
+func toolServeCommand() *cobra.Command {
+	var (
+		example, listen string
+		leaders         []string
+	)
+	cmd := &cobra.Command{
+		Use:   "serve --example NAME [--listen ADDR] [--require-leader ADDR,...]",
+		Short: "Serve an example tool (" + strings.Join(tool.ExampleNames(), ", ") + ")",
+		Long: "Serve an example tool over the tool protocol: GET /meta, GET /health and POST /invoke {\"input\": ...}.\n" +
+			"With --require-leader, POST /invoke must be signed (Ordo-Leader, Ordo-Timestamp, Ordo-Signature) by one of\n" +
+			"the listed leaders (chain addresses) within 5 minutes of this machine's clock, and never sent twice.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log := logger(cmd)
+			srv, err := newToolServer(example, leaders, tool.WithLogger(log))
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return err
+			}
+			m := srv.Meta()
+			log.Info("tool listening", "addr", ln.Addr().String(), "tool", m.Name, "version", m.Version, "requireLeader", strings.Join(leaders, ","))
+			return node.ServeHTTP(cmd.Context(), ln, srv, nil)
+		},
+	}
+	cmd.Flags().StringVar(&example, "example", "", "the example tool to serve: "+strings.Join(tool.ExampleNames(), " or "))
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:7600", "HTTP address")
+	cmd.Flags().StringSliceVar(&leaders, "require-leader", nil, "leaders (chain addresses) allowed to invoke; signatures are required when set")
+	_ = cmd.MarkFlagRequired("example")
+	return cmd
+}
+
+// newToolServer builds the server of the example called name.
+func newToolServer(name string, leaders []string, opts ...tool.Option) (*tool.Server, error) {
+	t, err := tool.Example(name)
+	if err != nil {
+		return nil, err
+	}
+	if len(leaders) > 0 {
+		opts = append(opts, tool.RequireLeader(leaders))
+	}
+	return tool.NewServer(t, opts...)
+}
+
+func toolMetaCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "meta URL",
+		Short: "Print a tool's metadata (GET URL/meta)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := tool.DefaultClient.Meta(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return printJSON(cmd.OutOrStdout(), m)
+		},
+	}
+}
+
+func toolInvokeCommand() *cobra.Command {
+	var keyFile string
+	cmd := &cobra.Command{
+		Use:   "invoke URL INPUT [--key-file PATH]",
+		Short: "Invoke a tool (POST URL/invoke {\"input\": INPUT}) and print its output, signed as a leader with --key-file",
+		Long: "Invoke a tool and print its output. INPUT is JSON. With --key-file (the hex of a 32-byte ed25519 seed, as a\n" +
+			"sender's key file), the request is signed as the leader holding that key, at this machine's clock.\n" +
+			"A failure prints whether the leader would retry it (retriable) or give up (fatal).",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var key ed25519.PrivateKey
+			if keyFile != "" {
+				k, err := readSeedFile(keyFile)
+				if err != nil {
+					return err
+				}
+				key = k
+				fmt.Fprintln(cmd.ErrOrStderr(), "signing as leader", chain.KeyAddress(key))
+			}
+			out, err := tool.DefaultClient.Invoke(cmd.Context(), args[0], json.RawMessage(args[1]), key, clock.Real{}.Now())
+			if err != nil {
+				return err
+			}
+			return printJSON(cmd.OutOrStdout(), out)
+		},
+	}
+	cmd.Flags().StringVar(&keyFile, "key-file", "", "sign with this key: a file holding the hex of a 32-byte ed25519 seed")
+	return cmd
+}
+
+// readSeedFile reads an ed25519 key from the hex of its 32-byte seed.
+func readSeedFile(path string) (ed25519.PrivateKey, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("key file: %w", err)
+	}
+	seed, err := hex.DecodeString(strings.TrimSpace(string(b)))
+	if err != nil || len(seed) != ed25519.SeedSize {
+		return nil, fmt.Errorf("key file %s: want %d bytes of hex", path, ed25519.SeedSize)
+	}
+	return ed25519.NewKeyFromSeed(seed), nil
+}
