@@ -67,6 +67,10 @@ func FuzzAPIInput(f *testing.F) {
 		`{"from":"` + string(dev) + `","nonce":0,"fee":1000,"contract":"zkapp","method":"deploy","args":{"zkapp":"z","zkapp":"y"}}`,
 		`{"contract":"zkapp","method":"get","args":{"zkapp":"a","x":[{"k":1,"k":2}]}}`,
 		`{"address":"` + string(dev) + `","amount":1000000000000000}`,
+		// contract reads: not found (404), malformed (422)
+		`{"contract":"registry","method":"tool","args":{"tool":"x"}}`, `{"contract":"registry","method":"tools"}`,
+		`{"contract":"workflow","method":"walk","args":{"walk":"x"}}`, `{"contract":"workflow","method":"caps","args":{"leader":"x"}}`,
+		`{"from":"` + string(dev) + `","nonce":1,"fee":1000,"contract":"workflow","method":"request","args":{"walk":"w","tool":"t","input":1}}`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
