@@ -20,7 +20,9 @@
 //	              4xx {"error":{"code","message"}}     a refused request: fatal for the caller
 //	              5xx {"error":{"code","message"}}     a failure: the caller may retry
 //
-// The schemas are JSON Schemas (draft 2020-12 unless they say otherwise).
+// The schemas are JSON Schemas (draft 2020-12 unless they say otherwise),
+// self-contained: a reference to another file or URL is refused, never
+// fetched (they come from a registry anyone may write to).
 // A server checks every input against its input schema (422 invalid_input,
 // naming the failing field) and every output against its output schema (500
 // bad_output: a tool that breaks its own promise is a bug, logged) before

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -250,5 +252,21 @@ func TestCheckSchema(t *testing.T) {
 	}
 	if err := CheckSchema(json.RawMessage(`{"type":1}`), "input", json.RawMessage(`1`)); err == nil {
 		t.Fatal("a schema that does not compile was accepted")
+	}
+}
+
+func TestSchemaRefusesExternalReferences(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"type":"string"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	raw := json.RawMessage(`{"$ref":"file://` + filepath.ToSlash(dir) + `/s.json"}`)
+	if err := CheckSchema(raw, "input", json.RawMessage(`"x"`)); err == nil || !strings.Contains(err.Error(), "self-contained") {
+		t.Fatalf("a schema with a file reference: %v", err)
+	}
+	// A draft's metaschema still resolves.
+	raw = json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"string"}`)
+	if err := CheckSchema(raw, "input", json.RawMessage(`"x"`)); err != nil {
+		t.Fatal(err)
 	}
 }
