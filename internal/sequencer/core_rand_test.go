@@ -167,7 +167,7 @@ type randRun struct {
 	lostHooks map[string]bool
 	// pinned: the run pins queues to senders, and a restart may change the
 	// pins (see core_pin_test.go).
-	pinned bool
+	pinned  bool
 	nQueues int
 	// offPin are the bindings a restart found against the pins (queue →
 	// transaction): the only ones allowed to break them.
