@@ -35,11 +35,13 @@ func toolServeCommand() *cobra.Command {
 		leaders         []string
 	)
 	cmd := &cobra.Command{
-		Use:   "serve --example NAME [--listen ADDR] [--require-leader ADDR,...]",
+		Use:   "serve",
 		Short: "Serve an example tool (" + strings.Join(tool.ExampleNames(), ", ") + ")",
 		Long: "Serve an example tool over the tool protocol: GET /meta, GET /health and POST /invoke {\"input\": ...}.\n" +
 			"With --require-leader, POST /invoke must be signed (Ordo-Leader, Ordo-Timestamp, Ordo-Signature) by one of\n" +
 			"the listed leaders (chain addresses) within 5 minutes of this machine's clock, and never sent twice.",
+		Example: "  ordo tool serve --example arith --listen 127.0.0.1:7600 --require-leader <leader address>\n" +
+			`  curl -s localhost:7600/invoke -H 'Content-Type: application/json' -d '{"input":{"op":"add","a":2,"b":3}}'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := logger(cmd)
@@ -93,7 +95,7 @@ func toolMetaCommand() *cobra.Command {
 func toolInvokeCommand() *cobra.Command {
 	var keyFile string
 	cmd := &cobra.Command{
-		Use:   "invoke URL INPUT [--key-file PATH]",
+		Use:   "invoke URL INPUT",
 		Short: "Invoke a tool (POST URL/invoke {\"input\": INPUT}) and print its output, signed as a leader with --key-file",
 		Long: "Invoke a tool and print its output. INPUT is JSON. With --key-file (the hex of a 32-byte ed25519 seed, as a\n" +
 			"sender's key file), the request is signed as the leader holding that key, at this machine's clock.\n" +
