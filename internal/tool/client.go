@@ -32,6 +32,8 @@ const (
 	CodeProtocol    = "protocol"    // fatal: the tool broke the protocol
 	CodeBadURL      = "bad_url"     // fatal: the tool's URL is not http(s)
 	CodeToolError   = "tool_error"  // the tool answered an error without the error body
+	CodeCanceled    = "canceled"    // retriable: the caller's context was cancelled
+	CodeBadKey      = "bad_key"     // fatal: the signing key is not an ed25519 private key
 )
 
 // InvokeError is every error Invoke, Meta and Health return: whether the
@@ -39,7 +41,8 @@ const (
 // code (the tool's, or one of the Code constants) and a sentence.
 type InvokeError struct {
 	// Retriable says that the same call may succeed later: a timeout, a
-	// connection that failed, a 5xx, 408, 429 or 401 replayed. Otherwise
+	// cancelled context, a connection that failed, a 5xx, 408, 429 or 401
+	// replayed. Otherwise
 	// the failure is fatal: the input (or the tool) must change first.
 	Retriable bool
 	// Status is the HTTP status of the answer, 0 when none came.
@@ -169,7 +172,7 @@ func (c *Client) call(ctx context.Context, method, base, route string, body []by
 	}
 	if key != nil {
 		if err := Sign(req, key, now); err != nil {
-			return &InvokeError{Code: "bad_key", Message: err.Error(), Err: err}
+			return &InvokeError{Code: CodeBadKey, Message: err.Error(), Err: err}
 		}
 	}
 	resp, err := c.httpClient().Do(req)
@@ -231,7 +234,7 @@ func transportError(ctx context.Context, err error) *InvokeError {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
 		return &InvokeError{Retriable: true, Code: CodeTimeout, Message: "no answer before the deadline: " + err.Error(), Err: err}
 	case errors.Is(err, context.Canceled):
-		return &InvokeError{Retriable: true, Code: "canceled", Message: "the call was cancelled: " + err.Error(), Err: err}
+		return &InvokeError{Retriable: true, Code: CodeCanceled, Message: "the call was cancelled: " + err.Error(), Err: err}
 	}
 	return &InvokeError{Retriable: true, Code: CodeUnreachable, Message: err.Error(), Err: err}
 }
