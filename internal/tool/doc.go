@@ -2,7 +2,8 @@
 // it invokes, in the manner of Talus's Nexus toolkit: a tool is an HTTP
 // server with three routes, the leader signs each invocation with its key,
 // and a tool may demand that signature from an allowed leader. It holds the
-// client the leader's execution engine calls (Invoke, Meta, Health), the
+// client the leader's execution engine calls (Client's Invoke, Meta and Health; Invoke
+// for DefaultClient), the
 // signature (Sign, Verify, Verifier), the server that serves a Tool
 // (NewServer) and two example tools (textstats, arith) behind
 // `ordo tool serve --example NAME`.
@@ -54,7 +55,7 @@
 //
 // # Errors at the client
 //
-// Invoke, Meta and Health return an *InvokeError that says whether the
+// A Client's Invoke, Meta and Health return an *InvokeError that says whether the
 // caller may retry: a timeout, a refused or broken connection, a 5xx, a 408,
 // a 429 and a 401 replayed (the same second's signature; a new one will
 // differ) are retriable; any other 4xx is fatal, and so is a 2xx whose body
