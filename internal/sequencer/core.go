@@ -235,6 +235,9 @@ type Core struct {
 // transactions in REVISION or RETRY, and the queues with WAITING transactions.
 // Active queues start by asking the chain about their attempts. The first
 // Ready carries what recovery wrote and asked for.
+// A stored binding that the pins (CoreConfig.Pins) forbid is kept until its
+// transaction ends; a pin naming a sender missing from the snapshot is an
+// error (ErrPinUnknownSender).
 func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
