@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ordolabs/ordo/internal/leader"
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/trace"
@@ -37,6 +38,8 @@ func replayCommand() *cobra.Command {
 				st, err = sequencer.Replay(f)
 			case processor.TraceEngine:
 				st, err = processor.Replay(f)
+			case leader.TraceEngine:
+				st, err = leader.Replay(f)
 			default:
 				return fmt.Errorf("%s: a trace of engine %q, which this ordo cannot replay", args[0], engine)
 			}

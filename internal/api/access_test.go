@@ -59,6 +59,11 @@ var routeRules = map[string]string{
 	"GET /v1/processors/{name}/queues/{priority}":               "read",
 	"GET /v1/processors/{name}/callbacks":                       "read",
 	"POST /v1/processors/{name}/confirmations":                  "authenticated",
+	// The leader (seed 001): reads need read; retrying a Dead event, admin.
+	"GET /v1/leader/events":             "read",
+	"GET /v1/leader/events/{id}":        "read",
+	"GET /v1/leader/channels":           "read",
+	"POST /v1/leader/events/{id}/retry": "need(admin)",
 	// Add your engine's routes here.
 }
 

@@ -106,7 +106,7 @@ func New(cfg Config) (*Node, error) {
 		return nil, errors.New("leader: a store, a sequencer, its records and a chain are required")
 	}
 	if len(cfg.Core.Accounts) == 0 {
-		return nil, errors.New("leader: no channel: the leader holds no leader cap (grant one with the workflow's grantLeaderCap)")
+		return nil, errors.New("leader: no channel: the leader holds no leader cap (grant one with the workflow's grant_leader_cap)")
 	}
 	if cfg.Workflow == "" {
 		cfg.Workflow = DefaultWorkflow
@@ -160,7 +160,7 @@ func Channels(ctx context.Context, c chain.Chain, workflow string, accounts []ch
 			return nil, fmt.Errorf("leader: caps of %s: %w", a, err)
 		}
 		if caps.Caps == 0 {
-			return nil, fmt.Errorf("leader: account %s holds no leader cap on %s: its admin grants one with grantLeaderCap {leader: %q}", a, workflow, a)
+			return nil, fmt.Errorf("leader: account %s holds no leader cap on %s: its admin grants one with grant_leader_cap {leader: %q}", a, workflow, a)
 		}
 		acct, err := c.Account(ctx, a)
 		if err != nil {

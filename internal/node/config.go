@@ -13,6 +13,7 @@ import (
 	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/leader"
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
@@ -109,6 +110,50 @@ type Config struct {
 	// Processor tunes the processor engine (seed 002). Defaults to the
 	// defaults of its fields.
 	Processor ProcessorConfig `yaml:"processor"`
+	// Leader runs the leader engine (seed 001) when it names accounts.
+	// Defaults to off.
+	Leader LeaderConfig `yaml:"leader"`
+}
+
+// LeaderConfig configures the leader engine. It runs when Accounts is not
+// empty. Zero fields take their defaults.
+type LeaderConfig struct {
+	// Accounts are sender accounts (with keys in the node's keystore) that
+	// hold the workflow's leader caps: each cap is a channel, whose results
+	// its account sends (the sequencer pins the channel's queue
+	// leader/<i> to it and keeps the account for it). The first signs the
+	// tool invocations. Defaults to none (no leader).
+	Accounts []string `yaml:"accounts"`
+	// Workflow and Registry name the contracts. Default to "workflow" and
+	// "registry".
+	Workflow string `yaml:"workflow"`
+	Registry string `yaml:"registry"`
+	// ToolTimeout bounds one tool invocation. Defaults to 10s.
+	ToolTimeout Duration `yaml:"toolTimeout"`
+	// Capacity is the high-integrity channel's run queue. Defaults to 256.
+	Capacity int `yaml:"capacity"`
+	// MaxActive is how many tools run at once. Defaults to 32.
+	MaxActive int `yaml:"maxActive"`
+	// MaxRetries is how many retriable failures a request survives.
+	// Defaults to 5.
+	MaxRetries int `yaml:"maxRetries"`
+	// RetryEvery is the retrier's period. Defaults to 1s.
+	RetryEvery Duration `yaml:"retryEvery"`
+	// SweepAfter returns to Queued an Active request whose execution no
+	// longer runs. Defaults to 30s.
+	SweepAfter Duration `yaml:"sweepAfter"`
+	// StaleAfter disposes of an Active request (Dead, with a failure
+	// result). Defaults to 10m.
+	StaleAfter Duration `yaml:"staleAfter"`
+	// BlockFor blocks a channel after its result transaction failed on
+	// chain. Defaults to 24h.
+	BlockFor Duration `yaml:"blockFor"`
+}
+
+// core is the leader core's configuration, with its channels.
+func (l LeaderConfig) core(accounts []string) leader.CoreConfig {
+	return leader.CoreConfig{Capacity: l.Capacity, MaxActive: l.MaxActive, MaxRetries: l.MaxRetries, RetryEvery: time.Duration(l.RetryEvery),
+		SweepAfter: time.Duration(l.SweepAfter), StaleAfter: time.Duration(l.StaleAfter), BlockFor: time.Duration(l.BlockFor), Accounts: accounts}
 }
 
 // ProcessorConfig tunes the processor engine. Zero fields take their

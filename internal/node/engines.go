@@ -1,6 +1,8 @@
 package node
 
 import (
+	"cmp"
+	"context"
 	"crypto/ed25519"
 	"fmt"
 	"os"
@@ -8,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/leader"
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
@@ -44,13 +47,69 @@ func (n *Node) processor(seq *sequencer.Node, st *sqlite.Store, c chain.Chain, o
 	open := pc.openTick()
 	cfg := processor.Config{Store: st, Sequencer: seq, Records: st, Chain: c, Clock: o.Clock, Core: pc.core(),
 		DeliveryTimeout: time.Duration(pc.DeliveryTimeout), OpenTick: &open, Logger: o.Logger, Metrics: processor.NewMetrics(n.Registry)}
-	if o.Trace != "" {
-		f, err := os.OpenFile(o.Trace+".processor", os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			return nil, fmt.Errorf("trace: %w", err)
-		}
-		n.procTrace = f
+	f, err := n.engineTrace(o, processor.TraceEngine)
+	if err != nil {
+		return nil, err
+	}
+	if f != nil {
 		cfg.Trace = f
 	}
 	return processor.New(cfg)
+}
+
+// engineTrace opens an engine's trace file next to the sequencer's
+// (Options.Trace + "." + engine), nil without one.
+func (n *Node) engineTrace(o Options, engine string) (*os.File, error) {
+	if o.Trace == "" {
+		return nil, nil
+	}
+	f, err := os.OpenFile(o.Trace+"."+engine, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	n.traces = append(n.traces, f)
+	return f, nil
+}
+
+// leaderChannels reads the caps of the leader's accounts when the config
+// names any: one channel per cap, its queue leader/<i> pinned to the
+// account. It refuses to start when an account is not a keystore sender,
+// holds no cap or has no funds.
+func (n *Node) leaderChannels(ctx context.Context, c chain.Chain, keys map[string]ed25519.PrivateKey) ([]string, map[string]string, error) {
+	lc := n.Config.Leader
+	if len(lc.Accounts) == 0 {
+		return nil, nil, nil
+	}
+	addrs := make([]chain.Address, len(lc.Accounts))
+	for i, a := range lc.Accounts {
+		if keys[a] == nil {
+			return nil, nil, fmt.Errorf("leader.accounts[%d]: %s is not one of the node's keystore senders (senders: keyFile); a leader's results are signed by the account that holds the cap", i, a)
+		}
+		addrs[i] = chain.Address(a)
+	}
+	channels, err := leader.Channels(ctx, c, cmp.Or(lc.Workflow, leader.DefaultWorkflow), addrs)
+	if err != nil {
+		return nil, nil, err
+	}
+	pins := map[string]string{}
+	for i, a := range channels {
+		pins[fmt.Sprintf("%s%d", leader.QueuePrefix, i)] = a
+	}
+	return channels, pins, nil
+}
+
+// leader builds the leader engine on the node's store, sequencer and chain.
+func (n *Node) leader(seq *sequencer.Node, st *sqlite.Store, c chain.Chain, keys map[string]ed25519.PrivateKey, channels []string, o Options) (*leader.Node, error) {
+	lc := n.Config.Leader
+	cfg := leader.Config{Store: st, Sequencer: seq, Records: st, Chain: c, Key: keys[lc.Accounts[0]], Core: lc.core(channels),
+		Workflow: lc.Workflow, Registry: lc.Registry, ToolTimeout: time.Duration(lc.ToolTimeout), Clock: o.Clock, Logger: o.Logger,
+		Metrics: leader.NewMetrics(n.Registry)}
+	f, err := n.engineTrace(o, leader.TraceEngine)
+	if err != nil {
+		return nil, err
+	}
+	if f != nil {
+		cfg.Trace = f
+	}
+	return leader.New(cfg)
 }

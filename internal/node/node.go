@@ -28,6 +28,7 @@ import (
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/fslock"
+	"github.com/ordolabs/ordo/internal/leader"
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
@@ -41,7 +42,10 @@ type Node struct {
 	Sequencer *sequencer.Node
 	// Processor is the processor engine (seed 002).
 	Processor *processor.Node
-	Chain     chain.Chain
+	// Leader is the leader engine (seed 001), nil when leader.accounts is
+	// empty.
+	Leader *leader.Node
+	Chain  chain.Chain
 	// Devchain is the in-process devchain, nil with a remote chain.
 	Devchain *devchain.Chain
 	Handler  http.Handler
@@ -52,8 +56,9 @@ type Node struct {
 	log      *slog.Logger
 	lock     *fslock.Lock
 	trace    *os.File
-	// procTrace is the processor's trace file (Options.Trace + ".processor").
-	procTrace *os.File
+	// traces are the engines' trace files (Options.Trace + ".processor",
+	// ".leader").
+	traces []*os.File
 }
 
 // Options are what a caller adds to a Config when building a node.
@@ -166,16 +171,25 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		}
 		trace = n.trace
 	}
+	channels, pins, err := n.leaderChannels(ctx, metered, keys)
+	if err != nil {
+		n.Close()
+		return nil, err
+	}
 	var proc *processor.Node
+	var lead *leader.Node
 	onFinish := func(uid string, state store.TxState, blocks uint64) {
 		proc.Finished(uid, state)
+		if lead != nil {
+			lead.Finished(uid, state)
+		}
 		if o.OnFinish != nil {
 			o.OnFinish(uid, state, blocks)
 		}
 	}
 	seq, err := sequencer.NewNode(sequencer.Config{Trace: trace, Store: st, Chain: metered, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: seqTypes, EngineTypes: EngineTypes,
 		Policies: policies, Fees: sequencer.FeePolicy(cfg.Fees), InclusionTimeout: cfg.InclusionTimeoutBlocks, Confirmations: cfg.Confirmations, Senders: senders,
-		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: onFinish, Intake: cfg.Intake()})
+		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: onFinish, Intake: cfg.Intake(), Pins: pins})
 	if err != nil {
 		n.Close()
 		return nil, err
@@ -186,6 +200,13 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		return nil, err
 	}
 	n.Processor = proc
+	if len(channels) > 0 {
+		if lead, err = n.leader(seq, st, metered, keys, channels, o); err != nil {
+			n.Close()
+			return nil, err
+		}
+		n.Leader = lead
+	}
 	// Access: the authenticator keeps only the tokens' hashes, and so does
 	// the node's copy of its config.
 	authn, err := auth.New(cfg.Auth())
@@ -195,6 +216,9 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	}
 	n.Config = cfg.hashed()
 	engines := []api.Routes{proc}
+	if lead != nil {
+		engines = append(engines, lead)
+	}
 	if n.Devchain != nil {
 		engines = append(engines, api.DevchainRoutes(n.devchainHandler()))
 	}
@@ -386,6 +410,9 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 		n.log.Info("api access", "auth", n.Config.Auth()) // names and flags only: never a token
 	}
 	run := []func(context.Context) error{n.Sequencer.Run, n.Processor.Run}
+	if n.Leader != nil {
+		run = append(run, n.Leader.Run)
+	}
 	if n.Devchain != nil {
 		run = append(run, n.Devchain.Run)
 	}
@@ -466,8 +493,8 @@ func (n *Node) Close() error {
 	if n.trace != nil {
 		errs = append(errs, n.trace.Close())
 	}
-	if n.procTrace != nil {
-		errs = append(errs, n.procTrace.Close())
+	for _, f := range n.traces {
+		errs = append(errs, f.Close())
 	}
 	errs = append(errs, n.lock.Release())
 	return errors.Join(errs...)

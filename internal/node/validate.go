@@ -130,6 +130,26 @@ func (c Config) Validate() error {
 	if pc.MaxDeliveries < 0 {
 		bad("processor.maxDeliveries", "must not be negative, got %d", pc.MaxDeliveries)
 	}
+	lc := c.Leader
+	for i, a := range lc.Accounts {
+		if err := chain.ValidateAddress(chain.Address(a)); err != nil {
+			bad(fmt.Sprintf("leader.accounts[%d]", i), "%v", err)
+		}
+	}
+	for _, d := range []struct {
+		field string
+		v     Duration
+	}{{"leader.toolTimeout", lc.ToolTimeout}, {"leader.retryEvery", lc.RetryEvery}, {"leader.sweepAfter", lc.SweepAfter}, {"leader.staleAfter", lc.StaleAfter}, {"leader.blockFor", lc.BlockFor}} {
+		nonNegative(d.field, d.v)
+	}
+	for _, v := range []struct {
+		field string
+		n     int
+	}{{"leader.capacity", lc.Capacity}, {"leader.maxActive", lc.MaxActive}, {"leader.maxRetries", lc.MaxRetries}} {
+		if v.n < 0 {
+			bad(v.field, "must not be negative, got %d", v.n)
+		}
+	}
 	if pc.MaxQueued < 0 {
 		bad("processor.maxQueued", "must not be negative, got %d", pc.MaxQueued)
 	}

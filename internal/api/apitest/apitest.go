@@ -19,6 +19,7 @@ import (
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/leader"
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
@@ -80,7 +81,10 @@ type Node struct {
 	Seq     *sequencer.Node
 	// Proc is the processor engine, on the same store and sequencer; its
 	// routes are mounted, and it runs with the sequencer.
-	Proc     *processor.Node
+	Proc *processor.Node
+	// Leader is the leader engine with one channel on the first sender
+	// (no cap on chain: it serves its routes and indexes nothing).
+	Leader   *leader.Node
 	Store    *sqlite.Store
 	Registry *prometheus.Registry
 	// Router is the API's router (its Routes, for a table test).
@@ -161,6 +165,10 @@ func Start(opts Options) (_ *Node, err error) {
 		Logger: opts.Logger, PollInterval: 20 * time.Millisecond}); err != nil {
 		return nil, fmt.Errorf("apitest: %w", err)
 	}
+	if n.Leader, err = leader.New(leader.Config{Store: n.Store, Sequencer: n.Seq, Records: n.Store, Chain: n.Metered, Logger: opts.Logger,
+		PollInterval: 20 * time.Millisecond, Core: leader.CoreConfig{Accounts: []string{string(senders[0].ID)}}}); err != nil {
+		return nil, fmt.Errorf("apitest: %w", err)
+	}
 	if opts.BlockTime > 0 {
 		done := make(chan struct{})
 		go func() { defer close(done); _ = n.Chain.Run(ctx) }() // ends with ctx, at Close
@@ -173,6 +181,9 @@ func Start(opts Options) (_ *Node, err error) {
 		procDone := make(chan error, 1)
 		go func() { procDone <- n.Proc.Run(ctx) }()
 		n.onClose(func() error { cancel(); return <-procDone })
+		leadDone := make(chan error, 1)
+		go func() { leadDone <- n.Leader.Run(ctx) }()
+		n.onClose(func() error { cancel(); return <-leadDone })
 		t := time.NewTimer(opts.StartTimeout)
 		defer t.Stop()
 		select {
@@ -196,7 +207,7 @@ func Start(opts Options) (_ *Node, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("apitest: %w", err)
 	}
-	engines := append([]api.Routes{api.DevchainRoutes(devchain.NewHandler(n.Chain, devchain.WithLogger(opts.Logger))), n.Proc}, opts.Engines...)
+	engines := append([]api.Routes{api.DevchainRoutes(devchain.NewHandler(n.Chain, devchain.WithLogger(opts.Logger))), n.Proc, n.Leader}, opts.Engines...)
 	n.Router = api.NewSequencerHandler(n.Seq, api.Options{Registry: n.Registry, Logger: opts.Logger, MaxBody: opts.MaxBody,
 		Chain: n.Metered, ChainTimeout: opts.ChainTimeout, Auth: a, TypeRoles: opts.TypeRoles, Engines: engines})
 	n.Handler = n.Router

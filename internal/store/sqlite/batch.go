@@ -61,7 +61,7 @@ var kindCols = [numKinds]int{
 	kindUpsertCallback:  11,
 	kindUpsertCursor:    2,
 
-	kindUpsertLeaderEvent:   17,
+	kindUpsertLeaderEvent:   18,
 	kindUpsertLeaderChannel: 5,
 }
 

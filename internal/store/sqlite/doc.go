@@ -1,5 +1,7 @@
-// Package sqlite is the embedded implementation of store.Store and
-// store.ProcessorStore: one SQLite database file through the pure-Go driver
+// Package sqlite is the embedded implementation of store.Store,
+// store.ProcessorStore and store.LeaderStore (leader_events, with walk
+// unique, and leader_channels; migrations/0004_leader.sql): one SQLite
+// database file through the pure-Go driver
 // modernc.org/sqlite. It holds the sequencer's records (seed 000):
 // transactions (WAITING, REVISION, RETRY, DONE, FAILED) with their attempts
 // and the history of their state transitions, queues with their binding to a

@@ -43,7 +43,7 @@ var _ store.LeaderStore = (*Store)(nil)
 // Column lists, in the order the writes bind and the reads scan them.
 const (
 	leaderEventCols = `id, walk, tool, digest, json, height, status, retried, error, phase, ok, output,
-		channel, result_uid, active_at, created_at, updated_at`
+		channel, result_uid, reports, active_at, created_at, updated_at`
 	leaderChannelCols = `idx, account, blocked_until, last_error, updated_at`
 )
 
@@ -59,7 +59,7 @@ func leaderChunkSQL(k rowKind, v string) string {
 				json = excluded.json, height = excluded.height, status = excluded.status,
 				retried = excluded.retried, error = excluded.error, phase = excluded.phase,
 				ok = excluded.ok, output = excluded.output, channel = excluded.channel,
-				result_uid = excluded.result_uid, active_at = excluded.active_at,
+				result_uid = excluded.result_uid, reports = excluded.reports, active_at = excluded.active_at,
 				created_at = excluded.created_at, updated_at = excluded.updated_at`
 	case kindUpsertLeaderChannel:
 		return `INSERT INTO leader_channels (` + leaderChannelCols + `) VALUES ` + v + `
@@ -121,7 +121,7 @@ func (s *Store) applyLeader(ctx context.Context, c *store.LeaderChanges) error {
 	if err := s.writeRows(ctx, kindUpsertLeaderEvent, len(c.Events), func(i int, args []any) []any {
 		e := &c.Events[i]
 		return append(args, e.ID, e.Walk, e.Tool, e.Digest, blob(e.JSON), int64(e.Height), string(e.Status),
-			e.Retried, e.Error, e.Phase, e.OK, blob(e.Output), e.Channel, e.ResultUID,
+			e.Retried, e.Error, e.Phase, e.OK, blob(e.Output), e.Channel, e.ResultUID, e.Reports,
 			nanos(e.ActiveAt), nanos(e.CreatedAt), nanos(e.UpdatedAt))
 	}, func(i int) string {
 		return fmt.Sprintf("leader event %d (walk %q)", c.Events[i].ID, c.Events[i].Walk)

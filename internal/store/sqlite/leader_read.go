@@ -56,7 +56,7 @@ func scanLeaderEvent(row scanner) (store.LeaderEvent, error) {
 		active, created, updated sql.NullInt64
 	)
 	if err := row.Scan(&e.ID, &e.Walk, &e.Tool, &e.Digest, &js, &height, &status, &e.Retried,
-		&e.Error, &e.Phase, &e.OK, &output, &e.Channel, &e.ResultUID, &active, &created, &updated); err != nil {
+		&e.Error, &e.Phase, &e.OK, &output, &e.Channel, &e.ResultUID, &e.Reports, &active, &created, &updated); err != nil {
 		return store.LeaderEvent{}, err
 	}
 	e.JSON = rawOrNil(js)

@@ -1,8 +1,8 @@
-// Package storetest is the conformance suite of store.Store and
-// store.ProcessorStore: every implementation (SQLite today; PostgreSQL is to
-// come) runs Run and RunProcessor from its own tests and must pass all of
-// it. RunProcessor's doc lists what it pins down beyond the interface; what
-// follows is Run's.
+// Package storetest is the conformance suite of store.Store,
+// store.ProcessorStore and store.LeaderStore: every implementation (SQLite
+// today; PostgreSQL is to come) runs Run, RunProcessor and RunLeader from
+// its own tests and must pass all of it. RunProcessor's and RunLeader's docs
+// list what they pin down beyond the interface; what follows is Run's.
 //
 // Beyond the interface's comments, the suite pins down these behaviours:
 //   - times round-trip to the nanosecond and come back in UTC; a zero time

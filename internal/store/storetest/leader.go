@@ -136,7 +136,7 @@ func levent(id int64, walk string, status store.EventStatus) store.LeaderEvent {
 		JSON:   []byte(fmt.Sprintf(`{"walkId":%q,"tool":"tool-%s","args":{"n":%d,"s":[1,2]}}`, walk, walk, id)),
 		Height: uint64(id) * 3, Status: status, Retried: 2, Error: "tool timed out",
 		Phase: "report", OK: true, Output: []byte(fmt.Sprintf(`{"result":%d}`, id)),
-		Channel: int(id % 4), ResultUID: fmt.Sprintf("leader-result-%d", id),
+		Channel: int(id % 4), ResultUID: fmt.Sprintf("leader-result-%d", id), Reports: int(id % 3),
 		ActiveAt: at(ms + 10), CreatedAt: at(ms), UpdatedAt: at(ms + 20),
 	}
 }

@@ -27,6 +27,7 @@ CREATE TABLE leader_events (
     output     BLOB,
     channel    INTEGER NOT NULL DEFAULT -1,
     result_uid TEXT    NOT NULL DEFAULT '',
+    reports    INTEGER NOT NULL DEFAULT 0,
     active_at  INTEGER,
     created_at INTEGER,
     updated_at INTEGER
