@@ -23,6 +23,7 @@ func main() {
 	root.AddCommand(devchainCommand(), serveCommand(), demoCommand(), benchCommand(), replayCommand(), simCommand(), tokenCommand())
 	root.AddCommand(clientCommands()...)
 	root.AddCommand(processorCommand())
+	root.AddCommand(toolCommand())
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "ordo:", err)
 		os.Exit(1)
