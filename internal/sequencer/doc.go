@@ -34,7 +34,9 @@
 //   - at most one transaction per queue is in REVISION or RETRY;
 //   - a sender is bound to at most one queue, from dispatch until its
 //     transaction is DONE or FAILED; queues wanting a sender are served in the
-//     order they asked (no queue starves);
+//     order they asked (no queue starves); a queue pinned to a sender
+//     (CoreConfig.Pins) is bound only to it, and a sender named by a pin
+//     serves only the queues pinned to it;
 //   - every attempt's sender and nonce are committed before it is sent; a
 //     retry reuses the nonce of an attempt that never landed, and before any
 //     re-dispatch or FAILED the chain is asked about every earlier attempt, so
