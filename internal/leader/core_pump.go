@@ -9,12 +9,12 @@ import (
 
 var zero time.Time
 
-// afterStep does what the step made possible or due: executions for the
-// run queue, results over free channels, the sweeper, stale disposal,
-// checks of result transactions.
+// afterStep does what the step made possible or due: the sweeper and
+// checks of result transactions, then executions for the run queue (those
+// the sweeper put back too), then results over free channels.
 func (c *Core) afterStep() {
-	c.execute()
 	c.sweep()
+	c.execute()
 	c.send()
 }
 

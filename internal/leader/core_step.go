@@ -194,7 +194,7 @@ func (c *Core) retry(in Input) {
 		return
 	}
 	e := &event{rec: *r}
-	e.rec.Retried, e.rec.Error, e.rec.Phase, e.rec.OK, e.rec.Output, e.rec.Channel = 0, "", "", false, nil, -1
+	e.rec.Retried, e.rec.Error, e.rec.Phase, e.rec.OK, e.rec.Output, e.rec.Channel, e.rec.ResultUID = 0, "", "", false, nil, -1, ""
 	c.events[r.ID] = e
 	c.byWalk[r.Walk] = r.ID
 	c.requeue(e)
