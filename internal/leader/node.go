@@ -270,6 +270,17 @@ func (n *Node) Listener(l *Loop) *chainevents.Listener {
 // checks each walk against the store first: a walk is indexed once); it
 // returns once committed.
 func (n *Node) HandleEvents(ctx context.Context, l *Loop, evs []chain.Event, next uint64) error {
+	rep, err := l.Do(ctx, n.pageInput(evs, next))
+	if err == nil && rep.Code != "" {
+		err = fmt.Errorf("leader: events: %s", rep.Message)
+	}
+	return err
+}
+
+// pageInput is the input of a page of events: the registry's changes drop
+// their tools from the cache; the requests are stepped with the page's
+// cursor.
+func (n *Node) pageInput(evs []chain.Event, next uint64) Input {
 	var reqs []Request
 	for _, e := range evs {
 		if e.Contract == n.cfg.Registry {
@@ -292,9 +303,5 @@ func (n *Node) HandleEvents(ctx context.Context, l *Loop, evs []chain.Event, nex
 		raw, _ := json.Marshal(e)
 		reqs = append(reqs, Request{ID: int64(e.Cursor), Walk: d.Walk, Tool: d.Tool, Digest: string(e.TxHash), Height: e.Height, JSON: raw})
 	}
-	rep, err := l.Do(ctx, Events(time.Time{}, next, reqs))
-	if err == nil && rep.Code != "" {
-		err = fmt.Errorf("leader: events: %s", rep.Message)
-	}
-	return err
+	return Events(time.Time{}, next, reqs)
 }
