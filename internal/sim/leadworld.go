@@ -77,8 +77,8 @@ type leadWorld struct {
 	lnode    *leader.Node
 	lloop    *leader.Loop
 	lis      *chainevents.Listener
-	cutting  bool             // the next page is committed by TurnDeferred
-	cutEffs  []leader.Effect  // what that turn asked
+	cutting  bool            // the next page is committed by TurnDeferred
+	cutEffs  []leader.Effect // what that turn asked
 	lastHead chain.Hash
 	head     uint64
 	chk      *leadChecker
@@ -232,8 +232,8 @@ func (w *leadWorld) start(ctx context.Context) error {
 	quiet := slog.New(slog.DiscardHandler)
 	var err error
 	w.snode, err = sequencer.NewNode(sequencer.Config{Store: w.st, Chain: w.dc, Clock: w.clk,
-		Dispatchers: map[string]sequencer.Dispatcher{dispatch.CallType: dispatch.NewCallDispatcher(0, w.dc, w.key)},
-		Policies:    map[string]sequencer.Policy{dispatch.CallType: {MaxRetries: 0, Delay: simDelay}},
+		Dispatchers:      map[string]sequencer.Dispatcher{dispatch.CallType: dispatch.NewCallDispatcher(0, w.dc, w.key)},
+		Policies:         map[string]sequencer.Policy{dispatch.CallType: {MaxRetries: 0, Delay: simDelay}},
 		InclusionTimeout: simInclusionTimeout, Senders: w.senders, Pins: w.pins, Logger: quiet, Inline: true,
 		Rand: w.uids, OnFinish: w.finished})
 	if err != nil {
