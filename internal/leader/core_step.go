@@ -3,6 +3,7 @@ package leader
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ordolabs/ordo/internal/store"
@@ -118,8 +119,8 @@ func (c *Core) requeue(e *event) {
 
 func (c *Core) reported(in Input) {
 	e := c.events[in.ID]
-	if e == nil || e.rec.Phase != PhaseSent || !e.submitting {
-		return
+	if e == nil || e.rec.Phase != PhaseSent || !e.submitting || false && slices.Contains(e.failedUIDs, in.UID) {
+		return // stale: the answer of a submission before a resend
 	}
 	e.submitting = false
 	if in.UID == "" {
@@ -162,11 +163,15 @@ func (c *Core) landed(e *event, success bool, errText string) {
 	case strings.Contains(errText, ReasonNoSuchWalk):
 		c.end(e, store.EventDead, "the request was removed by a reorg after its result was sent: "+errText)
 	default:
+		e.failedUIDs = append(e.failedUIDs, e.rec.ResultUID)
 		delete(c.byUID, e.rec.ResultUID)
 		ch := c.chans[e.rec.Channel]
 		ch.rec.BlockedUntil, ch.rec.LastError = c.now.Add(c.cfg.BlockFor), errText
 		c.touchCh(ch)
-		e.rec.Phase, e.rec.Error, e.rec.ResultUID = PhaseReport, errText, ""
+		e.rec.Phase, e.rec.ResultUID = PhaseReport, ""
+		if e.rec.OK { // a failure result keeps its reason: the one it reports
+			e.rec.Error = errText
+		}
 		c.touch(e)
 		c.waiting = append(c.waiting, e.rec.ID)
 	}

@@ -21,7 +21,7 @@ const (
 	InvLeadTwice    = "no walk gets two results on chain"
 	InvLeadOurs     = "the leader lands at most one result per walk"
 	InvLeadSuccess  = "Successful only with our ok result on chain"
-	InvLeadDead     = "Dead only with a reason"
+	InvLeadDead     = "Dead only with a reason, the one reported on chain"
 	InvLeadFinal    = "Successful and Dead are final"
 	InvLeadCache    = "the tool cache follows the registry"
 	InvLeadLiveness = "every request ends with a result on chain once faults stop"
@@ -319,6 +319,14 @@ func (k *leadChecker) endedRecord(ctx context.Context, r store.LeaderEvent) erro
 		k.w.res.Dead++
 		if r.Error == "" {
 			k.fail(InvLeadDead, "walk %s is Dead without a reason", r.Walk)
+			return nil
+		}
+		res, err := k.onChain(ctx, r.Walk)
+		if err != nil {
+			return err
+		}
+		if res != nil && k.ours[string(res.Leader)] && !res.OK && res.Error != r.Error {
+			k.fail(InvLeadDead, "walk %s is Dead for %q; the failure it reported on chain says %q", r.Walk, r.Error, res.Error)
 		}
 	}
 	return nil
