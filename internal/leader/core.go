@@ -41,9 +41,10 @@ type Core struct {
 
 type event struct {
 	rec        store.LeaderEvent
-	attempt    int  // execution attempts started by this core
-	running    bool // an EffectExecute has not answered
-	submitting bool // an EffectReport has not answered
+	attempt    int      // execution attempts started by this core
+	running    bool     // an EffectExecute has not answered
+	submitting bool     // an EffectReport has not answered
+	failedUIDs []string // result transactions of e that failed on chain (answers naming them are stale)
 	nextCheck  time.Time
 	dirty      bool
 }

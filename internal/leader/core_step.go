@@ -119,7 +119,7 @@ func (c *Core) requeue(e *event) {
 
 func (c *Core) reported(in Input) {
 	e := c.events[in.ID]
-	if e == nil || e.rec.Phase != PhaseSent || !e.submitting || false && slices.Contains(e.failedUIDs, in.UID) {
+	if e == nil || e.rec.Phase != PhaseSent || !e.submitting || slices.Contains(e.failedUIDs, in.UID) {
 		return // stale: the answer of a submission before a resend
 	}
 	e.submitting = false
