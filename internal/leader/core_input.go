@@ -71,23 +71,30 @@ type Request struct {
 
 // Input is one input to the core: plain data, so a run replays.
 type Input struct {
-	Kind      InputKind          `json:"kind"`
-	At        time.Time          `json:"at"`
-	Req       uint64             `json:"req,omitempty"`
-	Rand      uint64             `json:"rand,omitempty"`
-	Cursor    uint64             `json:"cursor,omitempty"`
-	Requests  []Request          `json:"requests,omitempty"`
-	ID        int64              `json:"id,omitempty"`
-	Attempt   int                `json:"attempt,omitempty"`
-	Outcome   Outcome            `json:"outcome,omitempty"`
-	Output    json.RawMessage    `json:"output,omitempty"`
-	Err       string             `json:"err,omitempty"`
-	UID       string             `json:"uid,omitempty"`
-	State     store.TxState      `json:"state,omitempty"`
-	Permanent bool               `json:"permanent,omitempty"`
-	Success   bool               `json:"success,omitempty"`
-	Ours      bool               `json:"ours,omitempty"`
-	Record    *store.LeaderEvent `json:"record,omitempty"`
+	Kind      InputKind       `json:"kind"`
+	At        time.Time       `json:"at"`
+	Req       uint64          `json:"req,omitempty"`
+	Rand      uint64          `json:"rand,omitempty"`
+	Cursor    uint64          `json:"cursor,omitempty"`
+	Requests  []Request       `json:"requests,omitempty"`
+	ID        int64           `json:"id,omitempty"`
+	Attempt   int             `json:"attempt,omitempty"`
+	Outcome   Outcome         `json:"outcome,omitempty"`
+	Output    json.RawMessage `json:"output,omitempty"`
+	Err       string          `json:"err,omitempty"`
+	UID       string          `json:"uid,omitempty"`
+	State     store.TxState   `json:"state,omitempty"`
+	Permanent bool            `json:"permanent,omitempty"`
+	Success   bool            `json:"success,omitempty"`
+	Ours      bool            `json:"ours,omitempty"`
+	// Recorded, with Ours, says what our recorded result is: "ok",
+	// "failed", or "" when the driver did not say (then the record's own
+	// OK is taken).
+	Recorded string `json:"recorded,omitempty"`
+	// Key, on InputReported, is the idempotency key the answer is for; an
+	// answer for another key than the record's current one is stale.
+	Key    string             `json:"key,omitempty"`
+	Record *store.LeaderEvent `json:"record,omitempty"`
 }
 
 // Time is InputTime.

@@ -125,7 +125,9 @@ func (c *Core) dispose() {
 	}
 	for _, id := range ids(c.events) {
 		e := c.events[id]
-		if e.rec.Status != store.EventActive || e.rec.Phase == PhaseSent || e.rec.ActiveAt.IsZero() ||
+		// Only a request still without a result is disposed of: one whose
+		// result waits for a channel (all blocked) keeps it.
+		if e.rec.Status != store.EventActive || e.rec.Phase != PhaseInvoke || e.rec.ActiveAt.IsZero() ||
 			c.now.Before(e.rec.ActiveAt.Add(c.cfg.StaleAfter)) {
 			continue
 		}
@@ -133,19 +135,7 @@ func (c *Core) dispose() {
 			e.running = false
 			c.running--
 		}
-		if e.rec.Phase == PhaseReport && !e.rec.OK {
-			continue // already a failure result, waiting for a channel
-		}
-		stale := fmt.Sprintf("stale: still Active after %s", c.cfg.StaleAfter)
-		if e.rec.Phase == PhaseReport {
-			e.rec.OK, e.rec.Output = false, nil
-			e.rec.Error = stale
-			b := []byte(fmt.Sprintf("%q", stale))
-			e.rec.Output = b
-			c.touch(e)
-			continue // keeps its place among the waiting
-		}
-		c.toReport(e, false, nil, stale)
+		c.toReport(e, false, nil, fmt.Sprintf("stale: still Active after %s", c.cfg.StaleAfter))
 	}
 }
 

@@ -1,6 +1,7 @@
 package leader
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -119,7 +120,8 @@ func (c *Core) requeue(e *event) {
 
 func (c *Core) reported(in Input) {
 	e := c.events[in.ID]
-	if e == nil || e.rec.Phase != PhaseSent || !e.submitting || slices.Contains(e.failedUIDs, in.UID) {
+	if e == nil || e.rec.Phase != PhaseSent || !e.submitting || slices.Contains(e.failedUIDs, in.UID) ||
+		in.Key != "" && in.Key != ResultKey(e.rec.Walk, e.rec.Reports) {
 		return // stale: the answer of a submission before a resend
 	}
 	e.submitting = false
@@ -185,6 +187,10 @@ func (c *Core) checked(in Input) {
 	switch {
 	case !in.Ours:
 		c.end(e, store.EventDead, "another leader reported the walk's result first (already_reported)")
+	case in.Recorded == "ok":
+		c.end(e, store.EventSuccessful, "")
+	case in.Recorded == "failed":
+		c.end(e, store.EventDead, cmp.Or(e.rec.Error, "an earlier failure result of ours is on chain"))
 	case e.rec.OK:
 		c.end(e, store.EventSuccessful, "")
 	default:

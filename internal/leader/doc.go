@@ -31,8 +31,9 @@
 //     blocks its channel for BlockFor (24h) and goes over another; an
 //     already_reported failure is checked first: if the recorded result is
 //     ours (a resend after a crash), nothing is blocked.
-//   - Stale disposal: an Active request older than StaleAfter with no
-//     result transaction yet ends Dead with a failure result.
+//   - Stale disposal: an Active request older than StaleAfter whose tool
+//     has given no result ends Dead with a failure result (a result waiting
+//     for a blocked channel keeps its place).
 //
 // # Invariants
 //

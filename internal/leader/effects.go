@@ -24,7 +24,10 @@ func (n *Node) perform(ctx context.Context, e Effect) Input {
 	case EffectReport:
 		return n.report(ctx, e)
 	case EffectCheck:
-		return Checked(time.Time{}, e.ID, n.ours[n.recordedLeader(ctx, e.Walk)])
+		leader, ok := n.recordedResult(ctx, e.Walk)
+		in := Checked(time.Time{}, e.ID, n.ours[leader])
+		in.Recorded = map[bool]string{true: "ok", false: "failed"}[ok]
+		return in
 	}
 	panic(fmt.Sprintf("leader: unknown effect %d", e.Kind))
 }
@@ -150,22 +153,27 @@ func (n *Node) report(ctx context.Context, e Effect) Input {
 	if err != nil {
 		permanent := errors.Is(err, sequencer.ErrInvalid) || errors.Is(err, sequencer.ErrTypeNotAllowed) || errors.Is(err, sequencer.ErrIdempotencyConflict)
 		n.log.Warn("leader: submitting a result failed", "walk", e.Walk, "permanent", permanent, "err", err)
-		return ReportFailed(time.Time{}, e.ID, err.Error(), permanent)
+		in := ReportFailed(time.Time{}, e.ID, err.Error(), permanent)
+		in.Key = e.Key
+		return in
 	}
 	t := res[0].Transaction
-	return Reported(time.Time{}, e.ID, t.UID, t.State, t.Error)
+	in := Reported(time.Time{}, e.ID, t.UID, t.State, t.Error)
+	in.Key = e.Key
+	return in
 }
 
-// recordedLeader reads the leader whose result the workflow holds for a
-// walk ("" when none or unreadable).
-func (n *Node) recordedLeader(ctx context.Context, walk string) string {
+// recordedResult reads the leader whose result the workflow holds for a
+// walk and whether it is a success ("" when none or unreadable).
+func (n *Node) recordedResult(ctx context.Context, walk string) (string, bool) {
 	var w struct {
 		Result *struct {
 			Leader chain.Address `json:"leader"`
+			OK     bool          `json:"ok"`
 		} `json:"result"`
 	}
 	if n.call(ctx, n.cfg.Workflow, "walk", map[string]string{"walk": walk}, &w) != nil || w.Result == nil {
-		return ""
+		return "", false
 	}
-	return string(w.Result.Leader)
+	return string(w.Result.Leader), w.Result.OK
 }
