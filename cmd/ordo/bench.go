@@ -53,7 +53,7 @@ func benchCommand() *cobra.Command {
 	sq.Flags().DurationVar(&sopts.BlockTime, "block-time", 250*time.Millisecond, "devchain block time")
 	sq.Flags().IntVar(&sopts.Clients, "clients", 64, "concurrent HTTP clients")
 	sq.Flags().BoolVarP(&quiet, "quiet", "q", false, "only the final line")
-	cmd.AddCommand(dc, sq, benchProcessorCommand())
+	cmd.AddCommand(dc, sq, benchProcessorCommand(), benchLeaderCommand())
 	return cmd
 }
 
@@ -83,4 +83,39 @@ func benchProcessorCommand() *cobra.Command {
 	pc.Flags().IntVar(&o.Tickers, "tickers", 8, "concurrent HTTP clients ticking")
 	pc.Flags().BoolVarP(&quiet, "quiet", "q", false, "only the final line")
 	return pc
+}
+
+func benchLeaderCommand() *cobra.Command {
+	var o bench.LeaderOptions
+	var quiet bool
+	lc := &cobra.Command{
+		Use:   "leader",
+		Short: "A node's leader against a standalone devchain over HTTP, a no-op tool: events/s from emission to Successful, latency in blocks",
+		Long: `Run a devchain in this process, served over HTTP as a standalone one, with the
+workflow initialized, a no-op tool registered (served in this process too) and one
+leader cap granted to each of --channels funded accounts; then a node against it
+whose leader.accounts are those accounts (key-file senders). Emit --requests
+requests from --requesters accounts and wait until every event has ended; print
+events/s from the first emission to the last Successful, and the p50 and p99 of
+the blocks between a request's inclusion and its result's.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !quiet {
+				o.Progress = os.Stderr
+			}
+			r, err := bench.Leader(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			fmt.Println(r)
+			return nil
+		},
+	}
+	lc.Flags().IntVar(&o.Requests, "requests", 1000, "walks requested")
+	lc.Flags().IntVar(&o.Channels, "channels", 16, "leader accounts, one leader cap (a channel) each")
+	lc.Flags().IntVar(&o.Requesters, "requesters", 8, "accounts emitting the requests")
+	lc.Flags().IntVar(&o.Capacity, "capacity", 0, "the node's leader.capacity (default: --requests, every request in the run queue as it is indexed)")
+	lc.Flags().DurationVar(&o.BlockTime, "block-time", 100*time.Millisecond, "devchain block time")
+	lc.Flags().BoolVarP(&quiet, "quiet", "q", false, "only the final line")
+	return lc
 }
