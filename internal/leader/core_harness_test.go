@@ -3,13 +3,13 @@ package leader
 import (
 	"encoding/json"
 	"fmt"
-	"hash"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // memLeaderStore is an in-memory LeaderStore for the core's tests: it
@@ -124,8 +124,8 @@ type leaderHarness struct {
 	st  *memLeaderStore
 	now time.Time
 	req uint64
-	out []Effect  // effects not answered yet, in the order asked
-	sum hash.Hash // when set, takes every Ready's JSON (committed or not)
+	out []Effect        // effects not answered yet, in the order asked
+	sum *testkit.Digest // when set, takes every Ready's JSON (committed or not)
 }
 
 func newLeaderHarness(t testing.TB, cfg CoreConfig) *leaderHarness {
@@ -154,7 +154,7 @@ func (h *leaderHarness) crash(ins ...Input) (Ready, []Effect, Ready) {
 		h.c.Step(h.stamp(in))
 	}
 	r := h.c.Ready()
-	h.hashReady(r)
+	h.sum.Add(h.t, r)
 	lost, first := h.restart()
 	return r, lost, first
 }
@@ -182,39 +182,20 @@ func (h *leaderHarness) step(ins ...Input) Ready {
 // turn checks the invariants, takes the Ready, commits it and advances.
 func (h *leaderHarness) turn() Ready {
 	h.t.Helper()
-	if bad := h.c.CheckInvariants(); len(bad) > 0 {
-		h.t.Fatalf("invariants broken:\n  %s", strings.Join(bad, "\n  "))
-	}
+	testkit.NoneBroken(h.t, "invariants broken", h.c.CheckInvariants())
 	r := h.c.Ready()
 	h.st.apply(r.Batch)
-	if len(h.st.bad) > 0 {
-		h.t.Fatalf("store checks broken:\n  %s", strings.Join(h.st.bad, "\n  "))
-	}
+	testkit.NoneBroken(h.t, "store checks broken", h.st.bad)
 	h.c.Advance()
-	h.hashReady(r)
+	h.sum.Add(h.t, r)
 	h.out = append(h.out, r.Effects...)
 	return r
-}
-
-func (h *leaderHarness) hashReady(r Ready) {
-	if h.sum == nil {
-		return
-	}
-	if err := json.NewEncoder(h.sum).Encode(r); err != nil {
-		h.t.Fatalf("encode a Ready: %v", err)
-	}
 }
 
 // takeEffect removes and returns the first unanswered effect that match
 // accepts.
 func (h *leaderHarness) takeEffect(match func(Effect) bool) (Effect, bool) {
-	for i, e := range h.out {
-		if match(e) {
-			h.out = append(h.out[:i], h.out[i+1:]...)
-			return e, true
-		}
-	}
-	return Effect{}, false
+	return testkit.Take(&h.out, match)
 }
 
 func (h *leaderHarness) take(kind EffectKind, id int64) (Effect, bool) {
@@ -222,12 +203,7 @@ func (h *leaderHarness) take(kind EffectKind, id int64) (Effect, bool) {
 }
 
 // fmtOff prints a time as its offset from t0.
-func fmtOff(t time.Time) string {
-	if t.IsZero() {
-		return "never"
-	}
-	return "+" + t.Sub(t0).String()
-}
+func fmtOff(t time.Time) string { return testkit.Offset(t0, t) }
 
 // fmtReady prints a Ready compactly: the rows written, the effects, the
 // replies. "(no change)" is an empty Ready.
@@ -238,28 +214,14 @@ func fmtReady(r Ready) string {
 	var b strings.Builder
 	if !r.Batch.Empty() {
 		b.WriteString("batch:\n")
-		for _, e := range r.Batch.Events {
-			b.WriteString("  " + fmtEvent(e) + "\n")
-		}
-		for _, ch := range r.Batch.Channels {
-			b.WriteString("  " + fmtChannel(ch) + "\n")
-		}
+		b.WriteString(testkit.Lines("  ", r.Batch.Events, fmtEvent))
+		b.WriteString(testkit.Lines("  ", r.Batch.Channels, fmtChannel))
 		for _, cu := range r.Batch.Cursors {
 			fmt.Fprintf(&b, "  cursor %s=%d\n", cu.Name, cu.Value)
 		}
 	}
-	if len(r.Effects) > 0 {
-		b.WriteString("effects:\n")
-		for _, e := range r.Effects {
-			b.WriteString("  " + fmtEffect(e) + "\n")
-		}
-	}
-	if len(r.Replies) > 0 {
-		b.WriteString("replies:\n")
-		for _, rp := range r.Replies {
-			b.WriteString("  " + fmtReply(rp) + "\n")
-		}
-	}
+	testkit.Section(&b, "effects:", r.Effects, fmtEffect)
+	testkit.Section(&b, "replies:", r.Replies, fmtReply)
 	return b.String()
 }
 
@@ -384,12 +346,7 @@ func (h *leaderHarness) fmtState() string {
 		}
 		fmt.Fprintf(&b, "  %d %s %s\n", ch.rec.Index, ch.rec.Account, state)
 	}
-	if len(h.out) > 0 {
-		b.WriteString("unanswered:\n")
-		for _, e := range h.out {
-			b.WriteString("  " + fmtEffect(e) + "\n")
-		}
-	}
+	testkit.Section(&b, "unanswered:", h.out, fmtEffect)
 	if d := c.NextDeadline(); !d.IsZero() {
 		b.WriteString("next deadline " + fmtOff(d) + "\n")
 	}

@@ -1,12 +1,9 @@
 package leader
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -15,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // TestLeaderCoreRandomized drives the core alone with random inputs from a
@@ -37,40 +35,9 @@ import (
 //
 // ORDO_SEED replays a run; ORDO_SEEDS sets how many seeds run (from it).
 func TestLeaderCoreRandomized(t *testing.T) {
-	seed := leaderTestSeed(t)
-	runs, steps := 4, 3000
-	if testing.Short() {
-		runs, steps = 1, 1000
-	}
-	if s := os.Getenv("ORDO_SEEDS"); s != "" {
-		runs, _ = strconv.Atoi(s)
-	}
-	for i := range runs {
-		s := seed + uint64(i)
-		t.Run(fmt.Sprintf("seed=%d", s), func(t *testing.T) {
-			t.Logf("replay: ORDO_SEED=%d ORDO_SEEDS=1", s)
-			d1 := runLeaderRandom(t, s, steps)
-			d2 := runLeaderRandom(t, s, steps)
-			if d1 != d2 {
-				t.Fatalf("the same seed gave two digests: %s and %s", d1, d2)
-			}
-			t.Logf("digest %s", d1)
-		})
-	}
-}
-
-// leaderTestSeed is ORDO_SEED, or the clock's nanoseconds; it is logged.
-func leaderTestSeed(t testing.TB) uint64 {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("ORDO_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("ORDO_SEED: %v", err)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (replay: ORDO_SEED=%d)", seed, seed)
-	return seed
+	testkit.Seeds(t, func(t *testing.T, seed uint64, steps int) {
+		testkit.SameTwice(t, func() string { return runLeaderRandom(t, seed, steps) })
+	})
 }
 
 // fakeWalk is a walk on the fake chain.
@@ -169,12 +136,12 @@ func runLeaderRandom(t *testing.T, seed uint64, steps int) string {
 		StaleAfter: 5 * time.Minute, BlockFor: 2 * time.Minute, CheckEvery: 20 * time.Second, ResubmitAfter: time.Second,
 		Accounts: []string{"a0", "a1", "a2"}}
 	w.h = newLeaderHarness(t, cfg)
-	w.h.sum = sha256.New()
+	w.h.sum = testkit.NewDigest()
 	for range steps {
 		w.randomStep()
 	}
 	w.drain()
-	return hex.EncodeToString(w.h.sum.Sum(nil))
+	return w.h.sum.String()
 }
 
 // step takes inputs through the harness and checks the world.

@@ -11,6 +11,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // TestLeaderCoreScenarios runs the scenario scripts in testdata/scenarios:
@@ -70,14 +71,8 @@ import (
 // number. "(no change)" is an empty Ready. Times print as offsets from t0.
 // An answer to an effect that is not outstanding is noted as stale.
 func TestLeaderCoreScenarios(t *testing.T) {
-	datadriven.Walk(t, "testdata/scenarios", func(t *testing.T, path string) {
-		s := &leaderScenario{}
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			if s.h != nil {
-				s.h.t = t
-			}
-			return s.run(t, d)
-		})
+	testkit.RunScenarios(t, "testdata/scenarios", func() func(*testing.T, *datadriven.TestData) string {
+		return (&leaderScenario{}).run
 	})
 }
 
@@ -89,6 +84,9 @@ type leaderScenario struct {
 }
 
 func (s *leaderScenario) run(t *testing.T, d *datadriven.TestData) string {
+	if s.h != nil {
+		s.h.t = t
+	}
 	if d.Cmd == "config" {
 		if s.h != nil {
 			d.Fatalf(t, "config must come first")
@@ -115,16 +113,16 @@ func (s *leaderScenario) run(t *testing.T, d *datadriven.TestData) string {
 	case "together", "crash":
 		var ins []Input
 		var notes strings.Builder
-		for _, sub := range subCommands(t, d) {
+		for _, sub := range testkit.SubCommands(t, d) {
 			ins = append(ins, s.input(t, sub, &notes))
 		}
 		if d.Cmd == "together" {
 			return notes.String() + fmtReady(h.step(ins...))
 		}
 		r, lost, first := h.crash(ins...)
-		notes.WriteString("not committed:\n" + indent(fmtReady(r)))
+		notes.WriteString("not committed:\n" + testkit.Indent(fmtReady(r)))
 		notes.WriteString(fmtLost(lost))
-		return notes.String() + "after the restart:\n" + indent(fmtReady(first))
+		return notes.String() + "after the restart:\n" + testkit.Indent(fmtReady(first))
 	}
 	var notes strings.Builder
 	in := s.input(t, d, &notes)
@@ -134,40 +132,8 @@ func (s *leaderScenario) run(t *testing.T, d *datadriven.TestData) string {
 	return notes.String() + fmtReady(h.step(in))
 }
 
-// subCommands parses the input lines of together and crash: one command a
-// line, a line starting with a digit being an input line of the command
-// before it (an events command's requests).
-func subCommands(t *testing.T, d *datadriven.TestData) []*datadriven.TestData {
-	var subs []*datadriven.TestData
-	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
-		if line = strings.TrimSpace(line); line == "" {
-			continue
-		}
-		if line[0] >= '0' && line[0] <= '9' && len(subs) > 0 {
-			last := subs[len(subs)-1]
-			last.Input += line + "\n"
-			continue
-		}
-		cmd, args, err := datadriven.ParseLine(line)
-		if err != nil {
-			d.Fatalf(t, "%s: %v", d.Cmd, err)
-		}
-		subs = append(subs, &datadriven.TestData{Pos: d.Pos, Cmd: cmd, CmdArgs: args})
-	}
-	return subs
-}
-
-func fmtLost(lost []Effect) string {
-	var b strings.Builder
-	for _, e := range lost {
-		b.WriteString("lost: " + fmtEffect(e) + "\n")
-	}
-	return b.String()
-}
-
-func indent(s string) string {
-	return "  " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n  ") + "\n"
-}
+// fmtLost prints the effects a restart lost, one a line.
+func fmtLost(lost []Effect) string { return testkit.Lines("lost: ", lost, fmtEffect) }
 
 func (s *leaderScenario) config(t *testing.T, d *datadriven.TestData) string {
 	s.setConfig(t, d)
@@ -178,13 +144,7 @@ func (s *leaderScenario) config(t *testing.T, d *datadriven.TestData) string {
 
 // setConfig sets the configuration keys d names.
 func (s *leaderScenario) setConfig(t *testing.T, d *datadriven.TestData) {
-	dur := func(key string, dst *time.Duration) {
-		v, err := time.ParseDuration(arg(d, key, ""))
-		if err != nil {
-			d.Fatalf(t, "%s: %v", key, err)
-		}
-		*dst = v
-	}
+	dur := func(key string, dst *time.Duration) { testkit.ScanDuration(t, d, key, dst) }
 	n := len(s.cfg.Accounts)
 	if n == 0 {
 		n = 2
@@ -221,42 +181,13 @@ func (s *leaderScenario) setConfig(t *testing.T, d *datadriven.TestData) {
 	}
 }
 
-// arg returns the named argument's value (values joined by ", "), or def.
-func arg(d *datadriven.TestData, key, def string) string {
-	for _, a := range d.CmdArgs {
-		if a.Key == key {
-			return strings.Join(a.Vals, ", ")
-		}
-	}
-	return def
-}
-
-// pos returns the i-th positional argument.
-func pos(t *testing.T, d *datadriven.TestData, i int, usage string) string {
-	if len(d.CmdArgs) <= i || len(d.CmdArgs[i].Vals) > 0 {
-		d.Fatalf(t, "usage: %s", usage)
-	}
-	return d.CmdArgs[i].Key
-}
-
-func posID(t *testing.T, d *datadriven.TestData, i int, usage string) int64 {
-	id, err := strconv.ParseInt(pos(t, d, i, usage), 10, 64)
-	if err != nil {
-		d.Fatalf(t, "%s: %v", usage, err)
-	}
-	return id
-}
-
 // input builds the input of one stepping command, writing notes (answers
 // to effects that were not outstanding) to notes.
 func (s *leaderScenario) input(t *testing.T, d *datadriven.TestData, notes *strings.Builder) Input {
 	h := s.h
 	switch d.Cmd {
 	case "events":
-		cur, err := strconv.ParseUint(pos(t, d, 0, "events CURSOR"), 10, 64)
-		if err != nil {
-			d.Fatalf(t, "events: %v", err)
-		}
+		cur := testkit.PosUint64(t, d, 0, "events CURSOR")
 		var reqs []Request
 		for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
 			f := strings.Fields(line)
@@ -280,8 +211,8 @@ func (s *leaderScenario) input(t *testing.T, d *datadriven.TestData, notes *stri
 		return Events(h.now, cur, reqs)
 	case "executed":
 		const usage = "executed ID ok|retriable|fatal|gone [output=(JSON)] [err=(TEXT)] [attempt=N]"
-		id := posID(t, d, 0, usage)
-		o := Outcome(pos(t, d, 1, usage))
+		id := testkit.PosInt64(t, d, 0, usage)
+		o := Outcome(testkit.Pos(t, d, 1, usage))
 		switch o {
 		case OutcomeOK, OutcomeRetriable, OutcomeFatal, OutcomeGone:
 		default:
@@ -297,44 +228,35 @@ func (s *leaderScenario) input(t *testing.T, d *datadriven.TestData, notes *stri
 		d.MaybeScanArgs(t, "attempt", &attempt)
 		var out json.RawMessage
 		if o == OutcomeOK {
-			out = json.RawMessage(arg(d, "output", `{"n":1}`))
+			out = json.RawMessage(testkit.Arg(d, "output", `{"n":1}`))
 		}
-		return Executed(h.now, id, attempt, o, out, arg(d, "err", ""))
+		return Executed(h.now, id, attempt, o, out, testkit.Arg(d, "err", ""))
 	case "reported":
 		const usage = "reported ID [uid=U] [state=S] [err=(TEXT)] | refused=(TEXT) [permanent]"
-		id := posID(t, d, 0, usage)
+		id := testkit.PosInt64(t, d, 0, usage)
 		if _, ok := h.take(EffectReport, id); !ok {
 			fmt.Fprintf(notes, "(no report of %d outstanding: a stale answer)\n", id)
 		}
 		if d.HasArg("refused") {
-			return ReportFailed(h.now, id, arg(d, "refused", ""), d.HasArg("permanent"))
+			return ReportFailed(h.now, id, testkit.Arg(d, "refused", ""), d.HasArg("permanent"))
 		}
-		uid := arg(d, "uid", "")
+		uid := testkit.Arg(d, "uid", "")
 		if uid == "" {
 			s.uids++
 			uid = "u" + strconv.Itoa(s.uids)
 		}
-		return Reported(h.now, id, uid, store.TxState(arg(d, "state", string(store.Waiting))), arg(d, "err", ""))
+		return Reported(h.now, id, uid, store.TxState(testkit.Arg(d, "state", string(store.Waiting))), testkit.Arg(d, "err", ""))
 	case "finished":
 		const usage = "finished UID ok|fail [err=(TEXT)]"
-		uid := pos(t, d, 0, usage)
-		var ok bool
-		switch pos(t, d, 1, usage) {
-		case "ok":
-			ok = true
-		case "fail":
-		default:
-			d.Fatalf(t, "usage: %s", usage)
-		}
-		return Finished(h.now, uid, ok, arg(d, "err", ""))
+		return Finished(h.now, testkit.Pos(t, d, 0, usage), testkit.OkFail(t, d, 1, usage), testkit.Arg(d, "err", ""))
 	case "checked":
 		const usage = "checked ID ours|theirs"
-		id := posID(t, d, 0, usage)
+		id := testkit.PosInt64(t, d, 0, usage)
 		if _, ok := h.take(EffectCheck, id); !ok {
 			fmt.Fprintf(notes, "(no check of %d outstanding: a stale answer)\n", id)
 		}
 		var ours bool
-		switch pos(t, d, 1, usage) {
+		switch testkit.Pos(t, d, 1, usage) {
 		case "ours":
 			ours = true
 		case "theirs":
@@ -343,17 +265,14 @@ func (s *leaderScenario) input(t *testing.T, d *datadriven.TestData, notes *stri
 		}
 		return Checked(h.now, id, ours)
 	case "retry":
-		id := posID(t, d, 0, "retry ID")
+		id := testkit.PosInt64(t, d, 0, "retry ID")
 		rec, ok := h.st.events[id]
 		if !ok {
 			rec = store.LeaderEvent{ID: id}
 		}
 		return Retry(h.now, h.nextReq(), rec)
 	case "time":
-		dv, err := time.ParseDuration(strings.TrimPrefix(pos(t, d, 0, "time +D [rand=N]"), "+"))
-		if err != nil {
-			d.Fatalf(t, "time: %v", err)
-		}
+		dv := testkit.PosDuration(t, d, 0, "time +D [rand=N]")
 		var r uint64
 		d.MaybeScanArgs(t, "rand", &r)
 		h.now = h.now.Add(dv)
