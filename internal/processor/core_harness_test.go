@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"hash"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // memProcStore is an in-memory ProcessorStore for the core's tests: it
@@ -66,7 +67,7 @@ func (m *memProcStore) apply(c store.ProcChanges) {
 // snapshot is what ProcessorSnapshot reads.
 func (m *memProcStore) snapshot() store.ProcSnapshot {
 	var s store.ProcSnapshot
-	for _, k := range sortedMapKeys(m.procs) {
+	for _, k := range slices.Sorted(maps.Keys(m.procs)) {
 		s.Processors = append(s.Processors, m.procs[k])
 	}
 	for _, b := range m.batches {
@@ -85,7 +86,7 @@ func (m *memProcStore) snapshot() store.ProcSnapshot {
 	slices.SortFunc(s.Callbacks, func(a, b store.Callback) int {
 		return cmp.Or(cmp.Compare(a.Processor, b.Processor), cmp.Compare(a.Seq, b.Seq))
 	})
-	for _, k := range sortedMapKeys(m.cursors) {
+	for _, k := range slices.Sorted(maps.Keys(m.cursors)) {
 		s.Cursors = append(s.Cursors, store.Cursor{Name: k, Value: m.cursors[k]})
 	}
 	return s
@@ -96,15 +97,6 @@ func (m *memProcStore) snapshot() store.ProcSnapshot {
 func (m *memProcStore) used(proc, id string) bool {
 	_, ok := m.batches[proc+"/"+id]
 	return ok
-}
-
-func sortedMapKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // procHarness drives a core as its driver would: it steps inputs, takes the
@@ -121,7 +113,7 @@ type procHarness struct {
 	out   []Effect // effects not answered yet, in the order asked
 	ready []Ready  // every Ready, when keep is set
 	keep  bool
-	sum   hash.Hash // when set, takes every Ready's JSON
+	sum   *testkit.Digest // when set, takes every Ready's JSON
 }
 
 func newProcHarness(t testing.TB, cfg CoreConfig) *procHarness {
@@ -160,16 +152,12 @@ func (h *procHarness) step(ins ...Input) Ready {
 // turn checks the invariants, takes the Ready, commits it and advances.
 func (h *procHarness) turn() Ready {
 	h.t.Helper()
-	if bad := h.c.CheckInvariants(); len(bad) > 0 {
-		h.t.Fatalf("invariants broken:\n  %s", strings.Join(bad, "\n  "))
-	}
+	testkit.NoneBroken(h.t, "invariants broken", h.c.CheckInvariants())
 	r := h.c.Ready()
 	h.st.apply(r.Batch)
-	if len(h.st.bad) > 0 {
-		h.t.Fatalf("store checks broken:\n  %s", strings.Join(h.st.bad, "\n  "))
-	}
+	testkit.NoneBroken(h.t, "store checks broken", h.st.bad)
 	h.c.Advance()
-	h.hashReady(r)
+	h.sum.Add(h.t, r)
 	h.out = append(h.out, r.Effects...)
 	if h.keep {
 		h.ready = append(h.ready, r)
@@ -177,26 +165,10 @@ func (h *procHarness) turn() Ready {
 	return r
 }
 
-// hashReady adds r's JSON to the digest, when one is kept.
-func (h *procHarness) hashReady(r Ready) {
-	if h.sum == nil {
-		return
-	}
-	if err := json.NewEncoder(h.sum).Encode(r); err != nil {
-		h.t.Fatalf("encode a Ready: %v", err)
-	}
-}
-
 // takeEffect removes and returns the first unanswered effect that match
 // accepts.
 func (h *procHarness) takeEffect(match func(Effect) bool) (Effect, bool) {
-	for i, e := range h.out {
-		if match(e) {
-			h.out = append(h.out[:i], h.out[i+1:]...)
-			return e, true
-		}
-	}
-	return Effect{}, false
+	return testkit.Take(&h.out, match)
 }
 
 func (h *procHarness) takeSubmit(exec string) (Effect, bool) {
@@ -208,12 +180,7 @@ func (h *procHarness) takeDeliver(proc string, seq int64) (Effect, bool) {
 }
 
 // fmtOff prints a time as its offset from t0.
-func fmtOff(t time.Time) string {
-	if t.IsZero() {
-		return "never"
-	}
-	return "+" + t.Sub(t0).String()
-}
+func fmtOff(t time.Time) string { return testkit.Offset(t0, t) }
 
 // fmtReady prints a Ready compactly: the rows written, the effects, the
 // replies. "(no change)" is an empty Ready.
@@ -224,31 +191,15 @@ func fmtReady(r Ready) string {
 	var b strings.Builder
 	if !r.Batch.Empty() {
 		b.WriteString("batch:\n")
-		for _, p := range r.Batch.Processors {
-			b.WriteString("  " + fmtProc(p) + "\n")
-		}
-		for _, pb := range r.Batch.Batches {
-			b.WriteString("  " + fmtBatchRow(pb) + "\n")
-		}
-		for _, cb := range r.Batch.Callbacks {
-			b.WriteString("  " + fmtCallback(cb) + "\n")
-		}
+		b.WriteString(testkit.Lines("  ", r.Batch.Processors, fmtProc))
+		b.WriteString(testkit.Lines("  ", r.Batch.Batches, fmtBatchRow))
+		b.WriteString(testkit.Lines("  ", r.Batch.Callbacks, fmtCallback))
 		for _, cu := range r.Batch.Cursors {
 			fmt.Fprintf(&b, "  cursor %s=%d\n", cu.Name, cu.Value)
 		}
 	}
-	if len(r.Effects) > 0 {
-		b.WriteString("effects:\n")
-		for _, e := range r.Effects {
-			b.WriteString("  " + fmtEffect(e) + "\n")
-		}
-	}
-	if len(r.Replies) > 0 {
-		b.WriteString("replies:\n")
-		for _, rp := range r.Replies {
-			b.WriteString("  " + fmtReply(rp) + "\n")
-		}
-	}
+	testkit.Section(&b, "effects:", r.Effects, fmtEffect)
+	testkit.Section(&b, "replies:", r.Replies, fmtReply)
 	return b.String()
 }
 
@@ -432,12 +383,7 @@ func (h *procHarness) fmtQueues(only string) string {
 			fmt.Fprintf(&b, "  callback %d %s %s attempts=%d next-at=%s\n", seq, cb.rec.Key, st, cb.rec.Attempts, fmtOff(cb.rec.NextAt))
 		}
 	}
-	if len(h.out) > 0 {
-		b.WriteString("unanswered:\n")
-		for _, e := range h.out {
-			b.WriteString("  " + fmtEffect(e) + "\n")
-		}
-	}
+	testkit.Section(&b, "unanswered:", h.out, fmtEffect)
 	if d := c.NextDeadline(); !d.IsZero() {
 		b.WriteString("next deadline " + fmtOff(d) + "\n")
 	}

@@ -2,29 +2,13 @@ package processor
 
 import (
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
-
-// testSeed is ORDO_SEED, or the clock's nanoseconds; the test logs it so a
-// failure can be replayed.
-func testSeed(t testing.TB) uint64 {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("ORDO_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("ORDO_SEED: %v", err)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (replay: ORDO_SEED=%d)", seed, seed)
-	return seed
-}
 
 func qb(id string) *pbatch { return &pbatch{rec: store.ProcBatch{ID: id}} }
 
@@ -35,7 +19,7 @@ func qb(id string) *pbatch { return &pbatch{rec: store.ProcBatch{ID: id}} }
 // and Insert's returned batches (the inserted one, or all after a renumber:
 // exactly those whose keys changed).
 func TestQueueMapModel(t *testing.T) {
-	seed := testSeed(t)
+	seed := testkit.Seed(t)
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	var q queueMap
 	var model []*pbatch

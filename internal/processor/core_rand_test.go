@@ -1,12 +1,9 @@
 package processor
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
+	"maps"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // TestCoreRandomized drives the core alone with random inputs from a seed:
@@ -33,26 +31,9 @@ import (
 //
 // ORDO_SEED replays a run; ORDO_SEEDS sets how many seeds run (from it).
 func TestCoreRandomized(t *testing.T) {
-	seed := testSeed(t)
-	runs, steps := 4, 3000
-	if testing.Short() {
-		runs, steps = 1, 1000
-	}
-	if s := os.Getenv("ORDO_SEEDS"); s != "" {
-		runs, _ = strconv.Atoi(s)
-	}
-	for i := range runs {
-		s := seed + uint64(i)
-		t.Run(fmt.Sprintf("seed=%d", s), func(t *testing.T) {
-			t.Logf("replay: ORDO_SEED=%d ORDO_SEEDS=1", s)
-			d1 := runProcRandom(t, s, steps)
-			d2 := runProcRandom(t, s, steps)
-			if d1 != d2 {
-				t.Fatalf("the same seed gave two digests: %s and %s", d1, d2)
-			}
-			t.Logf("digest %s", d1)
-		})
-	}
+	testkit.Seeds(t, func(t *testing.T, seed uint64, steps int) {
+		testkit.SameTwice(t, func() string { return runProcRandom(t, seed, steps) })
+	})
 }
 
 // fakeRecord is a sequencer record of the fake sequencer.
@@ -89,7 +70,7 @@ func runProcRandom(t *testing.T, seed uint64, steps int) string {
 	cfg := CoreConfig{CheckEvery: 20 * time.Second, ResubmitAfter: time.Second, MaxDeliveries: 3,
 		BackoffMin: time.Second, BackoffMax: 8 * time.Second, MaxQueued: 40}
 	w.h = newProcHarness(t, cfg)
-	w.h.sum = sha256.New()
+	w.h.sum = testkit.NewDigest()
 	for i, name := range []string{"p", "q", "r"} {
 		cs := CreateSpec{Name: name, Owner: "owner-" + name}
 		if i != 2 {
@@ -109,7 +90,7 @@ func runProcRandom(t *testing.T, seed uint64, steps int) string {
 		w.randomStep()
 	}
 	w.drain()
-	return hex.EncodeToString(w.h.sum.Sum(nil))
+	return w.h.sum.String()
 }
 
 // highLens is the length of each processor's High queue now.
@@ -340,7 +321,7 @@ func (w *procWorld) confirmOne() {
 	if len(w.pending) == 0 {
 		return
 	}
-	execs := sortedMapKeys(w.pending)
+	execs := slices.Sorted(maps.Keys(w.pending))
 	exec := w.pick(execs)
 	proc := w.pending[exec]
 	ok := w.rng.IntN(100) >= w.fail
@@ -384,7 +365,7 @@ func (w *procWorld) answerEffect() {
 func (w *procWorld) crash(in Input) {
 	h := w.h
 	h.c.Step(in)
-	h.hashReady(h.c.Ready())
+	h.sum.Add(h.t, h.c.Ready())
 	w.restart()
 }
 
@@ -451,11 +432,11 @@ func (w *procWorld) drain() {
 		for len(h.out) > 0 {
 			w.answerEffect()
 		}
-		for len(w.byUID) > 0 && slices.ContainsFunc(sortedMapKeys(w.byUID), func(uid string) bool { return w.byUID[uid].state == store.Revision }) {
+		for len(w.byUID) > 0 && slices.ContainsFunc(slices.Sorted(maps.Keys(w.byUID)), func(uid string) bool { return w.byUID[uid].state == store.Revision }) {
 			w.finishOne()
 		}
 		// The owner confirms what its processor lists as pending.
-		for _, exec := range sortedMapKeys(h.c.byExec) {
+		for _, exec := range slices.Sorted(maps.Keys(h.c.byExec)) {
 			if b := h.c.byExec[exec]; b.rec.State == store.BatchPending {
 				w.step(w.ask(ConfirmBy(h.now, h.nextReq(), b.p.rec.Owner, b.p.rec.Name, exec, true)))
 			}
@@ -482,7 +463,7 @@ func (w *procWorld) drain() {
 	for _, cb := range w.h.st.cbs {
 		perBatch[cb.Processor+"/"+cb.BatchID] = append(perBatch[cb.Processor+"/"+cb.BatchID], cb)
 	}
-	for _, k := range sortedMapKeys(w.specs) {
+	for _, k := range slices.Sorted(maps.Keys(w.specs)) {
 		proc, id, _ := strings.Cut(k, "/")
 		b, ok := w.h.st.batches[k]
 		cbs := perBatch[k]
@@ -505,7 +486,7 @@ func (w *procWorld) drain() {
 		}
 	}
 	outcomes := map[Status]int{}
-	for _, k := range sortedMapKeys(w.specs) {
+	for _, k := range slices.Sorted(maps.Keys(w.specs)) {
 		var st batchState
 		_ = json.Unmarshal(w.h.st.batches[k].Body, &st)
 		outcomes[st.Outcome.Status]++

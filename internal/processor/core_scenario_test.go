@@ -11,6 +11,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // TestCoreScenarios runs the scenario scripts in testdata/scenarios: each
@@ -71,14 +72,8 @@ import (
 // "effects:" what the core asks for, under "replies:" the answers by request
 // number. "(no change)" is an empty Ready. Times print as offsets from t0.
 func TestCoreScenarios(t *testing.T) {
-	datadriven.Walk(t, "testdata/scenarios", func(t *testing.T, path string) {
-		s := &procScenario{}
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			if s.h != nil {
-				s.h.t = t
-			}
-			return s.run(t, d)
-		})
+	testkit.RunScenarios(t, "testdata/scenarios", func() func(*testing.T, *datadriven.TestData) string {
+		return (&procScenario{}).run
 	})
 }
 
@@ -91,6 +86,9 @@ type procScenario struct {
 }
 
 func (s *procScenario) run(t *testing.T, d *datadriven.TestData) string {
+	if s.h != nil {
+		s.h.t = t
+	}
 	if d.Cmd == "config" {
 		if s.h != nil {
 			d.Fatalf(t, "config must come first")
@@ -104,12 +102,7 @@ func (s *procScenario) run(t *testing.T, d *datadriven.TestData) string {
 	switch d.Cmd {
 	case "restart":
 		lost, r := h.restart()
-		var b strings.Builder
-		for _, e := range lost {
-			b.WriteString("lost: " + fmtEffect(e) + "\n")
-		}
-		b.WriteString(fmtReady(r))
-		return b.String()
+		return fmtLost(lost) + fmtReady(r)
 	case "queues":
 		only := ""
 		if len(d.CmdArgs) > 0 {
@@ -119,12 +112,7 @@ func (s *procScenario) run(t *testing.T, d *datadriven.TestData) string {
 	case "together", "crash":
 		var ins []Input
 		var notes strings.Builder
-		for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
-			cmd, args, err := datadriven.ParseLine(line)
-			if err != nil {
-				d.Fatalf(t, "%s: %v", d.Cmd, err)
-			}
-			sub := &datadriven.TestData{Pos: d.Pos, Cmd: cmd, CmdArgs: args}
+		for _, sub := range testkit.SubCommands(t, d) {
 			ins = append(ins, s.inputs(t, sub, &notes)...)
 		}
 		if d.Cmd == "together" {
@@ -133,12 +121,10 @@ func (s *procScenario) run(t *testing.T, d *datadriven.TestData) string {
 		for _, in := range ins {
 			h.c.Step(in)
 		}
-		notes.WriteString("not committed:\n" + indent(fmtReady(h.c.Ready())))
+		notes.WriteString("not committed:\n" + testkit.Indent(fmtReady(h.c.Ready())))
 		lost, r := h.restart()
-		for _, e := range lost {
-			notes.WriteString("lost: " + fmtEffect(e) + "\n")
-		}
-		return notes.String() + "after the restart:\n" + indent(fmtReady(r))
+		notes.WriteString(fmtLost(lost))
+		return notes.String() + "after the restart:\n" + testkit.Indent(fmtReady(r))
 	}
 	var notes strings.Builder
 	ins := s.inputs(t, d, &notes)
@@ -149,15 +135,7 @@ func (s *procScenario) run(t *testing.T, d *datadriven.TestData) string {
 }
 
 func (s *procScenario) config(t *testing.T, d *datadriven.TestData) string {
-	dur := func(key string, dst *time.Duration) {
-		if a, ok := d.Arg(key); ok {
-			v, err := time.ParseDuration(a.SingleVal(t))
-			if err != nil {
-				d.Fatalf(t, "%s: %v", key, err)
-			}
-			*dst = v
-		}
-	}
+	dur := func(key string, dst *time.Duration) { testkit.ScanDuration(t, d, key, dst) }
 	for _, a := range d.CmdArgs {
 		switch a.Key {
 		case "check-every":
@@ -181,39 +159,8 @@ func (s *procScenario) config(t *testing.T, d *datadriven.TestData) string {
 		c.CheckEvery, c.ResubmitAfter, c.MaxDeliveries, c.BackoffMin, c.BackoffMax, c.MaxQueued)
 }
 
-// arg returns the named argument's value (values joined by ", "), or def.
-func arg(d *datadriven.TestData, key, def string) string {
-	for _, a := range d.CmdArgs {
-		if a.Key == key {
-			return strings.Join(a.Vals, ", ")
-		}
-	}
-	return def
-}
-
-func indent(s string) string {
-	return "  " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n  ") + "\n"
-}
-
-// pos returns the i-th positional argument.
-func pos(t *testing.T, d *datadriven.TestData, i int, usage string) string {
-	if len(d.CmdArgs) <= i || len(d.CmdArgs[i].Vals) > 0 {
-		d.Fatalf(t, "usage: %s", usage)
-	}
-	return d.CmdArgs[i].Key
-}
-
-func okFail(t *testing.T, d *datadriven.TestData, i int, usage string) bool {
-	switch v := pos(t, d, i, usage); v {
-	case "ok":
-		return true
-	case "fail":
-		return false
-	default:
-		d.Fatalf(t, "usage: %s (ok or fail, not %q)", usage, v)
-	}
-	return false
-}
+// fmtLost prints the effects a restart lost, one a line.
+func fmtLost(lost []Effect) string { return testkit.Lines("lost: ", lost, fmtEffect) }
 
 // inputs builds the inputs of one stepping command, writing notes (effects
 // answered that were not outstanding) to notes. The argument admin marks
@@ -233,52 +180,43 @@ func (s *procScenario) inputsOf(t *testing.T, d *datadriven.TestData, notes *str
 	switch d.Cmd {
 	case "create":
 		const usage = "create NAME [owner=O] [url=URL] [auto-tick=D] [lanes=N] [by=C]"
-		cs := CreateSpec{Name: pos(t, d, 0, usage), Owner: arg(d, "owner", "alice"), CallbackURL: arg(d, "url", ""), AutoTick: arg(d, "auto-tick", "")}
+		cs := CreateSpec{Name: testkit.Pos(t, d, 0, usage), Owner: testkit.Arg(d, "owner", "alice"), CallbackURL: testkit.Arg(d, "url", ""), AutoTick: testkit.Arg(d, "auto-tick", "")}
 		d.MaybeScanArgs(t, "lanes", &cs.Lanes)
-		return []Input{Create(h.now, h.nextReq(), arg(d, "by", "admin"), cs)}
+		return []Input{Create(h.now, h.nextReq(), testkit.Arg(d, "by", "admin"), cs)}
 	case "add":
 		return s.adds(t, d)
 	case "tick":
-		return []Input{Tick(h.now, h.nextReq(), pos(t, d, 0, "tick PROC"))}
+		return []Input{Tick(h.now, h.nextReq(), testkit.Pos(t, d, 0, "tick PROC"))}
 	case "submitted":
-		exec := pos(t, d, 0, "submitted EXEC [uid=U] [state=S] [err=(TEXT)] | refused=(TEXT) [permanent]")
+		exec := testkit.Pos(t, d, 0, "submitted EXEC [uid=U] [state=S] [err=(TEXT)] | refused=(TEXT) [permanent]")
 		if _, ok := h.takeSubmit(exec); !ok {
 			notes.WriteString("(no submit of " + exec + " outstanding: a stale answer)\n")
 		}
 		if d.HasArg("refused") {
-			return []Input{SubmitFailed(h.now, exec, arg(d, "refused", ""), d.HasArg("permanent"))}
+			return []Input{SubmitFailed(h.now, exec, testkit.Arg(d, "refused", ""), d.HasArg("permanent"))}
 		}
-		uid := arg(d, "uid", "")
+		uid := testkit.Arg(d, "uid", "")
 		if uid == "" {
 			s.uids++
 			uid = "u" + strconv.Itoa(s.uids)
 		}
-		return []Input{Submitted(h.now, exec, uid, store.TxState(arg(d, "state", string(store.Revision))), arg(d, "err", ""))}
+		return []Input{Submitted(h.now, exec, uid, store.TxState(testkit.Arg(d, "state", string(store.Revision))), testkit.Arg(d, "err", ""))}
 	case "finished":
 		const usage = "finished UID ok|fail [err=(TEXT)]"
-		return []Input{Finished(h.now, pos(t, d, 0, usage), okFail(t, d, 1, usage), arg(d, "err", ""))}
+		return []Input{Finished(h.now, testkit.Pos(t, d, 0, usage), testkit.OkFail(t, d, 1, usage), testkit.Arg(d, "err", ""))}
 	case "head":
-		n, err := strconv.ParseUint(pos(t, d, 0, "head N"), 10, 64)
-		if err != nil {
-			d.Fatalf(t, "head: %v", err)
-		}
+		n := testkit.PosUint64(t, d, 0, "head N")
 		h.head = max(h.head, n)
 		return []Input{Head(h.now, n)}
 	case "time":
-		dv, err := time.ParseDuration(strings.TrimPrefix(pos(t, d, 0, "time +D"), "+"))
-		if err != nil {
-			d.Fatalf(t, "time: %v", err)
-		}
+		dv := testkit.PosDuration(t, d, 0, "time +D")
 		h.now = h.now.Add(dv)
 		return []Input{Time(h.now)}
 	case "confirm":
 		const usage = "confirm PROC EXEC ok|fail [by=C]"
-		return []Input{ConfirmBy(h.now, h.nextReq(), arg(d, "by", "alice"), pos(t, d, 0, usage), pos(t, d, 1, usage), okFail(t, d, 2, usage))}
+		return []Input{ConfirmBy(h.now, h.nextReq(), testkit.Arg(d, "by", "alice"), testkit.Pos(t, d, 0, usage), testkit.Pos(t, d, 1, usage), testkit.OkFail(t, d, 2, usage))}
 	case "events":
-		cur, err := strconv.ParseUint(pos(t, d, 0, "events CURSOR"), 10, 64)
-		if err != nil {
-			d.Fatalf(t, "events: %v", err)
-		}
+		cur := testkit.PosUint64(t, d, 0, "events CURSOR")
 		var cfs []Confirm
 		for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
 			if line == "" {
@@ -293,24 +231,24 @@ func (s *procScenario) inputsOf(t *testing.T, d *datadriven.TestData, notes *str
 		return []Input{Events(h.now, cur, cfs)}
 	case "delivered":
 		const usage = "delivered PROC SEQ ok|fail [err=(TEXT)]"
-		proc := pos(t, d, 0, usage)
-		seq, err := strconv.ParseInt(pos(t, d, 1, usage), 10, 64)
+		proc := testkit.Pos(t, d, 0, usage)
+		seq, err := strconv.ParseInt(testkit.Pos(t, d, 1, usage), 10, 64)
 		if err != nil {
 			d.Fatalf(t, "delivered: %v", err)
 		}
 		if _, ok := h.takeDeliver(proc, seq); !ok {
 			fmt.Fprintf(notes, "(no delivery of %s/%d outstanding: a stale answer)\n", proc, seq)
 		}
-		return []Input{Delivered(h.now, proc, seq, okFail(t, d, 2, usage), arg(d, "err", ""))}
+		return []Input{Delivered(h.now, proc, seq, testkit.OkFail(t, d, 2, usage), testkit.Arg(d, "err", ""))}
 	case "pause", "resume":
-		return []Input{Pause(h.now, h.nextReq(), arg(d, "by", "alice"), pos(t, d, 0, d.Cmd+" PROC [by=C]"), d.Cmd == "resume")}
+		return []Input{Pause(h.now, h.nextReq(), testkit.Arg(d, "by", "alice"), testkit.Pos(t, d, 0, d.Cmd+" PROC [by=C]"), d.Cmd == "resume")}
 	case "remove":
 		const usage = "remove PROC PRIORITY POS [by=C]"
-		n, err := strconv.Atoi(pos(t, d, 2, usage))
+		n, err := strconv.Atoi(testkit.Pos(t, d, 2, usage))
 		if err != nil {
 			d.Fatalf(t, "remove: %v", err)
 		}
-		return []Input{Remove(h.now, h.nextReq(), arg(d, "by", "alice"), pos(t, d, 0, usage), Priority(pos(t, d, 1, usage)), n)}
+		return []Input{Remove(h.now, h.nextReq(), testkit.Arg(d, "by", "alice"), testkit.Pos(t, d, 0, usage), Priority(testkit.Pos(t, d, 1, usage)), n)}
 	}
 	d.Fatalf(t, "unknown command %q", d.Cmd)
 	return nil
@@ -319,7 +257,7 @@ func (s *procScenario) inputsOf(t *testing.T, d *datadriven.TestData, notes *str
 // adds builds the Add inputs of an add command.
 func (s *procScenario) adds(t *testing.T, d *datadriven.TestData) []Input {
 	h := s.h
-	proc := pos(t, d, 0, "add PROC [id=ID] [ids=(ID,...)] [prio=P] [pos=N] [used] [by=C]")
+	proc := testkit.Pos(t, d, 0, "add PROC [id=ID] [ids=(ID,...)] [prio=P] [pos=N] [used] [by=C]")
 	if in := strings.TrimSpace(d.Input); in != "" {
 		s.last = json.RawMessage(in)
 	}
@@ -341,7 +279,7 @@ func (s *procScenario) adds(t *testing.T, d *datadriven.TestData) []Input {
 		if id != "" {
 			spec.ID = id
 		}
-		if p := arg(d, "prio", ""); p != "" {
+		if p := testkit.Arg(d, "prio", ""); p != "" {
 			spec.Priority = Priority(p)
 		}
 		if d.HasArg("pos") {
@@ -350,7 +288,7 @@ func (s *procScenario) adds(t *testing.T, d *datadriven.TestData) []Input {
 			spec.Position = &n
 		}
 		used := d.HasArg("used") || spec.ID != "" && h.st.used(proc, spec.ID)
-		ins = append(ins, Add(h.now, h.nextReq(), arg(d, "by", "alice"), proc, spec, used))
+		ins = append(ins, Add(h.now, h.nextReq(), testkit.Arg(d, "by", "alice"), proc, spec, used))
 	}
 	return ins
 }
