@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"testing"
 	"time"
 
@@ -110,7 +110,7 @@ func (h *harness) start() Ready {
 // snapshot reads the store the way Node.load does.
 func (h *harness) snapshot() Snapshot {
 	var s Snapshot
-	for _, id := range sortedKeys(h.senders) {
+	for _, id := range slices.Sorted(maps.Keys(h.senders)) {
 		s.Senders = append(s.Senders, *h.senders[id])
 	}
 	names := map[string]bool{}
@@ -120,7 +120,7 @@ func (h *harness) snapshot() Snapshot {
 	for _, tx := range h.txs {
 		names[tx.Queue] = true
 	}
-	for _, n := range sortedKeys(names) {
+	for _, n := range slices.Sorted(maps.Keys(names)) {
 		s.Queues = append(s.Queues, h.queue(n))
 	}
 	seen := map[string]bool{}
@@ -142,15 +142,6 @@ func (h *harness) snapshot() Snapshot {
 	}
 	s.Head, s.MinFee = h.head, h.minFee
 	return s
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 func cloneTx(tx *store.Transaction) store.Transaction {
@@ -402,7 +393,7 @@ func (h *harness) check() {
 		}
 	}
 	bound := map[string]string{}
-	for _, name := range sortedKeys(h.queues) {
+	for _, name := range slices.Sorted(maps.Keys(h.queues)) {
 		q := h.queues[name]
 		if q.State == store.Free {
 			if (q.TxUID != "" && !h.noSenderOK) || q.Sender != "" {
@@ -430,7 +421,7 @@ func (h *harness) check() {
 			h.t.Fatalf("queue %s is %s without a sender", name, q.State)
 		}
 	}
-	for _, name := range sortedKeys(h.queues) {
+	for _, name := range slices.Sorted(maps.Keys(h.queues)) {
 		q := h.queues[name]
 		if q.Sender == "" {
 			continue

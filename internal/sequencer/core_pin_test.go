@@ -3,10 +3,9 @@ package sequencer
 import (
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
+	"maps"
+	"slices"
 	"testing"
-	"time"
 
 	"github.com/ordolabs/ordo/internal/store"
 )
@@ -96,7 +95,7 @@ func pinAllows(pins map[string]string, queue, sender string) bool {
 // that break the new pins are the only ones allowed to, until their
 // transactions end.
 func (r *randRun) repin() {
-	ids := sortedKeys(r.h.senders)
+	ids := slices.Sorted(maps.Keys(r.h.senders))
 	perm := r.rng.Perm(len(ids))
 	k := 1 + r.rng.Intn(len(ids)-1) // senders ids[perm[:k]] may be reserved
 	pins := map[string]string{}
@@ -144,28 +143,4 @@ func (r *randRun) checkPins() {
 // TestCoreRandomizedPinned is TestCoreRandomized with pins, drawn from the
 // seed and drawn again at some restarts (the pins changed between runs).
 // ORDO_SEED replays a run; ORDO_SEEDS sets how many seeds to run.
-func TestCoreRandomizedPinned(t *testing.T) {
-	seed := time.Now().UnixNano()
-	if s := os.Getenv("ORDO_SEED"); s != "" {
-		var err error
-		if seed, err = strconv.ParseInt(s, 10, 64); err != nil {
-			t.Fatalf("ORDO_SEED: %v", err)
-		}
-	}
-	runs, steps := 4, 3000
-	if testing.Short() {
-		runs, steps = 1, 1000
-	}
-	if s := os.Getenv("ORDO_SEEDS"); s != "" {
-		runs, _ = strconv.Atoi(s)
-	}
-	for i := range runs {
-		s := seed + int64(i)
-		for _, builder := range []bool{false, true} {
-			t.Run(fmt.Sprintf("seed=%d/builder=%v", s, builder), func(t *testing.T) {
-				t.Logf("seed %d (replay: ORDO_SEED=%d ORDO_SEEDS=1)", s, s)
-				runRandom(t, s, builder, true, steps)
-			})
-		}
-	}
-}
+func TestCoreRandomizedPinned(t *testing.T) { randomSeeds(t, true) }

@@ -3,14 +3,15 @@ package sequencer
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand"
-	"os"
-	"strconv"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // simChain is a tiny ledger for the randomized test: per-account nonces, a
@@ -74,7 +75,7 @@ func (c *simChain) send(from string, nonce, fee uint64, hash, uid string) error 
 func (c *simChain) block(pInclude, pFail, pDrop float64) []Receipt {
 	c.height++
 	var out []Receipt
-	for _, from := range sortedKeys(c.pool) {
+	for _, from := range slices.Sorted(maps.Keys(c.pool)) {
 		txs := c.pool[from]
 		if tx := txs[c.nonce[from]]; tx != nil && c.rng.Float64() < pInclude {
 			delete(txs, c.nonce[from])
@@ -96,7 +97,7 @@ func (c *simChain) block(pInclude, pFail, pDrop float64) []Receipt {
 			}
 			out = append(out, Receipt{Hash: tx.hash, Height: c.height, Success: ok, Reason: st.Reason})
 		}
-		for _, n := range sortedNonces(txs) {
+		for _, n := range slices.Sorted(maps.Keys(txs)) {
 			if c.rng.Float64() >= pDrop {
 				continue
 			}
@@ -110,19 +111,6 @@ func (c *simChain) block(pInclude, pFail, pDrop float64) []Receipt {
 		}
 	}
 	return out
-}
-
-func sortedNonces(m map[uint64]*simTx) []uint64 {
-	var ns []uint64
-	for n := range m {
-		ns = append(ns, n)
-	}
-	for i := 1; i < len(ns); i++ {
-		for j := i; j > 0 && ns[j] < ns[j-1]; j-- {
-			ns[j], ns[j-1] = ns[j-1], ns[j]
-		}
-	}
-	return ns
 }
 
 func (c *simChain) txStatus(hash string) chain.TxStatus {
@@ -469,30 +457,19 @@ func runRandom(t *testing.T, seed int64, builder, pinned bool, steps int) {
 }
 
 // TestCoreRandomized drives the core with random faults and restarts and
-// checks the invariants after every step. ORDO_SEED replays a run;
-// ORDO_SEEDS sets how many seeds to run (from the first).
-func TestCoreRandomized(t *testing.T) {
-	seed := time.Now().UnixNano()
-	if s := os.Getenv("ORDO_SEED"); s != "" {
-		var err error
-		if seed, err = strconv.ParseInt(s, 10, 64); err != nil {
-			t.Fatalf("ORDO_SEED: %v", err)
-		}
-	}
-	runs, steps := 4, 3000
-	if testing.Short() {
-		runs, steps = 1, 1000
-	}
-	if s := os.Getenv("ORDO_SEEDS"); s != "" {
-		runs, _ = strconv.Atoi(s)
-	}
-	for i := range runs {
-		s := seed + int64(i)
+// checks the invariants after every step, each seed with and without a
+// Builder dispatcher. ORDO_SEED replays a run; ORDO_SEEDS sets how many
+// seeds to run (from the first).
+func TestCoreRandomized(t *testing.T) { randomSeeds(t, false) }
+
+// randomSeeds runs runRandom for each seed testkit.Seeds gives, in
+// subtests builder=false and builder=true, pinned or not.
+func randomSeeds(t *testing.T, pinned bool) {
+	testkit.Seeds(t, func(t *testing.T, seed uint64, steps int) {
 		for _, builder := range []bool{false, true} {
-			t.Run(fmt.Sprintf("seed=%d/builder=%v", s, builder), func(t *testing.T) {
-				t.Logf("seed %d (replay: ORDO_SEED=%d ORDO_SEEDS=1)", s, s)
-				runRandom(t, s, builder, false, steps)
+			t.Run(fmt.Sprintf("builder=%v", builder), func(t *testing.T) {
+				runRandom(t, int64(seed), builder, pinned, steps)
 			})
 		}
-	}
+	})
 }

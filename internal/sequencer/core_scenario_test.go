@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // TestCoreScenarios runs the scenario scripts in testdata/scenarios: each
@@ -96,14 +98,8 @@ import (
 // senders written; under "effects:" what the core asks for. "(no change)" is
 // an empty Ready. Times print as offsets from the harness's start, t0.
 func TestCoreScenarios(t *testing.T) {
-	datadriven.Walk(t, "testdata/scenarios", func(t *testing.T, path string) {
-		s := &scenario{cfg: testConfig()}
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			if s.h != nil {
-				s.h.t = t
-			}
-			return s.run(t, d)
-		})
+	testkit.RunScenarios(t, "testdata/scenarios", func() func(*testing.T, *datadriven.TestData) string {
+		return (&scenario{cfg: testConfig()}).run
 	})
 }
 
@@ -116,6 +112,9 @@ type scenario struct {
 }
 
 func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
+	if s.h != nil {
+		s.h.t = t
+	}
 	switch d.Cmd {
 	case "config":
 		return s.config(t, d)
@@ -137,7 +136,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 	var out strings.Builder
 	if !s.started {
 		if r := s.start(t); r != "(no change)\n" {
-			out.WriteString("start:\n" + indent(r))
+			out.WriteString("start:\n" + testkit.Indent(r))
 		}
 	}
 	h := s.h
@@ -189,10 +188,7 @@ func (s *scenario) run(t *testing.T, d *datadriven.TestData) string {
 	case "tick":
 		var dur time.Duration
 		if len(d.CmdArgs) > 0 {
-			var err error
-			if dur, err = time.ParseDuration(strings.TrimPrefix(d.CmdArgs[0].Key, "+")); err != nil {
-				d.Fatalf(t, "tick: %v", err)
-			}
+			dur = testkit.PosDuration(t, d, 0, "tick [+D]")
 		}
 		r := h.tick(dur)
 		fmt.Fprintf(&out, "now %s\n", fmtTime(h.now))
@@ -262,12 +258,7 @@ func (s *scenario) newCore(t *testing.T, snap Snapshot, lost []Effect) string {
 		t.Fatalf("NewCore: %v", err)
 	}
 	h.c, h.out = c, nil
-	var out strings.Builder
-	for _, e := range lost {
-		out.WriteString("lost: " + fmtEffect(e) + "\n")
-	}
-	out.WriteString(fmtReady(h.step()))
-	return out.String()
+	return testkit.Lines("lost: ", lost, fmtEffect) + fmtReady(h.step())
 }
 
 func (s *scenario) mustBeStopped(t *testing.T, d *datadriven.TestData) {
@@ -313,12 +304,7 @@ func (s *scenario) policy(t *testing.T, d *datadriven.TestData) string {
 	typ := d.CmdArgs[0].Key
 	p := s.cfg.Policies[typ]
 	d.MaybeScanArgs(t, "max-retries", &p.MaxRetries)
-	if a, ok := d.Arg("delay"); ok {
-		var err error
-		if p.Delay, err = time.ParseDuration(a.SingleVal(t)); err != nil {
-			d.Fatalf(t, "delay: %v", err)
-		}
-	}
+	testkit.ScanDuration(t, d, "delay", &p.Delay)
 	s.cfg.Policies[typ] = p
 	return s.fmtConfig()
 }
@@ -341,7 +327,7 @@ func (s *scenario) fmtConfig() string {
 		cfg.InclusionTimeout, conf, cfg.WaitingWindow, cfg.PollStatus)
 	fmt.Fprintf(&b, "fees: initial=%d bump=%d%% min-step=%d max=%d\n",
 		cfg.Fees.Initial, cfg.Fees.BumpPercent, cfg.Fees.MinStep, cfg.Fees.Max)
-	for _, k := range sortedKeys(cfg.Policies) {
+	for _, k := range slices.Sorted(maps.Keys(cfg.Policies)) {
 		p := cfg.Policies[k]
 		fmt.Fprintf(&b, "policy %s: max-retries=%d delay=%s\n", k, p.MaxRetries, p.Delay)
 	}
@@ -370,7 +356,7 @@ func parsePins(t *testing.T, d *datadriven.TestData, vals []string) map[string]s
 // fmtPins prints pins in queue order.
 func fmtPins(pins map[string]string) string {
 	var ps []string
-	for _, q := range sortedKeys(pins) {
+	for _, q := range slices.Sorted(maps.Keys(pins)) {
 		ps = append(ps, q+"->"+pins[q])
 	}
 	return "pins: " + strings.Join(ps, " ") + "\n"
@@ -443,10 +429,7 @@ func (s *scenario) take(t *testing.T, d *datadriven.TestData, kinds ...EffectKin
 }
 
 func (s *scenario) dispatchErr(t *testing.T, d *datadriven.TestData) error {
-	msg := ""
-	if a, ok := d.Arg("msg"); ok {
-		msg = strings.Join(a.Vals, ", ")
-	}
+	msg := testkit.Arg(d, "msg", "")
 	if a, ok := d.Arg("code"); ok {
 		e := chain.ErrorByCode(a.SingleVal(t))
 		if e == nil {
@@ -616,10 +599,10 @@ func (s *scenario) state() string {
 	for _, tx := range h.bySeq() {
 		names[tx.Queue] = true
 	}
-	for _, n := range sortedKeys(names) {
+	for _, n := range slices.Sorted(maps.Keys(names)) {
 		b.WriteString(fmtQueue(h.queue(n)))
 	}
-	for _, id := range sortedKeys(h.senders) {
+	for _, id := range slices.Sorted(maps.Keys(h.senders)) {
 		b.WriteString(fmtSender(*h.senders[id]))
 	}
 	for _, tx := range h.bySeq() {
@@ -807,17 +790,7 @@ func step(label string, r Ready) string {
 	if s == "(no change)\n" {
 		return label + ": " + s
 	}
-	return label + ":\n" + indent(s)
-}
-
-func indent(s string) string {
-	lines := strings.SplitAfter(s, "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = "  " + l
-		}
-	}
-	return strings.Join(lines, "")
+	return label + ":\n" + testkit.Indent(s)
 }
 
 // fmtTime prints a time as its offset from t0.
