@@ -23,6 +23,7 @@ type leaderReport struct {
 	submitOK, submitFailed int
 	failReasons            string // failed submit_result transactions by reason
 	byLeader               string // results by the account that sent them
+	whyFailed              string // failure results by kind of reason
 	events                 string // the node's events by status
 	invocations            string // the tools' answers by tool and kind
 }
@@ -147,6 +148,19 @@ func errorFits(w *plannedWalk, answers []toolAnswer, msg string) bool {
 	return false
 }
 
+// failureKind names the kind of a failure result's error, for the summary.
+func failureKind(msg string) string {
+	for _, k := range []struct{ sub, kind string }{
+		{"input schema", "input-schema"}, {"output schema", "output-schema"}, {"retries used up", "retries"},
+		{"stale", "stale"}, {"tool: fatal", "tool-4xx"},
+	} {
+		if strings.Contains(msg, k.sub) {
+			return k.kind
+		}
+	}
+	return "other"
+}
+
 // auditLeaderRun checks the end of a leader crash run against the chain,
 // the tools' records and the node's events.
 func auditLeaderRun(ctx context.Context, t *testing.T, api *papi, dc *devchain.Client, walks []*plannedWalk,
@@ -215,6 +229,7 @@ func auditLeaderRun(ctx context.Context, t *testing.T, api *papi, dc *devchain.C
 	}
 
 	// 2. Each walk: requested once, its one result as its tool's answers imply.
+	whyFailed := map[string]int{}
 	for _, w := range walks {
 		if w.bad {
 			rep.bad++
@@ -244,6 +259,7 @@ func auditLeaderRun(ctx context.Context, t *testing.T, api *papi, dc *devchain.C
 			rep.ok++
 		} else {
 			rep.failed++
+			whyFailed[failureKind(r.Error)]++
 		}
 		as := answers[w.id]
 		if w.bad && len(as) > 0 {
@@ -259,6 +275,8 @@ func auditLeaderRun(ctx context.Context, t *testing.T, api *papi, dc *devchain.C
 			errorf("WRONG REASON: %s (%s) failed with %q, which does not fit: %s; answers %s", w.id, w.tool, r.Error, why, answerList(as))
 		}
 	}
+
+	rep.whyFailed = countMap(whyFailed)
 
 	// 3. The node's events: every walk once, Successful or Dead with a reason, as the chain says.
 	evs, err := leaderEvents(ctx, api)

@@ -31,6 +31,7 @@ const (
 	lToolTimeout = 400 * time.Millisecond
 	lStaleAfter  = 6 * time.Second
 	lRequesters  = 4
+	lMaxRetries  = 3
 	lFund        = 1e15
 )
 
@@ -92,15 +93,15 @@ type leaderKill struct {
 	at       time.Duration
 	inFlight int64 // tool invocations being answered
 	emitted  int64
-	waited   bool
+	waited   string // what the kill waited for, if anything
 	quick    bool
 	restart  time.Duration
 }
 
 func (k leaderKill) String() string {
 	w := ""
-	if k.waited {
-		w = " (waited for a tool invocation in flight)"
+	if k.waited != "" {
+		w = " (waited for " + k.waited + ")"
 	}
 	if k.quick {
 		w = " (soon after the previous restart)"
@@ -221,7 +222,7 @@ func TestLeaderCrash(t *testing.T) {
 		"\n  - keyFile: " + filepath.Join(dir, "s3.key") + "\n" +
 		"principals:\n  - principal: admin\n    tokenSHA256: " + auth.TokenSHA256(lAdminToken) + "\n    roles: [admin]\n" +
 		"leader:\n  accounts: [" + string(l1) + ", " + string(l2) + "]\n  toolTimeout: " + lToolTimeout.String() +
-		"\n  retryEvery: 200ms\n  sweepAfter: 500ms\n  staleAfter: " + lStaleAfter.String() + "\n"
+		"\n  maxRetries: " + strconv.Itoa(lMaxRetries) + "\n  retryEvery: 200ms\n  sweepAfter: 500ms\n  staleAfter: " + lStaleAfter.String() + "\n"
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +301,7 @@ func TestLeaderCrash(t *testing.T) {
 		nKills := 5 + rng.IntN(4)
 		quick := 1 + rng.IntN(nKills-1)
 		for n := range nKills {
-			pause := time.Duration(400+rng.IntN(1600)) * time.Millisecond
+			pause := time.Duration(600+rng.IntN(2400)) * time.Millisecond
 			if n == quick {
 				pause = time.Duration(rng.IntN(150)) * time.Millisecond
 			}
@@ -308,11 +309,27 @@ func TestLeaderCrash(t *testing.T) {
 				return
 			}
 			k := leaderKill{n: n + 1, quick: n == quick}
-			if n != quick && rng.IntN(2) == 0 {
+			switch mode := rng.IntN(3); {
+			case n == quick:
+			case mode == 0:
 				// Kill while a tool is answering.
-				k.waited = true
+				k.waited = "a tool invocation in flight"
 				deadline := time.Now().Add(2 * time.Second)
 				for farm.inFlight.Load() == 0 && time.Now().Before(deadline) && sleepCtx(loadCtx, 2*time.Millisecond) {
+				}
+				if farm.inFlight.Load() == 0 {
+					k.waited += ", none came within 2s"
+				}
+			case mode == 1:
+				// Kill while a result transaction is in the sequencer.
+				k.waited = "a result in phase sent"
+				deadline := time.Now().Add(2 * time.Second)
+				found := false
+				for !found && time.Now().Before(deadline) && sleepCtx(loadCtx, 5*time.Millisecond) {
+					found = resultInFlight(loadCtx, api)
+				}
+				if !found {
+					k.waited += ", none came within 2s"
 				}
 			}
 			select {
@@ -366,9 +383,9 @@ func TestLeaderCrash(t *testing.T) {
 
 	// ---- the audit ----
 	rep := auditLeaderRun(ctx, t, api, dc, walks, results, farm, []chain.Address{l1, l2})
-	t.Logf("leader crash summary: seed=%d walks=%d (bad input %d) kills=%d results{ok=%d failed=%d} events{%s} invocations{%s} "+
+	t.Logf("leader crash summary: seed=%d walks=%d (bad input %d) kills=%d results{ok=%d failed=%d: %s} events{%s} invocations{%s} "+
 		"submit_result txs{succeeded=%d failed=%d: %s} by{%s} kills-over=%s settled=%s build=%s total=%s",
-		seed, len(walks), rep.bad, len(kills), rep.ok, rep.failed, rep.events, rep.invocations,
+		seed, len(walks), rep.bad, len(kills), rep.ok, rep.failed, rep.whyFailed, rep.events, rep.invocations,
 		rep.submitOK, rep.submitFailed, rep.failReasons, rep.byLeader, killsOver.Round(time.Millisecond),
 		settled.Round(time.Millisecond), built.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
 }
@@ -423,6 +440,25 @@ func waitAllResults(ctx context.Context, dc *devchain.Client, walks []*plannedWa
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// resultInFlight says whether the node lists an Active event whose result
+// transaction is in the sequencer (phase sent).
+func resultInFlight(ctx context.Context, api *papi) bool {
+	var page struct {
+		Events []struct {
+			Phase string `json:"phase"`
+		} `json:"events"`
+	}
+	if api.call(ctx, http.MethodGet, "/v1/leader/events?status=Active&limit=1000", nil, &page) != nil {
+		return false
+	}
+	for _, e := range page.Events {
+		if e.Phase == "sent" {
+			return true
+		}
+	}
+	return false
 }
 
 // readWalk reads a walk from the workflow.

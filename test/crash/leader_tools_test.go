@@ -25,7 +25,7 @@ const (
 	toolLiar  = "liar"  // adds a and b; sometimes an output off its schema, or a 4xx
 
 	flakySlowShare = 0.2
-	flaky503Share  = 0.3
+	flaky503Share  = 0.35
 	liarLieShare   = 0.2
 	liar4xxShare   = 0.15
 )
