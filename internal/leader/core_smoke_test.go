@@ -6,19 +6,13 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-func turn(t *testing.T, c *Core) Ready {
-	t.Helper()
-	if bad := c.CheckInvariants(); len(bad) > 0 {
-		t.Fatalf("invariants: %v", bad)
-	}
-	r := c.Ready()
-	c.Advance()
-	return r
-}
+// turn checks the invariants, takes a Ready and advances.
+func turn(t *testing.T, c *Core) Ready { t.Helper(); return testkit.Turn[Ready](t, c) }
 
 func TestSmokeRequestToResult(t *testing.T) {
 	c, err := NewCore(CoreConfig{Accounts: []string{"a0", "a1"}, MaxRetries: 1}, t0, store.LeaderSnapshot{})

@@ -6,20 +6,13 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// turn takes a Ready, checks the invariants and advances.
-func turn(t *testing.T, c *Core) Ready {
-	t.Helper()
-	if bad := c.CheckInvariants(); len(bad) > 0 {
-		t.Fatalf("invariants: %v", bad)
-	}
-	r := c.Ready()
-	c.Advance()
-	return r
-}
+// turn checks the invariants, takes a Ready and advances.
+func turn(t *testing.T, c *Core) Ready { t.Helper(); return testkit.Turn[Ready](t, c) }
 
 func TestSmokeAtomicRetriesThenExecuted(t *testing.T) {
 	c, err := NewCore(CoreConfig{}, t0, 1, store.ProcSnapshot{})

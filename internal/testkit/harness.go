@@ -57,3 +57,21 @@ func Section[T any](b *strings.Builder, title string, xs []T, f func(T) string) 
 	b.WriteString(title + "\n")
 	b.WriteString(Lines("  ", xs, f))
 }
+
+// Core is what a sans-I/O core offers a test that turns it by hand: its
+// invariant checks, its Ready of type R, and Advance.
+type Core[R any] interface {
+	CheckInvariants() []string
+	Ready() R
+	Advance()
+}
+
+// Turn checks c's invariants (failing t when any is broken), takes c's
+// Ready and advances c: one turn with nothing committed.
+func Turn[R any](t testing.TB, c Core[R]) R {
+	t.Helper()
+	NoneBroken(t, "invariants broken", c.CheckInvariants())
+	r := c.Ready()
+	c.Advance()
+	return r
+}
