@@ -26,6 +26,7 @@ type leaderReport struct {
 	whyFailed              string // failure results by kind of reason
 	events                 string // the node's events by status
 	invocations            string // the tools' answers by tool and kind
+	acrossRuns             int    // walks whose tool was invoked in more than one node run
 }
 
 // chainSubmit is one submit_result transaction found in a block.
@@ -262,6 +263,9 @@ func auditLeaderRun(ctx context.Context, t *testing.T, api *papi, dc *devchain.C
 			whyFailed[failureKind(r.Error)]++
 		}
 		as := answers[w.id]
+		if len(as) > 0 && as[0].run != as[len(as)-1].run {
+			rep.acrossRuns++
+		}
 		if w.bad && len(as) > 0 {
 			errorf("BAD INPUT SENT: %s's input is off the %s tool's input schema, yet the tool was invoked %d times", w.id, w.tool, len(as))
 		}

@@ -383,9 +383,9 @@ func TestLeaderCrash(t *testing.T) {
 
 	// ---- the audit ----
 	rep := auditLeaderRun(ctx, t, api, dc, walks, results, farm, []chain.Address{l1, l2})
-	t.Logf("leader crash summary: seed=%d walks=%d (bad input %d) kills=%d results{ok=%d failed=%d: %s} events{%s} invocations{%s} "+
+	t.Logf("leader crash summary: seed=%d walks=%d (bad input %d) kills=%d results{ok=%d failed=%d: %s} events{%s} invocations{%s} walks invoked in 2+ node runs=%d "+
 		"submit_result txs{succeeded=%d failed=%d: %s} by{%s} kills-over=%s settled=%s build=%s total=%s",
-		seed, len(walks), rep.bad, len(kills), rep.ok, rep.failed, rep.whyFailed, rep.events, rep.invocations,
+		seed, len(walks), rep.bad, len(kills), rep.ok, rep.failed, rep.whyFailed, rep.events, rep.invocations, rep.acrossRuns,
 		rep.submitOK, rep.submitFailed, rep.failReasons, rep.byLeader, killsOver.Round(time.Millisecond),
 		settled.Round(time.Millisecond), built.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
 }
