@@ -29,7 +29,8 @@ const (
 	// (modulo) walk requested so far.
 	LCompete LeadKind = "compete"
 	// LFault sets the chain's revert (Method 0) or reject (1) probability
-	// to Prob; the drain clears them.
+	// to Prob (the drain clears them), stalls its blocks for K seconds (2),
+	// or multiplies its minimum fee by K for three blocks (3).
 	LFault LeadKind = "fault"
 	// LCrash drops both engines' memory and rebuilds them from the store.
 	// Cut ≥ 0 first makes the leader's loop commit a turn (after the next
@@ -115,7 +116,15 @@ func genLeadActions(seed uint64, steps, tools int) []LeadAction {
 		case x < 88:
 			a = LeadAction{Kind: LCompete, Index: r.IntN(1000)}
 		case x < 92:
-			a = LeadAction{Kind: LFault, Method: r.IntN(2), Prob: []float64{0, 0, 0.1, 0.3}[r.IntN(4)]}
+			a = LeadAction{Kind: LFault, Method: r.IntN(4)}
+			switch a.Method {
+			case 0, 1:
+				a.Prob = []float64{0, 0, 0.1, 0.3}[r.IntN(4)]
+			case 2:
+				a.K = uint64(1 + r.IntN(8))
+			default:
+				a.K = uint64(2 + r.IntN(3))
+			}
 		default:
 			a = LeadAction{Kind: LCrash, Cut: -1}
 			if r.IntN(2) == 0 {

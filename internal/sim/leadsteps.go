@@ -75,10 +75,16 @@ func (w *leadWorld) do(ctx context.Context, a LeadAction) (string, error) {
 	case LFault:
 		p := a.Prob
 		var u devchain.FaultUpdate
-		if a.Method == 0 {
+		switch a.Method {
+		case 0:
 			u.RevertProb = &p
-		} else {
+		case 1:
 			u.RejectProb = &p
+		case 2:
+			d := devchain.Duration(time.Duration(a.K) * time.Second)
+			u.Stall = &d
+		default:
+			u.FeeSpike = &devchain.FeeSpike{Factor: max(a.K, 2), Blocks: 3}
 		}
 		if _, err := w.dc.SetFaults(ctx, u); err != nil {
 			return "", err
@@ -150,7 +156,8 @@ func (w *leadWorld) cutTurn(ctx context.Context, a LeadAction) ([]leader.Effect,
 // ended, within DrainBound.
 func (w *leadWorld) drain(ctx context.Context, step int) error {
 	zero := 0.0
-	if _, err := w.dc.SetFaults(ctx, devchain.FaultUpdate{RejectProb: &zero, DropProb: &zero, RevertProb: &zero}); err != nil {
+	none := devchain.Duration(0)
+	if _, err := w.dc.SetFaults(ctx, devchain.FaultUpdate{RejectProb: &zero, DropProb: &zero, RevertProb: &zero, Stall: &none}); err != nil {
 		return err
 	}
 	w.tools.faulty = false
