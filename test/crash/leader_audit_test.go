@@ -217,7 +217,7 @@ func auditLeaderRun(ctx context.Context, t *testing.T, api *papi, dc *devchain.C
 		}
 	}
 	rep.failReasons, rep.byLeader = countMap(reasons), countMap(byLeader)
-	answers, counts, unsigned := farm.snapshot()
+	answers, counts, unsigned, signer := farm.snapshot()
 	inv := map[string]int{}
 	for tool, m := range counts {
 		for k, n := range m {
@@ -226,7 +226,7 @@ func auditLeaderRun(ctx context.Context, t *testing.T, api *papi, dc *devchain.C
 	}
 	rep.invocations = countMap(inv)
 	if unsigned > 0 {
-		errorf("UNSIGNED: %d tool invocations did not carry Ordo-Leader %s", unsigned, farm.leader)
+		errorf("UNSIGNED: %d tool invocations did not carry Ordo-Leader %s", unsigned, signer)
 	}
 
 	// 2. Each walk: requested once, its one result as its tool's answers imply.

@@ -42,7 +42,6 @@ type plannedWalk struct {
 	bad   bool // the input violates the tool's input schema
 	input json.RawMessage
 	want  json.RawMessage // the correct output (nil when bad)
-	hash  chain.Hash      // the request transaction
 }
 
 // planWalks draws n walks: tools, inputs, a share with inputs off schema.
@@ -176,7 +175,7 @@ func TestLeaderCrash(t *testing.T) {
 			t.Fatalf("faucet %s: %v", a, err)
 		}
 	}
-	farm.leader = string(l1)
+	farm.setLeader(string(l1))
 	devs, err := dc.DevAccounts(ctx)
 	if err != nil || len(devs) < 1+lRequesters {
 		t.Fatalf("devchain dev accounts: %d, %v", len(devs), err)
@@ -280,13 +279,12 @@ func TestLeaderCrash(t *testing.T) {
 		wg.Go(func() {
 			for i := r; i < len(walks); i += lRequesters {
 				w := walks[i]
-				h, err := sender.send(loadCtx, devchain.WorkflowContract, devchain.WorkflowRequest,
+				_, err := sender.send(loadCtx, devchain.WorkflowContract, devchain.WorkflowRequest,
 					map[string]any{"walk": w.id, "tool": w.tool, "input": w.input})
 				if err != nil {
 					fail(fmt.Errorf("request %s: %w", w.id, err))
 					return
 				}
-				w.hash = h
 				nEmitted.Add(1)
 				if !sleepCtx(loadCtx, time.Duration(150+erng.IntN(350))*time.Millisecond) {
 					return

@@ -150,6 +150,13 @@ func newToolFarm(seed uint64, slowFor time.Duration) (*toolFarm, error) {
 
 func (f *toolFarm) close() { _ = f.srv.Close() }
 
+// setLeader sets the account every invocation must name in Ordo-Leader.
+func (f *toolFarm) setLeader(a string) {
+	f.mu.Lock()
+	f.leader = a
+	f.mu.Unlock()
+}
+
 // url is the base URL the registry holds for tool.
 func (f *toolFarm) url(tool string) string { return f.base + "/" + tool }
 
@@ -251,9 +258,9 @@ func (f *toolFarm) invoke(w http.ResponseWriter, r *http.Request, tool string) {
 	}
 }
 
-// snapshot copies the answers by walk, the counts by tool and the count of
-// invocations not signed by the leader.
-func (f *toolFarm) snapshot() (map[string][]toolAnswer, map[string]map[answerKind]int, int) {
+// snapshot copies the answers by walk, the counts by tool, the count of
+// invocations not signed by the leader and the leader.
+func (f *toolFarm) snapshot() (map[string][]toolAnswer, map[string]map[answerKind]int, int, string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	as := make(map[string][]toolAnswer, len(f.answers))
@@ -267,5 +274,5 @@ func (f *toolFarm) snapshot() (map[string][]toolAnswer, map[string]map[answerKin
 			cs[t][k] = n
 		}
 	}
-	return as, cs, f.unsigned
+	return as, cs, f.unsigned, f.leader
 }
