@@ -25,10 +25,13 @@ type Core struct {
 
 	runq    []int64 // Queued records sent to the execution engine, FIFO
 	inRunq  map[int64]bool
-	running int     // executions in flight
-	waiting []int64 // Active records whose result waits for a channel
-	chans   []*channel
-	rr      int // the next channel to try
+	running int // executions in flight
+	// stranded says some Queued record may be outside the run queue (it
+	// was full): the queue is refilled from them as room frees.
+	stranded bool
+	waiting  []int64 // Active records whose result waits for a channel
+	chans    []*channel
+	rr       int // the next channel to try
 
 	nextRetry time.Time
 	nextSweep time.Time

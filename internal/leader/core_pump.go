@@ -14,7 +14,9 @@ var zero time.Time
 // the sweeper put back too), then results over free channels.
 func (c *Core) afterStep() {
 	c.sweep()
+	c.refill()
 	c.execute()
+	c.refill()
 	c.send()
 }
 

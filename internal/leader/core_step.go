@@ -67,9 +67,28 @@ func (c *Core) index(in Input) {
 // enqueue puts a Queued record in the run queue if there is room; else it
 // stays saved, for the retrier.
 func (c *Core) enqueue(e *event) {
-	if !c.inRunq[e.rec.ID] && len(c.runq) < c.cfg.Capacity {
+	switch {
+	case c.inRunq[e.rec.ID]:
+	case len(c.runq) < c.cfg.Capacity:
 		c.runq = append(c.runq, e.rec.ID)
 		c.inRunq[e.rec.ID] = true
+	default:
+		c.stranded = true
+	}
+}
+
+// refill sends saved Queued records to the run queue, oldest first, while
+// it has room: a burst larger than the capacity drains at the engine's pace
+// rather than one record per retrier round.
+func (c *Core) refill() {
+	if !c.stranded || len(c.runq) >= c.cfg.Capacity {
+		return
+	}
+	c.stranded = false
+	for _, id := range ids(c.events) {
+		if e := c.events[id]; e.rec.Status == store.EventQueued && !c.inRunq[id] {
+			c.enqueue(e) // sets stranded again when the queue fills
+		}
 	}
 }
 

@@ -4,14 +4,17 @@ import (
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ordolabs/ordo/internal/store"
 )
 
-// Metrics are the leader's Prometheus metrics: records by status moved to,
-// results by channel, channels blocked.
+// Metrics are the leader's Prometheus metrics: requests indexed, outcomes by
+// status, results by channel, channels blocked.
 type Metrics struct {
-	// Statuses counts records written in each status (an event counted
-	// once per move).
-	Statuses *prometheus.CounterVec
+	// Indexed counts requests indexed (Queued for the first time).
+	Indexed prometheus.Counter
+	// Outcomes counts requests ended, by status (Successful, Dead).
+	Outcomes *prometheus.CounterVec
 	// Results counts result transactions handed to the sequencer, by
 	// channel.
 	Results *prometheus.CounterVec
@@ -24,8 +27,10 @@ type Metrics struct {
 // NewMetrics makes the metrics and registers them with reg (when not nil).
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
-		Statuses: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ordo_leader_events_total",
-			Help: "Indexed requests written, by status."}, []string{"status"}),
+		Indexed: prometheus.NewCounter(prometheus.CounterOpts{Name: "ordo_leader_indexed_total",
+			Help: "Requests indexed."}),
+		Outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ordo_leader_outcomes_total",
+			Help: "Requests ended, by status (Successful, Dead)."}, []string{"status"}),
 		Results: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ordo_leader_results_total",
 			Help: "Result transactions handed to the sequencer, by channel."}, []string{"channel"}),
 		Blocked: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ordo_leader_channel_blocked",
@@ -34,7 +39,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Latency of the leader's store commits.", Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16)}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.Statuses, m.Results, m.Blocked, m.Commit)
+		reg.MustRegister(m.Indexed, m.Outcomes, m.Results, m.Blocked, m.Commit)
 	}
 	return m
 }
@@ -45,7 +50,12 @@ func (m *Metrics) observe(r Ready, seconds float64) {
 	}
 	m.Commit.Observe(seconds)
 	for _, e := range r.Batch.Events {
-		m.Statuses.WithLabelValues(string(e.Status)).Inc()
+		switch {
+		case e.Status == store.EventSuccessful || e.Status == store.EventDead:
+			m.Outcomes.WithLabelValues(string(e.Status)).Inc()
+		case e.Status == store.EventQueued && e.Retried == 0 && e.Reports == 0 && e.CreatedAt.Equal(e.UpdatedAt):
+			m.Indexed.Inc()
+		}
 	}
 	for _, e := range r.Effects {
 		if e.Kind == EffectReport && !e.Again {
