@@ -56,4 +56,17 @@
 // when every unit succeeded on chain; a confirmation carried by a final
 // chain event is taken; and, in a drain without faults, every batch ends
 // and every callback of a processor with a URL is delivered.
+//
+// The leader simulation (seed 001, lead*.go) drives the real leader and
+// sequencer over one store against devchain's workflow and registry: the
+// leader's listener polled by hand, its channels' queues pinned to the
+// accounts holding its caps, tools behind an in-process transport whose
+// behaviour per call comes from the seed (correct, slow, 5xx, 4xx, a lie
+// about the output schema), reorgs, a rival leader, chain faults on results,
+// crashes (also mid-turn). Invariants (leadcheck.go), after every action:
+// the leader core's CheckInvariants; no request lost; no walk with two of
+// our results on chain; Successful only with our ok result on chain, Dead
+// only with the reason of our failure result; and, in a drain, every
+// request ends with a result on chain. lead_crash_test.go crashes at each
+// step of a request's life.
 package sim
