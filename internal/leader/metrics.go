@@ -50,11 +50,11 @@ func (m *Metrics) observe(r Ready, seconds float64) {
 	}
 	m.Commit.Observe(seconds)
 	for _, e := range r.Batch.Events {
-		switch {
-		case e.Status == store.EventSuccessful || e.Status == store.EventDead:
+		if e.CreatedAt.Equal(e.UpdatedAt) && e.Retried == 0 && e.Reports == 0 {
+			m.Indexed.Inc() // first written by the turn that indexed it
+		}
+		if e.Status == store.EventSuccessful || e.Status == store.EventDead {
 			m.Outcomes.WithLabelValues(string(e.Status)).Inc()
-		case e.Status == store.EventQueued && e.Retried == 0 && e.Reports == 0 && e.CreatedAt.Equal(e.UpdatedAt):
-			m.Indexed.Inc()
 		}
 	}
 	for _, e := range r.Effects {

@@ -23,5 +23,15 @@
 // chain, no execution id included twice and no unit with more attempts
 // than its RetryLogic allows or more than one success.
 //
+// The leader's (leader_*_test.go): three tools served by the test, not by
+// ordo (one right, one slow past the timeout or answering 503, one lying
+// about its output schema or answering 403) and inputs off schema; walks
+// requested from dev accounts while the node (its leader holding three caps
+// on two accounts) is SIGKILLed during tool calls and with results in
+// flight. The audit: one request and exactly one result per walk on chain,
+// sent by a cap holder, ok exactly when the tool's last answer was right,
+// the failure naming why, and every walk listed once by the node,
+// Successful or Dead with a reason.
+//
 // ORDO_CRASH_SEED=<n> replays a run's plan, kill schedule and load pacing.
 package crash
