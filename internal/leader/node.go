@@ -188,7 +188,7 @@ func (n *Node) Open(ctx context.Context) (*Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	n.loop = &Loop{n: n, core: core, inbox: newInbox()}
+	n.loop = newLoop(n, core)
 	return n.loop, nil
 }
 
