@@ -1,7 +1,9 @@
 // Package client is the Go client of an ordo node's HTTP API: submit
 // transaction intents to the sequencer and read transactions, their history,
 // queues and senders; create processors (seed 002), add message batches to
-// them, tick them, and read their queues and callbacks (processor.go).
+// them, tick them, and read their queues and callbacks (processor.go); list
+// the leader's indexed requests and channels and retry a Dead one (seed
+// 001, leader.go).
 //
 // A node outside dev mode knows its callers by bearer token: give the token
 // of one of its principals with WithToken (New(url, nil,
