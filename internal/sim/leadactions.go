@@ -1,10 +1,7 @@
 package sim
 
 import (
-	"encoding/json"
-	"fmt"
 	"math/rand/v2"
-	"strings"
 )
 
 // LeadKind names what a step of a leader simulation does.
@@ -56,37 +53,17 @@ type LeadAction struct {
 }
 
 // String renders the action as a trace line.
-func (a LeadAction) String() string {
-	b, err := json.Marshal(a)
-	if err != nil {
-		panic(fmt.Sprintf("sim: encode action: %v", err))
-	}
-	if string(b) == "{}" {
-		return string(a.Kind)
-	}
-	return string(a.Kind) + " " + string(b)
-}
+func (a LeadAction) String() string { return actionString(string(a.Kind), a) }
 
 // ParseLeadAction reads an action back from its String form (a line of a
 // printed failing trace, with or without its leading number).
 func ParseLeadAction(line string) (LeadAction, error) {
-	f := strings.Fields(line)
-	if len(f) > 1 && strings.Trim(f[0], "0123456789") == "" {
-		f = f[1:]
-	}
-	bad := fmt.Errorf("sim: not a leader action: %q", line)
-	if len(f) == 0 {
-		return LeadAction{}, bad
-	}
 	var a LeadAction
-	if rest := strings.Join(f[1:], " "); rest != "" {
-		dec := json.NewDecoder(strings.NewReader(rest))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&a); err != nil {
-			return LeadAction{}, fmt.Errorf("%w: %w", bad, err)
-		}
+	kind, bad, err := parseAction(line, "leader", &a)
+	if err != nil {
+		return LeadAction{}, err
 	}
-	a.Kind = LeadKind(f[0])
+	a.Kind = LeadKind(kind)
 	switch a.Kind {
 	case LRequest, LRegister, LAdvance, LReorg, LCompete, LFault, LCrash:
 		return a, nil

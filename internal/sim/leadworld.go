@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -72,17 +71,13 @@ type leadWorld struct {
 	tools    *toolNet
 	gen      []int // per tool: the generation of its last registration sent
 	walks    int   // requests sent
-	snode    *sequencer.Node
-	sloop    *sequencer.Loop
-	lnode    *leader.Node
-	lloop    *leader.Loop
-	lis      *chainevents.Listener
-	cutting  bool            // the next page is committed by TurnDeferred
-	cutEffs  []leader.Effect // what that turn asked
-	lastHead chain.Hash
-	head     uint64
-	chk      *leadChecker
-	res      LeaderResult
+	engineWorld
+	lnode   *leader.Node
+	lloop   *leader.Loop
+	cutting bool            // the next page is committed by TurnDeferred
+	cutEffs []leader.Effect // what that turn asked
+	chk     *leadChecker
+	res     LeaderResult
 }
 
 func runLeadActions(ctx context.Context, cfg LeaderConfig, actions []LeadAction) (LeaderResult, error) {
@@ -91,24 +86,10 @@ func runLeadActions(ctx context.Context, cfg LeaderConfig, actions []LeadAction)
 		return LeaderResult{}, err
 	}
 	defer w.close()
-	for i, a := range actions {
-		out, err := w.do(ctx, a)
-		if err != nil {
-			return w.res, fmt.Errorf("sim: step %d (%s): %w", i+1, a, err)
-		}
-		if cfg.mutate != nil {
-			cfg.mutate(w)
-		}
-		if err := w.check(ctx, i+1); err != nil {
-			return w.res, err
-		}
+	err = runSteps(ctx, w, actions, cfg.mutate, func(i int, a LeadAction, out string) {
 		fmt.Fprintf(w.digest, "%d|%s|%s|%d|%d|%d\n", i, a, out, w.head, len(w.chk.indexed), len(w.chk.ended))
-	}
-	if err := w.drain(ctx, len(actions)+1); err != nil {
-		return w.res, err
-	}
-	w.finish()
-	return w.res, nil
+	})
+	return w.res, err
 }
 
 func newLeadWorld(ctx context.Context, cfg LeaderConfig) (*leadWorld, error) {
@@ -191,30 +172,6 @@ func (w *leadWorld) setUp(ctx context.Context, addrs []chain.Address) error {
 	return nil
 }
 
-// send signs and sends a transaction of the world's own; a fault of the run
-// may refuse it (a *refusedError).
-func (w *leadWorld) send(ctx context.Context, k ed25519.PrivateKey, contract, method string, args any) error {
-	addr := chain.KeyAddress(k)
-	acct, err := w.dc.Account(ctx, addr)
-	if err != nil {
-		return err
-	}
-	fee, err := w.dc.MinFee(ctx)
-	if err != nil {
-		return err
-	}
-	data, err := json.Marshal(args)
-	if err != nil {
-		return err
-	}
-	tx := chain.Tx{From: addr, Nonce: acct.PendingNonce, Fee: fee, Contract: contract, Method: method, Args: data}
-	tx.Sign(k)
-	if _, err := w.dc.SendTx(ctx, tx); err != nil {
-		return &refusedError{err}
-	}
-	return nil
-}
-
 // register sends tool i's next registration: a new URL and output schema.
 func (w *leadWorld) register(ctx context.Context, i int) error {
 	w.gen[i]++
@@ -229,19 +186,11 @@ func (w *leadWorld) start(ctx context.Context) error {
 	if err := w.openStore(ctx); err != nil {
 		return err
 	}
-	quiet := slog.New(slog.DiscardHandler)
-	var err error
-	w.snode, err = sequencer.NewNode(sequencer.Config{Store: w.st, Chain: w.dc, Clock: w.clk,
-		Dispatchers:      map[string]sequencer.Dispatcher{dispatch.CallType: dispatch.NewCallDispatcher(0, w.dc, w.key)},
-		Policies:         map[string]sequencer.Policy{dispatch.CallType: {MaxRetries: 0, Delay: simDelay}},
-		InclusionTimeout: simInclusionTimeout, Senders: w.senders, Pins: w.pins, Logger: quiet, Inline: true,
-		Rand: w.uids, OnFinish: w.finished})
-	if err != nil {
+	if err := w.startSequencer(ctx, &w.world, dispatch.CallType, w.pins, w.finished); err != nil {
 		return err
 	}
-	if w.sloop, err = w.snode.Open(ctx); err != nil {
-		return fmt.Errorf("sim: sequencer start: %w", err)
-	}
+	quiet := slog.New(slog.DiscardHandler)
+	var err error
 	w.lnode, err = leader.New(leader.Config{Store: w.st, Sequencer: submitCounter{w}, Records: w.st, Chain: w.dc,
 		Key: w.keys[w.signer], Clock: w.clk, Rand: w.rnd.Uint64, Inline: true, Logger: quiet, ToolTimeout: 5 * time.Second,
 		Tools: &tool.Client{HTTP: &http.Client{Transport: w.tools}},
@@ -295,54 +244,19 @@ func (w *leadWorld) finished(uid string, st store.TxState, _ uint64) {
 // settle tells both engines of a new head, reads the chain's events, and
 // turns both loops until no input waits.
 func (w *leadWorld) settle(ctx context.Context) error {
-	for i := 0; ; i++ {
-		if i == 10_000 {
-			return errors.New("sim: the loops do not settle")
-		}
-		head, err := w.dc.Head(ctx)
+	return settleWith(ctx, &w.engineWorld, w.lloop, "leader's", func(ctx context.Context) error {
+		head, moved, err := w.newHead(ctx, &w.world)
 		if err != nil {
 			return err
 		}
-		if head.Hash != w.lastHead {
-			w.lastHead, w.head = head.Hash, head.Height
+		if moved {
 			w.res.Blocks = head.Height
-			w.sloop.HeadSeen(ctx, head)
 		}
 		if dl := w.sloop.Deadline(); !dl.IsZero() && !w.clk.Now().Before(dl) {
 			w.sloop.Put(sequencer.Tick(w.clk.Now()))
 		}
-		for {
-			n, err := w.lis.Poll(ctx)
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				break
-			}
-		}
-		for j := 0; w.sloop.Waiting(); j++ {
-			if j == 10_000 {
-				return errors.New("sim: the sequencer's loop does not settle")
-			}
-			if _, err := w.sloop.Turn(ctx); err != nil {
-				return err
-			}
-		}
-		if _, err := w.lloop.Turn(ctx); err != nil {
-			return err
-		}
-		for j := 0; w.lloop.Waiting(); j++ {
-			if j == 10_000 {
-				return errors.New("sim: the leader's loop does not settle")
-			}
-			if _, err := w.lloop.Turn(ctx); err != nil {
-				return err
-			}
-		}
-		if !w.sloop.Waiting() && !w.lloop.Waiting() {
-			return nil
-		}
-	}
+		return nil
+	})
 }
 
 // advance moves the clock by dt, block by block.

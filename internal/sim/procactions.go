@@ -1,10 +1,7 @@
 package sim
 
 import (
-	"encoding/json"
-	"fmt"
 	"math/rand/v2"
-	"strings"
 )
 
 // ProcKind names what a step of a processor simulation does.
@@ -83,37 +80,17 @@ type ProcAction struct {
 }
 
 // String renders the action as a trace line.
-func (a ProcAction) String() string {
-	b, err := json.Marshal(a)
-	if err != nil {
-		panic(fmt.Sprintf("sim: encode action: %v", err))
-	}
-	if string(b) == "{}" {
-		return string(a.Kind)
-	}
-	return string(a.Kind) + " " + string(b)
-}
+func (a ProcAction) String() string { return actionString(string(a.Kind), a) }
 
 // ParseProcAction reads an action back from its String form (a line of a
 // printed failing trace, with or without its leading number).
 func ParseProcAction(line string) (ProcAction, error) {
-	f := strings.Fields(line)
-	if len(f) > 1 && strings.Trim(f[0], "0123456789") == "" {
-		f = f[1:]
-	}
-	bad := fmt.Errorf("sim: not a processor action: %q", line)
-	if len(f) == 0 {
-		return ProcAction{}, bad
-	}
 	var a ProcAction
-	if rest := strings.Join(f[1:], " "); rest != "" {
-		dec := json.NewDecoder(strings.NewReader(rest))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&a); err != nil {
-			return ProcAction{}, fmt.Errorf("%w: %w", bad, err)
-		}
+	kind, bad, err := parseAction(line, "processor", &a)
+	if err != nil {
+		return ProcAction{}, err
 	}
-	a.Kind = ProcKind(f[0])
+	a.Kind = ProcKind(kind)
 	switch a.Kind {
 	case PCreate, PAdd, PConfigure, PTick, PPause, PResume, PRemove, PConfirm, PConfirmChain, PAdvance, PFault, PCrash:
 		return a, nil

@@ -18,7 +18,6 @@ import (
 	"github.com/ordolabs/ordo/internal/chainevents"
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/sequencer"
-	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
 )
 
@@ -36,19 +35,15 @@ const (
 
 type procWorld struct {
 	world
-	cfg      ProcessorConfig
-	snode    *sequencer.Node
-	sloop    *sequencer.Loop
-	pnode    *processor.Node
-	ploop    *processor.Loop
-	lis      *chainevents.Listener
-	recv     *receiver
-	admin    ed25519.PrivateKey
-	lastHead chain.Hash
-	head     uint64
-	faulty   bool // a chain fault is on: the world's own transactions may fail too
-	chk      *procChecker
-	res      ProcessorResult
+	cfg ProcessorConfig
+	engineWorld
+	pnode  *processor.Node
+	ploop  *processor.Loop
+	recv   *receiver
+	admin  ed25519.PrivateKey
+	faulty bool // a chain fault is on: the world's own transactions may fail too
+	chk    *procChecker
+	res    ProcessorResult
 }
 
 func runProcActions(ctx context.Context, cfg ProcessorConfig, actions []ProcAction) (ProcessorResult, error) {
@@ -57,24 +52,10 @@ func runProcActions(ctx context.Context, cfg ProcessorConfig, actions []ProcActi
 		return ProcessorResult{}, err
 	}
 	defer w.close()
-	for i, a := range actions {
-		out, err := w.do(ctx, a)
-		if err != nil {
-			return w.res, fmt.Errorf("sim: step %d (%s): %w", i+1, a, err)
-		}
-		if cfg.mutate != nil {
-			cfg.mutate(w)
-		}
-		if err := w.check(ctx, i+1); err != nil {
-			return w.res, err
-		}
+	err = runSteps(ctx, w, actions, cfg.mutate, func(i int, a ProcAction, out string) {
 		fmt.Fprintf(w.digest, "%d|%s|%s|%d|%d\n", i, a, out, w.head, len(w.chk.cbs))
-	}
-	if err := w.drain(ctx, len(actions)+1); err != nil {
-		return w.res, err
-	}
-	w.finish()
-	return w.res, nil
+	})
+	return w.res, err
 }
 
 func newProcWorld(ctx context.Context, cfg ProcessorConfig) (*procWorld, error) {
@@ -107,19 +88,10 @@ func (w *procWorld) start(ctx context.Context) error {
 	if err := w.openStore(ctx); err != nil {
 		return err
 	}
-	disp := map[string]sequencer.Dispatcher{
-		processor.SubmitType: dispatch.NewCallDispatcher(0, w.dc, w.key)}
-	pol := map[string]sequencer.Policy{processor.SubmitType: {MaxRetries: 0, Delay: simDelay}}
-	var err error
-	w.snode, err = sequencer.NewNode(sequencer.Config{Store: w.st, Chain: w.dc, Clock: w.clk, Dispatchers: disp, Policies: pol,
-		InclusionTimeout: simInclusionTimeout, Senders: w.senders, Logger: slog.New(slog.DiscardHandler), Inline: true,
-		Rand: w.uids, OnFinish: w.finished})
-	if err != nil {
+	if err := w.startSequencer(ctx, &w.world, processor.SubmitType, nil, w.finished); err != nil {
 		return err
 	}
-	if w.sloop, err = w.snode.Open(ctx); err != nil {
-		return fmt.Errorf("sim: sequencer start: %w", err)
-	}
+	var err error
 	w.pnode, err = processor.New(processor.Config{Store: w.st, Sequencer: submitRecorder{w}, Records: w.st, Chain: w.dc,
 		Clock: w.clk, HTTP: &http.Client{Transport: w.recv}, Inline: true, Logger: slog.New(slog.DiscardHandler),
 		Core: processor.CoreConfig{CheckEvery: 10 * time.Second, BackoffMin: 500 * time.Millisecond, BackoffMax: 8 * time.Second}})
@@ -157,52 +129,14 @@ func (w *procWorld) settle(ctx context.Context) error {
 	if dl := w.sloop.Deadline(); !dl.IsZero() && !w.clk.Now().Before(dl) {
 		w.sloop.Put(sequencer.Tick(w.clk.Now()))
 	}
-	for i := 0; ; i++ {
-		if i == 10_000 {
-			return errors.New("sim: the loops do not settle")
-		}
-		head, err := w.dc.Head(ctx)
-		if err != nil {
-			return err
-		}
-		if head.Hash != w.lastHead {
-			w.lastHead, w.head = head.Hash, head.Height
+	return settleWith(ctx, &w.engineWorld, w.ploop, "processor's", func(ctx context.Context) error {
+		head, moved, err := w.newHead(ctx, &w.world)
+		if moved {
 			w.res.Blocks = head.Height
-			w.sloop.HeadSeen(ctx, head)
 			w.ploop.Put(processor.Head(time.Time{}, head.Height))
 		}
-		for {
-			n, err := w.lis.Poll(ctx)
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				break
-			}
-		}
-		for j := 0; w.sloop.Waiting(); j++ {
-			if j == 10_000 {
-				return errors.New("sim: the sequencer's loop does not settle")
-			}
-			if _, err := w.sloop.Turn(ctx); err != nil {
-				return err
-			}
-		}
-		if _, err := w.ploop.Turn(ctx); err != nil {
-			return err
-		}
-		for j := 0; w.ploop.Waiting(); j++ {
-			if j == 10_000 {
-				return errors.New("sim: the processor's loop does not settle")
-			}
-			if _, err := w.ploop.Turn(ctx); err != nil {
-				return err
-			}
-		}
-		if !w.sloop.Waiting() && !w.ploop.Waiting() {
-			return nil
-		}
-	}
+		return err
+	})
 }
 
 // advance moves the clock by dt, block by block.
@@ -234,34 +168,11 @@ func (w *procWorld) ask(ctx context.Context, in processor.Input) (processor.Repl
 	return rep, nil
 }
 
-// sendLibrary sends a library transaction from the world's own account.
+// sendLibrary sends a library transaction from the world's own account; a
+// fault of the run may refuse it (the action then does nothing).
 func (w *procWorld) sendLibrary(ctx context.Context, method string, args any) error {
-	addr := chain.KeyAddress(w.admin)
-	acct, err := w.dc.Account(ctx, addr)
-	if err != nil {
-		return err
-	}
-	fee, err := w.dc.MinFee(ctx)
-	if err != nil {
-		return err
-	}
-	data, err := json.Marshal(args)
-	if err != nil {
-		return err
-	}
-	tx := chain.Tx{From: addr, Nonce: acct.PendingNonce, Fee: fee, Contract: devchain.LibraryContract, Method: method, Args: data}
-	tx.Sign(w.admin)
-	if _, err := w.dc.SendTx(ctx, tx); err != nil {
-		// A fault of the run may refuse it: the action does nothing.
-		return &refusedError{err}
-	}
-	return nil
+	return w.send(ctx, w.admin, devchain.LibraryContract, method, args)
 }
-
-// refusedError is a library transaction the chain refused (a fault).
-type refusedError struct{ err error }
-
-func (e *refusedError) Error() string { return "refused: " + e.err.Error() }
 
 // submitRecorder is the processor's sequencer: the current sequencer node,
 // with every execution submitted and the record it got told to the checker.
