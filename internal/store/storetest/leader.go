@@ -3,10 +3,8 @@ package storetest
 import (
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,7 +18,7 @@ import (
 type LeaderOpenFunc func(t *testing.T, dir string) store.LeaderStore
 
 type leaderSuite struct {
-	open LeaderOpenFunc
+	opener[store.LeaderStore, *leaderHandle]
 }
 
 // RunLeader runs the conformance suite of store.LeaderStore against the
@@ -57,11 +55,9 @@ type leaderSuite struct {
 //   - a store that is an io.Closer fails calls made after Close (they do
 //     not hang).
 func RunLeader(t *testing.T, open LeaderOpenFunc) {
-	s := &leaderSuite{open: open}
-	tests := []struct {
-		name string
-		f    func(t *testing.T)
-	}{
+	s := &leaderSuite{opener[store.LeaderStore, *leaderHandle]{open: open,
+		wrap: func(st store.LeaderStore) *leaderHandle { return &leaderHandle{LeaderStore: st} }}}
+	runParallel(t, []subtest{
 		{"RoundTrip", s.testRoundTrip},
 		{"Upsert", s.testUpsert},
 		{"WalkIndexed", s.testWalkIndexed},
@@ -80,50 +76,16 @@ func RunLeader(t *testing.T, open LeaderOpenFunc) {
 		{"Concurrent", s.testConcurrent},
 		{"ConcurrentRefused", s.testConcurrentRefused},
 		{"Cancelled", s.testCancelled},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			tc.f(t)
-		})
-	}
+	})
 }
 
 // leaderHandle is an opened leader store with an idempotent close.
 type leaderHandle struct {
 	store.LeaderStore
-	once sync.Once
-	err  error
+	closeOnce
 }
 
-func (h *leaderHandle) close() error {
-	h.once.Do(func() {
-		if c, ok := h.LeaderStore.(io.Closer); ok {
-			h.err = c.Close()
-		}
-	})
-	return h.err
-}
-
-func (s *leaderSuite) openAt(t *testing.T, dir string) *leaderHandle {
-	t.Helper()
-	st := s.open(t, dir)
-	if st == nil {
-		t.Fatalf("open(%s) returned nil", dir)
-	}
-	h := &leaderHandle{LeaderStore: st}
-	t.Cleanup(func() {
-		if err := h.close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return h
-}
-
-func (s *leaderSuite) fresh(t *testing.T) *leaderHandle {
-	t.Helper()
-	return s.openAt(t, t.TempDir())
-}
+func (h *leaderHandle) close() error { return h.closeStore(h.LeaderStore) }
 
 // Fixtures.
 

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,7 +20,7 @@ import (
 type ProcessorOpenFunc func(t *testing.T, dir string) store.ProcessorStore
 
 type procSuite struct {
-	open ProcessorOpenFunc
+	opener[store.ProcessorStore, *procHandle]
 }
 
 // RunProcessor runs the conformance suite of store.ProcessorStore against
@@ -50,11 +48,9 @@ type procSuite struct {
 //   - a store that is an io.Closer fails calls made after Close (they do
 //     not hang).
 func RunProcessor(t *testing.T, open ProcessorOpenFunc) {
-	s := &procSuite{open: open}
-	tests := []struct {
-		name string
-		f    func(t *testing.T)
-	}{
+	s := &procSuite{opener[store.ProcessorStore, *procHandle]{open: open,
+		wrap: func(st store.ProcessorStore) *procHandle { return &procHandle{ProcessorStore: st} }}}
+	runParallel(t, []subtest{
 		{"RoundTrip", s.testRoundTrip},
 		{"Upsert", s.testUpsert},
 		{"Snapshot", s.testSnapshot},
@@ -70,50 +66,16 @@ func RunProcessor(t *testing.T, open ProcessorOpenFunc) {
 		{"Empty", s.testProcEmpty},
 		{"Concurrent", s.testProcConcurrent},
 		{"Cancelled", s.testProcCancelled},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			tc.f(t)
-		})
-	}
+	})
 }
 
 // procHandle is an opened processor store with an idempotent close.
 type procHandle struct {
 	store.ProcessorStore
-	once sync.Once
-	err  error
+	closeOnce
 }
 
-func (h *procHandle) close() error {
-	h.once.Do(func() {
-		if c, ok := h.ProcessorStore.(io.Closer); ok {
-			h.err = c.Close()
-		}
-	})
-	return h.err
-}
-
-func (s *procSuite) openAt(t *testing.T, dir string) *procHandle {
-	t.Helper()
-	st := s.open(t, dir)
-	if st == nil {
-		t.Fatalf("open(%s) returned nil", dir)
-	}
-	h := &procHandle{ProcessorStore: st}
-	t.Cleanup(func() {
-		if err := h.close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return h
-}
-
-func (s *procSuite) fresh(t *testing.T) *procHandle {
-	t.Helper()
-	return s.openAt(t, t.TempDir())
-}
+func (h *procHandle) close() error { return h.closeStore(h.ProcessorStore) }
 
 // Fixtures.
 

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,21 +37,18 @@ func WithBlocker(block func(t *testing.T, dir string) (release func())) Option {
 }
 
 type suite struct {
-	open OpenFunc
-	cfg  config
+	opener[store.Store, *handle]
+	cfg config
 }
 
 // Run runs the conformance suite against the stores that open returns.
 // Subtests run in parallel, each with its own directory.
 func Run(t *testing.T, open OpenFunc, opts ...Option) {
-	s := &suite{open: open}
+	s := &suite{opener: opener[store.Store, *handle]{open: open, wrap: func(st store.Store) *handle { return &handle{Store: st} }}}
 	for _, o := range opts {
 		o(&s.cfg)
 	}
-	tests := []struct {
-		name string
-		f    func(t *testing.T)
-	}{
+	runParallel(t, []subtest{
 		{"EnqueueAssignsSeqAndWaiting", s.testEnqueue},
 		{"EnqueueEmpty", s.testEnqueueEmpty},
 		{"EnqueueRejects", s.testEnqueueRejects},
@@ -80,47 +76,16 @@ func Run(t *testing.T, open OpenFunc, opts ...Option) {
 		{"Closed", s.testClosed},
 		{"NotifierOrder", s.testNotifierOrder},
 		{"PendingHooks", s.testPendingHooks},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			tc.f(t)
-		})
-	}
+	})
 }
 
 // handle is an opened store with an idempotent close.
 type handle struct {
 	store.Store
-	once sync.Once
-	err  error
+	closeOnce
 }
 
-func (h *handle) close() error {
-	h.once.Do(func() { h.err = h.Store.Close() })
-	return h.err
-}
-
-// openAt opens the store in dir and closes it when the test ends.
-func (s *suite) openAt(t *testing.T, dir string) *handle {
-	t.Helper()
-	st := s.open(t, dir)
-	if st == nil {
-		t.Fatalf("open(%s) returned nil", dir)
-	}
-	h := &handle{Store: st}
-	t.Cleanup(func() {
-		if err := h.close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return h
-}
-
-func (s *suite) fresh(t *testing.T) *handle {
-	t.Helper()
-	return s.openAt(t, t.TempDir())
-}
+func (h *handle) close() error { return h.closeStore(h.Store) }
 
 // Fixtures.
 
