@@ -330,28 +330,17 @@ func TestLeaderCrash(t *testing.T) {
 					k.waited += ", none came within 2s"
 				}
 			}
-			select {
-			case <-node.done():
-				fail(errors.New("the node exited on its own"))
-				return
-			default:
-			}
 			k.at, k.inFlight, k.emitted = time.Since(loadStart), farm.inFlight.Load(), nEmitted.Load()
-			t0 := time.Now()
-			if err := node.kill(); err != nil {
+			restart, err := node.killRestart(ctx, nodeURL+"/healthz", n+1, func(err error) {
+				if err == nil {
+					farm.run.Add(1)
+				}
+			})
+			if err != nil {
 				fail(err)
 				return
 			}
-			farm.run.Add(1)
-			if err := node.start(); err != nil {
-				fail(err)
-				return
-			}
-			if err := node.waitReady(ctx, nodeURL+"/healthz", 30*time.Second); err != nil {
-				fail(fmt.Errorf("restart after kill #%d: %w", n+1, err))
-				return
-			}
-			k.restart = time.Since(t0)
+			k.restart = restart
 			kills = append(kills, k)
 		}
 	})

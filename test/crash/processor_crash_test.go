@@ -2,7 +2,6 @@ package crash_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -267,29 +266,14 @@ func TestProcessorCrash(t *testing.T) {
 					runtime.Gosched()
 				}
 			}
-			select {
-			case <-node.done():
-				fail(errors.New("the node exited on its own"))
-				return
-			default:
-			}
 			k.at, k.ticksInFlight, k.heldAnswers, k.outcomes = time.Since(loadStart), ticksInFlight.Load(), recv.heldNow.Load(), st.outcomes()
-			t0 := time.Now()
-			err := node.kill()
-			recv.kill() // held answers go to a dead connection
+			// Held answers go to a dead connection.
+			restart, err := node.killRestart(ctx, nodeURL+"/healthz", n+1, func(error) { recv.kill() })
 			if err != nil {
 				fail(err)
 				return
 			}
-			if err := node.start(); err != nil {
-				fail(err)
-				return
-			}
-			if err := node.waitReady(ctx, nodeURL+"/healthz", 30*time.Second); err != nil {
-				fail(fmt.Errorf("restart after kill #%d: %w", n+1, err))
-				return
-			}
-			k.restart = time.Since(t0)
+			k.restart = restart
 			kills = append(kills, k)
 		}
 	})

@@ -205,3 +205,29 @@ func (p *proc) waitReady(ctx context.Context, url string, within time.Duration) 
 		}
 	}
 }
+
+// killRestart is one kill of a crash test: it fails if the run already
+// exited on its own, else kills it, calls afterKill with what the kill
+// gave, starts it again and waits until url answers. It returns how long
+// that took from the kill; n (the kill's number, from 1) names the kill in
+// the error.
+func (p *proc) killRestart(ctx context.Context, url string, n int, afterKill func(error)) (time.Duration, error) {
+	select {
+	case <-p.done():
+		return 0, errors.New("the node exited on its own")
+	default:
+	}
+	t0 := time.Now()
+	err := p.kill()
+	afterKill(err)
+	if err != nil {
+		return 0, err
+	}
+	if err := p.start(); err != nil {
+		return 0, err
+	}
+	if err := p.waitReady(ctx, url, 30*time.Second); err != nil {
+		return 0, fmt.Errorf("restart after kill #%d: %w", n, err)
+	}
+	return time.Since(t0), nil
+}
