@@ -34,6 +34,7 @@ func Run(t *testing.T, f Factory) {
 		{"Multicall", testMulticall},
 		{"Registry", testRegistry},
 		{"Workflow", testWorkflow},
+		{"PrivacyGroup", testPrivacyGroup},
 		{"FaultReject", testFaultReject},
 		{"FaultDrop", testFaultDrop},
 		{"FaultRevert", testFaultRevert},

@@ -22,6 +22,11 @@
 //     revokes leader caps; anyone requests a walk (an id, a tool, an input;
 //     RequestWalkExecution); a holder of a cap submits its one result
 //     (WalkResult; a second fails "already_reported");
+//   - privacygroup (PrivacyGroup, seed 003): a committee of members with
+//     ed25519 keys fixed at deploy; UTXO-style states, each spent at most
+//     once; intents (txIds), each confirmed at most once, with endorsements
+//     by at least the group's threshold of members over PrivacyDigest; an
+//     IntentConfirmed event per confirmed intent;
 //   - multicall (method all): several calls as one transaction, applied all
 //     or none, whose reason names the failing call ("call <i>
 //     (<contract>.<method>): <reason>"): an atomic batch.
