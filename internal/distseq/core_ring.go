@@ -207,7 +207,9 @@ func (r *Ring) Preference(contract string, height, rangeSize uint64, unavailable
 // when A is unavailable at 310° the next closest is C at 225°, not B at 45°).
 // The walk goes outwards from the range's point in both directions at once;
 // each member is listed at its first point met. A tie in distance goes to
-// the clockwise point; equal positions go by member id.
+// the clockwise point; points at one position (a 64-bit collision, or a
+// test hash) are ordered by member id, so the clockwise walk meets the
+// lower id first and the anticlockwise walk the higher.
 //
 // Members in unavailable are left out, as the seed removes them from the
 // available committee and evaluates the ring again: the first element is
