@@ -157,25 +157,32 @@ func turnWhileWaiting[E any](ctx context.Context, l loop[E], name string) error 
 // send signs and sends a transaction of the world's own from k; a fault of
 // the run may refuse it (a *refusedError).
 func (w *world) send(ctx context.Context, k ed25519.PrivateKey, contract, method string, args any) error {
+	_, err := w.sendTx(ctx, k, contract, method, args)
+	return err
+}
+
+// sendTx is send, returning the transaction's hash.
+func (w *world) sendTx(ctx context.Context, k ed25519.PrivateKey, contract, method string, args any) (chain.Hash, error) {
 	addr := chain.KeyAddress(k)
 	acct, err := w.dc.Account(ctx, addr)
 	if err != nil {
-		return err
+		return "", err
 	}
 	fee, err := w.dc.MinFee(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
 	data, err := json.Marshal(args)
 	if err != nil {
-		return err
+		return "", err
 	}
 	tx := chain.Tx{From: addr, Nonce: acct.PendingNonce, Fee: fee, Contract: contract, Method: method, Args: data}
 	tx.Sign(k)
-	if _, err := w.dc.SendTx(ctx, tx); err != nil {
-		return &refusedError{err}
+	h, err := w.dc.SendTx(ctx, tx)
+	if err != nil {
+		return "", &refusedError{err}
 	}
-	return nil
+	return h, nil
 }
 
 // refusedError is a transaction of the world's own the chain refused (a

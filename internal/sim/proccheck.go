@@ -48,7 +48,7 @@ type procChecker struct {
 	unitOK   map[string]bool          // "<proc>/<id>/<unit>" → a successful inclusion
 	okKeys   map[string]bool          // keys the receiver answered 2xx
 	seqEnds  map[string]store.TxState // sequencer records ended
-	byEvent  map[string]uint64        // execution id → head when a library.confirm of it was sent
+	byEvent  map[string]sentConfirm   // execution id → the library.confirm of it sent
 	scanned  uint64                   // chain height read
 	seen     int                      // receiver deliveries checked
 	failures []error
@@ -60,7 +60,7 @@ func newProcChecker(w *procWorld) *procChecker {
 	return &procChecker{w: w, procs: map[string]*procInfo{}, specs: map[string]processor.BatchSpec{}, cbs: map[string]store.Callback{},
 		outcomes: map[string]processor.Outcome{}, keys: map[string]string{}, lastSeq: map[string]int64{}, subs: map[string]string{},
 		uidExec: map[string]string{}, unitSubs: map[string]map[int]bool{}, landings: map[string]int{}, unitOK: map[string]bool{},
-		okKeys: map[string]bool{}, seqEnds: map[string]store.TxState{}, byEvent: map[string]uint64{}}
+		okKeys: map[string]bool{}, seqEnds: map[string]store.TxState{}, byEvent: map[string]sentConfirm{}}
 }
 
 func (k *procChecker) fail(inv, format string, args ...any) {
@@ -347,11 +347,17 @@ func (k *procChecker) scanDeliveries() {
 	}
 }
 
-// chainConfirm records a library.confirm sent at head for a waiting
-// execution.
-func (k *procChecker) chainConfirm(exec string, head uint64) {
+// sentConfirm is a library.confirm sent at a head, by its hash.
+type sentConfirm struct {
+	at   uint64
+	hash chain.Hash
+}
+
+// chainConfirm records a library.confirm (hash h) sent at head for a
+// waiting execution.
+func (k *procChecker) chainConfirm(exec string, head uint64, h chain.Hash) {
 	if _, ok := k.byEvent[exec]; !ok {
-		k.byEvent[exec] = head
+		k.byEvent[exec] = sentConfirm{at: head, hash: h}
 	}
 }
 
@@ -375,11 +381,15 @@ func (w *procWorld) scanEvents(ctx context.Context) error {
 	}
 	sort.Strings(pend)
 	for _, exec := range pend {
-		switch at := w.chk.byEvent[exec]; {
+		switch sent := w.chk.byEvent[exec]; {
 		case !waiting[exec]:
 			delete(w.chk.byEvent, exec)
-		case w.head >= at+procEventBlocks:
-			w.chk.fail(InvProcEvent, "execution %s still waits at height %d; a library.confirm of it was sent at height %d", exec, w.head, at)
+		case w.head >= sent.at+procEventBlocks:
+			// Only a confirm that succeeded on chain is an event: a fault
+			// turned on after it was sent may have reverted or dropped it.
+			if st, err := w.dc.TxStatus(ctx, sent.hash); err == nil && st.State == chain.TxIncluded && st.Success {
+				w.chk.fail(InvProcEvent, "execution %s still waits at height %d; a library.confirm of it was sent at height %d and succeeded at %d", exec, w.head, sent.at, st.Height)
+			}
 			delete(w.chk.byEvent, exec)
 		}
 	}

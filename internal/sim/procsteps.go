@@ -92,7 +92,8 @@ func (w *procWorld) do(ctx context.Context, a ProcAction) (string, error) {
 		if !waiting {
 			exec = "nobody/none/0/1"
 		}
-		if err := w.sendLibrary(ctx, "confirm", map[string]any{"executionId": exec, "success": a.Success}); err != nil {
+		h, err := w.sendTx(ctx, w.admin, devchain.LibraryContract, "confirm", map[string]any{"executionId": exec, "success": a.Success})
+		if err != nil {
 			if !errors.As(err, new(*refusedError)) {
 				return "", err
 			}
@@ -100,7 +101,7 @@ func (w *procWorld) do(ctx context.Context, a ProcAction) (string, error) {
 		}
 		if waiting && !w.faulty { // a dropped or reverted confirm is no event
 			w.res.ChainConfirms++
-			w.chk.chainConfirm(exec, w.head)
+			w.chk.chainConfirm(exec, w.head, h)
 		}
 		return exec, w.settle(ctx)
 	case PFault:
