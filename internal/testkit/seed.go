@@ -6,17 +6,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"testing"
-	"time"
 )
 
-// Seed returns ORDO_SEED, or the clock's nanoseconds when it is unset, and
+// Seed returns ORDO_SEED, or a fresh random seed when it is unset, and
 // logs it with the line that replays it; a malformed ORDO_SEED fails t.
 func Seed(t testing.TB) uint64 {
 	t.Helper()
-	seed := uint64(time.Now().UnixNano())
+	seed := rand.Uint64()
 	if s := os.Getenv("ORDO_SEED"); s != "" {
 		v, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
