@@ -154,26 +154,10 @@ func TestSequencerCrash(t *testing.T) {
 		"--dev-senders", strconv.Itoa(devSenders))
 	t.Cleanup(chainProc.stop)
 	t.Cleanup(node.stop)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("crash seed %d (replay with ORDO_CRASH_SEED=%d)", seed, seed)
-			t.Logf("---- node log (tail) ----\n%s", node.tail(80))
-			t.Logf("---- devchain log (tail) ----\n%s", chainProc.tail(30))
-		}
-	})
+	logOnFailure(t, "crash", seed, node, chainProc)
 
-	if err := chainProc.start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := chainProc.waitReady(ctx, chainURL+"/v1/head", 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if err := node.start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := node.waitReady(ctx, nodeURL+"/healthz", 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	chainProc.up(ctx, t, chainURL+"/v1/head")
+	node.up(ctx, t, nodeURL+"/healthz")
 	dc := devchain.NewClient(chainURL, nil)
 	cl := client.New(nodeURL, &http.Client{Timeout: 10 * time.Second}, client.WithToken(crashToken))
 	fs, err := dc.Faults(ctx)

@@ -158,12 +158,7 @@ func TestLeaderCrash(t *testing.T) {
 	}
 	t.Cleanup(farm.close)
 	t.Cleanup(chainProc.stop)
-	if err := chainProc.start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := chainProc.waitReady(ctx, chainURL+"/v1/head", 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	chainProc.up(ctx, t, chainURL+"/v1/head")
 	dc := devchain.NewClient(chainURL, nil)
 
 	// ---- the leader's accounts, the workflow and the registry ----
@@ -228,20 +223,9 @@ func TestLeaderCrash(t *testing.T) {
 	node := newProc("node", bin, filepath.Join(dir, "node.log"), "serve", "--config", cfgPath,
 		"--listen", nodeAddr, "--data", filepath.Join(dir, "node"), "--chain", chainURL)
 	t.Cleanup(node.stop)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("leader crash seed %d (replay with ORDO_CRASH_SEED=%d)", seed, seed)
-			t.Logf("---- node log (tail) ----\n%s", node.tail(60))
-			t.Logf("---- devchain log (tail) ----\n%s", chainProc.tail(20))
-		}
-	})
+	logOnFailure(t, "leader crash", seed, node, chainProc)
 	farm.run.Store(1)
-	if err := node.start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := node.waitReady(ctx, nodeURL+"/healthz", 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	node.up(ctx, t, nodeURL+"/healthz")
 	api := &papi{base: nodeURL, token: lAdminToken, hc: &http.Client{Timeout: 5 * time.Second}}
 	var chans []struct {
 		Index   int    `json:"index"`

@@ -111,19 +111,8 @@ func TestProcessorCrash(t *testing.T) {
 	t.Cleanup(recv.close)
 	t.Cleanup(chainProc.stop)
 	t.Cleanup(node.stop)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("processor crash seed %d (replay with ORDO_CRASH_SEED=%d)", seed, seed)
-			t.Logf("---- node log (tail) ----\n%s", node.tail(60))
-			t.Logf("---- devchain log (tail) ----\n%s", chainProc.tail(20))
-		}
-	})
-	if err := chainProc.start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := chainProc.waitReady(ctx, chainURL+"/v1/head", 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	logOnFailure(t, "processor crash", seed, node, chainProc)
+	chainProc.up(ctx, t, chainURL+"/v1/head")
 	dc := devchain.NewClient(chainURL, nil)
 
 	// ---- the plan, and the library's failures configured on the chain ----
@@ -149,12 +138,7 @@ func TestProcessorCrash(t *testing.T) {
 		}
 	}
 
-	if err := node.start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := node.waitReady(ctx, nodeURL+"/healthz", 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	node.up(ctx, t, nodeURL+"/healthz")
 	hc := &http.Client{Timeout: 5 * time.Second}
 	admin := &papi{base: nodeURL, token: pAdminToken, hc: hc}
 	owner := &papi{base: nodeURL, token: pAppToken, hc: hc}

@@ -231,3 +231,26 @@ func (p *proc) killRestart(ctx context.Context, url string, n int, afterKill fun
 	}
 	return time.Since(t0), nil
 }
+
+// up starts p and waits up to 30s until url answers; it fails t otherwise.
+func (p *proc) up(ctx context.Context, t *testing.T, url string) {
+	t.Helper()
+	if err := p.start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.waitReady(ctx, url, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// logOnFailure makes a failed test log the seed that replays it (what
+// names the test) and the tail of the node's and the devchain's logs.
+func logOnFailure(t *testing.T, what string, seed uint64, node, chain *proc) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("%s seed %d (replay with ORDO_CRASH_SEED=%d)", what, seed, seed)
+			t.Logf("---- node log (tail) ----\n%s", node.tail(80))
+			t.Logf("---- devchain log (tail) ----\n%s", chain.tail(30))
+		}
+	})
+}
