@@ -18,22 +18,13 @@ const (
 	CodeUnavailable = "unavailable"
 )
 
-// HTTPStatus maps the leader API's codes to HTTP statuses.
-func HTTPStatus(code string) int {
-	if s := auth.Status(code); s != 0 {
-		return s
-	}
-	switch code {
-	case CodeNotFound:
-		return http.StatusNotFound
-	case CodeConflict:
-		return http.StatusConflict
-	case CodeBadQuery:
-		return http.StatusBadRequest
-	case CodeUnavailable:
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
+// statuses are the HTTP statuses of the leader API's codes, given to the
+// node's router (auth.Router.MapStatus).
+var statuses = map[string]int{
+	CodeNotFound:    http.StatusNotFound,
+	CodeConflict:    http.StatusConflict,
+	CodeBadQuery:    http.StatusBadRequest,
+	CodeUnavailable: http.StatusServiceUnavailable,
 }
 
 // EventsPage is the body of GET /v1/leader/events: Next is the after= of the
@@ -52,7 +43,10 @@ type ChannelView struct {
 // Register mounts the leader's routes: the reads need read; retrying a
 // Dead event needs admin.
 func (n *Node) Register(rt *auth.Router) {
-	srv := httpjson.New(httpjson.Options{Status: HTTPStatus, Logger: n.log, Name: "leader"})
+	for code, status := range statuses {
+		rt.MapStatus(code, status)
+	}
+	srv := rt.Server()
 	get := func(pattern string, fn func(*http.Request) (any, error)) {
 		rt.Handle(pattern, auth.Read, srv.JSONHandler(fn))
 	}

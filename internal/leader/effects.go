@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -66,7 +65,7 @@ func (n *Node) call(ctx context.Context, contract, method string, args any, out 
 	}
 	raw, err := n.cfg.Chain.Call(ctx, contract, method, a)
 	if err != nil {
-		if errors.Is(err, chain.ErrNotFound) || strings.Contains(err.Error(), "not_found") {
+		if errors.Is(err, chain.ErrNotFound) { // in process, and over HTTP (the client maps the code back)
 			return fmt.Errorf("%s.%s: %w: %w", contract, method, errNotFound, err)
 		}
 		return fmt.Errorf("%s.%s: %w", contract, method, err)

@@ -23,27 +23,15 @@ const (
 	CodeUnavailable = "unavailable"
 )
 
-// HTTPStatus maps the processor API's codes to HTTP statuses, and the
-// access codes as the auth package does.
-func HTTPStatus(code string) int {
-	if s := auth.Status(code); s != 0 {
-		return s
-	}
-	switch code {
-	case CodeNotFound:
-		return http.StatusNotFound
-	case CodeConflict:
-		return http.StatusConflict
-	case CodeInvalid:
-		return http.StatusUnprocessableEntity
-	case CodeQueueFull:
-		return http.StatusTooManyRequests
-	case CodeBadQuery:
-		return http.StatusBadRequest
-	case CodeUnavailable:
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
+// statuses are the HTTP statuses of the processor API's codes, given to
+// the node's router (auth.Router.MapStatus).
+var statuses = map[string]int{
+	CodeNotFound:    http.StatusNotFound,
+	CodeConflict:    http.StatusConflict,
+	CodeInvalid:     http.StatusUnprocessableEntity,
+	CodeQueueFull:   http.StatusTooManyRequests,
+	CodeBadQuery:    http.StatusBadRequest,
+	CodeUnavailable: http.StatusServiceUnavailable,
 }
 
 // ProcessorView is the body of GET /v1/processors/{name}.
@@ -70,7 +58,10 @@ type CallbacksPage struct {
 // resumes, removes and confirms; anyone ticks unless the operator turned
 // OpenTick off (then the owner); reads need the read role.
 func (n *Node) Register(rt *auth.Router) {
-	srv := httpjson.New(httpjson.Options{Status: HTTPStatus, Logger: n.log, Name: "processor"})
+	for code, status := range statuses {
+		rt.MapStatus(code, status)
+	}
+	srv := rt.Server()
 	n.srv = srv
 	mut := func(pattern string, rule auth.Rule, fn func(*http.Request) (any, error)) {
 		rt.Handle(pattern, rule, srv.JSONOnly(srv.JSONHandler(fn)))
