@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -206,4 +207,60 @@ type DistseqStore interface {
 	// DistseqCursor returns the chain cursor, and false when none was
 	// written.
 	DistseqCursor(ctx context.Context) (uint64, bool, error)
+}
+
+// Validate reports the first record of b that is invalid on its face, which
+// every DistseqStore refuses (writing nothing of the batch): an empty key
+// (a group's Contract, an intent's or dispatch's TxID, a distribution's
+// ID, a state's Contract or ID, a received id), an intent status other than
+// pending, confirmed or reverted, a dispatch status other than dispatched,
+// confirmed or reverted, a negative Threshold or Attempts.
+func (b *DistseqBatch) Validate() error {
+	for i, g := range b.Groups {
+		if g.Contract == "" {
+			return fmt.Errorf("group %d: empty contract", i)
+		}
+		if g.Threshold < 0 {
+			return fmt.Errorf("group %s: negative threshold %d", g.Contract, g.Threshold)
+		}
+	}
+	for i, in := range b.Intents {
+		if in.TxID == "" {
+			return fmt.Errorf("intent %d: empty tx id", i)
+		}
+		switch in.Status {
+		case DistseqPending, DistseqConfirmed, DistseqReverted:
+		default:
+			return fmt.Errorf("intent %s: invalid status %q", in.TxID, in.Status)
+		}
+		if in.Attempts < 0 {
+			return fmt.Errorf("intent %s: negative attempts %d", in.TxID, in.Attempts)
+		}
+	}
+	for i, d := range b.Dispatches {
+		if d.TxID == "" {
+			return fmt.Errorf("dispatch %d: empty tx id", i)
+		}
+		switch d.Status {
+		case DistseqDispatched, DistseqConfirmed, DistseqReverted:
+		default:
+			return fmt.Errorf("dispatch %s: invalid status %q", d.TxID, d.Status)
+		}
+	}
+	for i, o := range b.Outbox {
+		if o.ID == "" {
+			return fmt.Errorf("distribution %d: empty id", i)
+		}
+	}
+	for i, st := range b.States {
+		if st.Contract == "" || st.ID == "" {
+			return fmt.Errorf("state %d: empty contract or id (%q, %q)", i, st.Contract, st.ID)
+		}
+	}
+	for i, id := range b.Received {
+		if id == "" {
+			return fmt.Errorf("received %d: empty id", i)
+		}
+	}
+	return nil
 }
