@@ -20,11 +20,15 @@ type CoreConfig struct {
 	// InclusionTimeout is how many blocks an attempt may stay unincluded
 	// before it counts as failed and is retried. Defaults to 5.
 	InclusionTimeout uint64
-	// InFlightPerQueue is how many transactions of one queue may be in flight.
-	// Defaults to 1, the seed's "one transaction per block, per zkApp"; the
-	// field is the seam for nonce-ordered pipelining (distseq), which only 1
-	// supports for now.
-	InFlightPerQueue int
+	// Pipelines is the in-flight-per-queue policy: a queue whose name starts
+	// with a rule's Prefix (the longest matching prefix wins) may have up to
+	// its InFlight transactions in flight, sent in FIFO order on one sender
+	// with consecutive nonces (nonce-ordered pipelining; see the package
+	// doc). Every other queue has 1 in flight, the seed's "one transaction
+	// per block, per zkApp". A rule with InFlight below 1 or above
+	// MaxInFlight, or two rules with one prefix, is an error
+	// (ErrPipeline). Defaults to none: every queue has 1 in flight.
+	Pipelines []Pipeline `json:"Pipelines,omitempty"`
 	// Confirmations is how many blocks must hold an attempt (its own block
 	// counts) before its transaction is DONE or its failure is acted on;
 	// until then the queue keeps its sender, and a reorged attempt goes back
@@ -80,11 +84,8 @@ func (c *CoreConfig) setDefaults() error {
 	if c.InclusionTimeout == 0 {
 		c.InclusionTimeout = DefaultInclusionTimeout
 	}
-	if c.InFlightPerQueue == 0 {
-		c.InFlightPerQueue = DefaultInFlightPerQueue
-	}
-	if c.InFlightPerQueue != 1 {
-		return fmt.Errorf("in-flight per queue %d: only 1 is supported", c.InFlightPerQueue)
+	if err := CheckPipelines(c.Pipelines); err != nil {
+		return err
 	}
 	if c.WaitingWindow <= 0 {
 		c.WaitingWindow = DefaultWaitingWindow
@@ -122,8 +123,8 @@ type queue struct {
 	rec   store.Queue
 	dirty bool // changed since the last Ready
 	// flights are the queue's transactions in flight, oldest first: at most
-	// InFlightPerQueue (1 by default). The lead is the one the binding record
-	// names.
+	// depth (1 by default). The lead is the one the binding record names; the
+	// others are its followers (see core_pipeline.go).
 	flights []*flight
 	waiting []*txn  // WAITING transactions buffered from the store, in Seq order
 	stored  stored  // what the store holds beyond the buffer
@@ -137,6 +138,9 @@ type queue struct {
 	// offPin marks a binding restored from the store that breaks the pins
 	// (they changed between runs): it is kept until its transaction ends.
 	offPin bool
+	// depth is how many transactions the queue may have in flight
+	// (CoreConfig.Pipelines).
+	depth int
 }
 
 // lead returns the queue's oldest transaction in flight, or nil.
@@ -248,6 +252,7 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 		return nil, fmt.Errorf("sequencer: %w", err)
 	}
 	cfg.Pins = maps.Clone(cfg.Pins)
+	cfg.Pipelines = slices.Clone(cfg.Pipelines)
 	c := &Core{cfg: cfg, now: now, queues: map[string]*queue{}, senders: map[string]*sender{},
 		watch: map[string]*queue{}, hooks: map[string]*txn{}, flying: map[string]*txn{},
 		head: st.Head, minFee: st.MinFee, reorgDepth: st.ReorgDepth, finals: map[uint64][]string{}}
@@ -329,7 +334,7 @@ type Snapshot struct {
 func (c *Core) queue(name string) *queue {
 	q := c.queues[name]
 	if q == nil {
-		q = &queue{rec: store.Queue{Name: name, State: store.Free}, pin: c.cfg.Pins[name]}
+		q = &queue{rec: store.Queue{Name: name, State: store.Free}, pin: c.cfg.Pins[name], depth: InFlightFor(c.cfg.Pipelines, name)}
 		c.queues[name] = q
 		c.order = append(c.order, q)
 	}

@@ -19,6 +19,9 @@ const (
 	// DefaultInFlightPerQueue is how many transactions of a queue may be in
 	// flight: the seed's one per block per zkApp.
 	DefaultInFlightPerQueue = 1
+	// MaxInFlight is the most transactions a pipelined queue may have in
+	// flight (CoreConfig.Pipelines).
+	MaxInFlight = 64
 	// DefaultWaitingWindow is how many WAITING transactions per queue the
 	// core keeps in memory.
 	DefaultWaitingWindow = 64

@@ -98,8 +98,8 @@ func (c *Core) CheckInvariants() error {
 // checkQueue checks one queue's invariants.
 func (c *Core) checkQueue(q *queue) error {
 	n := q.rec.Name
-	if len(q.flights) > c.cfg.InFlightPerQueue {
-		return fmt.Errorf("queue %s: %d transactions in flight, at most %d", n, len(q.flights), c.cfg.InFlightPerQueue)
+	if len(q.flights) > q.depth {
+		return fmt.Errorf("queue %s: %d transactions in flight, at most %d", n, len(q.flights), q.depth)
 	}
 	lead := q.lead()
 	if q.rec.State != store.Free && (lead == nil || q.rec.TxUID != lead.rec.UID) {

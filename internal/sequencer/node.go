@@ -69,6 +69,11 @@ type Config struct {
 	// A pinned queue is sent only by its sender; a pinned sender serves only
 	// its queues. See CoreConfig.Pins. Defaults to none.
 	Pins map[string]string
+	// Pipelines is the in-flight-per-queue policy: queues whose name starts
+	// with a rule's Prefix (longest prefix wins) may have up to its InFlight
+	// transactions in flight, nonce-ordered on one sender. See
+	// CoreConfig.Pipelines. Defaults to none: one per queue.
+	Pipelines []Pipeline
 	// Workers is how many effects run at once. Defaults to 64.
 	Workers int
 	// PollInterval is the head polling interval for chains without push
@@ -209,6 +214,9 @@ func NewNode(cfg Config) (*Node, error) {
 	if err := checkPins(cfg.Pins, func(id string) bool {
 		return slices.ContainsFunc(cfg.Senders, func(s SenderConfig) bool { return string(s.ID) == id })
 	}); err != nil {
+		return nil, fmt.Errorf("sequencer: %w", err)
+	}
+	if err := CheckPipelines(cfg.Pipelines); err != nil {
 		return nil, fmt.Errorf("sequencer: %w", err)
 	}
 	cfg.Store.SetOnEnqueued(n.enqueued) // new records reach the core in Seq order
@@ -400,7 +408,7 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 			"confirmations", c, "reorgDepth", hd.ReorgDepth)
 	}
 	return n.newCore(CoreConfig{Policies: policies, Fees: n.cfg.Fees, InclusionTimeout: n.cfg.InclusionTimeout, Confirmations: n.cfg.Confirmations,
-		PollStatus: !canReadBlocks(n.cfg.Chain), Pins: n.cfg.Pins}, n.cfg.Clock.Now(), snap)
+		PollStatus: !canReadBlocks(n.cfg.Chain), Pins: n.cfg.Pins, Pipelines: n.cfg.Pipelines}, n.cfg.Clock.Now(), snap)
 }
 
 // newCore records the start of a core in the trace and builds it.
