@@ -1,0 +1,569 @@
+package distseq
+
+import (
+	"slices"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/distseq/distseqpb"
+)
+
+// coordinator is this node coordinating one contract (seed 003,
+// "Coordinate transaction"): a single-threaded assembly queue, the graph
+// of assembled transactions (each may spend the outputs of those before
+// it: speculative chaining), the endorsements gathered, and the leave to
+// dispatch. Nothing of it is durable until the dispatch (1C-2C).
+type coordinator struct {
+	txs        map[string]*ctx
+	queue      []string // Queued, in arrival order
+	assembling string   // the one transaction in Assembling, if any
+	order      []string // assembled, in assembly order: the dispatch order
+	locked     map[string]string
+	spec       map[string]*specState
+	lastHB     time.Time
+	idleSince  time.Time
+}
+
+type specState struct {
+	ref  StateRef
+	by   string
+	seqn int
+}
+
+// ctx is one delegation as its coordinator sees it ("Coordinators
+// transaction state": Queued, Assembling, Attestation, Confirmation,
+// Dispatched).
+type ctx struct {
+	id           string
+	sender       NodeID
+	delegationID string
+	intent       []byte
+	state        State
+	assembleID   string
+	assembleAt   time.Time
+	asm          *Assembly
+	senderSig    []byte
+	deps         []string
+	ends         map[NodeID][]byte
+	endN         map[NodeID]int // endorsement requests made per member
+	retryEndAt   map[NodeID]time.Time
+	confirmID    string
+	confirmUntil time.Time
+	granted      bool
+}
+
+func (c *Core) cbecome(t *ctx, s State) {
+	if t.state == s {
+		return
+	}
+	c.transition(RoleCoordinator, t.id, t.state, s)
+	t.state = s
+}
+
+// ensureCoordinator starts coordinating k (heartbeats follow at once).
+func (c *Core) ensureCoordinator(k *contract) *coordinator {
+	if k.coord == nil {
+		k.coord = &coordinator{txs: map[string]*ctx{}, locked: map[string]string{}, spec: map[string]*specState{}, idleSince: c.now}
+	}
+	return k.coord
+}
+
+// onDelegation is OnDelegationCommand: check the block range, then that
+// this node is the coordinator it would select; accept idempotently.
+func (c *Core) onDelegation(from NodeID, env *distseqpb.Envelope, m *distseqpb.DelegationCommand) {
+	k := c.activate(env.GetContractAddress(), true)
+	if k == nil {
+		return
+	}
+	if from != c.cfg.Self {
+		c.heardFrom(k, from, "")
+	}
+	reject := func(r *distseqpb.DelegationRequestRejected) {
+		r.TransactionId, r.DelegateNodeId, r.DelegationId, r.ContractAddress = m.GetTransactionId(), string(c.cfg.Self), m.GetDelegationId(), k.addr
+		c.reply(from, env, func(e *distseqpb.Envelope) {
+			e.Body = &distseqpb.Envelope_DelegationRejected{DelegationRejected: r}
+		})
+	}
+	if c.rangeIndex(uint64(max(0, m.GetBlockHeight()))) != c.rangeIndex(c.height) {
+		reject(&distseqpb.DelegationRequestRejected{RejectReason: distseqpb.DelegationRequestRejectedReason_MismatchedBlockHeight,
+			MismatchedBlockHeightDetail: &distseqpb.MismatchedBlockHeightDetail{ProvidedBlockHeight: m.GetBlockHeight(), ObservedBlockHeight: int64(c.height)}})
+		return
+	}
+	if !c.acceptable(k, c.height, c.cfg.Self) {
+		pref := c.preference(k, c.height)
+		d := &distseqpb.NotPreferredCoordinatorDetail{}
+		if len(pref) > 0 {
+			d.PreferredCoordinator = string(pref[0])
+			d.LatestHeartbeatId = k.heardID[pref[0]]
+		}
+		reject(&distseqpb.DelegationRequestRejected{RejectReason: distseqpb.DelegationRequestRejectedReason_NotPreferredCoordinator, NotPreferredCoordinatorDetail: d})
+		return
+	}
+	co := c.ensureCoordinator(k)
+	t := co.txs[m.GetTransactionId()]
+	switch {
+	case t == nil:
+		var intent []byte
+		if len(m.GetPrivateTransactions()) > 0 {
+			intent = m.GetPrivateTransactions()[0]
+		}
+		t = &ctx{id: m.GetTransactionId(), sender: from, delegationID: m.GetDelegationId(), intent: intent}
+		co.txs[t.id] = t
+		co.queue = append(co.queue, t.id)
+		c.cbecome(t, CQueued)
+	case t.delegationID != m.GetDelegationId():
+		// a re-delegation of a transaction this coordinator holds
+		// (the sender restarted or timed out): keep its progress.
+		t.sender, t.delegationID = from, m.GetDelegationId()
+		if t.state == CConfirmation && !t.granted {
+			c.requestConfirmation(k, t)
+		}
+	}
+	c.reply(from, env, func(e *distseqpb.Envelope) {
+		e.Body = &distseqpb.Envelope_DelegationAccepted{DelegationAccepted: &distseqpb.DelegationRequestAccepted{
+			TransactionId: t.id, DelegateNodeId: string(c.cfg.Self), DelegationId: t.delegationID, ContractAddress: k.addr}}
+	})
+	if co.lastHB.IsZero() {
+		c.sendCoordinatorHeartbeat(k)
+	}
+	c.pump(k)
+}
+
+// available is the domain context for the next assembly: the confirmed
+// states this node holds and no assembled transaction spends, oldest
+// first, then the outputs of assembled transactions not yet confirmed, in
+// assembly order.
+func (c *Core) available(k *contract) []StateRef {
+	co := k.coord
+	ids := make([]string, 0, len(k.states))
+	for id := range k.states {
+		if co.locked[id] == "" {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b string) int {
+		ha, hb := k.states[a].height, k.states[b].height
+		if ha != hb {
+			if ha < hb {
+				return -1
+			}
+			return 1
+		}
+		return cmpStr(a, b)
+	})
+	out := make([]StateRef, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, k.states[id].ref)
+	}
+	for _, txID := range co.order {
+		t := co.txs[txID]
+		if t == nil || t.asm == nil {
+			continue
+		}
+		for _, s := range t.asm.Creates {
+			if co.locked[s.ID] == "" && co.spec[s.ID] != nil {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// pump starts the next assembly when the slot is free, and moves the
+// graph on.
+func (c *Core) pump(k *contract) {
+	co := k.coord
+	if co == nil || !k.loaded {
+		return
+	}
+	for co.assembling == "" && len(co.queue) > 0 {
+		id := co.queue[0]
+		co.queue = co.queue[1:]
+		t := co.txs[id]
+		if t == nil || t.state != CQueued {
+			continue
+		}
+		locks, _ := jsonMarshal(c.available(k))
+		t.assembleID, t.assembleAt = c.nextID("a"), c.now
+		co.assembling = id
+		c.cbecome(t, CAssembling)
+		env := c.envelope(k.addr, "")
+		env.Body = &distseqpb.Envelope_AssembleRequest{AssembleRequest: &distseqpb.AssembleRequest{
+			TransactionId: id, AssembleRequestId: t.assembleID, ContractAddress: k.addr, TransactionInputs: t.intent,
+			StateLocks: locks, BlockHeight: int64(c.height), DelegationId: t.delegationID}}
+		c.sendAssured("asm:"+t.assembleID, t.sender, env, c.now.Add(c.cfg.AssembleTimeout))
+	}
+	c.advance(k)
+}
+
+func (c *Core) onAssembleResponse(from NodeID, addr string, m *distseqpb.AssembleResponse) {
+	k, t := c.coordTx(addr, m.GetTransactionId())
+	if t == nil || t.state != CAssembling || t.assembleID != m.GetAssembleRequestId() || from != t.sender {
+		return
+	}
+	c.answered("asm:" + t.assembleID)
+	co := k.coord
+	co.assembling = ""
+	var post postAssembly
+	if err := jsonUnmarshal(m.GetPostAssembly(), &post); err != nil || !c.spendable(k, post.Assembly) {
+		c.requeue(k, t) // assembled against a context that moved on: assemble again
+		c.pump(k)
+		return
+	}
+	a := post.Assembly
+	t.asm, t.senderSig, t.deps, t.ends = &a, post.Signature, nil, map[NodeID][]byte{}
+	t.endN, t.retryEndAt = map[NodeID]int{}, map[NodeID]time.Time{}
+	for _, s := range a.Spends {
+		co.locked[s] = t.id
+		if sp := co.spec[s]; sp != nil && !slices.Contains(t.deps, sp.by) {
+			t.deps = append(t.deps, sp.by)
+		}
+	}
+	for i, s := range a.Creates {
+		co.spec[s.ID] = &specState{ref: s, by: t.id, seqn: i}
+	}
+	co.order = append(co.order, t.id)
+	c.cbecome(t, CAttestation)
+	c.requestEndorsements(k, t)
+	c.pump(k)
+}
+
+// spendable: every spend is a held or speculative state no assembled
+// transaction spends, and every created id is new.
+func (c *Core) spendable(k *contract, a Assembly) bool {
+	co := k.coord
+	seen := map[string]bool{}
+	for _, s := range a.Spends {
+		if seen[s] || co.locked[s] != "" || (k.states[s] == nil && co.spec[s] == nil) {
+			return false
+		}
+		seen[s] = true
+	}
+	for _, s := range a.Creates {
+		if k.states[s.ID] != nil || co.spec[s.ID] != nil {
+			return false
+		}
+	}
+	return len(a.Spends) > 0 || len(a.Creates) > 0
+}
+
+func (c *Core) onAssembleError(from NodeID, addr string, m *distseqpb.AssembleError) {
+	k, t := c.coordTx(addr, m.GetTransactionId())
+	if t == nil || t.state != CAssembling || t.assembleID != m.GetAssembleRequestId() || from != t.sender {
+		return
+	}
+	c.answered("asm:" + t.assembleID)
+	k.coord.assembling = ""
+	c.drop(k, t) // the sender decides: park, revert or retry
+	c.pump(k)
+}
+
+func (c *Core) coordTx(addr, id string) (*contract, *ctx) {
+	k := c.active[addr]
+	if k == nil || k.coord == nil {
+		return nil, nil
+	}
+	return k, k.coord.txs[id]
+}
+
+// advance asks for leave to dispatch every endorsed transaction whose
+// dependencies are endorsed, and dispatches, in assembly order, every
+// granted one whose dependencies are dispatched.
+func (c *Core) advance(k *contract) {
+	co := k.coord
+	for _, id := range co.order {
+		t := co.txs[id]
+		if t.state == CAttestation && len(t.ends) >= k.g.threshold && c.depsAtLeast(co, t, CConfirmation) {
+			c.cbecome(t, CConfirmation)
+			c.requestConfirmation(k, t)
+		}
+	}
+	for _, id := range slices.Clone(co.order) {
+		t := co.txs[id]
+		if t != nil && t.state == CConfirmation && t.granted && c.depsAtLeast(co, t, CDispatched) {
+			c.dispatch(k, t)
+		}
+	}
+}
+
+func rank(s State) int {
+	switch s {
+	case CAttestation:
+		return 1
+	case CConfirmation:
+		return 2
+	case CDispatched:
+		return 3
+	}
+	return 0
+}
+
+// depsAtLeast: every dependency still in the graph has reached s (one
+// gone from it was confirmed on chain).
+func (c *Core) depsAtLeast(co *coordinator, t *ctx, s State) bool {
+	for _, d := range t.deps {
+		if dt := co.txs[d]; dt != nil && rank(dt.state) < rank(s) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Core) requestConfirmation(k *contract, t *ctx) {
+	if t.confirmID != "" {
+		c.answered("dc:" + t.confirmID)
+	}
+	t.confirmID = c.nextID("dc")
+	t.confirmUntil = c.now.Add(2 * c.hbTimeout())
+	env := c.envelope(k.addr, "")
+	env.Body = &distseqpb.Envelope_RequestDispatchConfirmation{RequestDispatchConfirmation: &distseqpb.RequestDispatchConfirmation{
+		TransactionId: t.id, DelegationId: t.delegationID, ContractAddress: k.addr, RequestId: t.confirmID}}
+	c.sendAssured("dc:"+t.confirmID, t.sender, env, t.confirmUntil)
+}
+
+func (c *Core) onDispatchConfirmation(from NodeID, addr string, m *distseqpb.DispatchConfirmationResponse) {
+	k, t := c.coordTx(addr, m.GetTransactionId())
+	if t == nil || t.state != CConfirmation || t.confirmID != m.GetRequestId() || from != t.sender {
+		return
+	}
+	c.answered("dc:" + t.confirmID)
+	t.granted = true
+	c.advance(k)
+}
+
+// onDispatchConfirmationError: the sender re-delegated; this copy is
+// abandoned and what was assembled on its outputs is assembled again.
+func (c *Core) onDispatchConfirmationError(from NodeID, addr string, m *distseqpb.DispatchConfirmationError) {
+	k, t := c.coordTx(addr, m.GetTransactionId())
+	if t == nil || t.state != CConfirmation || t.confirmID != m.GetRequestId() || from != t.sender {
+		return
+	}
+	c.answered("dc:" + t.confirmID)
+	c.drop(k, t)
+	c.pump(k)
+}
+
+// dispatch commits the dispatch (1C-2C) and hands it to the submitter
+// role after the commit.
+func (c *Core) dispatch(k *contract, t *ctx) {
+	ends := make([]Endorsement, 0, len(t.ends))
+	for _, m := range k.g.members {
+		if sig, ok := t.ends[m]; ok {
+			ends = append(ends, Endorsement{Member: m, Signature: sig})
+		}
+	}
+	call, err := c.cfg.Domain.Confirm(k.addr, t.id, *t.asm, ends)
+	if err != nil {
+		c.drop(k, t)
+		return
+	}
+	c.cbecome(t, CDispatched)
+	c.submit(k, t, call)
+	env := c.envelope(k.addr, "")
+	env.Body = &distseqpb.Envelope_TransactionDispatched{TransactionDispatched: &distseqpb.TransactionDispatched{
+		TransactionId: t.id, DelegationId: t.delegationID, ContractAddress: k.addr, Submitter: string(c.cfg.Self)}}
+	c.send(t.sender, env, false)
+}
+
+// graphOf returns t and every transaction that spends its outputs,
+// transitively, in assembly order.
+func (c *Core) graphOf(co *coordinator, t *ctx) []*ctx {
+	in := map[string]bool{t.id: true}
+	out := []*ctx{t}
+	for _, id := range co.order {
+		o := co.txs[id]
+		if o == nil || in[id] {
+			continue
+		}
+		for _, d := range o.deps {
+			if in[d] {
+				in[id] = true
+				out = append(out, o)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// unassemble takes t out of the graph: its locks and outputs go.
+func (c *Core) unassemble(co *coordinator, t *ctx) {
+	if t.asm != nil {
+		for _, s := range t.asm.Spends {
+			if co.locked[s] == t.id {
+				delete(co.locked, s)
+			}
+		}
+		for _, s := range t.asm.Creates {
+			delete(co.spec, s.ID)
+		}
+	}
+	co.order = slices.DeleteFunc(co.order, func(id string) bool { return id == t.id })
+	if t.confirmID != "" {
+		c.answered("dc:" + t.confirmID)
+	}
+	if t.assembleID != "" {
+		c.answered("asm:" + t.assembleID)
+		c.forget("end:" + t.assembleID + ":")
+	}
+	for m := range t.ends {
+		delete(t.ends, m)
+	}
+	t.asm, t.deps, t.granted, t.confirmID = nil, nil, false, ""
+	t.endN, t.retryEndAt = map[NodeID]int{}, map[NodeID]time.Time{}
+}
+
+// requeue sends t and its dependants back to assembly (an endorsement
+// error, a context that moved on).
+func (c *Core) requeue(k *contract, t *ctx) {
+	co := k.coord
+	for _, o := range c.graphOf(co, t) {
+		if o.state == CDispatched {
+			continue
+		}
+		c.unassemble(co, o)
+		if co.assembling == o.id {
+			co.assembling = ""
+		}
+		c.cbecome(o, CQueued)
+		co.queue = append(co.queue, o.id)
+	}
+}
+
+// drop stops coordinating t; its dependants are assembled again.
+func (c *Core) drop(k *contract, t *ctx) {
+	co := k.coord
+	deps := c.graphOf(co, t)[1:]
+	c.unassemble(co, t)
+	if co.assembling == t.id {
+		co.assembling = ""
+	}
+	co.queue = slices.DeleteFunc(co.queue, func(id string) bool { return id == t.id })
+	c.cbecome(t, CAbandoned)
+	delete(co.txs, t.id)
+	for _, o := range deps {
+		if co.txs[o.id] != nil && o.state != CDispatched {
+			c.requeue(k, o)
+		}
+	}
+}
+
+// stepDown: this node is no longer the coordinator it would select (a new
+// range, a more preferred member alive): it abandons everything not
+// dispatched, stops its heartbeats and rejects new delegations (by the
+// checks of onDelegation). Dispatched transactions stay with the
+// submitter role.
+func (c *Core) stepDown(k *contract) {
+	co := k.coord
+	for _, id := range slices.Clone(co.order) {
+		if t := co.txs[id]; t != nil && t.state != CDispatched {
+			c.drop(k, t)
+		}
+	}
+	for _, id := range sortedKeys(co.txs) {
+		if t := co.txs[id]; t != nil && t.state != CDispatched {
+			c.drop(k, t)
+		}
+	}
+	k.coord = nil
+}
+
+// coordNewRange: at a range boundary the coordinator keeps going only if
+// it is still the one it would select.
+func (c *Core) coordNewRange(k *contract) {
+	if k.coord != nil && !c.acceptable(k, c.height, c.cfg.Self) {
+		c.stepDown(k)
+	}
+}
+
+// coordConfirmed: an IntentConfirmed event. Its outputs become held
+// states; a transaction in the graph that spends a state it spent (a
+// confirm from another coordinator) is assembled again, and one with its
+// id is done.
+func (c *Core) coordConfirmed(k *contract, e ChainEvent) {
+	co := k.coord
+	if co == nil {
+		return
+	}
+	if t := co.txs[e.TxID]; t != nil {
+		if t.asm != nil {
+			for _, s := range t.asm.Creates {
+				if k.loaded {
+					k.states[s.ID] = &held{ref: s, height: e.Height}
+				}
+			}
+		}
+		for _, s := range e.Spends {
+			delete(co.locked, s)
+		}
+		if t.asm != nil {
+			for _, s := range t.asm.Creates {
+				delete(co.spec, s.ID)
+			}
+		}
+		co.order = slices.DeleteFunc(co.order, func(id string) bool { return id == t.id })
+		co.queue = slices.DeleteFunc(co.queue, func(id string) bool { return id == t.id })
+		if co.assembling == t.id {
+			co.assembling = ""
+		}
+		if t.state != CDispatched {
+			c.answered("asm:" + t.assembleID)
+			c.answered("dc:" + t.confirmID)
+		}
+		delete(co.txs, t.id)
+	}
+	for _, s := range e.Spends {
+		if by := co.locked[s]; by != "" {
+			if t := co.txs[by]; t != nil && t.state != CDispatched {
+				c.requeue(k, t)
+			}
+		}
+	}
+	c.pump(k)
+}
+
+// coordTimers: heartbeats, the assembly timeout, endorsement retries,
+// the dispatch-confirmation deadline, and going idle.
+func (c *Core) coordTimers(k *contract) {
+	co := k.coord
+	if co == nil {
+		return
+	}
+	if t := co.txs[co.assembling]; t != nil && c.now.Sub(t.assembleAt) >= c.cfg.AssembleTimeout {
+		co.assembling = ""
+		c.drop(k, t)
+	}
+	for _, id := range slices.Clone(co.order) {
+		t := co.txs[id]
+		if t == nil {
+			continue
+		}
+		if t.state == CConfirmation && !t.granted && !c.now.Before(t.confirmUntil) {
+			c.drop(k, t) // the sender does not answer: it will re-delegate
+			continue
+		}
+		if t.state == CAttestation {
+			c.retryEndorsements(k, t)
+		}
+	}
+	c.pump(k)
+	if len(co.txs) > 0 {
+		co.idleSince = c.now
+	}
+	if c.now.Sub(co.idleSince) >= c.cfg.IdleAfter {
+		k.coord = nil // nothing in flight: heartbeats stop
+		return
+	}
+	if c.now.Sub(co.lastHB) >= c.cfg.HeartbeatInterval {
+		c.sendCoordinatorHeartbeat(k)
+	}
+}
+
+func cmpStr(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,273 @@
+package distseq
+
+import (
+	"slices"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/distseq/distseqpb"
+	"github.com/ordolabs/ordo/internal/store"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// The submitter (seed 003, "Syncpoint on submission": the dispatch is
+// durable on the submitter alone) and the assured data distribution of
+// the states a confirmed transaction creates.
+
+// submission is a dispatched transaction the submitter owns until the
+// base ledger decides it.
+type submission struct {
+	txID, contract string
+	sender         NodeID
+	delegationID   string
+	rangeIdx       uint64
+	rec            dispatchRecord
+	created        time.Time
+}
+
+// dispatchRecord is DistseqDispatch.Payload: the call and what it
+// creates (for the distribution after confirmation).
+type dispatchRecord struct {
+	Call     []byte   `json:"call"`
+	Assembly Assembly `json:"assembly"`
+}
+
+// submit commits the dispatch and asks the driver to submit it.
+func (c *Core) submit(k *contract, t *ctx, call []byte) {
+	s := &submission{txID: t.id, contract: k.addr, sender: t.sender, delegationID: t.delegationID,
+		rangeIdx: c.rangeIndex(c.height), rec: dispatchRecord{Call: call, Assembly: *t.asm}, created: c.now}
+	payload, _ := jsonMarshal(s.rec)
+	c.ready.Batch.Dispatches = append(c.ready.Batch.Dispatches, store.DistseqDispatch{TxID: t.id, Contract: k.addr,
+		Sender: string(t.sender), DelegationID: t.delegationID, Payload: payload, Height: c.height, Status: "dispatched",
+		CreatedAt: c.now, UpdatedAt: c.now})
+	c.own(k, s)
+}
+
+func (c *Core) own(k *contract, s *submission) {
+	k.subs[s.txID] = s
+	c.transition(RoleSubmitter, s.txID, "", CDispatched)
+	c.ready.Effects = append(c.ready.Effects, Effect{Kind: EffectDispatch, Contract: k.addr, TxID: s.txID, Payload: s.rec.Call})
+	if k.subHB.IsZero() {
+		c.sendSubmitterHeartbeat(k)
+	}
+}
+
+// resumeDispatch: after a restart at or after 2C the submitter carries on
+// (the driver's submission is idempotent by transaction id).
+func (c *Core) resumeDispatch(d store.DistseqDispatch) {
+	k := c.activate(d.Contract, true)
+	if k == nil || d.Status != "dispatched" {
+		return
+	}
+	var rec dispatchRecord
+	if err := jsonUnmarshal(d.Payload, &rec); err != nil {
+		return
+	}
+	c.own(k, &submission{txID: d.TxID, contract: d.Contract, sender: NodeID(d.Sender), delegationID: d.DelegationID,
+		rangeIdx: c.rangeIndex(d.Height), rec: rec, created: d.CreatedAt})
+}
+
+func (c *Core) subOf(txID string) (*contract, *submission) {
+	for _, addr := range sortedKeys(c.active) {
+		if s := c.active[addr].subs[txID]; s != nil {
+			return c.active[addr], s
+		}
+	}
+	return nil, nil
+}
+
+// sendSubmitterHeartbeat: fire and forget, to every member, listing the
+// dispatched transactions and the range they were dispatched in; one
+// last, empty, when the set empties, so senders holding for the flush
+// go on at once.
+func (c *Core) sendSubmitterHeartbeat(k *contract) {
+	ids := sortedKeys(k.subs)
+	var rng uint64
+	first := true
+	for _, id := range ids {
+		if s := k.subs[id]; first || s.rangeIdx < rng {
+			rng, first = s.rangeIdx, false
+		}
+	}
+	hbID := c.nextID("shb")
+	for _, m := range k.g.members {
+		env := c.envelope(k.addr, "")
+		hb := &distseqpb.SubmitterHeartbeatNotification{HeartbeatId: hbID, Timestamp: timestamppb.New(c.now),
+			ContractAddress: k.addr, TransactionIds: ids, RangeIndex: int64(rng)}
+		for _, id := range ids {
+			if k.subs[id].sender == m {
+				hb.Dispatched = append(hb.Dispatched, &distseqpb.DispatchedTransaction{TransactionId: id})
+			}
+		}
+		env.Body = &distseqpb.Envelope_SubmitterHeartbeat{SubmitterHeartbeat: hb}
+		c.send(m, env, false)
+	}
+	k.subHB = c.now
+	if len(ids) == 0 {
+		k.subHB = time.Time{}
+	}
+}
+
+func (c *Core) submitterTimers(k *contract) {
+	if len(k.subs) > 0 && c.now.Sub(k.subHB) >= c.cfg.HeartbeatInterval {
+		c.sendSubmitterHeartbeat(k)
+	}
+}
+
+// onSubmitterHeartbeat: the sender keeps its dispatched transactions
+// (and holds new delegations while an older range flushes).
+func (c *Core) onSubmitterHeartbeat(from NodeID, addr string, m *distseqpb.SubmitterHeartbeatNotification) {
+	k := c.active[addr]
+	if k == nil {
+		return
+	}
+	if from != c.cfg.Self {
+		c.heardFrom(k, from, "")
+	}
+	ids := m.GetTransactionIds()
+	switch {
+	case len(ids) == 0 && k.flushFrom == from:
+		k.flushUntil = time.Time{}
+		for _, id := range sortedKeys(c.txs) {
+			if t := c.txs[id]; t.contract == addr && t.state == Pending && !t.retryAt.IsZero() {
+				t.retryAt = c.now
+			}
+		}
+	case len(ids) > 0 && uint64(max(0, m.GetRangeIndex())) < c.rangeIndex(c.height):
+		k.flushUntil = c.now.Add(time.Duration(c.cfg.SubmitterMisses) * c.cfg.HeartbeatInterval)
+		k.flushRange, k.flushFrom = uint64(m.GetRangeIndex()), from
+	}
+	for _, id := range ids {
+		t := c.txs[id]
+		if t == nil || t.state.Final() {
+			continue
+		}
+		if t.state != Dispatched { // e.g. after this sender restarted: the submitter has it
+			c.answered("deleg:" + t.id)
+			c.become(t, Dispatched)
+		}
+		t.submitter, t.lastSubHB = from, c.now
+	}
+}
+
+// onDispatched: the driver's answer to EffectDispatch. Success waits for
+// the event (final on this node's indexer); a revert tells the sender,
+// and whatever the coordinator assembled on its outputs is assembled
+// again.
+func (c *Core) onDispatched(in InputDispatched) {
+	k, s := c.subOf(in.TxID)
+	if s == nil || in.OK {
+		return
+	}
+	delete(k.subs, s.txID)
+	payload, _ := jsonMarshal(s.rec)
+	c.ready.Batch.Dispatches = append(c.ready.Batch.Dispatches, store.DistseqDispatch{TxID: s.txID, Contract: k.addr,
+		Sender: string(s.sender), DelegationID: s.delegationID, Payload: payload, Status: "reverted", CreatedAt: s.created, UpdatedAt: c.now})
+	c.transition(RoleSubmitter, s.txID, CDispatched, CAbandoned)
+	if co := k.coord; co != nil {
+		if t := co.txs[s.txID]; t != nil {
+			c.drop(k, t)
+			c.pump(k)
+		}
+	}
+	nid := c.nextID("rv")
+	env := c.envelope(k.addr, "")
+	env.Body = &distseqpb.Envelope_TransactionReverted{TransactionReverted: &distseqpb.TransactionReverted{
+		TransactionId: s.txID, DelegationId: s.delegationID, ContractAddress: k.addr, RevertReason: in.Reason, NotificationId: nid}}
+	c.sendAssured("reverted:"+nid, s.sender, env, c.now.Add(2*c.hbTimeout()))
+	if len(k.subs) == 0 {
+		c.sendSubmitterHeartbeat(k)
+	}
+}
+
+// submitterConfirmed: the dispatched transaction is confirmed; its
+// created states go to every other member (assured distribution,
+// persisted here before the first send) and into this node's store.
+func (c *Core) submitterConfirmed(k *contract, e ChainEvent) {
+	s := k.subs[e.TxID]
+	if s == nil {
+		return
+	}
+	delete(k.subs, s.txID)
+	payload, _ := jsonMarshal(s.rec)
+	c.ready.Batch.Dispatches = append(c.ready.Batch.Dispatches, store.DistseqDispatch{TxID: s.txID, Contract: k.addr,
+		Sender: string(s.sender), DelegationID: s.delegationID, Payload: payload, Status: "confirmed", CreatedAt: s.created, UpdatedAt: c.now})
+	c.transition(RoleSubmitter, s.txID, CDispatched, Confirmed)
+	msg := &distseqpb.DistributeData{ContractAddress: k.addr, TransactionId: s.txID}
+	for _, st := range s.rec.Assembly.Creates {
+		msg.States = append(msg.States, &distseqpb.DistributedState{Id: st.ID, Owner: st.Owner, Data: st.Data, CreatedBy: s.txID})
+	}
+	c.keepStates(k, msg, e.Height)
+	for _, m := range k.g.members {
+		if m == c.cfg.Self {
+			continue
+		}
+		d := proto.Clone(msg).(*distseqpb.DistributeData)
+		d.DistributionId = "dist/" + s.txID + "/" + string(m)
+		body, _ := proto.Marshal(d)
+		c.ready.Batch.Outbox = append(c.ready.Batch.Outbox, store.DistseqDistribution{ID: d.DistributionId, Contract: k.addr,
+			To: string(m), Payload: body, CreatedAt: c.now, UpdatedAt: c.now})
+		c.distribute(k.addr, m, d, body)
+	}
+	if len(k.subs) == 0 {
+		c.sendSubmitterHeartbeat(k)
+	}
+}
+
+func (c *Core) distribute(addr string, to NodeID, d *distseqpb.DistributeData, body []byte) {
+	env := c.envelope(addr, "")
+	env.Body = &distseqpb.Envelope_DistributeData{DistributeData: d}
+	c.sendAssured("dist:"+d.GetDistributionId(), to, env, time.Time{})
+	p := c.assured["dist:"+d.GetDistributionId()]
+	p.backoff, p.raw = true, body
+}
+
+// resumeDistribution: after a restart, resend what was not acknowledged.
+func (c *Core) resumeDistribution(o store.DistseqDistribution) {
+	d := &distseqpb.DistributeData{}
+	if o.Acked || proto.Unmarshal(o.Payload, d) != nil {
+		return
+	}
+	c.distribute(o.Contract, NodeID(o.To), d, o.Payload)
+}
+
+// keepStates writes distributed states into this node's store (and its
+// in-memory copy when the contract is loaded).
+func (c *Core) keepStates(k *contract, d *distseqpb.DistributeData, height uint64) {
+	for _, s := range d.GetStates() {
+		ref := StateRef{ID: s.GetId(), Owner: s.GetOwner(), Data: s.GetData(), CreatedBy: s.GetCreatedBy()}
+		c.ready.Batch.States = append(c.ready.Batch.States, store.DistseqState{Contract: d.GetContractAddress(), ID: ref.ID,
+			Data: stateData(ref), CreatedBy: ref.CreatedBy, Height: height})
+		if k != nil && k.loaded && (k.coord == nil || k.coord.spec[ref.ID] == nil) {
+			k.states[ref.ID] = &held{ref: ref, height: height}
+		}
+	}
+}
+
+// onDistributeData: the receiver commits the states, then acknowledges
+// (the ack is sent after the commit); a repeat is acknowledged again and
+// changes nothing.
+func (c *Core) onDistributeData(from NodeID, env *distseqpb.Envelope, m *distseqpb.DistributeData) {
+	g := c.groupOf(m.GetContractAddress())
+	if g == nil || !c.member(g) || !slices.Contains(g.members, from) {
+		return
+	}
+	if !c.received[m.GetDistributionId()] {
+		c.received[m.GetDistributionId()] = true
+		c.ready.Batch.Received = append(c.ready.Batch.Received, m.GetDistributionId())
+		c.keepStates(c.active[m.GetContractAddress()], m, c.height)
+	}
+	c.reply(from, env, func(r *distseqpb.Envelope) {
+		r.Body = &distseqpb.Envelope_DistributeDataAck{DistributeDataAck: &distseqpb.DistributeDataAcknowledgement{DistributionId: m.GetDistributionId()}}
+	})
+}
+
+func (c *Core) onDistributeAck(id string) {
+	p := c.assured["dist:"+id]
+	if p == nil {
+		return
+	}
+	c.answered("dist:" + id)
+	c.ready.Batch.Outbox = append(c.ready.Batch.Outbox, store.DistseqDistribution{ID: id, Contract: p.contract, To: string(p.to),
+		Payload: p.raw, Acked: true, UpdatedAt: c.now})
+}
