@@ -119,13 +119,11 @@ func (s *Store) distseqTx(ctx context.Context, b *store.DistseqBatch) (err error
 		}
 		_ = c.Close()
 	}()
-	if _, err := c.ExecContext(ctx, `PRAGMA query_only = 0`); err != nil {
-		return err
-	}
-	if _, err := c.ExecContext(ctx, `PRAGMA synchronous = `+s.opts.Synchronous); err != nil {
-		return err
-	}
-	if _, err := c.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+	// One call: the connection becomes writable, as durable as the
+	// committer's, and takes the write lock.
+	if _, err := c.ExecContext(ctx, `PRAGMA query_only = 0; PRAGMA synchronous = `+s.opts.Synchronous+
+		`; BEGIN IMMEDIATE`); err != nil {
+		_, _ = c.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`) // in case BEGIN ran
 		return err
 	}
 	// From here the transaction ends whatever ctx does.

@@ -3,6 +3,7 @@ package storetest
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -187,7 +188,8 @@ func distseqCopies(t *testing.T, st store.DistseqStore) {
 		Received:   []string{"r1"},
 	}
 	dsApply(t, st, b)
-	want := dsSnap(t, st, []string{"c1"}, []string{"r1", "rX"})
+	// want is text: a copy that shares no memory with what the store gave.
+	want := dsJSON(t, dsSnap(t, st, []string{"c1"}, []string{"r1", "rX"}))
 	// Change the batch after it was applied.
 	b.Groups[0].Members[0].ID = "mutated"
 	b.Intents[0].Payload[0] = 'X'
@@ -195,7 +197,7 @@ func distseqCopies(t *testing.T, st store.DistseqStore) {
 	b.Outbox[0].Payload[0] = 'X'
 	b.States[0].Data[0] = 'X'
 	b.Received[0] = "rX"
-	dsSame(t, "after changing the batch", dsSnap(t, st, []string{"c1"}, []string{"r1", "rX"}), want)
+	dsSame(t, "after changing the batch", dsJSON(t, dsSnap(t, st, []string{"c1"}, []string{"r1", "rX"})), want)
 	// Change what the reads returned.
 	got := dsSnap(t, st, []string{"c1"}, nil)
 	got.Groups[0].Members[0].ID = "mutated"
@@ -213,7 +215,16 @@ func distseqCopies(t *testing.T, st store.DistseqStore) {
 		t.Fatal(err)
 	}
 	byKey.Payload[2] = 'X'
-	dsSame(t, "after changing returned values", dsSnap(t, st, []string{"c1"}, []string{"r1", "rX"}), want)
+	dsSame(t, "after changing returned values", dsJSON(t, dsSnap(t, st, []string{"c1"}, []string{"r1", "rX"})), want)
+}
+
+func dsJSON(t *testing.T, v dsView) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func distseqNotFound(t *testing.T, st store.DistseqStore) {
