@@ -148,11 +148,11 @@ func testPrivacyGroup(t *testing.T, f Factory) {
 		again := dep.pg(devchain.PrivacyMint, map[string]any{"group": "g1", "states": []devchain.PrivacyState{pgState("y", 1), pgState("m1", 1)}})
 		g2 := other.pg(devchain.PrivacyMint, map[string]any{"group": "g2", "states": []devchain.PrivacyState{pgState("m1", 9), pgState("n1", 1)}})
 		blk := e.mine()
-		e.wantEvent(m, pg, "StatesMinted", `{"group":"g1","states":["m1","m2","m3","m4"]}`)
+		e.wantEvent(m, pg, "StatesMinted", `{"group":"g1","states":["m1","m2","m3","m4"],"minted":[{"id":"m1","data":{"v":1}},{"id":"m2","data":{"v":2}},{"id":"m3","data":{"v":3}},{"id":"m4","owner":"A","data":{"v":4}}]}`)
 		e.wantIncluded(notDep, false, devchain.ReasonNotDeployer)
 		e.wantIncluded(noGroup, false, devchain.ReasonNoSuchGroup)
 		e.wantIncluded(again, false, devchain.ReasonStateExists)
-		e.wantEvent(g2, pg, "StatesMinted", `{"group":"g2","states":["m1","n1"]}`)
+		e.wantEvent(g2, pg, "StatesMinted", `{"group":"g2","states":["m1","n1"],"minted":[{"id":"m1","data":{"v":9}},{"id":"n1","data":{"v":1}}]}`)
 		for _, h := range []chain.Hash{notDep, noGroup, again} {
 			e.wantNoEvents(h)
 		}

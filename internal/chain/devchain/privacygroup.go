@@ -25,7 +25,8 @@ import (
 //   - mint {group, states: [{id, owner?, data}]}: by the group's deployer
 //     only (ReasonNotDeployer), 1-MaxPrivacyIO states whose ids were never
 //     used in the group (ReasonStateExists); creates them unspent. Emits
-//     StatesMinted {group, states: [id]}.
+//     StatesMinted {group, states: [id], minted: [{id, owner?, data}]} (a
+//     mint is public: its data is on the event, where a confirm's is not).
 //   - confirm {group, txId, spends: [id], creates: [{id, owner?, data}],
 //     endorsements: [{member, signature}]}: anyone; checked in this order
 //     after the args: the group exists (ReasonNoSuchGroup), txId was never
@@ -175,8 +176,9 @@ type IntentConfirmed struct {
 
 // StatesMinted is the data of the StatesMinted event.
 type StatesMinted struct {
-	Group  string   `json:"group"`
-	States []string `json:"states"`
+	Group  string         `json:"group"`
+	States []string       `json:"states"`
+	Minted []PrivacyState `json:"minted"`
 }
 
 // Name returns "privacygroup".
@@ -239,7 +241,7 @@ func pgMint(x *Exec, args json.RawMessage) error {
 		}
 		ids = append(ids, s.ID)
 	}
-	return x.Emit("StatesMinted", StatesMinted{Group: group, States: ids})
+	return x.Emit("StatesMinted", StatesMinted{Group: group, States: ids, Minted: states})
 }
 
 func pgConfirm(x *Exec, args json.RawMessage) error {
