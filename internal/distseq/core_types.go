@@ -128,10 +128,10 @@ type InputStart struct {
 // InputTick advances the clock and fires what is due.
 type InputTick struct{ Now time.Time }
 
-// InputHeight: this node's indexer reached Height.
+// InputHeight says this node's indexer reached Height.
 type InputHeight struct{ Height uint64 }
 
-// InputEvents: the base-ledger events of blocks up to Height, in order,
+// InputEvents carries the base-ledger events of blocks up to Height, in order,
 // after which the node's cursor is Cursor.
 type InputEvents struct {
 	Height uint64

@@ -1,0 +1,95 @@
+package distseq
+
+// Reads of the core's memory, for the driver's API, tests and
+// simulations. They copy; none changes the core.
+
+// TxView is a sender transaction as its sender sees it.
+type TxView struct {
+	ID, Contract string
+	State        State
+	// Coordinator is the active delegation's coordinator ("" if none).
+	Coordinator NodeID
+	// Delegations counts the delegations made for it since the core
+	// started; Reverts the base-ledger reverts it survived.
+	Delegations, Reverts int
+}
+
+// Tx returns this node's in-flight transaction id, as its sender sees it.
+func (c *Core) Tx(id string) (TxView, bool) {
+	t := c.txs[id]
+	if t == nil {
+		return TxView{}, false
+	}
+	return TxView{ID: t.id, Contract: t.contract, State: t.state, Coordinator: t.coord, Delegations: t.redelegate, Reverts: t.reverts}, true
+}
+
+// InFlight returns the ids of this node's in-flight transactions, sorted.
+func (c *Core) InFlight() []string { return sortedKeys(c.txs) }
+
+// Coordinating reports whether this node coordinates contract now.
+func (c *Core) Coordinating(contract string) bool {
+	k := c.active[contract]
+	return k != nil && k.coord != nil
+}
+
+// Coordinated returns the transactions this node coordinates for
+// contract, by id, with their coordinator states.
+func (c *Core) Coordinated(contract string) map[string]State {
+	out := map[string]State{}
+	if k := c.active[contract]; k != nil && k.coord != nil {
+		for id, t := range k.coord.txs {
+			out[id] = t.state
+		}
+	}
+	return out
+}
+
+// Submitting returns the ids this node's submitter holds for contract.
+func (c *Core) Submitting(contract string) []string {
+	if k := c.active[contract]; k != nil {
+		return sortedKeys(k.subs)
+	}
+	return nil
+}
+
+// Unavailable returns the members this node holds unavailable for
+// contract.
+func (c *Core) Unavailable(contract string) []NodeID {
+	var out []NodeID
+	if k := c.active[contract]; k != nil {
+		for _, m := range k.g.members {
+			if k.unavailable[m] {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// Active returns how many contracts hold in-memory state (the rest cost
+// their group record alone).
+func (c *Core) Active() int { return len(c.active) }
+
+// Groups returns how many privacy groups this node knows.
+func (c *Core) Groups() int { return len(c.groups) }
+
+// Assured returns how many assured messages await an answer.
+func (c *Core) Assured() int { return len(c.assured) }
+
+// Preferred returns the coordinator this node would delegate contract's
+// transactions to now (its unavailable members left out), or "".
+func (c *Core) Preferred(contract string) NodeID {
+	g := c.groupOf(contract)
+	if g == nil {
+		return ""
+	}
+	var un map[NodeID]bool
+	if k := c.active[contract]; k != nil {
+		un = k.unavailable
+	}
+	p := c.rings[g.ringKey].PreferenceAt(contract, c.rangeIndex(c.height), un)
+	if len(p) == 0 {
+		return ""
+	}
+	return p[0]
+}

@@ -1,0 +1,156 @@
+// Package token is the domain ordo's distributed sequencer ships for seed
+// 003 ("Pente-like" domains where any member of a group may spend group
+// states): a balance sheet of coins held by a privacy group on the devchain
+// privacygroup contract. A coin is a state {id, owner, data {"amount": n}};
+// any member may spend any coin, so concurrent intents contend for coins,
+// and the coordinator's assembly queue keeps them apart.
+//
+// An intent is {"to": owner, "amount": n}: assembly spends coins from the
+// coordinator's domain context, oldest first (the outputs of transactions
+// not yet confirmed come last: speculative chaining), until their sum
+// reaches n, and creates a coin of n for "to" and, when there is change, a
+// coin of the rest for the sender. Not enough coins is distseq.ErrNotReady:
+// the sender parks the intent.
+//
+// Invariants: assembly is a pure function of its inputs; it never spends
+// a coin twice or creates an id twice (ids are "<txId>.0" and "<txId>.1");
+// the amounts spent equal the amounts created; the digest is the
+// privacygroup contract's PrivacyDigest, so the endorsements it signs are
+// the ones the contract checks.
+package token
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/distseq"
+)
+
+// Intent is a transfer of Amount to To.
+type Intent struct {
+	To     string `json:"to"`
+	Amount uint64 `json:"amount"`
+}
+
+// Coin is a coin state's data.
+type Coin struct {
+	Amount uint64 `json:"amount"`
+}
+
+// MaxAmount bounds an intent's amount (sums stay far from overflow).
+const MaxAmount = 1 << 48
+
+// Domain is the token domain; its zero value is ready to use.
+type Domain struct{}
+
+var _ distseq.Domain = Domain{}
+
+// ErrIntent is returned for an intent that can never be assembled.
+var ErrIntent = errors.New("token: invalid intent")
+
+// ParseIntent decodes and checks an intent.
+func ParseIntent(b []byte) (Intent, error) {
+	var in Intent
+	if err := json.Unmarshal(b, &in); err != nil {
+		return Intent{}, fmt.Errorf("%w: %w", ErrIntent, err)
+	}
+	if in.To == "" || len(in.To) > devchain.MaxPrivacyID || in.Amount == 0 || in.Amount > MaxAmount {
+		return Intent{}, fmt.Errorf("%w: want {\"to\": a name of 1-%d bytes, \"amount\": 1..%d}", ErrIntent, devchain.MaxPrivacyID, uint64(MaxAmount))
+	}
+	return in, nil
+}
+
+// CheckIntent refuses an intent that can never be assembled.
+func (Domain) CheckIntent(b []byte) error {
+	_, err := ParseIntent(b)
+	return err
+}
+
+// CoinOf reads a coin's amount; a state that is no coin is worth 0.
+func CoinOf(s distseq.StateRef) uint64 {
+	var c Coin
+	if json.Unmarshal(s.Data, &c) != nil {
+		return 0
+	}
+	return c.Amount
+}
+
+// Assemble spends coins of avail in order until they cover the amount.
+func (Domain) Assemble(_, txID string, sender distseq.NodeID, b []byte, avail []distseq.StateRef) (distseq.Assembly, error) {
+	in, err := ParseIntent(b)
+	if err != nil {
+		return distseq.Assembly{}, err
+	}
+	var a distseq.Assembly
+	var sum uint64
+	for _, s := range avail {
+		v := CoinOf(s)
+		if v == 0 {
+			continue
+		}
+		a.Spends = append(a.Spends, s.ID)
+		sum += v
+		if sum >= in.Amount {
+			break
+		}
+	}
+	if sum < in.Amount {
+		return distseq.Assembly{}, fmt.Errorf("%w: %d available, %d wanted", distseq.ErrNotReady, sum, in.Amount)
+	}
+	a.Creates = append(a.Creates, coin(txID+".0", in.To, in.Amount))
+	if sum > in.Amount {
+		a.Creates = append(a.Creates, coin(txID+".1", string(sender), sum-in.Amount))
+	}
+	return a, nil
+}
+
+func coin(id, owner string, amount uint64) distseq.StateRef {
+	data, _ := json.Marshal(Coin{Amount: amount})
+	return distseq.StateRef{ID: id, Owner: owner, Data: data}
+}
+
+// Mint returns coins to mint, for tests, simulations and the demo.
+func Mint(prefix, owner string, amounts ...uint64) []distseq.StateRef {
+	out := make([]distseq.StateRef, len(amounts))
+	for i, a := range amounts {
+		out[i] = coin(fmt.Sprintf("%s%d", prefix, i), owner, a)
+	}
+	return out
+}
+
+func states(refs []distseq.StateRef) []devchain.PrivacyState {
+	out := make([]devchain.PrivacyState, len(refs))
+	for i, s := range refs {
+		out[i] = devchain.PrivacyState{ID: s.ID, Owner: s.Owner, Data: json.RawMessage(s.Data)}
+	}
+	return out
+}
+
+// Digest is the privacygroup contract's PrivacyDigest of the assembly.
+func (Domain) Digest(contract, txID string, a distseq.Assembly) [32]byte {
+	return devchain.PrivacyDigest(contract, txID, a.Spends, states(a.Creates))
+}
+
+// ConfirmArgs is the privacygroup confirm call.
+type ConfirmArgs struct {
+	Group        string                        `json:"group"`
+	TxID         string                        `json:"txId"`
+	Spends       []string                      `json:"spends"`
+	Creates      []devchain.PrivacyState       `json:"creates"`
+	Endorsements []devchain.PrivacyEndorsement `json:"endorsements"`
+}
+
+// Confirm encodes the privacygroup confirm call's args.
+func (Domain) Confirm(contract, txID string, a distseq.Assembly, ends []distseq.Endorsement) ([]byte, error) {
+	args := ConfirmArgs{Group: contract, TxID: txID, Spends: a.Spends, Creates: states(a.Creates)}
+	if args.Spends == nil {
+		args.Spends = []string{}
+	}
+	for _, e := range ends {
+		args.Endorsements = append(args.Endorsements, devchain.PrivacyEndorsement{Member: string(e.Member), Signature: hex.EncodeToString(e.Signature)})
+	}
+	return json.Marshal(args)
+}
