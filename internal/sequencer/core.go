@@ -159,9 +159,9 @@ func (q *queue) fly(t *txn) *flight {
 }
 
 // fly puts t in flight on q and indexes it (Lookup).
-func (c *Core) fly(q *queue, t *txn) {
-	q.fly(t)
+func (c *Core) fly(q *queue, t *txn) *flight {
 	c.flying[t.rec.UID] = t
+	return q.fly(t)
 }
 
 // land takes q's lead transaction out of flight and out of the index.
@@ -288,6 +288,7 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 			c.putFree(sn)
 		}
 	}
+	var extra []store.Transaction
 	for _, tr := range slices.Concat(st.Active, st.Bound) {
 		c.seqSeen = max(c.seqSeen, tr.Seq)
 		q := c.queue(tr.Queue)
@@ -295,11 +296,14 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 			c.fly(q, &txn{rec: tr})
 			q.lastSeq = max(q.lastSeq, tr.Seq)
 			c.watchTxn(q)
+		} else if tr.State != store.Waiting {
+			extra = append(extra, tr)
 		}
 	}
 	for _, name := range st.WaitingQueues {
 		c.queue(name).stored = storeMore
 	}
+	c.restoreFollowers(extra)
 	for i := range st.Hooks {
 		c.hook(&txn{rec: st.Hooks[i]})
 	}

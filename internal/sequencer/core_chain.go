@@ -161,8 +161,8 @@ func (c *Core) failedIncl(q *queue, a *store.Attempt) {
 	c.retry(q, note)
 }
 
-// observe records what the chain said about an attempt.
-func (c *Core) observe(q *queue, a *store.Attempt, st chain.TxStatus) {
+// observe records what the chain said about an attempt of t, in flight on q.
+func (c *Core) observe(q *queue, t *txn, a *store.Attempt, st chain.TxStatus) {
 	if st.State != chain.TxIncluded && nonceConsumed(a) {
 		// A reorg took back an inclusion: the nonce is free again, and the
 		// attempt may still land with it.
@@ -198,7 +198,7 @@ func (c *Core) observe(q *queue, a *store.Attempt, st chain.TxStatus) {
 		a.Outcome = store.OutcomeUnknown
 		c.watch[a.Hash] = q // unknown may still land
 	}
-	c.saveAttempt(q.lead().txn, a)
+	c.saveAttempt(t, a)
 }
 
 // decide acts on a completed status check.
@@ -249,8 +249,8 @@ func (c *Core) decide(q *queue, why check) {
 	}
 	la := t.last()
 	switch why {
-	case checkRecover:
-		c.recoverDecide(q, la, pending)
+	case checkRecover, checkPromote:
+		c.recoverDecide(q, la, pending, why)
 	case checkBeforeDispatch:
 		c.dispatch(q)
 	case checkBeforeFail:
@@ -261,6 +261,11 @@ func (c *Core) decide(q *queue, why check) {
 			}
 			q.rec.Deadline = c.head + c.cfg.InclusionTimeout
 			c.setBinding(q, store.WaitingInclusion)
+			return
+		}
+		if f.verdict != verdictPermanent && c.gapBehind(q) {
+			// A later transaction of the queue waits on this nonce.
+			c.fillGap(q)
 			return
 		}
 		if b := c.anyUnreported(t); b != nil && f.verdict != verdictPermanent {
@@ -309,9 +314,15 @@ func (c *Core) exhausted(t *txn) bool {
 	return false
 }
 
-// recoverDecide resumes a transaction that was active when the node stopped.
-func (c *Core) recoverDecide(q *queue, la *store.Attempt, pending bool) {
+// recoverDecide resumes a transaction that was active when the node stopped
+// (why is checkRecover), or a follower of a pipelined queue that leads now
+// (checkPromote).
+func (c *Core) recoverDecide(q *queue, la *store.Attempt, pending bool, why check) {
 	t := q.lead().txn
+	label := "recovered"
+	if why == checkPromote {
+		label = "leading"
+	}
 	switch {
 	case t.rec.State == store.Retry && c.exhausted(t):
 		// Its last retry had failed before the stop: it was settling.
@@ -323,17 +334,17 @@ func (c *Core) recoverDecide(q *queue, la *store.Attempt, pending bool) {
 		c.pump(q)
 	case pending:
 		if t.rec.State != store.Revision {
-			c.setState(q, t, store.Revision, "recovered: attempt pending on chain")
+			c.setState(q, t, store.Revision, label+": attempt pending on chain")
 		}
 		q.rec.Deadline = c.head + c.cfg.InclusionTimeout
 		c.setBinding(q, store.WaitingInclusion)
 	case la != nil && la.Outcome == store.OutcomeFailed:
 		if t.rec.State == store.Waiting {
-			c.setState(q, t, store.Revision, "recovered: attempt included")
+			c.setState(q, t, store.Revision, label+": attempt included")
 		}
 		c.failedIncl(q, la)
 	case t.rec.State == store.Revision:
-		c.retry(q, "recovered: attempt not on chain")
+		c.retry(q, label+": attempt not on chain")
 	default:
 		// WAITING with a dispatch interrupted before it reached the chain.
 		c.setBinding(q, store.Blocked)

@@ -14,7 +14,11 @@ import (
 
 // pump runs the seed's run cycle for one queue until it waits on something.
 func (c *Core) pump(q *queue) {
-	if q.load != loadIdle || c.stalled(q) {
+	if q.load != loadIdle {
+		return
+	}
+	c.grow(q)
+	if c.stalled(q) {
 		return
 	}
 	f := q.lead()
@@ -75,15 +79,7 @@ func (c *Core) maxRetries(t *txn) int { return c.cfg.Policies[t.rec.Type].MaxRet
 // it once a sender is bound.
 func (c *Core) startNext(q *queue) {
 	if len(q.waiting) == 0 {
-		if q.stored != storeBuffered {
-			// The store's WAITING records are all unseen now (the buffer is
-			// empty and nothing is current), so a rescan may start at 0.
-			q.load, q.after = loadRunning, q.lastSeq
-			if q.stored == storeRescan {
-				q.stored, q.after = storeMore, 0
-			}
-			c.emit(Effect{Kind: EffectLoad, Queue: q.rec.Name, After: q.after, Limit: c.cfg.WaitingWindow})
-		}
+		c.loadMore(q)
 		return
 	}
 	if q.snd == nil {
@@ -108,6 +104,21 @@ func (c *Core) startNext(q *queue) {
 		return
 	}
 	c.dispatch(q)
+}
+
+// loadMore asks the store for q's next WAITING transactions, if it holds
+// more than the (empty) buffer. The store's WAITING records are all unseen
+// then (the buffer is empty, and what is in flight is held), so a rescan may
+// start at 0.
+func (c *Core) loadMore(q *queue) {
+	if q.stored == storeBuffered {
+		return
+	}
+	q.load, q.after = loadRunning, q.lastSeq
+	if q.stored == storeRescan {
+		q.stored, q.after = storeMore, 0
+	}
+	c.emit(Effect{Kind: EffectLoad, Queue: q.rec.Name, After: q.after, Limit: c.cfg.WaitingWindow})
 }
 
 // wantSender puts q in the line of queues waiting for a sender.
@@ -262,7 +273,7 @@ func (c *Core) dispatch(q *queue) {
 			return
 		}
 	}
-	nonce, prevFee, fresh := s.rec.NextNonce, uint64(0), true
+	nonce, prevFee, fresh := c.freshNonce(q, s), uint64(0), true
 	if la := t.last(); la != nil {
 		prevFee = la.Fee
 		if la.Sender == s.rec.ID && !nonceConsumed(la) {
@@ -289,13 +300,20 @@ func (c *Core) dispatch(q *queue) {
 		// since reorged back). Replace it there: at most one can land.
 		nonce, fresh = p.Nonce, false
 	}
+	c.send(q, f, nonce, prevFee, s.nonce == nonceFromChain && fresh)
+}
+
+// send makes a new attempt of f, in flight on q, on q's sender at nonce
+// (its fee the next above prevFee), and asks for its dispatch.
+func (c *Core) send(q *queue, f *flight, nonce, prevFee uint64, syncNonce bool) {
+	s, t := q.snd, f.txn
 	a := store.Attempt{N: len(t.rec.Attempts) + 1, Sender: s.rec.ID, Nonce: nonce, Fee: c.cfg.Fees.next(prevFee, c.minFee), At: c.now}
 	t.rec.Attempts = append(t.rec.Attempts, a)
 	c.saveAttempt(t, &t.rec.Attempts[len(t.rec.Attempts)-1])
 	f.wait = waitDispatch
 	c.emit(Effect{Kind: EffectDispatch, UID: t.rec.UID, Queue: q.rec.Name, Attempt: a.N, Txn: rawData(t),
 		Sender: Sender{AccountID: s.rec.ID, Queue: q.rec.Name, Retries: t.rec.Retries, Nonce: a.Nonce, Fee: a.Fee},
-		Worker: s.rec.Worker, SyncNonce: s.nonce == nonceFromChain && fresh})
+		Worker: s.rec.Worker, SyncNonce: syncNonce})
 }
 
 // maybeSent reports whether an attempt may have reached the chain without
@@ -403,6 +421,14 @@ func (c *Core) finish(q *queue, to store.TxState, note string) {
 	c.land(q)
 	if q.seat == seatInLine {
 		q.seat = seatNone // its place in the line is skipped when reached
+	}
+	if q.lead() != nil {
+		// A pipelined queue: its first follower leads now, on the same
+		// sender.
+		c.setState(q, t, to, note)
+		c.hook(t)
+		c.promote(q)
+		return
 	}
 	q.rec.TxUID, q.rec.Deadline, q.rec.DelayUntil = "", 0, zeroTime
 	c.setBinding(q, store.Free)

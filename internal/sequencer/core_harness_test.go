@@ -316,7 +316,7 @@ func (h *harness) checkEffect(e Effect) {
 			h.t.Fatalf("dispatch txn %+v does not match %s", e.Txn, tx.UID)
 		}
 		q := h.queue(e.Queue)
-		if q.Sender != e.Sender.AccountID || q.TxUID != e.UID {
+		if q.Sender != e.Sender.AccountID || q.TxUID != e.UID && !h.follows(tx) {
 			h.t.Fatalf("dispatch of %s by %s, queue binding %+v", e.UID, e.Sender.AccountID, q)
 		}
 		if s := h.senders[e.Sender.AccountID]; s == nil || s.Worker != e.Worker {
@@ -353,6 +353,12 @@ func (h *harness) check() {
 		byQueue[tx.Queue] = append(byQueue[tx.Queue], tx)
 		switch tx.State {
 		case store.Revision, store.Retry:
+			if h.follows(tx) {
+				if tx.State != store.Revision {
+					h.t.Fatalf("tx %s follows in its pipelined queue %s in state %s", tx.UID, tx.Queue, tx.State)
+				}
+				break
+			}
 			if other := active[tx.Queue]; other != "" {
 				h.t.Fatalf("queue %s has two transactions in REVISION/RETRY: %s and %s", tx.Queue, other, tx.UID)
 			}
@@ -439,6 +445,31 @@ func (h *harness) check() {
 			h.t.Fatalf("sender %s says queue %s, but that queue binds %q", id, s.Queue, h.queue(s.Queue).Sender)
 		}
 	}
+}
+
+// follows reports whether tx is a follower of its pipelined queue: behind
+// the transaction the binding names, within the queue's in-flight limit,
+// none of those before it ended.
+func (h *harness) follows(tx *store.Transaction) bool {
+	depth := InFlightFor(h.cfg.Pipelines, tx.Queue)
+	q := h.queue(tx.Queue)
+	if depth < 2 || q.TxUID == "" || q.TxUID == tx.UID {
+		return false
+	}
+	n := 0
+	for _, o := range h.bySeq() {
+		if o.Queue != tx.Queue || o.State == store.Done || o.State == store.Failed {
+			continue
+		}
+		if o.UID == tx.UID {
+			return n > 0 && n < depth
+		}
+		if n == 0 && o.UID != q.TxUID {
+			return false
+		}
+		n++
+	}
+	return false
 }
 
 // queue returns a queue's record (FREE if never written).

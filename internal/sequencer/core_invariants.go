@@ -128,6 +128,9 @@ func (c *Core) checkQueue(q *queue) error {
 	if q.offPin && q.snd == nil {
 		return fmt.Errorf("queue %s: marked bound against its pin without a sender", n)
 	}
+	if err := c.checkPipeline(q); err != nil {
+		return err
+	}
 	for _, f := range q.flights {
 		if f.pending < 0 || (f.wait == waitChecks) != (f.pending > 0) {
 			return fmt.Errorf("queue %s: %s waits %s with %d checks outstanding", n, f.rec.UID, f.wait, f.pending)
@@ -149,6 +152,42 @@ func checkSender(s *sender) error {
 	}
 	if s.idle && (s.queue != nil || !s.reserved) {
 		return fmt.Errorf("sender %s: idle while bound (%v) or not reserved (%v)", s.rec.ID, s.queue != nil, !s.reserved)
+	}
+	return nil
+}
+
+// checkPipeline checks a pipelined queue's followers: they have a sender,
+// the queue's, and every attempt of theirs is on it (never two in-flight
+// transactions of one queue on different senders); their pipe nonces are
+// consecutive, each one above the flight's before it; none but the lead
+// waits on checks, and each is WAITING or REVISION.
+func (c *Core) checkPipeline(q *queue) error {
+	if len(q.flights) < 2 {
+		return nil
+	}
+	n, s := q.rec.Name, q.snd
+	if s == nil {
+		return fmt.Errorf("queue %s: %d transactions in flight without a sender", n, len(q.flights))
+	}
+	if la := q.lead().last(); la != nil && la.Sender != s.rec.ID {
+		return fmt.Errorf("queue %s: lead %s's last attempt is on sender %s, its followers on %s", n, q.lead().rec.UID, la.Sender, s.rec.ID)
+	}
+	for i, f := range q.flights[1:] {
+		prev := q.flights[i]
+		if !f.piped || !prev.piped || f.pipe != prev.pipe+1 {
+			return fmt.Errorf("queue %s: %s follows %s at nonce %d (piped %v), not one above %d (piped %v)", n, f.rec.UID, prev.rec.UID, f.pipe, f.piped, prev.pipe, prev.piped)
+		}
+		for _, a := range f.rec.Attempts {
+			if a.Sender != s.rec.ID || a.Nonce != f.pipe {
+				return fmt.Errorf("queue %s: follower %s has attempt %d on sender %s at nonce %d; the queue's sender is %s, its nonce %d", n, f.rec.UID, a.N, a.Sender, a.Nonce, s.rec.ID, f.pipe)
+			}
+		}
+		if f.wait == waitChecks || f.wait == waitHead {
+			return fmt.Errorf("queue %s: follower %s waits %s", n, f.rec.UID, f.wait)
+		}
+		if f.rec.State != store.Waiting && f.rec.State != store.Revision {
+			return fmt.Errorf("queue %s: follower %s in state %s", n, f.rec.UID, f.rec.State)
+		}
 	}
 	return nil
 }

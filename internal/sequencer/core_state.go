@@ -24,6 +24,7 @@ const (
 	checkTimeout              // the inclusion deadline passed
 	checkConfirm              // an inclusion reached its confirmation depth: still there?
 	checkPoll                 // PollStatus: the chain's blocks cannot be read
+	checkPromote              // a follower of a pipelined queue leads now: settle what it sent
 )
 
 // wait is what a transaction in flight waits on besides the clock and new
@@ -101,6 +102,12 @@ type flight struct {
 	// deep are the attempts whose inclusion a check answered at a head
 	// where it was deep enough to be final: not asked again.
 	deep []int
+	// pipe is the nonce the transaction holds in its queue's pipeline
+	// (piped: it has one): a follower's is one above the flight before it.
+	pipe  uint64
+	piped bool
+	// held is a follower's failed dispatch result, acted on once it leads.
+	held *Input
 }
 
 // markDeep records that the chain just said a is included deep enough to be

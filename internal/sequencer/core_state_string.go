@@ -15,11 +15,12 @@ func _() {
 	_ = x[checkTimeout-4]
 	_ = x[checkConfirm-5]
 	_ = x[checkPoll-6]
+	_ = x[checkPromote-7]
 }
 
-const _check_name = "checkNonecheckRecovercheckBeforeDispatchcheckBeforeFailcheckTimeoutcheckConfirmcheckPoll"
+const _check_name = "checkNonecheckRecovercheckBeforeDispatchcheckBeforeFailcheckTimeoutcheckConfirmcheckPollcheckPromote"
 
-var _check_index = [...]uint8{0, 9, 21, 40, 55, 67, 79, 88}
+var _check_index = [...]uint8{0, 9, 21, 40, 55, 67, 79, 88, 100}
 
 func (i check) String() string {
 	idx := int(i) - 0

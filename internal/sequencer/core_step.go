@@ -65,6 +65,11 @@ func (c *Core) loaded(queue string, txs []store.Transaction, more bool) {
 			q.lastSeq = max(q.lastSeq, txs[i].Seq)
 		}
 	}
+	if !slices.IsSortedFunc(q.waiting, bySeq) {
+		// Transactions a pipelined queue had in flight came back from a
+		// restart (restoreFollowers): the rescan's go between them.
+		slices.SortStableFunc(q.waiting, bySeq)
+	}
 	switch {
 	case q.stored == storeRescan:
 		// Enqueued skipped an older one meanwhile: the next load starts at 0.
@@ -92,22 +97,32 @@ func (c *Core) newHead(height, minFee uint64, receipts []Receipt) {
 		c.head = height
 	}
 	c.minFee = minFee
+	// Followers' receipts first: recorded, acted on once they lead (a lead
+	// that ends in this head promotes its follower with what it saw).
+	var leads []Receipt
 	for _, r := range receipts {
+		if q := c.watch[r.Hash]; q != nil && len(q.flights) > 1 {
+			if f, a := q.attemptOf(r.Hash); a != nil && f != q.lead() {
+				c.include(q, f, a, r)
+				continue
+			}
+		}
+		leads = append(leads, r)
+	}
+	for _, r := range leads {
 		q := c.watch[r.Hash]
 		if q == nil || q.lead() == nil {
 			continue
 		}
-		f := q.lead()
-		a := findAttempt(f.txn, r.Hash)
+		f, a := q.attemptOf(r.Hash)
 		if a == nil {
 			continue
 		}
-		if r.Fee != 0 && (a.Fee != r.Fee || a.Nonce != r.Nonce) {
-			// What the chain included is what the attempt records.
-			a.Fee, a.Nonce = r.Fee, r.Nonce
+		if f != q.lead() {
+			c.include(q, f, a, r)
+			continue
 		}
-		c.observe(q, a, chain.TxStatus{State: chain.TxIncluded, Height: r.Height, Success: r.Success, Reason: r.Reason})
-		f.markDeep(c, a)
+		c.include(q, f, a, r)
 		switch {
 		case r.Success:
 			c.landed(q)
@@ -134,6 +149,16 @@ func (c *Core) newHead(height, minFee uint64, receipts []Receipt) {
 			c.pump(q)
 		}
 	}
+}
+
+// include records a receipt of attempt a of f, in flight on q.
+func (c *Core) include(q *queue, f *flight, a *store.Attempt, r Receipt) {
+	if r.Fee != 0 && (a.Fee != r.Fee || a.Nonce != r.Nonce) {
+		// What the chain included is what the attempt records.
+		a.Fee, a.Nonce = r.Fee, r.Nonce
+	}
+	c.observe(q, f.txn, a, chain.TxStatus{State: chain.TxIncluded, Height: r.Height, Success: r.Success, Reason: r.Reason})
+	f.markDeep(c, a)
 }
 
 // holds reports whether uid is q's current or a buffered transaction.
@@ -172,11 +197,10 @@ func (c *Core) current(queue, uid string) *queue {
 // signed records the hash of a Builder dispatcher's signed transaction and
 // asks for it to be sent once the hash is committed.
 func (c *Core) signed(queue, uid string, attempt int, tx chain.Tx, hash string) {
-	q := c.current(queue, uid)
+	q, f := c.flightOf(queue, uid)
 	if q == nil {
 		return
 	}
-	f := q.lead()
 	a := f.attempt(attempt)
 	if a == nil || attempt != len(f.rec.Attempts) || f.wait != waitDispatch || a.Hash != "" {
 		return // stale: not the attempt being dispatched
@@ -185,15 +209,19 @@ func (c *Core) signed(queue, uid string, attempt int, tx chain.Tx, hash string) 
 	c.watch[hash] = q
 	c.saveAttempt(f.txn, a)
 	c.emit(Effect{Kind: EffectSubmit, UID: uid, Queue: queue, Attempt: attempt, Tx: tx, Hash: hash})
+	c.grow(q)
 }
 
 // dispatched takes the result of an attempt's dispatch.
 func (c *Core) dispatched(r Input) {
-	q := c.current(r.Queue, r.UID)
+	q, f := c.flightOf(r.Queue, r.UID)
 	if q == nil {
 		return
 	}
-	f := q.lead()
+	if f != q.lead() {
+		c.followerDispatched(q, f, r)
+		return
+	}
 	a := f.attempt(r.Attempt)
 	if a == nil || r.Attempt != len(f.rec.Attempts) || f.wait != waitDispatch {
 		return
@@ -264,7 +292,7 @@ func (c *Core) checked(in Input) {
 	}
 	f := q.lead()
 	if a := f.attempt(in.Attempt); a != nil && in.Err == "" {
-		c.observe(q, a, in.Status)
+		c.observe(q, f.txn, a, in.Status)
 		f.markDeep(c, a)
 	} else if in.Err != "" {
 		f.recheck = f.check
@@ -289,9 +317,12 @@ func (c *Core) hookDone(uid string, r TxnResult, err string) {
 	}
 }
 
-// watchTxn watches every attempt of q's transaction that may still land.
-func (c *Core) watchTxn(q *queue) {
-	f := q.lead()
+// watchTxn watches every attempt of q's lead that may still land.
+func (c *Core) watchTxn(q *queue) { c.watchFlight(q, q.lead()) }
+
+// watchFlight watches every attempt of f, in flight on q, that may still
+// land.
+func (c *Core) watchFlight(q *queue, f *flight) {
 	for i := range f.rec.Attempts {
 		if a := &f.rec.Attempts[i]; c.live(a) {
 			c.watch[a.Hash] = q
