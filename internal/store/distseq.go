@@ -145,9 +145,12 @@ type DistseqBatch struct {
 	Dispatches []DistseqDispatch
 	// Outbox distributions are inserted or updated by ID.
 	Outbox []DistseqDistribution
-	// States are inserted by (Contract, ID), or, when present, updated:
-	// Spent and SpentBy only; Data (and the rest) never change once
-	// written.
+	// States are inserted by (Contract, ID), or, when present, merged:
+	// a row without Data takes the record's Data, CreatedBy and Height (a
+	// spend seen on chain before the state's data was distributed leaves
+	// such a row); a spent record marks the row spent (SpentBy kept from
+	// the first spend). Data never changes once written, and a spent
+	// state is never unspent: the engine acts on final blocks only.
 	States []DistseqState
 	// Received are the ids of distributions received (receiver-side
 	// dedup): inserted, or ignored when present.

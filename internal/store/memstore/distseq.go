@@ -135,7 +135,12 @@ func (d *Distseq) ApplyDistseq(ctx context.Context, b store.DistseqBatch) error 
 			d.states[st.Contract] = m
 		}
 		if old, ok := m[st.ID]; ok {
-			old.Spent, old.SpentBy = st.Spent, st.SpentBy
+			if len(old.Data) == 0 && len(st.Data) > 0 {
+				old.Data, old.CreatedBy, old.Height = clone(st.Data), st.CreatedBy, st.Height
+			}
+			if st.Spent && !old.Spent {
+				old.Spent, old.SpentBy = true, st.SpentBy
+			}
 			m[st.ID] = old
 			continue
 		}

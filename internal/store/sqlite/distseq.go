@@ -3,8 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
-	"errors"
 	"fmt"
 
 	"github.com/ordolabs/ordo/internal/store"
@@ -16,22 +14,15 @@ import (
 // Schema (migrations/0005_distseq.sql): distseq_groups and distseq_members
 // (a replaced group rewrites its members), distseq_intents (idempotency_key
 // UNIQUE where not NULL), distseq_dispatches, distseq_outbox,
-// distseq_states (PRIMARY KEY (contract, id); an upsert sets only spent and
-// spent_by), distseq_received and distseq_cursor (one row). Each read has
+// distseq_states (PRIMARY KEY (contract, id); an upsert fills a row
+// without data and only ever sets spent), distseq_received and distseq_cursor (one row). Each read has
 // its index (see the migration).
 //
-// The write path. applyDistseq writes a batch on whatever connection runs
-// it, inside a transaction its caller holds. Today ApplyDistseq runs it on
-// a connection borrowed from the read pool, made writable for the call
-// (PRAGMA query_only = 0, restored after), in its own BEGIN IMMEDIATE
-// transaction: SQLite's write lock and the busy timeout order it against
-// the committer, so it is atomic and durable, but it commits alone (one
-// fsync per call) instead of sharing the committer's group commits. Moving
-// it onto the committer needs a request kind in write.go (not this file's
-// to change): a `distseq *store.DistseqBatch` field in request, a branch
-// `if r.distseq != nil { return s.applyDistseq(ctx, s.wconn, r.distseq) }`
-// in do, and ApplyDistseq submitting the request; a duplicate key is
-// already an error refused() recognises (a constraint).
+// The write path. ApplyDistseq hands the batch to the store's committer
+// (write.go), which runs applyDistseq on the writer connection inside a
+// group transaction shared with the other engines' writes: one fsync for
+// the group. A duplicate idempotency key is the request's own failure (a
+// constraint, refused()): the group runs again without it.
 //
 // Invariants:
 //   - an acknowledged ApplyDistseq is committed; a failed one wrote nothing;
@@ -74,7 +65,12 @@ const (
 			contract = excluded.contract, recipient = excluded.recipient, payload = excluded.payload,
 			acked = excluded.acked, created_at = excluded.created_at, updated_at = excluded.updated_at`
 	distseqStateSQL = `INSERT INTO distseq_states (` + distseqStateCols + `) VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (contract, id) DO UPDATE SET spent = excluded.spent, spent_by = excluded.spent_by`
+		ON CONFLICT (contract, id) DO UPDATE SET
+			data = CASE WHEN length(coalesce(distseq_states.data, x'')) = 0 THEN excluded.data ELSE distseq_states.data END,
+			created_by = CASE WHEN length(coalesce(distseq_states.data, x'')) = 0 THEN excluded.created_by ELSE distseq_states.created_by END,
+			height = CASE WHEN length(coalesce(distseq_states.data, x'')) = 0 THEN excluded.height ELSE distseq_states.height END,
+			spent_by = CASE WHEN distseq_states.spent THEN distseq_states.spent_by ELSE excluded.spent_by END,
+			spent = distseq_states.spent OR excluded.spent`
 	distseqReceivedSQL = `INSERT INTO distseq_received (id) VALUES (?) ON CONFLICT (id) DO NOTHING`
 	distseqCursorSQL   = `INSERT INTO distseq_cursor (k, value) VALUES (0, ?)
 		ON CONFLICT (k) DO UPDATE SET value = excluded.value`
@@ -92,49 +88,10 @@ func (s *Store) ApplyDistseq(ctx context.Context, b store.DistseqBatch) error {
 	if err := b.Validate(); err != nil {
 		return fmt.Errorf("sqlite: apply distseq: %w", err)
 	}
-	s.mu.RLock()
-	closed := s.closed
-	s.mu.RUnlock()
-	if closed {
-		return ErrClosed
-	}
-	if err := s.distseqTx(ctx, &b); err != nil {
+	w := len(b.Groups) + len(b.Intents) + len(b.Dispatches) + len(b.Outbox) + len(b.States) + len(b.Received) + 1
+	r := &request{canceled: ctx.Err, distseq: &b, weight: w, done: make(chan struct{})}
+	if err := s.submit(ctx, r); err != nil {
 		return fmt.Errorf("sqlite: apply distseq: %w", err)
-	}
-	return nil
-}
-
-// distseqTx runs applyDistseq in its own write transaction on a read-pool
-// connection made writable for the call.
-func (s *Store) distseqTx(ctx context.Context, b *store.DistseqBatch) (err error) {
-	c, err := s.rdb.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		// Give the connection back read-only, or not at all.
-		if _, rerr := c.ExecContext(context.Background(), `PRAGMA query_only = 1`); rerr != nil {
-			_ = c.Raw(func(any) error { return driver.ErrBadConn })
-			err = errors.Join(err, rerr)
-		}
-		_ = c.Close()
-	}()
-	// One call: the connection becomes writable, as durable as the
-	// committer's, and takes the write lock.
-	if _, err := c.ExecContext(ctx, `PRAGMA query_only = 0; PRAGMA synchronous = `+s.opts.Synchronous+
-		`; BEGIN IMMEDIATE`); err != nil {
-		_, _ = c.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`) // in case BEGIN ran
-		return err
-	}
-	// From here the transaction ends whatever ctx does.
-	bg := context.WithoutCancel(ctx)
-	if err := s.applyDistseq(bg, c, b); err != nil {
-		_, _ = c.ExecContext(bg, `ROLLBACK`)
-		return err
-	}
-	if _, err := c.ExecContext(bg, `COMMIT`); err != nil {
-		_, _ = c.ExecContext(bg, `ROLLBACK`)
-		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
 }

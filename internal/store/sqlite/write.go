@@ -32,6 +32,7 @@ type request struct {
 	batch    *store.Batch           // Apply
 	proc     *store.ProcChanges     // ApplyProcessor
 	leader   *store.LeaderChanges   // ApplyLeader
+	distseq  *store.DistseqBatch    // ApplyDistseq
 	weight   int                    // records, for bounding a group
 
 	// Written by the committer before done is closed.
@@ -300,6 +301,9 @@ func (s *Store) do(ctx context.Context, r *request) error {
 	}
 	if r.leader != nil {
 		return s.applyLeader(ctx, r.leader)
+	}
+	if r.distseq != nil {
+		return s.applyDistseq(ctx, s.wconn, r.distseq)
 	}
 	res, err := s.enqueue(ctx, r.txs)
 	r.results = res

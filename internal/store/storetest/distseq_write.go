@@ -101,8 +101,8 @@ func distseqUpsert(t *testing.T, st store.DistseqStore) {
 	want := dsState("c1", "s1", 5)
 	want.Spent, want.SpentBy = true, "tx1"
 	dsSame(t, "state (data never overwritten)", dsGetStates(t, st, "c1", false), []store.DistseqState{want})
-	// Back to pending and unacked: the lists see it again; a state may be
-	// unspent (a reorg).
+	// Back to pending and unacked: the lists see it again; a spent state
+	// stays spent, with its first spender.
 	d3 := d2
 	d3.Status = store.DistseqDispatched
 	o3 := o2
@@ -116,7 +116,17 @@ func distseqUpsert(t *testing.T, st store.DistseqStore) {
 	if pend, _ := st.DistseqPendingOutbox(ctx); len(pend) != 1 {
 		t.Errorf("pending outbox after unack: %v", pend)
 	}
-	dsSame(t, "state unspent", dsGetStates(t, st, "c1", true), []store.DistseqState{dsState("c1", "s1", 5)})
+	dsSame(t, "state stays spent", dsGetStates(t, st, "c1", false), []store.DistseqState{want})
+	// A spend seen before the state's data: the placeholder row takes the
+	// data when it comes, and stays spent.
+	dsApply(t, st, store.DistseqBatch{States: []store.DistseqState{{Contract: "c1", ID: "early", Spent: true, SpentBy: "tx7"}}})
+	late := dsState("c1", "early", 4)
+	dsApply(t, st, store.DistseqBatch{States: []store.DistseqState{late}})
+	late.Spent, late.SpentBy = true, "tx7"
+	dsSame(t, "placeholder filled", dsGetStates(t, st, "c1", false)[0], late)
+	if got := dsGetStates(t, st, "c1", true); len(got) != 0 {
+		t.Errorf("unspent after a placeholder fill: %v", got)
+	}
 }
 
 // dsBig is a batch of every kind, for all-or-none checks.

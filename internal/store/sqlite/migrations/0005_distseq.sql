@@ -79,7 +79,8 @@ CREATE TABLE distseq_outbox (
 CREATE INDEX distseq_outbox_pending ON distseq_outbox (created_at, id) WHERE acked = 0;
 
 -- distseq_states: the states this node holds, by (contract, id). data is
--- written once; an upsert changes only spent and spent_by.
+-- written once (a row without data, left by a spend seen first, takes it
+-- later); an upsert only ever sets spent, never clears it.
 CREATE TABLE distseq_states (
     contract   TEXT    NOT NULL,
     id         TEXT    NOT NULL,
