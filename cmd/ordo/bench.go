@@ -54,6 +54,7 @@ func benchCommand() *cobra.Command {
 	sq.Flags().IntVar(&sopts.Clients, "clients", 64, "concurrent HTTP clients")
 	sq.Flags().BoolVarP(&quiet, "quiet", "q", false, "only the final line")
 	cmd.AddCommand(dc, sq, benchProcessorCommand(), benchLeaderCommand())
+	cmd.AddCommand(benchDistseqCommand())
 	return cmd
 }
 
@@ -118,4 +119,51 @@ the blocks between a request's inclusion and its result's.`,
 	lc.Flags().DurationVar(&o.BlockTime, "block-time", 100*time.Millisecond, "devchain block time")
 	lc.Flags().BoolVarP(&quiet, "quiet", "q", false, "only the final line")
 	return lc
+}
+
+func benchDistseqCommand() *cobra.Command {
+	var o bench.DistseqOptions
+	var quiet bool
+	dc := &cobra.Command{
+		Use:   "distseq",
+		Short: "A committee of distributed-sequencer nodes on a virtual clock under open-loop load: intents/s and per block, latency in blocks, the dip at a switchover",
+		Long: `Run a cluster of --nodes distributed-sequencer nodes, one devchain and an
+in-memory network on one virtual clock (blocks are the ledger's pace; wall time is
+what the run cost). --senders-per-node users per node each submit --rate intents/s
+(amount 1) open loop, on a fixed schedule that never waits for a confirmation, for
+--duration of virtual time (it must cross at least 2 range boundaries); then the
+run waits for every intent to be confirmed. It prints the confirmed intents/s, the
+steady intents per block (the median outside the blocks around range boundaries),
+the p50 and p99 blocks from submission to the sender's Confirmed, and the worst
+switchover dip (blocks around one boundary below half the steady rate). Without
+--quiet, a line per block and a diagnosis (waits per state, messages by kind) go to
+stderr.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !quiet {
+				o.Progress = os.Stderr
+			}
+			r, err := bench.Distseq(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			if !quiet {
+				fmt.Fprintln(os.Stderr, r.Diagnosis())
+			}
+			fmt.Println(r)
+			return nil
+		},
+	}
+	dc.Flags().IntVar(&o.Nodes, "nodes", 4, "committee size")
+	dc.Flags().IntVar(&o.SendersPerNode, "senders-per-node", 50, "users submitting to each node")
+	dc.Flags().DurationVar(&o.BlockTime, "block-time", time.Second, "block interval (virtual)")
+	dc.Flags().Uint64Var(&o.RangeSize, "range-size", 10, "n, blocks per coordinator range")
+	dc.Flags().Float64Var(&o.Rate, "rate", 1, "intents/s per sender, open loop")
+	dc.Flags().DurationVar(&o.Duration, "duration", 0, "virtual time of submissions (default: 3 ranges and 5 blocks)")
+	dc.Flags().IntVar(&o.Contracts, "contracts", 1, "privacy groups the senders spread their intents over")
+	dc.Flags().IntVar(&o.Coins, "coins", 50_000, "coins minted per contract")
+	dc.Flags().DurationVar(&o.Tick, "tick", 100*time.Millisecond, "how often each core is ticked (virtual)")
+	dc.Flags().Uint64Var(&o.Seed, "seed", 1, "the cluster's seed")
+	dc.Flags().BoolVarP(&quiet, "quiet", "q", false, "only the final line")
+	return dc
 }
