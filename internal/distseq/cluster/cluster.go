@@ -50,6 +50,9 @@ type Config struct {
 	Core distseq.CoreConfig
 	// Net configures the in-memory network (its Seed and Clock are set).
 	Net simnet.Config
+	// Check runs every core's CheckInvariants after each of its steps; a
+	// violation stops the run with an error. Defaults to false.
+	Check bool
 	// OnStep, when set, is called after every input a node's core takes,
 	// before the driver commits its batch. It may crash the node there:
 	// CrashBeforeCommit loses the batch (a crash at 1S or 1C), and

@@ -129,6 +129,11 @@ func (n *Node) step(ctx context.Context, in distseq.Input) error {
 	if err != nil {
 		return fmt.Errorf("node %s: %w", n.ID, err)
 	}
+	if n.c.cfg.Check {
+		if err := n.core.CheckInvariants(); err != nil {
+			return fmt.Errorf("node %s: invariant after %T: %w", n.ID, in, err)
+		}
+	}
 	crash := NoCrash
 	if n.c.cfg.OnStep != nil {
 		crash = n.c.cfg.OnStep(n, in, &r)

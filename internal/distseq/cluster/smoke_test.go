@@ -12,7 +12,7 @@ import (
 
 func TestSmokeHappyPath(t *testing.T) {
 	ctx := context.Background()
-	c, err := New(ctx, Config{})
+	c, err := New(ctx, Config{Check: true})
 	if err != nil {
 		t.Fatal(err)
 	}
