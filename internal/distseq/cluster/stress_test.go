@@ -2,7 +2,7 @@ package cluster
 
 import (
 	"context"
-		"math/rand/v2"
+	"math/rand/v2"
 	"testing"
 	"time"
 
