@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ordolabs/ordo/internal/distseq"
+	"github.com/ordolabs/ordo/internal/distseq/token"
 	"github.com/ordolabs/ordo/internal/leader"
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/sequencer"
@@ -40,6 +42,8 @@ func replayCommand() *cobra.Command {
 				st, err = processor.Replay(f)
 			case leader.TraceEngine:
 				st, err = leader.Replay(f)
+			case distseq.TraceEngine:
+				st, err = distseq.Replay(f, map[string]distseq.Domain{"token": token.Domain{}})
 			default:
 				return fmt.Errorf("%s: a trace of engine %q, which this ordo cannot replay", args[0], engine)
 			}

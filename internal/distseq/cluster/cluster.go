@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -50,6 +51,9 @@ type Config struct {
 	Core distseq.CoreConfig
 	// Net configures the in-memory network (its Seed and Clock are set).
 	Net simnet.Config
+	// Trace, when set, gives each node's trace writer (internal/trace's
+	// format, engine "distseq"); a restarted node appends to the same one.
+	Trace func(id distseq.NodeID) io.Writer
 	// Check runs every core's CheckInvariants after each of its steps; a
 	// violation stops the run with an error. Defaults to false.
 	Check bool

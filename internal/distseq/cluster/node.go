@@ -29,6 +29,7 @@ type Node struct {
 	Store *memstore.Distseq
 
 	core     *distseq.Core
+	tracer   *distseq.Tracer
 	ep       *simnet.Endpoint
 	err      error
 	restarts int
@@ -103,6 +104,9 @@ func (n *Node) start(ctx context.Context) error {
 		n.ep = n.c.Net.Restart(transport.NodeID(n.ID), n.handle)
 	}
 	n.core = core
+	if n.tracer == nil && n.c.cfg.Trace != nil {
+		n.tracer = distseq.NewTracer(n.c.cfg.Trace(n.ID), "token")
+	}
 	if err := n.step(ctx, distseq.InputStart{Now: n.c.Now(), Incarnation: fmt.Sprintf("i%d", n.restarts),
 		Groups: groups, Intents: intents, Dispatches: disp, Outbox: out}); err != nil {
 		return err
@@ -125,7 +129,7 @@ func (n *Node) step(ctx context.Context, in distseq.Input) error {
 	if n.core == nil {
 		return nil // crashed in this turn
 	}
-	r, err := n.core.Step(in)
+	r, err := n.tracer.Step(n.core, in)
 	if err != nil {
 		return fmt.Errorf("node %s: %w", n.ID, err)
 	}
@@ -319,3 +323,6 @@ func sortedIDs[V any](m map[string]V) []string {
 	sortStrings(ks)
 	return ks
 }
+
+// FlushTrace writes what the node's trace buffered.
+func (n *Node) FlushTrace() error { return n.tracer.Flush() }
