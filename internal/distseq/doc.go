@@ -2,37 +2,93 @@
 // (../shared/seeds/003_ef389dbd47435fa9.txt, "Distributed Sequencer
 // Protocol"): the nodes of a privacy group's committee agree on one
 // coordinator per contract per range of blocks without an election, senders
-// delegate their transactions to it, and it assembles, gathers endorsements
-// and dispatches them through the node's sequencer, with heartbeats,
-// failover, startup notifications and data distribution (issue 10). It will
-// take the engine shape of docs/ARCHITECTURE.md: a sans-I/O core in
-// core*.go (standard library, internal/store and internal/chain only, as the
-// lint rule engine-core enforces) and a driver around it.
+// delegate their transactions to it, and it assembles them (many per block,
+// each spending the outputs of those before it), gathers endorsements, asks
+// each sender for leave to dispatch and dispatches, with heartbeats,
+// failover, startup notifications and the assured distribution of the
+// states a confirmed transaction creates (issue 10).
 //
-// Built so far: coordinator selection (seed 003, "Coordinator selection",
-// and the sub process "Select coordinator"), in core_ring.go. A Ring places
-// each committee member at DefaultVirtualNodes points (the hash of the
-// member's id and i); a range of n blocks has index floor(b/n) (RangeOf),
-// and its point is the hash of (contract address, floor(b/n)). Preference
-// lists the available members by the distance from that point to their
-// nearest point, in either direction around the ring: the first is the
-// coordinator, the rest the fallbacks in order.
+// # Shape
 //
-// Invariants of the selector:
-//   - it is a pure function of the committee as a set, the contract
-//     address, floor(b/n), the unavailable set and the options: no clock, no
-//     randomness, no map order, so every node with the same view computes
-//     the same list, and every block of a range gives the same list;
-//   - the list holds each available member exactly once, and no unavailable
-//     one (with none unavailable it is a permutation of the committee);
-//   - marking a member unavailable removes it and keeps the others' order:
-//     the next closest takes over, as the seed's availability walkthrough
-//     has it;
-//   - over many ranges and contracts each member is chosen in proportion to
-//     its share of the ring, which virtual nodes keep close to 1/m.
+// One Core per node holds every role the node plays for every contract
+// (sender, coordinator, endorser, submitter). It is sans-I/O
+// (docs/ARCHITECTURE.md, the engine shape; the lint rule engine-core keeps
+// core*.go to pure packages): Step(Input) returns a Ready its driver carries
+// out in order — commit Ready.Batch (store.DistseqStore), then send
+// Ready.Sends over a transport.Transport, perform Ready.Effects (load a
+// contract's states; dispatch through the node's submitter) and deliver
+// Ready.Replies. Time comes in InputTick; ids from a counter and the
+// incarnation InputStart names; the coordinator's domain context and the
+// token domain (package token) are pure functions. A Tracer records a run
+// and Replay checks it (engine "distseq" of internal/trace).
 //
-// Where ordo departs from the seed (README, "Decisions (seed 003)"): the
-// point hashes the contract address with floor(b/n), so that the contracts
-// of one committee do not all move to the same coordinator at the same
-// block.
+// Where each part of the seed lives:
+//   - core_ring.go: "Coordinator selection" (the hash ring with virtual
+//     nodes, floor(b/n) and the contract address hashed together).
+//   - core_sender.go: "Senders transaction state" (Pending, Delegating,
+//     Delegated, Assembling, Prepared, Dispatched, Confirmed, Reverted,
+//     Parked), "Handle transaction", "Select coordinator", the delegation
+//     handshake and its rejections, OnAssembleRequest, the dispatch
+//     confirmation (granted to the active delegation only), the sender's
+//     timers (delegation timeout, missing heartbeats, submitter
+//     heartbeats, parking).
+//   - core_coord.go: "Coordinators transaction state" (Queued, Assembling,
+//     Attestation, Confirmation, Dispatched; Abandoned when it leaves),
+//     OnDelegationCommand, "Coordinate transaction" (one assembly at a
+//     time against the domain context: confirmed states no assembled
+//     transaction spends, then the outputs of assembled ones), the graph
+//     of dependants, switchover at a range boundary.
+//   - core_endorse.go: "Transaction endorsement" and "Gather endorsements";
+//     the endorser's check that the requester is the coordinator it would
+//     select for its own block range.
+//   - core_heartbeat.go: coordinator heartbeats, "Startup", and the decision
+//     "When to send heartbeat messages".
+//   - core_submit.go: the submitter ("Syncpoint on submission"), submitter
+//     heartbeats, TransactionReverted, and "Assured delivery data
+//     distribution".
+//   - core_assured.go: the patterns ReliableNotification, Command and
+//     Request (resend every RetryInterval with a new message id and the same
+//     idempotency id; answers are idempotent on both sides).
+//
+// # Persistence
+//
+// Only where the seed puts it: the sender commits the intent before it
+// answers (1S-2S); the coordinator commits the dispatch before it
+// dispatches (1C-2C), and the submitter owns it from then on; a
+// distribution is committed by its sender before the first send and by its
+// receiver before the acknowledgement. The rest (delegations, assemblies,
+// endorsements) is memory: a restart re-delegates every pending intent, and
+// re-delegation is idempotent at the coordinator.
+//
+// # Reorgs
+//
+// The seed leaves them open. ordo's indexers hand the core final blocks
+// only (the chain's declared reorg depth deep): heights, confirmations and
+// spends never move backwards in the core. A dispatched transaction that a
+// reorg knocks out of a non-final block goes back to the mempool and lands
+// again, or reverts (its states spent meanwhile), which sends it back to
+// the protocol for re-assembly.
+//
+// # Invariants
+//
+//   - a sender's Confirmed or Reverted is final: the transaction leaves the
+//     core's memory, its record is final in the store, and nothing changes
+//     it again;
+//   - a sender grants a dispatch only to its active delegation, so at most
+//     one coordinator at a time may dispatch a transaction by its leave (the
+//     base ledger's at-most-once rule covers the rest);
+//   - a coordinator's graph is consistent (CheckInvariants): every state an
+//     assembled transaction spends is locked by it alone, every
+//     speculative output belongs to a transaction in the graph, a
+//     transaction is dispatched only after every transaction whose outputs
+//     it spends, and at most one transaction assembles at a time;
+//   - an endorsement error, a refused dispatch or a base-ledger revert takes
+//     the transaction and everything assembled on its outputs out of the
+//     graph, and they are assembled again (never dispatched stale);
+//   - a contract with nothing in flight releases its in-memory state after
+//     IdleAfter and sends nothing: an idle contract costs its group record;
+//   - the Core is deterministic: the same inputs give the same Readys.
+//
+// Where ordo departs from or completes the seed: README.md, "Decisions
+// (seed 003)".
 package distseq
