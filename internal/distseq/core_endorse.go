@@ -41,10 +41,17 @@ func (c *Core) requestEndorsement(k *contract, t *ctx, m NodeID) {
 
 // retryEndorsements re-asks, with a new request, the endorsers that
 // answered with a block height behind this coordinator's, once due.
+// It also re-asks a member whose request went unanswered to its deadline
+// (a partition, a member down): endorsements are needed until the
+// threshold is met.
 func (c *Core) retryEndorsements(k *contract, t *ctx) {
 	for _, m := range k.g.members {
-		at, ok := t.retryEndAt[m]
-		if ok && !c.now.Before(at) {
+		if _, ok := t.ends[m]; ok {
+			continue
+		}
+		at, waiting := t.retryEndAt[m]
+		lapsed := !waiting && c.assured["end:"+c.endorseKey(t, m)] == nil
+		if lapsed || (waiting && !c.now.Before(at)) {
 			delete(t.retryEndAt, m)
 			t.endN[m]++ // a new request: a refusal is not retried under the same id
 			c.requestEndorsement(k, t, m)
@@ -159,7 +166,10 @@ func (c *Core) onEndorsementError(from NodeID, addr string, m *distseqpb.Endorse
 	switch m.GetRevertReason() {
 	case ReasonMismatchedBlockHeight, ReasonNotPreferred:
 		if c.rangeIndex(uint64(max(0, m.GetObservedBlockHeight()))) > c.rangeIndex(c.height) {
-			return // this coordinator is behind: its own range boundary will hand over
+			// this coordinator is behind: its own range boundary will
+			// hand over; ask again only if it has not by then.
+			t.retryEndAt[from] = c.now.Add(c.hbTimeout())
+			return
 		}
 		t.retryEndAt[from] = c.now.Add(c.cfg.RetryInterval)
 	default:
