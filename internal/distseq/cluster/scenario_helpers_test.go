@@ -61,8 +61,9 @@ type world struct {
 	hook func(n *Node, in distseq.Input, r *distseq.Ready) Crash
 	// drop, when it returns true, drops a send (a lost message).
 	drop func(n *Node, s distseq.Send) bool
-	// crashNext crashes a node at its next step: a crash between two
-	// steps, after the earlier one sent everything.
+	// crashNext crashes a node at its next step once everything it sent
+	// was delivered (simnet loses a crashed node's queued messages): a
+	// crash between two steps, after the point the earlier one reached.
 	crashNext map[distseq.NodeID]bool
 }
 
@@ -122,7 +123,7 @@ func newWorld(t *testing.T, cfg Config) *world {
 }
 
 func (w *world) onStep(n *Node, in distseq.Input, r *distseq.Ready) Crash {
-	if w.crashNext[n.ID] {
+	if w.crashNext[n.ID] && w.delivered(n.ID) {
 		delete(w.crashNext, n.ID)
 		return CrashBeforeCommit
 	}
@@ -143,6 +144,16 @@ func (w *world) onStep(n *Node, in distseq.Input, r *distseq.Ready) Crash {
 	}
 	r.Sends = kept
 	return NoCrash
+}
+
+// delivered reports whether no message from node id is still queued.
+func (w *world) delivered(id distseq.NodeID) bool {
+	for _, m := range w.c.Nodes() {
+		if w.c.Net.Queued(transport.NodeID(id), transport.NodeID(m.ID)) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // inject sends env from node from to node to now (a message held back
@@ -208,7 +219,7 @@ func (w *world) headRange() uint64 { return w.c.Head() / w.rangeSize() }
 func (w *world) switchRange() uint64 {
 	w.t.Helper()
 	r := w.headRange() + 1
-	for w.pref(r)[0] == w.pref(r+1)[0] {
+	for w.pref(r)[0] == w.pref(r + 1)[0] {
 		r++
 	}
 	w.untilAllIn(r, 0)
@@ -429,3 +440,8 @@ func (w *world) dump() {
 	}
 	w.t.Logf("sends (heartbeats and distribution left out):%s", b.String())
 }
+
+// tokenIntent is an intent of amount to bob.
+func tokenIntent(amount uint64) token.Intent { return token.Intent{To: "bob", Amount: amount} }
+
+type storeDispatch = store.DistseqDispatch

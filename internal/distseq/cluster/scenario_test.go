@@ -81,7 +81,7 @@ func TestScenarioHappyPath(t *testing.T) {
 func TestScenarioSwitchover(t *testing.T) {
 	w := newWorld(t, Config{})
 	r := w.switchRange()
-	old, next := w.pref(r)[0], w.pref(r+1)[0]
+	old, next := w.pref(r)[0], w.pref(r + 1)[0]
 	rest := w.others(old, next)
 	sender, endorser := rest[0], rest[1]
 	t.Logf("range %d: old %s, new %s, sender %s, endorser %s", r, old, next, sender, endorser)
@@ -113,7 +113,7 @@ func TestScenarioSwitchover(t *testing.T) {
 func TestScenarioSwitchoverNewCoordinatorBehind(t *testing.T) {
 	w := newWorld(t, Config{})
 	r := w.switchRange()
-	old, next := w.pref(r)[0], w.pref(r+1)[0]
+	old, next := w.pref(r)[0], w.pref(r + 1)[0]
 	sender := w.others(old, next)[0]
 	w.c.Node(next).Hold = true
 	w.untilAllIn(r+1, 0)
@@ -155,7 +155,7 @@ func TestScenarioSwitchoverNewCoordinatorBehind(t *testing.T) {
 func TestScenarioSwitchoverOldCoordinatorBehind(t *testing.T) {
 	w := newWorld(t, Config{})
 	r := w.switchRange()
-	old, next := w.pref(r)[0], w.pref(r+1)[0]
+	old, next := w.pref(r)[0], w.pref(r + 1)[0]
 	sender := w.others(old, next)[0]
 	w.untilAllIn(r, w.rangeSize()-3) // three blocks before the boundary
 	w.c.Node(old).Hold = true
@@ -195,7 +195,7 @@ func TestScenarioSwitchoverOldCoordinatorBehind(t *testing.T) {
 func TestScenarioSwitchoverSenderBehind(t *testing.T) {
 	w := newWorld(t, Config{})
 	r := w.switchRange()
-	old, next := w.pref(r)[0], w.pref(r+1)[0]
+	old, next := w.pref(r)[0], w.pref(r + 1)[0]
 	sender := w.others(old, next)[0]
 	w.c.Node(sender).Hold = true
 	w.untilAllIn(r+1, 0)
