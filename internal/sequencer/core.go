@@ -296,8 +296,8 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 			c.fly(q, &txn{rec: tr})
 			q.lastSeq = max(q.lastSeq, tr.Seq)
 			c.watchTxn(q)
-		} else if tr.State != store.Waiting {
-			extra = append(extra, tr)
+		} else if tr.State != store.Waiting || q.rec.TxUID == tr.UID {
+			extra = append(extra, tr) // a pipelined queue's (restoreFollowers)
 		}
 	}
 	for _, name := range st.WaitingQueues {

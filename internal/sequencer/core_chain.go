@@ -146,6 +146,19 @@ func (c *Core) failedIncl(q *queue, a *store.Attempt) {
 		c.finish(q, store.Failed, note+" (after the last retry)")
 		return
 	}
+	if len(q.flights) > 1 {
+		// A pipelined queue: later transactions were sent behind this
+		// nonce, and its outcome is the transaction's. A retry on a fresh
+		// nonce would land after them, out of the queue's order, and wait
+		// on every nonce below it.
+		f.rec.Error = note + " (not retried: later transactions of its queue were sent behind its nonce)"
+		f.recheck = checkNone
+		if f.wait == waitHead {
+			f.wait = waitNone
+		}
+		c.settleToFail(q)
+		return
+	}
 	if f.rec.State == store.Retry && a.N == len(f.rec.Attempts) {
 		// This attempt's retry is counted already (it timed out, and the
 		// failure came while the queue was delaying): the failure only

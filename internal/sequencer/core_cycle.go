@@ -390,13 +390,7 @@ func (c *Core) retry(q *queue, note string) {
 	if f.rec.Retries >= c.maxRetries(f.txn) {
 		// No retry left: FAILED once every attempt is settled. Retries
 		// stays the number of retries made, as the history shows them.
-		c.saveTx(f.txn)
-		if f.rec.State == store.Revision && q.rec.State != store.WaitingInclusion {
-			// (A receipt of the failure came while the queue was delaying.)
-			q.rec.Deadline = 0
-			c.setBinding(q, store.WaitingInclusion)
-		}
-		c.startCheck(q, checkBeforeFail)
+		c.settleToFail(q)
 		return
 	}
 	f.rec.Retries++
@@ -404,6 +398,19 @@ func (c *Core) retry(q *queue, note string) {
 	q.rec.Deadline = 0
 	c.setState(q, f.txn, store.Retry, note)
 	c.pump(q)
+}
+
+// settleToFail ends q's lead FAILED once every attempt of it is settled
+// (checkBeforeFail).
+func (c *Core) settleToFail(q *queue) {
+	f := q.lead()
+	c.saveTx(f.txn)
+	if f.rec.State == store.Revision && q.rec.State != store.WaitingInclusion {
+		// (A receipt of the failure came while the queue was delaying.)
+		q.rec.Deadline = 0
+		c.setBinding(q, store.WaitingInclusion)
+	}
+	c.startCheck(q, checkBeforeFail)
 }
 
 // finish ends the queue's transaction as DONE or FAILED, runs its hook and

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/ordolabs/ordo/internal/store"
@@ -304,8 +303,9 @@ func (c *Core) freshNonce(q *queue, s *sender) uint64 {
 // restoreFollowers takes back, after a restart, the transactions a
 // pipelined queue had in flight behind its lead (REVISION, with attempts):
 // a queue's lead is the one its binding names, and the others join its
-// buffer in Seq order, with the WAITING ones a rescan loads (some may have
-// been mid-dispatch), to be taken in again (grow) or to lead in turn.
+// buffer, merged in Seq order with the WAITING ones a rescan loads (some
+// may have been mid-dispatch) before anything is taken from it, to be taken
+// in again (grow) or to lead in turn.
 func (c *Core) restoreFollowers(extra []store.Transaction) {
 	for _, tr := range extra {
 		q := c.queue(tr.Queue)
@@ -325,7 +325,12 @@ func (c *Core) restoreFollowers(extra []store.Transaction) {
 		q.stored = storeRescan
 	}
 	for _, q := range c.order {
-		slices.SortStableFunc(q.waiting, bySeq)
+		if q.stored == storeRescan && q.load == loadIdle {
+			// Nothing of the queue is taken before the rescan is in: a
+			// WAITING transaction may come before those restored (its
+			// dispatch was under way, or refused, at the stop).
+			c.loadMore(q)
+		}
 	}
 }
 
