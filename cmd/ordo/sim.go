@@ -67,6 +67,7 @@ shortest failing action list found.`,
 	f.BoolVar(&cfg.NoBlockReader, "no-block-reader", false, "hide the chain's blocks from the node: it polls each waiting attempt's status on every head")
 	f.IntVar(&cfg.WorkerSenders, "worker-senders", 0, "how many of the senders are worker senders (their remote worker loses one answer in ten)")
 	f.Uint64Var(&cfg.ReorgDepth, "reorg-depth", 2, "deepest reorg drawn (the node waits depth+1 confirmations)")
+	f.IntVar(&cfg.Pipeline, "pipeline", 0, "give the even-numbered queues this many transactions in flight, nonce-ordered on one sender (0 or 1: one per queue)")
 	f.StringVar(&trace, "trace", "", "record the sequencer's inputs and Readys to this file (ordo replay checks it)")
 	return cmd
 }

@@ -30,6 +30,14 @@ type SequencerConfig struct {
 	// instead of reading receipts: the path of chains without block reads.
 	// Defaults to false.
 	NoBlockReader bool
+	// Pipeline, when 2 or more, gives the even-numbered queues (q0, q2, …,
+	// as prefixes) that many transactions in flight, nonce-ordered on one
+	// sender (sequencer.Pipeline); the checker then allows that many of
+	// such a queue per block and checks FIFO on what the queue reports
+	// (DONE and FAILED in Seq order) instead of on the chain's order of
+	// successes, which a retry after a revert may change. Defaults to 0:
+	// every queue has one in flight.
+	Pipeline int
 	// ReorgDepth is the deepest reorg drawn; the node waits ReorgDepth+1
 	// confirmations, as the chain declares. Defaults to 2.
 	ReorgDepth uint64
@@ -76,6 +84,18 @@ func (c *SequencerConfig) setDefaults() {
 		c.ReorgDepth = 2
 	}
 	runDefaults(&c.Dir, &c.Clock, &c.ShrinkBudget)
+}
+
+// pipelines is the node's in-flight-per-queue policy (see Pipeline).
+func (c *SequencerConfig) pipelines() []sequencer.Pipeline {
+	if c.Pipeline < 2 {
+		return nil
+	}
+	var rules []sequencer.Pipeline
+	for i := 0; i < c.Queues; i += 2 {
+		rules = append(rules, sequencer.Pipeline{Prefix: fmt.Sprintf("q%d", i), InFlight: c.Pipeline})
+	}
+	return rules
 }
 
 // runDefaults fills what every engine's run config shares: its stores on

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
 )
 
@@ -59,7 +60,21 @@ type checker struct {
 	slots    map[slot]int         // transactions per (queue, height) on the canonical chain
 	ends     []*record            // ended since the last sync
 	failures []error
+	// rules are the node's in-flight-per-queue policy: a pipelined queue
+	// may have that many transactions per block, and its FIFO is checked
+	// on what it reports (lastEnd), not on the chain's order of successes.
+	rules   []sequencer.Pipeline
+	lastEnd map[string]int64 // per pipelined queue, the Seq of the last record ended
 }
+
+// pipelined sets the node's in-flight-per-queue policy.
+func (k *checker) pipelined(rules []sequencer.Pipeline) *checker {
+	k.rules = rules
+	return k
+}
+
+// depth is how many transactions of queue the node may have in flight.
+func (k *checker) depth(queue string) int { return sequencer.InFlightFor(k.rules, queue) }
 
 func newChecker() *checker {
 	return &checker{recs: map[string]*record{}, hashes: []chain.Hash{""}, byHeight: map[uint64][]landing{},
@@ -97,6 +112,15 @@ func (k *checker) ended(uid string, st store.TxState) {
 	}
 	r.end = st
 	k.ends = append(k.ends, r) // checked against the chain at the next sync
+	if k.depth(r.queue) > 1 {
+		if last, ok := k.lastEnd[r.queue]; ok && last > r.seq {
+			k.fail(InvFIFO, "queue %s: %s (seq %d) ended %s after seq %d had ended", r.queue, uid, r.seq, st, last)
+		}
+		if k.lastEnd == nil {
+			k.lastEnd = map[string]int64{}
+		}
+		k.lastEnd[r.queue] = max(k.lastEnd[r.queue], r.seq)
+	}
 }
 
 // checkEnd checks a record's end against the chain.
@@ -208,8 +232,9 @@ func (k *checker) add(b chain.Block) {
 			continue
 		}
 		s := slot{r.queue, b.Height}
-		if k.slots[s]++; k.slots[s] > 1 {
-			k.fail(InvOnePerBlock, "block %d includes %d transactions of queue %s (the last: %s)", b.Height, k.slots[s], r.queue, r.uid)
+		depth := k.depth(r.queue)
+		if k.slots[s]++; k.slots[s] > depth {
+			k.fail(InvOnePerBlock, "block %d includes %d transactions of queue %s (the last: %s), at most %d", b.Height, k.slots[s], r.queue, r.uid, depth)
 		}
 		if !l.success {
 			continue
@@ -218,7 +243,7 @@ func (k *checker) add(b chain.Block) {
 			k.fail(InvOnce, "%s succeeded on chain %d times (again at height %d)", r.uid, k.success[r.uid], b.Height)
 		}
 		q := k.perQueue[r.queue]
-		if n := len(q); n > 0 && q[n-1].seq >= r.seq {
+		if n := len(q); n > 0 && q[n-1].seq >= r.seq && depth == 1 {
 			k.fail(InvFIFO, "queue %s: %s (seq %d) succeeded at height %d after %s (seq %d) at height %d",
 				r.queue, r.uid, r.seq, b.Height, q[n-1].uid, q[n-1].seq, q[n-1].height)
 		}

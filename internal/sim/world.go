@@ -67,7 +67,7 @@ func newSeqWorld(ctx context.Context, cfg SequencerConfig) (*seqWorld, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &seqWorld{world: base, cfg: cfg, chk: newChecker(), statusRng: rand.New(rand.NewPCG(cfg.Seed, 0x73746174)), statusErrors: 0.1,
+	w := &seqWorld{world: base, cfg: cfg, chk: newChecker().pipelined(cfg.pipelines()), statusRng: rand.New(rand.NewPCG(cfg.Seed, 0x73746174)), statusErrors: 0.1,
 		deployed: map[int]bool{}, res: SequencerResult{Seed: cfg.Seed, Steps: cfg.Steps}}
 	workerRng := rand.New(rand.NewPCG(cfg.Seed, 0x776f726b))
 	keys, err := w.fundedKeys(ctx, "ordo-sim-sender", cfg.Seed, cfg.Senders)
@@ -108,7 +108,7 @@ func (w *seqWorld) start(ctx context.Context) error {
 	ch := w.nodeChain()
 	var err error
 	w.node, err = sequencer.NewNode(sequencer.Config{Store: w.st, Chain: ch, Clock: w.clk, Dispatchers: disp, Policies: pol,
-		InclusionTimeout: simInclusionTimeout, Confirmations: w.cfg.Confirmations, Senders: w.senders,
+		InclusionTimeout: simInclusionTimeout, Confirmations: w.cfg.Confirmations, Senders: w.senders, Pipelines: w.cfg.pipelines(),
 		Logger: slog.New(slog.DiscardHandler), Inline: true, Trace: w.cfg.Trace, Rand: w.uids, OnFinish: w.finished, Metrics: w.cfg.metrics})
 	if err != nil {
 		return err
