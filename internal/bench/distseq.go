@@ -15,6 +15,7 @@ import (
 	"github.com/ordolabs/ordo/internal/distseq"
 	"github.com/ordolabs/ordo/internal/distseq/cluster"
 	"github.com/ordolabs/ordo/internal/distseq/token"
+	"github.com/ordolabs/ordo/internal/transport/simnet"
 )
 
 // DistseqOptions sets the distributed-sequencer benchmark. The run is on
@@ -30,7 +31,8 @@ type DistseqOptions struct {
 	// RangeSize is n, the blocks per coordinator range. Defaults to 10.
 	RangeSize uint64
 	// Rate is intents/s each sender submits, open loop: on a fixed schedule
-	// that never waits for a confirmation. Defaults to 1.
+	// that never waits for a confirmation. Defaults to 0.75 (150 intents/s
+	// from 4 x 50 senders, under the ~180/s one coordinator assembles).
 	Rate float64
 	// Duration is the virtual time intents are submitted for. Defaults to
 	// the time of 3 ranges plus 5 blocks; it must cover at least 2 range
@@ -42,11 +44,17 @@ type DistseqOptions struct {
 	// Contracts is how many privacy groups the committee shares; the
 	// senders spread their intents over them round robin. Defaults to 1.
 	Contracts int
-	// Coins is the coins minted per contract, each of CoinAmount (amount 1
-	// intents spend one coin each and create one, plus change: no intent
-	// parks). Defaults to 50,000 of 1,000.
+	// Coins is the coins minted per contract, each of CoinAmount. Every
+	// intent is of amount 1: with coins of 1 it spends one coin and
+	// creates one, so the states held stay Coins (the coordinator ships
+	// its whole domain context in every AssembleRequest, so more states
+	// cost wall time per intent), and speculative chaining spends
+	// unconfirmed outputs, so no intent parks. Defaults to 2,000 of 1.
 	Coins      int
 	CoinAmount uint64
+	// Latency is every message's network delay, drawn uniformly. Defaults
+	// to simnet's, 1 to 5 ms.
+	Latency simnet.Dist
 	// Tick is how often each core gets a tick. Defaults to 100ms.
 	Tick time.Duration
 	// Seed seeds the cluster. Defaults to 1.
@@ -60,9 +68,9 @@ func (o *DistseqOptions) defaults() error {
 	o.Nodes = cmpInt(o.Nodes, 4)
 	o.SendersPerNode = cmpInt(o.SendersPerNode, 50)
 	o.Contracts = cmpInt(o.Contracts, 1)
-	o.Coins = cmpInt(o.Coins, 50_000)
+	o.Coins = cmpInt(o.Coins, 2000)
 	if o.CoinAmount == 0 {
-		o.CoinAmount = 1000
+		o.CoinAmount = 1
 	}
 	if o.BlockTime <= 0 {
 		o.BlockTime = time.Second
@@ -71,7 +79,10 @@ func (o *DistseqOptions) defaults() error {
 		o.RangeSize = 10
 	}
 	if o.Rate <= 0 {
-		o.Rate = 1
+		o.Rate = 0.75
+	}
+	if o.Latency == (simnet.Dist{}) {
+		o.Latency = simnet.DefaultLatency
 	}
 	if o.Tick <= 0 {
 		o.Tick = 100 * time.Millisecond
@@ -100,8 +111,8 @@ type DistseqResult struct {
 	Opts DistseqOptions
 	// Submitted counts intents acknowledged; Refused those a node refused;
 	// Confirmed those confirmed on chain (each at most once: Doubles
-	// counts any confirmed twice).
-	Submitted, Refused, Confirmed, Doubles int
+	// counts any confirmed twice); Parks the times a sender parked one.
+	Submitted, Refused, Confirmed, Doubles, Parks int
 	// Rate is intents confirmed per virtual second over the submission
 	// window's blocks.
 	Rate float64
@@ -129,9 +140,9 @@ type DistseqResult struct {
 // String is the benchmark's one line of figures.
 func (r DistseqResult) String() string {
 	o := r.Opts
-	return fmt.Sprintf("distseq: %d nodes x %d senders, range n=%d blocks, block %s: confirmed %.0f intents/s, %.0f intents per block (steady), p50 %d blocks p99 %d blocks submit->Confirmed, switchover dip %d blocks below half the steady rate; wall %.1f s, heap %s [rate %g/s per sender open loop, %s virtual, %d contract(s), %d coins of %d, tick %s, seed %d; %d submitted, %d refused, %d confirmed, %d boundaries]",
+	return fmt.Sprintf("distseq: %d nodes x %d senders, range n=%d blocks, block %s: confirmed %.0f intents/s, %.0f intents per block (steady), p50 %d blocks p99 %d blocks submit->Confirmed, switchover dip %d blocks below half the steady rate; wall %.1f s, heap %s [rate %g/s per sender open loop, %s virtual, %d contract(s), %d coins of %d, net latency %s-%s, tick %s, seed %d; %d submitted, %d refused, %d confirmed, %d parked, %d boundaries]",
 		o.Nodes, o.SendersPerNode, o.RangeSize, o.BlockTime, r.Rate, r.PerBlock, r.P50, r.P99, r.Dip, r.Wall.Seconds(), MiB(r.HeapPeak),
-		o.Rate, o.Duration, o.Contracts, o.Coins, o.CoinAmount, o.Tick, o.Seed, r.Submitted, r.Refused, r.Confirmed, r.Boundaries)
+		o.Rate, o.Duration, o.Contracts, o.Coins, o.CoinAmount, o.Latency.Min, o.Latency.Max, o.Tick, o.Seed, r.Submitted, r.Refused, r.Confirmed, r.Parks, r.Boundaries)
 }
 
 // distseqRun is one benchmark run: the cluster and what it observed.
@@ -148,13 +159,14 @@ type distseqRun struct {
 	waited  map[string]time.Duration
 	waits   map[string]int
 	heap    uint64
+	parks   int
 }
 
 func newDistseqRun(ctx context.Context, o DistseqOptions) (*distseqRun, error) {
 	r := &distseqRun{o: o, submitH: map[string]uint64{}, doneH: map[string]uint64{},
 		entered: map[string]time.Time{}, waited: map[string]time.Duration{}, waits: map[string]int{}}
 	c, err := cluster.New(ctx, cluster.Config{Nodes: o.Nodes, Seed: o.Seed, Contracts: o.Contracts, Coins: o.Coins, CoinAmount: o.CoinAmount,
-		BlockTime: o.BlockTime, Tick: o.Tick, Core: distseq.CoreConfig{RangeSize: o.RangeSize}, OnStep: r.onStep})
+		BlockTime: o.BlockTime, Tick: o.Tick, Net: simnet.Config{Latency: o.Latency}, Core: distseq.CoreConfig{RangeSize: o.RangeSize}, OnStep: r.onStep})
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +182,7 @@ func (r *distseqRun) onStep(n *cluster.Node, _ distseq.Input, rd *distseq.Ready)
 	}
 	now := r.c.Now()
 	for _, t := range rd.Transitions {
-		k := t.Role.String() + "/" + t.TxID
+		k := string(n.ID) + "/" + t.Role.String() + "/" + t.TxID
 		if at, ok := r.entered[k]; ok {
 			s := t.Role.String() + "/" + string(t.From)
 			r.waited[s] += now.Sub(at)
@@ -180,6 +192,9 @@ func (r *distseqRun) onStep(n *cluster.Node, _ distseq.Input, rd *distseq.Ready)
 			delete(r.entered, k)
 		} else {
 			r.entered[k] = now
+		}
+		if t.Role == distseq.RoleSender && t.To == distseq.Parked {
+			r.parks++
 		}
 		if t.Role == distseq.RoleSender && t.To == distseq.Confirmed {
 			if _, ok := r.doneH[t.TxID]; !ok {
@@ -391,6 +406,7 @@ func (r *distseqRun) measure(res *DistseqResult, startH, endH uint64) {
 		res.Wait[s] = d / time.Duration(r.waits[s])
 	}
 	res.Sent = r.sent()
+	res.Parks = r.parks
 }
 
 func median(v []int) float64 {
