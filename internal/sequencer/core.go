@@ -292,7 +292,10 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 	for _, tr := range slices.Concat(st.Active, st.Bound) {
 		c.seqSeen = max(c.seqSeen, tr.Seq)
 		q := c.queue(tr.Queue)
-		if q.lead() == nil && (tr.State != store.Waiting || q.rec.TxUID == tr.UID) {
+		// (A pipelined queue found FREE with transactions in flight stopped
+		// after its lead ended and before its next one was taken:
+		// restoreFollowers hands them all to its buffer.)
+		if q.lead() == nil && (tr.State != store.Waiting || q.rec.TxUID == tr.UID) && (q.depth < 2 || q.rec.State != store.Free) {
 			c.fly(q, &txn{rec: tr})
 			q.lastSeq = max(q.lastSeq, tr.Seq)
 			c.watchTxn(q)

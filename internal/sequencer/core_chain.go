@@ -146,7 +146,7 @@ func (c *Core) failedIncl(q *queue, a *store.Attempt) {
 		c.finish(q, store.Failed, note+" (after the last retry)")
 		return
 	}
-	if len(q.flights) > 1 {
+	if c.sentBehind(q, a.Nonce) {
 		// A pipelined queue: later transactions were sent behind this
 		// nonce, and its outcome is the transaction's. A retry on a fresh
 		// nonce would land after them, out of the queue's order, and wait

@@ -229,6 +229,35 @@ func (c *Core) promote(q *queue) {
 	c.startCheck(q, checkPromote)
 }
 
+// sentBehind reports whether a later transaction of q (a follower, or one a
+// previous run sent, waiting to be taken in again) has an attempt on q's
+// sender at a nonce above nonce.
+func (c *Core) sentBehind(q *queue, nonce uint64) bool {
+	s := q.snd
+	if q.depth < 2 || s == nil {
+		return false
+	}
+	above := func(t *txn) bool {
+		for _, a := range t.rec.Attempts {
+			if a.Sender == s.rec.ID && a.Nonce > nonce && a.Hash != "" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range q.flights[1:] {
+		if above(f.txn) {
+			return true
+		}
+	}
+	for _, t := range q.waiting {
+		if above(t) {
+			return true
+		}
+	}
+	return false
+}
+
 // gapBehind reports whether q's lead would leave its nonce unused under a
 // later transaction of its queue: its last attempt, on the queue's sender,
 // never consumed its nonce, and a follower (or a transaction a previous run
