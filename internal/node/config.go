@@ -113,6 +113,41 @@ type Config struct {
 	// Leader runs the leader engine (seed 001) when it names accounts.
 	// Defaults to off.
 	Leader LeaderConfig `yaml:"leader"`
+	// Sequencer tunes the sequencer (seed 000) beyond the fields above.
+	// Defaults to the defaults of its fields.
+	Sequencer SequencerConfig `yaml:"sequencer"`
+}
+
+// SequencerConfig tunes the sequencer.
+type SequencerConfig struct {
+	// Pipelines is the in-flight-per-queue policy: a queue whose name
+	// starts with a rule's prefix (the longest matching prefix wins) may
+	// have up to its inFlight transactions in flight, sent in FIFO order on
+	// one sender with consecutive nonces, so that they can land in one
+	// block (nonce-ordered pipelining). inFlight is from 1 to 64; two rules
+	// may not share a prefix. Defaults to none: every queue has one
+	// transaction in flight, the seed's "one transaction per block, per
+	// zkApp".
+	Pipelines []PipelineConfig `yaml:"pipelines"`
+}
+
+// PipelineConfig is one rule of SequencerConfig.Pipelines.
+type PipelineConfig struct {
+	// Prefix selects the queues: every queue whose name starts with it
+	// ("" matches every queue). Required key, no default.
+	Prefix string `yaml:"prefix"`
+	// InFlight is how many transactions of such a queue may be in flight,
+	// from 1 to 64. No default: 0 is refused.
+	InFlight int `yaml:"inFlight"`
+}
+
+// pipelines returns the policy as the sequencer takes it.
+func (c SequencerConfig) pipelines() []sequencer.Pipeline {
+	var rules []sequencer.Pipeline
+	for _, p := range c.Pipelines {
+		rules = append(rules, sequencer.Pipeline{Prefix: p.Prefix, InFlight: p.InFlight})
+	}
+	return rules
 }
 
 // LeaderConfig configures the leader engine. It runs when Accounts is not

@@ -65,6 +65,18 @@ func (c Config) Validate() error {
 		}
 	}
 
+	prefixes := map[string]int{}
+	for i, p := range c.Sequencer.Pipelines {
+		field := fmt.Sprintf("sequencer.pipelines[%d]", i)
+		if p.InFlight < 1 || p.InFlight > sequencer.MaxInFlight {
+			bad(field+".inFlight", "must be from 1 to %d, got %d", sequencer.MaxInFlight, p.InFlight)
+		}
+		if j, ok := prefixes[p.Prefix]; ok {
+			bad(field+".prefix", "%q is also the prefix of sequencer.pipelines[%d]; one rule per prefix", p.Prefix, j)
+		}
+		prefixes[p.Prefix] = i
+	}
+
 	nonNegative("retryDelay", c.RetryDelay)
 	if c.MaxRetries < 0 {
 		bad("maxRetries", "must not be negative, got %d", c.MaxRetries)

@@ -2,12 +2,14 @@ package node
 
 import (
 	"math"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/sequencer"
 )
 
 const workerAddr = "3b6a27bcceb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29"
@@ -27,6 +29,16 @@ func TestValidate(t *testing.T) {
 			c.Devchain.Faults = FaultConfig{RejectProb: 1, DropProb: 0.5, RevertProb: 0, ReorgEvery: 10, ReorgDepth: 3,
 				FeeSpike: FeeSpikeConfig{Factor: 5, Blocks: 3}, Stall: Duration(time.Minute)}
 		}, nil},
+
+		{"pipelines", func(c *Config) {
+			c.Sequencer.Pipelines = []PipelineConfig{{Prefix: "ds/", InFlight: 8}, {Prefix: "ds/hot/", InFlight: 64}, {Prefix: "", InFlight: 1}}
+		}, nil},
+		{"pipeline inFlight out of range", func(c *Config) {
+			c.Sequencer.Pipelines = []PipelineConfig{{Prefix: "a", InFlight: 0}, {Prefix: "b", InFlight: 65}}
+		}, []string{"sequencer.pipelines[0].inFlight: must be from 1 to 64, got 0", "sequencer.pipelines[1].inFlight: must be from 1 to 64, got 65"}},
+		{"pipeline prefix twice", func(c *Config) {
+			c.Sequencer.Pipelines = []PipelineConfig{{Prefix: "a", InFlight: 2}, {Prefix: "a", InFlight: 3}}
+		}, []string{`sequencer.pipelines[1].prefix: "a" is also the prefix of sequencer.pipelines[0]`}},
 
 		{"bump under the replacement rule", func(c *Config) { c.Fees.BumpPercent = 1 },
 			[]string{"fees.bumpPercent: must be at least 10 (the chain's replacement rule), got 1"}},
@@ -207,5 +219,29 @@ func TestFaultConfigUpdate(t *testing.T) {
 	var zero FaultConfig
 	if z := zero.Update(); z.FeeSpike != nil || z.Stall != nil || z.ReorgDepth != nil {
 		t.Fatalf("zero fault config sets %+v", z)
+	}
+}
+
+// sequencer.pipelines reads from YAML as the README shows it and reaches the
+// sequencer's policy.
+func TestConfigPipelinesYAML(t *testing.T) {
+	path := t.TempDir() + "/ordo.yaml"
+	yml := "devSenders: 1\nsequencer:\n  pipelines:\n    - {prefix: ds/, inFlight: 8}\n    - {prefix: ds/hot/, inFlight: 64}\n"
+	if err := os.WriteFile(path, []byte(yml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	rules := c.Sequencer.pipelines()
+	if got := sequencer.InFlightFor(rules, "ds/hot/1"); got != 64 {
+		t.Fatalf("ds/hot/1: %d in flight, want 64 (rules %+v)", got, rules)
+	}
+	if got := sequencer.InFlightFor(rules, "zkapp"); got != 1 {
+		t.Fatalf("zkapp: %d in flight, want 1", got)
 	}
 }
