@@ -26,12 +26,47 @@
 // records every input and Ready; Replay checks a recording against fresh
 // cores. Dispatchers live in the dispatch package.
 //
+// # Nonce-ordered pipelining
+//
+// CoreConfig.Pipelines (the node's sequencer.pipelines) gives the queues
+// whose name starts with a rule's prefix (the longest wins) up to InFlight
+// transactions in flight; every other queue has 1, as seed 000 says. A
+// pipelined queue's lead (the transaction its binding names) runs the
+// seed's cycle exactly as a lone transaction does; behind it, the next
+// WAITING transactions are sent in FIFO order on the same sender at the
+// next nonces, each once the one before it is signed (so a build or submit
+// error can only hit the newest). These followers only record what the
+// chain and their dispatch say; each is acted on when it leads, so DONE and
+// FAILED come per transaction, in queue order. The distributed sequencer
+// (seed 003) dispatches to such queues so that chained transactions share a
+// block. Worker senders keep one in flight (an unreported attempt makes a
+// nonce uncertain).
+//
+// A transaction whose nonce a failure on chain used is FAILED when later
+// transactions were sent behind it: a retry on a fresh nonce would land
+// after them, out of order (a call-once revert is FAILED at once in any
+// queue, with the chain's reason in the record). A nonce that would be left
+// unused below a follower's (an attempt dropped from the mempool, timed
+// out or refused at submit, with no retry left) is filled by re-sending
+// the transaction at its nonce, a replacement at a higher fee, instead of
+// FAILED. We chose re-sending over cancelling with a no-op self-transfer:
+// the chain has no native transfer to cancel with, and at most one attempt
+// at a nonce can land, so re-sending never applies an intent twice, and
+// the queue's later transactions land as they were sent; a cancel would
+// need a second kind of attempt that no dispatcher builds. The one case not
+// covered is a lead whose re-send can no longer be built (a Builder that is
+// not deterministic): it ends FAILED and its followers wait on its nonce.
+//
 // # Invariants
 //
 //   - FIFO per queue: a queue dispatches its WAITING transactions in Seq order
-//     and at most InFlightPerQueue at a time (1, the seed's "one transaction
-//     per block, per zkApp");
-//   - at most one transaction per queue is in REVISION or RETRY;
+//     and at most its InFlight at a time (1 unless CoreConfig.Pipelines says
+//     more: the seed's "one transaction per block, per zkApp"), and ends
+//     them DONE or FAILED in Seq order;
+//   - a pipelined queue's transactions in flight are all on its one sender,
+//     at consecutive nonces (their pipe nonces, in flight order);
+//   - at most one transaction per queue is in REVISION or RETRY, but for the
+//     followers of a pipelined queue (REVISION);
 //   - a sender is bound to at most one queue, from dispatch until its
 //     transaction is DONE or FAILED; queues wanting a sender are served in the
 //     order they asked (no queue starves); a queue pinned to a sender
