@@ -114,7 +114,13 @@ func (c *Core) onDelegation(from NodeID, env *distseqpb.Envelope, m *distseqpb.D
 		// a re-delegation of a transaction this coordinator holds
 		// (the sender restarted or timed out): keep its progress.
 		t.sender, t.delegationID = from, m.GetDelegationId()
-		if t.state == CConfirmation && !t.granted {
+		switch {
+		case t.state == CAssembling:
+			// the sender refuses requests of its old delegation: ask
+			// again under the new one, as the same assembly
+			c.answered("asm:" + t.assembleID)
+			c.requestAssembly(k, t)
+		case t.state == CConfirmation && !t.granted:
 			c.requestConfirmation(k, t)
 		}
 	}
@@ -182,17 +188,23 @@ func (c *Core) pump(k *contract) {
 		if t == nil || t.state != CQueued {
 			continue
 		}
-		locks, _ := jsonMarshal(c.available(k))
-		t.assembleID, t.assembleAt = c.nextID("a"), c.now
 		co.assembling = id
 		c.cbecome(t, CAssembling)
-		env := c.envelope(k.addr, "")
-		env.Body = &distseqpb.Envelope_AssembleRequest{AssembleRequest: &distseqpb.AssembleRequest{
-			TransactionId: id, AssembleRequestId: t.assembleID, ContractAddress: k.addr, TransactionInputs: t.intent,
-			StateLocks: locks, BlockHeight: int64(c.height), DelegationId: t.delegationID}}
-		c.sendAssured("asm:"+t.assembleID, t.sender, env, c.now.Add(c.cfg.AssembleTimeout))
+		c.requestAssembly(k, t)
 	}
 	c.advance(k)
+}
+
+// requestAssembly sends t's AssembleRequest (a Request: resent until
+// answered or AssembleTimeout) with the domain context as it stands.
+func (c *Core) requestAssembly(k *contract, t *ctx) {
+	locks, _ := jsonMarshal(c.available(k))
+	t.assembleID, t.assembleAt = c.nextID("a"), c.now
+	env := c.envelope(k.addr, "")
+	env.Body = &distseqpb.Envelope_AssembleRequest{AssembleRequest: &distseqpb.AssembleRequest{
+		TransactionId: t.id, AssembleRequestId: t.assembleID, ContractAddress: k.addr, TransactionInputs: t.intent,
+		StateLocks: locks, BlockHeight: int64(c.height), DelegationId: t.delegationID}}
+	c.sendAssured("asm:"+t.assembleID, t.sender, env, c.now.Add(c.cfg.AssembleTimeout))
 }
 
 func (c *Core) onAssembleResponse(from NodeID, addr string, m *distseqpb.AssembleResponse) {
