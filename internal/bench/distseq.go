@@ -219,6 +219,21 @@ func (r *distseqRun) submit(ctx context.Context, k int) error {
 	return nil
 }
 
+// coordinators names the nodes coordinating each contract now, and how
+// many transactions each holds.
+func (r *distseqRun) coordinators() string {
+	var parts []string
+	for i := range r.o.Contracts {
+		g := cluster.Group(i)
+		for _, n := range r.c.Nodes() {
+			if n.Up() && n.Core().Coordinating(g) {
+				parts = append(parts, fmt.Sprintf("%s:%s(%d)", g, n.ID, len(n.Core().Coordinated(g))))
+			}
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
 // sampleHeap keeps the largest HeapInuse seen.
 func (r *distseqRun) sampleHeap() {
 	var ms runtime.MemStats
@@ -279,7 +294,7 @@ func Distseq(ctx context.Context, o DistseqOptions) (DistseqResult, error) {
 					kinds = append(kinds, fmt.Sprintf("%s=%d", k, d))
 				}
 			}
-			fmt.Fprintf(o.Progress, "block %d: submitted %d, confirmed %d in block; sent %s\n", h, len(r.submitH), confirmedIn(c, h), strings.Join(kinds, " "))
+			fmt.Fprintf(o.Progress, "block %d: submitted %d, confirmed %s in block; coordinator %s; sent %s\n", h, len(r.submitH), confirmedIn(c, h), r.coordinators(), strings.Join(kinds, " "))
 			lastSent = sent
 		}
 		lastH = h
@@ -320,15 +335,22 @@ func Distseq(ctx context.Context, o DistseqOptions) (DistseqResult, error) {
 	return res, nil
 }
 
-// confirmedIn counts the intents the chain confirmed in block h.
-func confirmedIn(c *cluster.Cluster, h uint64) int {
-	n := 0
-	for _, at := range c.ConfirmedAt {
+// confirmedIn counts the intents the chain confirmed in block h, in all
+// and by sender node (a transaction id starts with its sender's id).
+func confirmedIn(c *cluster.Cluster, h uint64) string {
+	n, by := 0, map[string]int{}
+	for id, at := range c.ConfirmedAt {
 		if at == h {
 			n++
+			node, _, _ := strings.Cut(id, "-")
+			by[node]++
 		}
 	}
-	return n
+	parts := make([]string, 0, len(by))
+	for _, k := range slices.Sorted(maps.Keys(by)) {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, by[k]))
+	}
+	return fmt.Sprintf("%d (%s)", n, strings.Join(parts, " "))
 }
 
 // measure turns what the run observed into figures. The window is the
