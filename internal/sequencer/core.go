@@ -494,13 +494,14 @@ func coalesce(us []store.TxUpdate) []store.TxUpdate {
 func (c *Core) Head() uint64 { return c.head }
 
 // NextDeadline returns the earliest time a DELAY ends, or zero. A DELAY that
-// has ended and whose retry is under way (checks or a dispatch outstanding, a
-// check waiting for the next head, a sender awaited) is no deadline: the core
+// has ended and whose retry is under way (checks, a dispatch or a load
+// outstanding, a check waiting for the next head, a sender awaited) is no
+// deadline: the core
 // needs no Tick for it, and a driver would otherwise spin on a past deadline.
 func (c *Core) NextDeadline() time.Time {
 	var t time.Time
 	for _, q := range c.queues {
-		if q.rec.State == store.Delay && !c.stalled(q) && (t.IsZero() || q.rec.DelayUntil.Before(t)) {
+		if q.rec.State == store.Delay && !c.stalled(q) && q.load == loadIdle && (t.IsZero() || q.rec.DelayUntil.Before(t)) {
 			t = q.rec.DelayUntil
 		}
 	}

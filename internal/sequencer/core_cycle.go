@@ -95,7 +95,14 @@ func (c *Core) startNext(q *queue) {
 	q.waiting = q.waiting[1:]
 	c.fly(q, t)
 	q.rec.TxUID = t.rec.UID
-	c.setBinding(q, store.Blocked)
+	if t.rec.State == store.Revision {
+		// A pipelined queue's transaction restored after a restart (see
+		// restoreFollowers): it was sent; the recovery check decides.
+		q.rec.Deadline = 0
+		c.setBinding(q, store.WaitingInclusion)
+	} else {
+		c.setBinding(q, store.Blocked)
+	}
 	if len(t.rec.Attempts) > 0 {
 		// Dispatched before, by a run that stopped: settle what it sent
 		// first, as recovery does.

@@ -421,7 +421,7 @@ func (h *harness) check() {
 			ok = []store.BindingState{store.RetryBinding, store.Delay, store.WaitingInclusion}
 		}
 		if !slices.Contains(ok, q.State) {
-			h.t.Fatalf("queue %s is %s while its transaction %s is %s", name, q.State, tx.UID, tx.State)
+			h.t.Fatalf("queue %s is %s while its transaction %s is %s (history %v, attempts %+v)", name, q.State, tx.UID, tx.State, h.hist[tx.UID], tx.Attempts)
 		}
 		if q.Sender == "" && !h.noSenderOK {
 			h.t.Fatalf("queue %s is %s without a sender", name, q.State)
@@ -453,8 +453,14 @@ func (h *harness) check() {
 func (h *harness) follows(tx *store.Transaction) bool {
 	depth := InFlightFor(h.cfg.Pipelines, tx.Queue)
 	q := h.queue(tx.Queue)
-	if depth < 2 || q.TxUID == "" || q.TxUID == tx.UID {
+	if depth < 2 || q.TxUID == tx.UID {
 		return false
+	}
+	if q.TxUID == "" {
+		// After a restart, between its lead's end and the rescan that
+		// takes them again, a pipelined queue is FREE with the
+		// transactions it had sent still REVISION.
+		return tx.State == store.Revision && len(tx.Attempts) > 0
 	}
 	n := 0
 	for _, o := range h.bySeq() {
@@ -684,9 +690,7 @@ func (h *harness) loaded(e Effect) Ready {
 	var txs []store.Transaction
 	for _, tx := range h.bySeq() {
 		if tx.Queue == e.Queue && tx.State == store.Waiting && tx.Seq > e.After && len(txs) < e.Limit+1 {
-			c := cloneTx(tx)
-			c.Attempts = nil
-			txs = append(txs, c)
+			txs = append(txs, cloneTx(tx)) // with attempts, as store.Waiting
 		}
 	}
 	more := len(txs) > e.Limit

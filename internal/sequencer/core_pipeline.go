@@ -180,6 +180,13 @@ func (c *Core) followerDispatched(q *queue, f *flight, r Input) {
 		return
 	}
 	if r.Err != "" || a.Outcome == store.OutcomeFailed {
+		// A hash that came with the error may be on chain: watch it and
+		// commit it now (a restart must ask about it), act on it later.
+		if r.Hash != "" && a.Hash == "" {
+			a.Hash = r.Hash
+			c.watch[r.Hash] = q
+			c.saveAttempt(f.txn, a)
+		}
 		in := r
 		f.held = &in
 		return
@@ -221,7 +228,13 @@ func (c *Core) promote(q *queue) {
 		return
 	}
 	f.dispatchOver()
-	c.setBinding(q, store.WaitingInclusion)
+	if f.rec.State == store.Waiting {
+		// Its dispatch never reported (a receipt came first): the check
+		// decides, as a recovery does.
+		c.setBinding(q, store.Blocked)
+	} else {
+		c.setBinding(q, store.WaitingInclusion)
+	}
 	if seen && la.Outcome == store.OutcomeIncluded && (c.conf() <= 1 || f.confirmed(la.N)) {
 		c.landed(q)
 		return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -25,16 +26,29 @@ type simChain struct {
 	rng    *rand.Rand
 	height uint64
 	nonce  map[string]uint64
-	pool   map[string]map[uint64]*simTx
-	status map[string]chain.TxStatus // a hash not here is unknown
-	owner  map[string]string         // hash -> uid
-	landed map[string]int            // uid -> successful inclusions
-	failed map[string]bool           // uids declared FAILED
+	// gap is how far above an account's nonce a transaction may be sent
+	// (0: only at it; pipelined runs allow more, as devchain does).
+	gap uint64
+	// describe, when set, describes a transaction for a failure.
+	describe func(uid string) string
+	pool     map[string]map[uint64]*simTx
+	status   map[string]chain.TxStatus // a hash not here is unknown
+	owner    map[string]string         // hash -> uid
+	landed   map[string]int            // uid -> successful inclusions
+	failed   map[string]bool           // uids declared FAILED
 }
 
 type simTx struct {
 	hash, uid string
 	fee       uint64
+}
+
+// debug describes a transaction for a failure (set by the run).
+func (c *simChain) debug(uid string) string {
+	if c.describe == nil {
+		return ""
+	}
+	return c.describe(uid)
 }
 
 func newSimChain(t testing.TB, rng *rand.Rand) *simChain {
@@ -46,7 +60,7 @@ func (c *simChain) send(from string, nonce, fee uint64, hash, uid string) error 
 	switch {
 	case nonce < c.nonce[from]:
 		return fmt.Errorf("send: %w", chain.ErrNonceTooLow)
-	case nonce > c.nonce[from]:
+	case nonce > c.nonce[from]+c.gap:
 		return fmt.Errorf("send: %w", chain.ErrNonceTooHigh)
 	}
 	if c.pool[from] == nil {
@@ -89,7 +103,7 @@ func (c *simChain) block(pInclude, pFail, pDrop float64) []Receipt {
 			if ok {
 				c.landed[tx.uid]++
 				if c.landed[tx.uid] > 1 {
-					c.t.Fatalf("height %d: transaction %s applied twice (hash %s)", c.height, tx.uid, tx.hash)
+					c.t.Fatalf("height %d: transaction %s applied twice (hash %s)%s", c.height, tx.uid, tx.hash, c.debug(tx.uid))
 				}
 				if c.failed[tx.uid] {
 					c.t.Fatalf("height %d: transaction %s landed after it was declared FAILED", c.height, tx.uid)
@@ -171,6 +185,7 @@ func (r *randRun) hash() string {
 // a flaky chain would.
 func (r *randRun) perform(e Effect) {
 	h, ch, f := r.h, r.ch, r.f
+
 	switch e.Kind {
 	case EffectDispatch:
 		// A dispatch may be stale (its transaction ended while it was queued):
@@ -246,6 +261,7 @@ func (r *randRun) block() {
 // from the store, syncing sender nonces with the chain as Node.load does. A
 // Builder's submit in flight may have reached the chain.
 func (r *randRun) restart() {
+
 	r.later, r.notified = nil, nil
 	for _, e := range r.h.out {
 		switch {
@@ -302,7 +318,7 @@ func (r *randRun) checkOutstanding() {
 				r.t.Fatalf("%s is FAILED with a dispatch in flight", e.UID)
 			}
 			n[e.Queue]++
-			if n[e.Queue] > 1 {
+			if n[e.Queue] > InFlightFor(r.h.cfg.Pipelines, e.Queue) {
 				r.t.Fatalf("queue %s has %d dispatches in flight: %s", e.Queue, n[e.Queue], r.h.describeOut())
 			}
 		}
@@ -313,6 +329,11 @@ func (r *randRun) checkOutstanding() {
 }
 
 func runRandom(t *testing.T, seed int64, builder, pinned bool, steps int) {
+	runRandomPiped(t, seed, builder, pinned, false, steps)
+}
+
+// runRandomPiped is runRandom, with pipelined queues when piped.
+func runRandomPiped(t *testing.T, seed int64, builder, pinned, piped bool, steps int) {
 	rng := rand.New(rand.NewSource(seed))
 	cfg := testConfig()
 	cfg.Policies[typA] = Policy{MaxRetries: 1 + rng.Intn(6), Delay: delayA}
@@ -333,7 +354,26 @@ func runRandom(t *testing.T, seed int64, builder, pinned bool, steps int) {
 		ss = append(ss, acct("s1", 0))
 		nSenders = 2
 	}
+	if piped {
+		// Queues q0, q2, … (and q1x) have 2 to 5 in flight; the chain takes
+		// nonces ahead of an account's, as devchain does.
+		for i := 0; i < nQueues; i += 2 {
+			cfg.Pipelines = append(cfg.Pipelines, Pipeline{Prefix: fmt.Sprintf("q%d", i), InFlight: 2 + rng.Intn(4)})
+		}
+		ch.gap = 64
+	}
 	h := newStopped(t, cfg, ss...)
+	ch.describe = func(uid string) string {
+		tx := h.tx(uid)
+		out := fmt.Sprintf("\n%s %s queue %s attempts:", uid, tx.State, tx.Queue)
+		for _, a := range tx.Attempts {
+			out += fmt.Sprintf("\n  %+v", a)
+		}
+		for _, e := range h.hist[uid] {
+			out += fmt.Sprintf("\n  %s>%s %s %q", e.From, e.To, e.Binding, e.Note)
+		}
+		return out
+	}
 	r := &randRun{t: t, rng: rng, h: h, ch: ch, builder: builder, lostHooks: map[string]bool{}, stats: map[string]int{}, pinned: pinned, nQueues: nQueues, f: faults{
 		workerErr: 0.15, sendThenErr: 0.1, checkErr: 0.1, missReceipt: 0.2,
 		include: 0.6, fail: 0.15, drop: 0.05,
@@ -452,7 +492,7 @@ func runRandom(t *testing.T, seed int64, builder, pinned bool, steps int) {
 			t.Fatalf("%s ended without a hook result", tx.UID)
 		}
 	}
-	t.Logf("MaxRetries %d, InclusionTimeout %d, WaitingWindow %d, pins %v", cfg.Policies[typA].MaxRetries, cfg.InclusionTimeout, cfg.WaitingWindow, h.cfg.Pins)
+	t.Logf("MaxRetries %d, InclusionTimeout %d, WaitingWindow %d, pins %v, pipelines %v", cfg.Policies[typA].MaxRetries, cfg.InclusionTimeout, cfg.WaitingWindow, h.cfg.Pins, h.cfg.Pipelines)
 	t.Logf("%d senders, %d queues: %d DONE, %d FAILED, %d blocks, %d attempts; %v", nSenders, nQueues, done, failed, ch.height, r.hashes, r.stats)
 }
 
@@ -461,6 +501,21 @@ func runRandom(t *testing.T, seed int64, builder, pinned bool, steps int) {
 // Builder dispatcher. ORDO_SEED replays a run; ORDO_SEEDS sets how many
 // seeds to run (from the first).
 func TestCoreRandomized(t *testing.T) { randomSeeds(t, false) }
+
+// TestCorePipelinedRandomized is TestCoreRandomized with pipelined queues
+// (CoreConfig.Pipelines) on a chain that takes nonces ahead.
+func TestCorePipelinedRandomized(t *testing.T) {
+	if os.Getenv("ORDO_PIPE_RANDOM") == "" {
+		t.Skip("known failures still open (fee replacements at a follower's nonce, drains); set ORDO_PIPE_RANDOM=1 to run")
+	}
+	testkit.Seeds(t, func(t *testing.T, seed uint64, steps int) {
+		for _, builder := range []bool{false, true} {
+			t.Run(fmt.Sprintf("builder=%v", builder), func(t *testing.T) {
+				runRandomPiped(t, int64(seed), builder, false, true, steps)
+			})
+		}
+	})
+}
 
 // randomSeeds runs runRandom for each seed testkit.Seeds gives, in
 // subtests builder=false and builder=true, pinned or not.
