@@ -18,6 +18,7 @@ func simCommand() *cobra.Command {
 		Short: "Deterministic simulations of ordo's engines: random inputs, faults and crashes from a seed, invariants after every step",
 	}
 	cmd.AddCommand(simSequencerCommand(), simProcessorCommand(), simLeaderCommand())
+	cmd.AddCommand(simDistseqCommand())
 	return cmd
 }
 
