@@ -306,6 +306,10 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 	for _, name := range st.WaitingQueues {
 		c.queue(name).stored = storeMore
 	}
+	for _, tr := range st.Sent {
+		c.seqSeen = max(c.seqSeen, tr.Seq)
+		extra = append(extra, tr)
+	}
 	c.restoreFollowers(extra)
 	for i := range st.Hooks {
 		c.hook(&txn{rec: st.Hooks[i]})
@@ -328,6 +332,10 @@ type Snapshot struct {
 	// Bound holds the WAITING transactions that bindings name (a dispatch
 	// was in flight when the node stopped).
 	Bound []store.Transaction
+	// Sent holds the WAITING transactions of pipelined queues that have
+	// attempts (a dispatch was under way at the stop) and that no binding
+	// names.
+	Sent []store.Transaction `json:",omitempty"`
 	// Hooks are finished transactions whose hook had not reported when the
 	// node stopped: their hooks run again (hooks are at least once).
 	Hooks []store.Transaction

@@ -448,7 +448,9 @@ func (c *Core) finish(q *queue, to store.TxState, note string) {
 	c.setBinding(q, store.Free)
 	c.setState(q, t, to, note)
 	c.hook(t)
-	c.release(q)
+	if !c.keepsSender(q) {
+		c.release(q)
+	}
 	c.pump(q)
 }
 

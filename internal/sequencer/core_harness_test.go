@@ -140,6 +140,18 @@ func (h *harness) snapshot() Snapshot {
 			s.Bound = append(s.Bound, cloneTx(tx))
 		}
 	}
+	// As Node.load: a pipelined queue's first WAITING transactions that
+	// have attempts, but the one its binding names.
+	n := map[string]int{}
+	for _, tx := range h.bySeq() {
+		if tx.State != store.Waiting || InFlightFor(h.cfg.Pipelines, tx.Queue) < 2 || n[tx.Queue] >= MaxInFlight {
+			continue
+		}
+		n[tx.Queue]++
+		if len(tx.Attempts) > 0 && h.queue(tx.Queue).TxUID != tx.UID {
+			s.Sent = append(s.Sent, cloneTx(tx))
+		}
+	}
 	s.Head, s.MinFee = h.head, h.minFee
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ordolabs/ordo/internal/store"
@@ -129,6 +130,11 @@ func (c *Core) grow(q *queue) {
 		if la.Nonce != tail.pipe {
 			return // the lead retried on a fresh nonce: let it land first
 		}
+		if lead := q.flights[0]; lead.piped {
+			if ll := lead.last(); ll == nil || ll.Nonce != lead.pipe {
+				return // likewise, behind its followers
+			}
+		}
 		if len(q.waiting) == 0 {
 			c.loadMore(q)
 			return
@@ -252,7 +258,8 @@ func (c *Core) sentBehind(q *queue, nonce uint64) bool {
 	}
 	above := func(t *txn) bool {
 		for _, a := range t.rec.Attempts {
-			if a.Sender == s.rec.ID && a.Nonce > nonce && a.Hash != "" {
+			// (With or without a hash: a dispatch under way may send.)
+			if a.Sender == s.rec.ID && a.Nonce > nonce {
 				return true
 			}
 		}
@@ -343,11 +350,10 @@ func (c *Core) freshNonce(q *queue, s *sender) uint64 {
 }
 
 // restoreFollowers takes back, after a restart, the transactions a
-// pipelined queue had in flight behind its lead (REVISION, with attempts):
-// a queue's lead is the one its binding names, and the others join its
-// buffer, merged in Seq order with the WAITING ones a rescan loads (some
-// may have been mid-dispatch) before anything is taken from it, to be taken
-// in again (grow) or to lead in turn.
+// pipelined queue had in flight behind its lead (REVISION, or WAITING with
+// attempts: Snapshot.Sent): a queue's lead is the one its binding names, and
+// the others join its buffer in Seq order, to be taken in again (grow) or
+// to lead in turn, on the same sender (keepsSender).
 func (c *Core) restoreFollowers(extra []store.Transaction) {
 	for _, tr := range extra {
 		q := c.queue(tr.Queue)
@@ -362,18 +368,32 @@ func (c *Core) restoreFollowers(extra []store.Transaction) {
 			c.watchTxn(q)
 			tr = f.rec
 		}
-		q.waiting = append(q.waiting, &txn{rec: tr})
-		q.lastSeq = max(q.lastSeq, tr.Seq)
-		q.stored = storeRescan
-	}
-	for _, q := range c.order {
-		if q.stored == storeRescan && q.load == loadIdle {
-			// Nothing of the queue is taken before the rescan is in: a
-			// WAITING transaction may come before those restored (its
-			// dispatch was under way, or refused, at the stop).
-			c.loadMore(q)
+		if !q.holds(tr.UID) {
+			q.waiting = append(q.waiting, &txn{rec: tr})
+			q.lastSeq = max(q.lastSeq, tr.Seq)
 		}
 	}
+	for _, q := range c.order {
+		if len(q.waiting) > 1 {
+			slices.SortStableFunc(q.waiting, bySeq)
+		}
+	}
+}
+
+// keepsSender reports whether q, whose last transaction in flight just
+// ended, keeps its sender for the next: a transaction a previous run sent
+// on it waits in the buffer (restoreFollowers), and its attempts hold the
+// sender's next nonces, which another queue must not take.
+func (c *Core) keepsSender(q *queue) bool {
+	if q.depth < 2 || q.snd == nil || q.load != loadIdle || len(q.waiting) == 0 {
+		return false
+	}
+	for _, a := range q.waiting[0].rec.Attempts {
+		if a.Sender == q.snd.rec.ID {
+			return true
+		}
+	}
+	return false
 }
 
 // bySeq orders transactions by their Seq.

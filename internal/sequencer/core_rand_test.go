@@ -72,7 +72,7 @@ func (c *simChain) send(from string, nonce, fee uint64, hash, uid string) error 
 		}
 		if fee*10 < old.fee*11 {
 			if fee < c.maxFee {
-				c.t.Fatalf("%s offered fee %d to replace a pending fee %d: below the chain's 110%% rule", uid, fee, old.fee)
+				c.t.Fatalf("%s offered fee %d to replace a pending fee %d (%s at nonce %d): below the chain's 110%% rule%s%s", uid, fee, old.fee, old.uid, nonce, c.debug(uid), c.debug(old.uid))
 			}
 			return fmt.Errorf("send: %w", chain.ErrReplacementUnderpriced)
 		}

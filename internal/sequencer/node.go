@@ -388,6 +388,27 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 	if snap.WaitingQueues, err = st.WaitingQueues(ctx); err != nil {
 		return nil, fmt.Errorf("sequencer: load waiting queues: %w", err)
 	}
+	bound := map[string]bool{}
+	for _, t := range snap.Bound {
+		bound[t.UID] = true
+	}
+	for _, q := range snap.WaitingQueues {
+		if InFlightFor(n.cfg.Pipelines, q) < 2 {
+			continue
+		}
+		// A pipelined queue may have sent WAITING transactions (their
+		// dispatch under way at the stop): the core takes them back in
+		// Seq order with those REVISION (restoreFollowers).
+		page, err := st.Waiting(ctx, q, 0, MaxInFlight)
+		if err != nil {
+			return nil, fmt.Errorf("sequencer: load sent of %s: %w", q, err)
+		}
+		for _, t := range page {
+			if len(t.Attempts) > 0 && !bound[t.UID] {
+				snap.Sent = append(snap.Sent, t)
+			}
+		}
+	}
 	hd, err := n.cfg.Chain.Head(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sequencer: chain head: %w", err)
