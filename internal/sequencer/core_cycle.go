@@ -307,6 +307,14 @@ func (c *Core) dispatch(q *queue) {
 		// since reorged back). Replace it there: at most one can land.
 		nonce, fresh = p.Nonce, false
 	}
+	if la := t.last(); fresh && la != nil && la.Sender == s.rec.ID && nonceConsumed(la) && c.sentBehind(q, la.Nonce) {
+		// A pipelined queue whose later transactions hold the nonces above
+		// the one a failure used: no retry on a fresh nonce (see
+		// failedIncl).
+		f.rec.Error = "failed at inclusion: " + la.Error + " (not retried: later transactions of its queue were sent behind its nonce)"
+		c.settleToFail(q)
+		return
+	}
 	c.send(q, f, nonce, prevFee, s.nonce == nonceFromChain && fresh)
 }
 

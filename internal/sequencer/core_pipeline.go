@@ -281,32 +281,15 @@ func (c *Core) sentBehind(q *queue, nonce uint64) bool {
 // gapBehind reports whether q's lead would leave its nonce unused under a
 // later transaction of its queue: its last attempt, on the queue's sender,
 // never consumed its nonce, and a follower (or a transaction a previous run
-// sent, waiting to be taken in again) has an attempt that may land at a
-// higher nonce of that sender. Such a nonce is filled, never left.
+// sent, waiting to be taken in again) holds a higher nonce of that sender,
+// sent or to be re-sent at it when it leads. Such a nonce is filled, never
+// left.
 func (c *Core) gapBehind(q *queue) bool {
 	s, la := q.snd, q.lead().last()
 	if q.depth < 2 || s == nil || la == nil || la.Sender != s.rec.ID || nonceConsumed(la) || la.Nonce < s.rec.NextNonce {
 		return false
 	}
-	above := func(t *txn) bool {
-		for i := range t.rec.Attempts {
-			if a := &t.rec.Attempts[i]; a.Sender == s.rec.ID && a.Nonce > la.Nonce && landable(a) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, f := range q.flights[1:] {
-		if above(f.txn) {
-			return true
-		}
-	}
-	for _, t := range q.waiting {
-		if above(t) {
-			return true
-		}
-	}
-	return false
+	return c.sentBehind(q, la.Nonce)
 }
 
 // fillGap re-sends q's lead at its nonce, after the type's delay, instead of

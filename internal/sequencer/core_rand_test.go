@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -453,7 +454,24 @@ func runRandomPiped(t *testing.T, seed int64, builder, pinned, piped bool, steps
 	r.f = faults{include: 1}
 	for i := 0; ; i++ {
 		if i > 5000 {
-			t.Fatalf("not drained; outstanding %s", h.describeOut())
+			var open []string
+			for _, tx := range h.bySeq() {
+				if tx.State != store.Done && tx.State != store.Failed && len(open) < 3 {
+					open = append(open, ch.debug(tx.UID))
+				}
+			}
+			var qs []string
+			for _, q := range h.c.order {
+				snd := ""
+				if q.snd != nil {
+					snd = q.snd.rec.ID
+				}
+				qs = append(qs, fmt.Sprintf("%s{%s seat %s snd %q flights %d waiting %d stored %s load %s}", q.rec.Name, q.rec.State, q.seat, snd, len(q.flights), len(q.waiting), q.stored, q.load))
+				for i, f := range q.flights {
+					qs = append(qs, fmt.Sprintf("\n  flight %d %s %s wait %s check %s verdict %s confirm %d deadline %d pipe %d held %v %s", i, f.rec.UID, f.rec.State, f.wait, f.check, f.verdict, f.confirm, q.rec.Deadline, f.pipe, f.held != nil, ch.debug(f.rec.UID)))
+				}
+			}
+			t.Fatalf("not drained; outstanding %s; chain nonces %v; free %d idle %d line %d; queues %v; open: %s", h.describeOut(), ch.nonce, len(h.c.free), h.c.idle, len(h.c.line), qs, strings.Join(open, ""))
 		}
 		for len(h.out)+len(r.later) > 0 {
 			r.answerRandom()
