@@ -307,11 +307,11 @@ func (c *Core) dispatch(q *queue) {
 		// since reorged back). Replace it there: at most one can land.
 		nonce, fresh = p.Nonce, false
 	}
-	if la := t.last(); fresh && la != nil && la.Sender == s.rec.ID && nonceConsumed(la) && c.sentBehind(q, la.Nonce) {
+	if ua := usedBy(t, s.rec.ID); fresh && ua != nil && c.sentBehind(q, ua.Nonce) {
 		// A pipelined queue whose later transactions hold the nonces above
 		// the one a failure used: no retry on a fresh nonce (see
 		// failedIncl).
-		f.rec.Error = "failed at inclusion: " + la.Error + " (not retried: later transactions of its queue were sent behind its nonce)"
+		f.rec.Error = "failed at inclusion: " + ua.Error + " (not retried: later transactions of its queue were sent behind its nonce)"
 		c.settleToFail(q)
 		return
 	}
@@ -329,6 +329,17 @@ func (c *Core) send(q *queue, f *flight, nonce, prevFee uint64, syncNonce bool) 
 	c.emit(Effect{Kind: EffectDispatch, UID: t.rec.UID, Queue: q.rec.Name, Attempt: a.N, Txn: rawData(t),
 		Sender: Sender{AccountID: s.rec.ID, Queue: q.rec.Name, Retries: t.rec.Retries, Nonce: a.Nonce, Fee: a.Fee},
 		Worker: s.rec.Worker, SyncNonce: syncNonce})
+}
+
+// usedBy returns the last attempt of t by sender whose nonce an inclusion
+// used, or nil.
+func usedBy(t *txn, sender string) *store.Attempt {
+	for i := len(t.rec.Attempts) - 1; i >= 0; i-- {
+		if a := &t.rec.Attempts[i]; a.Sender == sender && nonceConsumed(a) {
+			return a
+		}
+	}
+	return nil
 }
 
 // maybeSent reports whether an attempt may have reached the chain without

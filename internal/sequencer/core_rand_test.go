@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -523,9 +522,6 @@ func TestCoreRandomized(t *testing.T) { randomSeeds(t, false) }
 // TestCorePipelinedRandomized is TestCoreRandomized with pipelined queues
 // (CoreConfig.Pipelines) on a chain that takes nonces ahead.
 func TestCorePipelinedRandomized(t *testing.T) {
-	if os.Getenv("ORDO_PIPE_RANDOM") == "" {
-		t.Skip("known failures still open (fee replacements at a follower's nonce, drains); set ORDO_PIPE_RANDOM=1 to run")
-	}
 	testkit.Seeds(t, func(t *testing.T, seed uint64, steps int) {
 		for _, builder := range []bool{false, true} {
 			t.Run(fmt.Sprintf("builder=%v", builder), func(t *testing.T) {
