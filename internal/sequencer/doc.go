@@ -40,7 +40,10 @@
 // FAILED come per transaction, in queue order. The distributed sequencer
 // (seed 003) dispatches to such queues so that chained transactions share a
 // block. Worker senders keep one in flight (an unreported attempt makes a
-// nonce uncertain).
+// nonce uncertain). After a restart the queue's lead is the transaction its
+// binding names; the others it had sent (REVISION, or WAITING with attempts:
+// Snapshot.Sent) come back in Seq order and are taken in again or lead in
+// turn, on the same sender, which the queue keeps for them.
 //
 // A transaction whose nonce a failure on chain used is FAILED when later
 // transactions were sent behind it: a retry on a fresh nonce would land
