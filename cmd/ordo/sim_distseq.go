@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -47,14 +48,15 @@ and each node's active contracts.`,
 				c := cfg
 				c.Seed = s
 				res, err := sim.RunDistseq(cmd.Context(), c)
-				if err := reportDist(cmd, res, err); err != nil {
+				if rerr := reportDist(cmd, res, err); rerr != nil {
 					failed++
 					if first == nil {
-						first = err
+						first = rerr
 					}
 					var v *sim.DistViolation
 					if cmd.Context().Err() != nil || errors.As(err, &v) && v.Invariant == sim.DistStuck {
-						break // a stuck run's goroutine spins on: stop here
+						fmt.Fprintf(cmd.OutOrStdout(), "sim distseq: stopping after seed %d (a stuck run's goroutine spins on)\n", s)
+						break
 					}
 					continue
 				}
@@ -75,6 +77,7 @@ and each node's active contracts.`,
 	f.IntVar(&cfg.Coins, "coins", 0, "coins of 1000 minted per group (0: 200, or 4 when more than 100 groups are idle)")
 	f.Uint64Var(&cfg.FinalityDepth, "finality", 2, "the chain's finality depth: indexers read blocks this deep, reorgs are at most this deep")
 	f.DurationVar(&cfg.DrainBound, "drain-bound", sim.DefaultDistDrainBound, "virtual time the quiet phase has to settle every intent and state")
+	f.DurationVar(&cfg.StepTimeout, "step-timeout", 20*time.Second, "wall time one action may take before the run is reported stuck (the rest of the seeds are then not run)")
 	f.Uint64Var(&cfg.Core.RangeSize, "range-size", 10, "blocks per coordinator range")
 	return cmd
 }

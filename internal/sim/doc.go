@@ -69,4 +69,30 @@
 // only with the reason of our failure result; and, in a drain, every
 // request ends with a result on chain. lead_crash_test.go crashes at each
 // step of a request's life.
+//
+// The distributed-sequencer simulation (seed 003, dist*.go) drives the
+// distseq cluster: N real cores, each with its store, on the in-memory
+// network and one devchain, on one virtual clock. Actions: intents at random
+// members on random active contracts (some with an idempotency key used
+// again), network drops, duplicates, delays and reorders, partitions and
+// heals, crashes (also at the crash points before and after a commit: 1S/1C
+// and 2S/2C) and restarts, indexer lag and holds, chain drops, reverts and
+// reorgs; then a quiet phase without faults. Reorgs: the protocol acts on
+// final blocks only. Every indexer (and the checker) reads blocks at least
+// FinalityDepth deep and the reorgs drawn are at most that deep, so nothing
+// the nodes acted on is taken back; a dispatched transaction knocked out of
+// the chain by a reorg returns to the mempool and lands again or reverts
+// (a revert goes back to the protocol for re-assembly). Invariants
+// (distcheck.go), after every action: no intent confirmed twice and no
+// state spent twice (nor a state spent that was never minted or created)
+// on chain; an acknowledged intent is kept by its sender; a sender's final
+// state (in its transitions and in its store) never changes; a node's view
+// of the chain never moves back while it is up, nor its store's cursor
+// ever; an intent Confirmed at its sender is confirmed on chain, one
+// Reverted never is; a Step that does not return within StepTimeout of
+// wall time is reported stuck. Liveness: once the faults stop, within
+// DrainBound (DefaultDistDrainBound: two minutes of virtual time), every
+// acknowledged intent ends Confirmed or Reverted, every intent confirmed on
+// chain ends Confirmed at its sender, and every member holds every state
+// unspent on chain (minted + created - spent) of every group.
 package sim
