@@ -27,6 +27,7 @@ const (
 	DefaultParkTimeout       = time.Minute
 	DefaultMaxReverts        = 20
 	DefaultIdleAfter         = 3 * time.Second
+	DefaultMaxAssembling     = 32
 )
 
 // CoreConfig configures one node's distributed sequencer core.
@@ -72,6 +73,11 @@ type CoreConfig struct {
 	// MaxReverts is how many base-ledger reverts a transaction survives
 	// before the sender finalizes it Reverted. Defaults to 20.
 	MaxReverts int
+	// MaxAssembling is how many assemblies a coordinator has in flight at
+	// once, each offered its own states (seed 003 assembles one at a time;
+	// one round trip per assembly would cap a contract at 1/RTT). Defaults
+	// to 32; 1 is the seed's single-threaded queue.
+	MaxAssembling int
 	// IdleAfter is how long a contract with nothing in flight keeps its
 	// in-memory state before the core releases it. Defaults to 3s.
 	IdleAfter time.Duration
@@ -107,6 +113,9 @@ func (c CoreConfig) withDefaults() CoreConfig {
 	}
 	if c.MaxReverts == 0 {
 		c.MaxReverts = DefaultMaxReverts
+	}
+	if c.MaxAssembling == 0 {
+		c.MaxAssembling = DefaultMaxAssembling
 	}
 	if c.IdleAfter == 0 {
 		c.IdleAfter = DefaultIdleAfter

@@ -14,9 +14,10 @@ import (
 // dispatch. Nothing of it is durable until the dispatch (1C-2C).
 type coordinator struct {
 	txs        map[string]*ctx
-	queue      []string // Queued, in arrival order
-	assembling string   // the one transaction in Assembling, if any
-	order      []string // assembled, in assembly order: the dispatch order
+	queue      []string          // Queued, in arrival order
+	assembling map[string]bool   // the transactions in Assembling (at most MaxAssembling)
+	offered    map[string]string // state -> the assembly in flight it was offered to
+	order      []string          // assembled, in assembly order: the dispatch order
 	locked     map[string]string
 	spec       map[string]*specState
 	lastHB     time.Time
@@ -40,6 +41,8 @@ type ctx struct {
 	state        State
 	assembleID   string
 	assembleAt   time.Time
+	notBefore    time.Time  // no assembly before (after an unusable one)
+	offer        []StateRef // the states offered to the assembly in flight
 	asm          *Assembly
 	senderSig    []byte
 	deps         []string
@@ -62,7 +65,8 @@ func (c *Core) cbecome(t *ctx, s State) {
 // ensureCoordinator starts coordinating k (heartbeats follow at once).
 func (c *Core) ensureCoordinator(k *contract) *coordinator {
 	if k.coord == nil {
-		k.coord = &coordinator{txs: map[string]*ctx{}, locked: map[string]string{}, spec: map[string]*specState{}, idleSince: c.now}
+		k.coord = &coordinator{txs: map[string]*ctx{}, locked: map[string]string{}, spec: map[string]*specState{},
+			assembling: map[string]bool{}, offered: map[string]string{}, idleSince: c.now}
 	}
 	return k.coord
 }
@@ -134,31 +138,16 @@ func (c *Core) onDelegation(from NodeID, env *distseqpb.Envelope, m *distseqpb.D
 	c.pump(k)
 }
 
-// available is the domain context for the next assembly: the confirmed
-// states this node holds and no assembled transaction spends, oldest
-// first, then the outputs of assembled transactions not yet confirmed, in
-// assembly order.
-func (c *Core) available(k *contract) []StateRef {
+// candidates walks the domain context in order: the confirmed states this
+// node holds, oldest first, then the outputs of assembled transactions not
+// yet confirmed, in assembly order; each one no assembled transaction
+// spends and no assembly in flight was offered. fn returns false to stop.
+func (c *Core) candidates(k *contract, fn func(StateRef) bool) {
 	co := k.coord
-	ids := make([]string, 0, len(k.states))
-	for id := range k.states {
-		if co.locked[id] == "" {
-			ids = append(ids, id)
+	for _, id := range k.sortedStates() {
+		if co.locked[id] == "" && co.offered[id] == "" && !fn(k.states[id].ref) {
+			return
 		}
-	}
-	slices.SortFunc(ids, func(a, b string) int {
-		ha, hb := k.states[a].height, k.states[b].height
-		if ha != hb {
-			if ha < hb {
-				return -1
-			}
-			return 1
-		}
-		return cmpStr(a, b)
-	})
-	out := make([]StateRef, 0, len(ids))
-	for _, id := range ids {
-		out = append(out, k.states[id].ref)
 	}
 	for _, txID := range co.order {
 		t := co.txs[txID]
@@ -166,39 +155,118 @@ func (c *Core) available(k *contract) []StateRef {
 			continue
 		}
 		for _, s := range t.asm.Creates {
-			if co.locked[s.ID] == "" && co.spec[s.ID] != nil {
-				out = append(out, s)
+			if co.locked[s.ID] == "" && co.offered[s.ID] == "" && co.spec[s.ID] != nil && !fn(s) {
+				return
 			}
 		}
 	}
-	return out
 }
 
-// pump starts the next assembly when the slot is free, and moves the
-// graph on.
+// sortedStates returns the held states' ids, oldest first (cached until
+// the set changes).
+func (k *contract) sortedStates() []string {
+	if k.sorted != nil {
+		return k.sorted
+	}
+	ids := make([]string, 0, len(k.states))
+	for id := range k.states {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b string) int {
+		if ha, hb := k.states[a].height, k.states[b].height; ha != hb {
+			if ha < hb {
+				return -1
+			}
+			return 1
+		}
+		return cmpStr(a, b)
+	})
+	k.sorted = ids
+	return ids
+}
+
+// hold and unhold change the held states (and drop the cached order).
+func (k *contract) hold(ref StateRef, height uint64) {
+	k.states[ref.ID] = &held{ref: ref, height: height}
+	k.sorted = nil
+}
+
+func (k *contract) unhold(id string) {
+	if _, ok := k.states[id]; ok {
+		delete(k.states, id)
+		k.sorted = nil
+	}
+}
+
+// offer picks t's share of the domain context: candidates in order until
+// the domain says they cover the intent. Offers are disjoint, so
+// assemblies in flight at once never spend one state twice. It reports
+// false when the candidates left do not cover the intent.
+func (c *Core) offer(k *contract, t *ctx) ([]StateRef, bool) {
+	var out []StateRef
+	covered := c.cfg.Domain.Covers(t.intent, nil)
+	if !covered {
+		c.candidates(k, func(s StateRef) bool {
+			out = append(out, s)
+			covered = c.cfg.Domain.Covers(t.intent, out)
+			return !covered
+		})
+	}
+	return out, covered
+}
+
+// pump starts assemblies while there are slots (MaxAssembling), in queue
+// order ("Wait for assemble slot"), and moves the graph on. The head waits
+// when what is left does not cover it and other assemblies may give
+// states back; with none in flight it is offered all there is (and its
+// sender parks it).
 func (c *Core) pump(k *contract) {
 	co := k.coord
 	if co == nil || !k.loaded {
 		return
 	}
-	for co.assembling == "" && len(co.queue) > 0 {
+	for len(co.assembling) < c.cfg.MaxAssembling && len(co.queue) > 0 {
 		id := co.queue[0]
-		co.queue = co.queue[1:]
 		t := co.txs[id]
 		if t == nil || t.state != CQueued {
+			co.queue = co.queue[1:]
 			continue
 		}
-		co.assembling = id
+		if c.now.Before(t.notBefore) {
+			break // the queue's head waits (FIFO); a tick pumps again
+		}
+		offer, ok := c.offer(k, t)
+		if !ok && len(co.assembling) > 0 {
+			break
+		}
+		co.queue = co.queue[1:]
+		t.offer = t.offer[:0]
+		for _, s := range offer {
+			co.offered[s.ID] = t.id
+			t.offer = append(t.offer, s)
+		}
+		co.assembling[id] = true
 		c.cbecome(t, CAssembling)
 		c.requestAssembly(k, t)
 	}
 	c.advance(k)
 }
 
+// endAssembly frees t's slot and gives its offer back.
+func (c *Core) endAssembly(co *coordinator, t *ctx) {
+	delete(co.assembling, t.id)
+	for _, s := range t.offer {
+		if co.offered[s.ID] == t.id {
+			delete(co.offered, s.ID)
+		}
+	}
+	t.offer = nil
+}
+
 // requestAssembly sends t's AssembleRequest (a Request: resent until
-// answered or AssembleTimeout) with the domain context as it stands.
+// answered or AssembleTimeout) with its offer as the state locks.
 func (c *Core) requestAssembly(k *contract, t *ctx) {
-	locks, _ := jsonMarshal(c.available(k))
+	locks, _ := jsonMarshal(t.offer)
 	t.assembleID, t.assembleAt = c.nextID("a"), c.now
 	env := c.envelope(k.addr, "")
 	env.Body = &distseqpb.Envelope_AssembleRequest{AssembleRequest: &distseqpb.AssembleRequest{
@@ -214,11 +282,23 @@ func (c *Core) onAssembleResponse(from NodeID, addr string, m *distseqpb.Assembl
 	}
 	c.answered("asm:" + t.assembleID)
 	co := k.coord
-	co.assembling = ""
+	offer := t.offer
+	c.endAssembly(co, t)
 	var post postAssembly
-	if err := jsonUnmarshal(m.GetPostAssembly(), &post); err != nil || !c.spendable(k, post.Assembly) {
-		c.requeue(k, t) // assembled against a context that moved on: assemble again
-		c.pump(k)
+	if err := jsonUnmarshal(m.GetPostAssembly(), &post); err != nil || !c.spendable(k, post.Assembly, offer) {
+		if slices.ContainsFunc(post.Assembly.Creates, func(s StateRef) bool { return k.states[s.ID] != nil }) {
+			// its outputs are held already: another copy of the intent
+			// was confirmed (its states distributed before this node's
+			// indexer saw the event); stop coordinating it
+			c.drop(k, t)
+			c.pump(k)
+			return
+		}
+		// assembled against a context that moved on: assemble again,
+		// after a retry interval (not in this step: a local sender
+		// would answer the same at once)
+		c.requeue(k, t)
+		t.notBefore = c.now.Add(c.cfg.RetryInterval)
 		return
 	}
 	a := post.Assembly
@@ -239,13 +319,15 @@ func (c *Core) onAssembleResponse(from NodeID, addr string, m *distseqpb.Assembl
 	c.pump(k)
 }
 
-// spendable: every spend is a held or speculative state no assembled
-// transaction spends, and every created id is new.
-func (c *Core) spendable(k *contract, a Assembly) bool {
+// spendable: every spend is one of the states offered, still held or
+// speculative, that no assembled transaction spends, and every created id
+// is new.
+func (c *Core) spendable(k *contract, a Assembly, offer []StateRef) bool {
 	co := k.coord
 	seen := map[string]bool{}
 	for _, s := range a.Spends {
-		if seen[s] || co.locked[s] != "" || (k.states[s] == nil && co.spec[s] == nil) {
+		if seen[s] || co.locked[s] != "" || (k.states[s] == nil && co.spec[s] == nil) ||
+			!slices.ContainsFunc(offer, func(o StateRef) bool { return o.ID == s }) {
 			return false
 		}
 		seen[s] = true
@@ -264,7 +346,7 @@ func (c *Core) onAssembleError(from NodeID, addr string, m *distseqpb.AssembleEr
 		return
 	}
 	c.answered("asm:" + t.assembleID)
-	k.coord.assembling = ""
+	c.endAssembly(k.coord, t)
 	c.drop(k, t) // the sender decides: park, revert or retry
 	c.pump(k)
 }
@@ -433,9 +515,7 @@ func (c *Core) requeue(k *contract, t *ctx) {
 			continue
 		}
 		c.unassemble(co, o)
-		if co.assembling == o.id {
-			co.assembling = ""
-		}
+		c.endAssembly(co, o)
 		c.cbecome(o, CQueued)
 		co.queue = append(co.queue, o.id)
 	}
@@ -446,9 +526,7 @@ func (c *Core) drop(k *contract, t *ctx) {
 	co := k.coord
 	deps := c.graphOf(co, t)[1:]
 	c.unassemble(co, t)
-	if co.assembling == t.id {
-		co.assembling = ""
-	}
+	c.endAssembly(co, t)
 	co.queue = slices.DeleteFunc(co.queue, func(id string) bool { return id == t.id })
 	c.cbecome(t, CAbandoned)
 	delete(co.txs, t.id)
@@ -500,7 +578,7 @@ func (c *Core) coordConfirmed(k *contract, e ChainEvent) {
 		if t.asm != nil {
 			for _, s := range t.asm.Creates {
 				if k.loaded {
-					k.states[s.ID] = &held{ref: s, height: e.Height}
+					k.hold(s, e.Height)
 				}
 			}
 		}
@@ -514,9 +592,7 @@ func (c *Core) coordConfirmed(k *contract, e ChainEvent) {
 		}
 		co.order = slices.DeleteFunc(co.order, func(id string) bool { return id == t.id })
 		co.queue = slices.DeleteFunc(co.queue, func(id string) bool { return id == t.id })
-		if co.assembling == t.id {
-			co.assembling = ""
-		}
+		c.endAssembly(co, t)
 		if t.state != CDispatched {
 			c.answered("asm:" + t.assembleID)
 			c.answered("dc:" + t.confirmID)
@@ -540,9 +616,11 @@ func (c *Core) coordTimers(k *contract) {
 	if co == nil {
 		return
 	}
-	if t := co.txs[co.assembling]; t != nil && c.now.Sub(t.assembleAt) >= c.cfg.AssembleTimeout {
-		co.assembling = ""
-		c.drop(k, t)
+	for _, id := range sortedKeys(co.assembling) {
+		if t := co.txs[id]; t != nil && c.now.Sub(t.assembleAt) >= c.cfg.AssembleTimeout {
+			c.endAssembly(co, t)
+			c.drop(k, t)
+		}
 	}
 	for _, id := range slices.Clone(co.order) {
 		t := co.txs[id]

@@ -64,7 +64,8 @@ func (c *Core) checkSenders() error {
 // is in the dispatch order once; each state is locked by the one
 // transaction that spends it; each speculative state belongs to a
 // transaction in the graph; dependencies come earlier in the order; at
-// most one transaction assembles; the queue holds Queued ones only.
+// most MaxAssembling transactions assemble, each with its own offer; the
+// queue holds Queued ones only.
 func (c *Core) checkCoordinator(k *contract) error {
 	co := k.coord
 	pos := map[string]int{}
@@ -102,20 +103,25 @@ func (c *Core) checkCoordinator(k *contract) error {
 			return fmt.Errorf("speculative state %s of %s, not in the graph", s, sp.by)
 		}
 	}
-	assembling := 0
 	for id, t := range co.txs {
-		if t.state == CAssembling {
-			assembling++
-			if co.assembling != id {
-				return fmt.Errorf("%s assembling, the slot holds %q", id, co.assembling)
-			}
+		if (t.state == CAssembling) != co.assembling[id] {
+			return fmt.Errorf("%s in state %s, in the assembly slots: %v", id, t.state, co.assembling[id])
 		}
 		if t.state == CAbandoned {
 			return fmt.Errorf("%s abandoned but kept", id)
 		}
 	}
-	if assembling > 1 {
-		return fmt.Errorf("%d transactions assembling at once", assembling)
+	if len(co.assembling) > c.cfg.MaxAssembling {
+		return fmt.Errorf("%d transactions assembling at once, at most %d", len(co.assembling), c.cfg.MaxAssembling)
+	}
+	for s, by := range co.offered {
+		t := co.txs[by]
+		if t == nil || !co.assembling[by] || !slices.ContainsFunc(t.offer, func(o StateRef) bool { return o.ID == s }) {
+			return fmt.Errorf("state %s offered to %s, which is not assembling it", s, by)
+		}
+		if co.locked[s] != "" {
+			return fmt.Errorf("state %s offered to %s and locked by %s", s, by, co.locked[s])
+		}
 	}
 	for _, id := range co.queue {
 		if t := co.txs[id]; t != nil && t.state != CQueued {

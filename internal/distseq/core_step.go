@@ -29,6 +29,7 @@ type contract struct {
 
 	loaded bool
 	states map[string]*held // unspent states this node holds
+	sorted []string         // their ids, oldest first; nil when stale
 
 	coord *coordinator
 	subs  map[string]*submission // submitter: dispatched, undecided
@@ -256,7 +257,7 @@ func (c *Core) onMinted(e ChainEvent) {
 	for _, s := range e.States {
 		c.ready.Batch.States = append(c.ready.Batch.States, store.DistseqState{Contract: e.Contract, ID: s.ID, Data: stateData(s), Height: e.Height})
 		if k := c.active[e.Contract]; k != nil && k.loaded {
-			k.states[s.ID] = &held{ref: s, height: e.Height}
+			k.hold(s, e.Height)
 		}
 	}
 }
@@ -276,7 +277,7 @@ func (c *Core) onConfirmed(e ChainEvent) {
 	}
 	if k != nil {
 		for _, id := range e.Spends {
-			delete(k.states, id)
+			k.unhold(id)
 		}
 		c.coordConfirmed(k, e)
 		c.submitterConfirmed(k, e)
@@ -296,7 +297,7 @@ func (c *Core) onLoaded(in InputLoaded) {
 		if s.Spent || len(s.Data) == 0 {
 			continue
 		}
-		k.states[s.ID] = &held{ref: refOf(s), height: s.Height}
+		k.hold(refOf(s), s.Height)
 	}
 	if k.coord != nil {
 		c.pump(k)

@@ -1,6 +1,7 @@
 package distseq
 
 import (
+	"encoding/hex"
 	"slices"
 	"time"
 
@@ -156,7 +157,9 @@ func (c *Core) onSubmitterHeartbeat(from NodeID, addr string, m *distseqpb.Submi
 // again.
 func (c *Core) onDispatched(in InputDispatched) {
 	k, s := c.subOf(in.TxID)
-	if s == nil || in.OK {
+	if s == nil || in.OK || in.Reason == ReasonIntentConfirmed {
+		// confirmed, by this copy or another: the event (final on this
+		// node's indexer) says which, and whether to distribute
 		return
 	}
 	delete(k.subs, s.txID)
@@ -190,6 +193,18 @@ func (c *Core) submitterConfirmed(k *contract, e ChainEvent) {
 	}
 	delete(k.subs, s.txID)
 	payload, _ := jsonMarshal(s.rec)
+	d := c.cfg.Domain.Digest(k.addr, s.txID, s.rec.Assembly)
+	if hex.EncodeToString(d[:]) != e.Digest {
+		// another copy of the intent was confirmed: its submitter
+		// distributes; this one's states never existed
+		c.ready.Batch.Dispatches = append(c.ready.Batch.Dispatches, store.DistseqDispatch{TxID: s.txID, Contract: k.addr,
+			Sender: string(s.sender), DelegationID: s.delegationID, Payload: payload, Status: "reverted", CreatedAt: s.created, UpdatedAt: c.now})
+		c.transition(RoleSubmitter, s.txID, CDispatched, CAbandoned)
+		if len(k.subs) == 0 {
+			c.sendSubmitterHeartbeat(k)
+		}
+		return
+	}
 	c.ready.Batch.Dispatches = append(c.ready.Batch.Dispatches, store.DistseqDispatch{TxID: s.txID, Contract: k.addr,
 		Sender: string(s.sender), DelegationID: s.delegationID, Payload: payload, Status: "confirmed", CreatedAt: s.created, UpdatedAt: c.now})
 	c.transition(RoleSubmitter, s.txID, CDispatched, Confirmed)
@@ -239,7 +254,7 @@ func (c *Core) keepStates(k *contract, d *distseqpb.DistributeData, height uint6
 		c.ready.Batch.States = append(c.ready.Batch.States, store.DistseqState{Contract: d.GetContractAddress(), ID: ref.ID,
 			Data: stateData(ref), CreatedBy: ref.CreatedBy, Height: height})
 		if k != nil && k.loaded && (k.coord == nil || k.coord.spec[ref.ID] == nil) {
-			k.states[ref.ID] = &held{ref: ref, height: height}
+			k.hold(ref, height)
 		}
 	}
 }

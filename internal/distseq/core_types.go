@@ -99,6 +99,9 @@ var ErrNotReady = errors.New("distseq: not ready to assemble")
 type Domain interface {
 	// CheckIntent refuses an intent that can never be assembled.
 	CheckIntent(intent []byte) error
+	// Covers reports whether the states offered are enough for the
+	// intent (the coordinator offers candidates in order until they are).
+	Covers(intent []byte, offered []StateRef) bool
 	// Assemble picks states from avail (in the coordinator's order) for
 	// the intent of txID, sent by sender. It returns ErrNotReady (wrapped)
 	// to park, any other error to revert.
@@ -159,6 +162,10 @@ type ChainEvent struct {
 	TxID     string             // EventIntentConfirmed
 	Spends   []string           // EventIntentConfirmed
 	Creates  []string           // EventIntentConfirmed
+	// Digest is the confirmed assembly's Domain.Digest, hex
+	// (EventIntentConfirmed): a submitter distributes the created states
+	// only when its assembly is the one confirmed.
+	Digest string
 }
 
 // InputSubmit is a user's intent (ptx_sendTransaction): Ref correlates

@@ -81,7 +81,8 @@
 //     assembled transaction spends is locked by it alone, every
 //     speculative output belongs to a transaction in the graph, a
 //     transaction is dispatched only after every transaction whose outputs
-//     it spends, and at most one transaction assembles at a time;
+//     it spends, and the assemblies in flight (at most MaxAssembling) are
+//     offered disjoint states, so no two of them spend one state;
 //   - an endorsement error, a refused dispatch or a base-ledger revert takes
 //     the transaction and everything assembled on its outputs out of the
 //     graph, and they are assembled again (never dispatched stale);

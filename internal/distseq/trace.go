@@ -30,20 +30,21 @@ type TraceConfig struct {
 	ParkTimeout       time.Duration      `json:"parkTimeout"`
 	MaxReverts        int                `json:"maxReverts"`
 	IdleAfter         time.Duration      `json:"idleAfter"`
+	MaxAssembling     int                `json:"maxAssembling"`
 }
 
 func traceConfig(c CoreConfig, domain string) TraceConfig {
 	return TraceConfig{Self: c.Self, Key: c.Key, Domain: domain, RangeSize: c.RangeSize, HeartbeatInterval: c.HeartbeatInterval,
 		HeartbeatMisses: c.HeartbeatMisses, RetryInterval: c.RetryInterval, DelegationTimeout: c.DelegationTimeout,
 		AssembleTimeout: c.AssembleTimeout, SubmitterMisses: c.SubmitterMisses, ParkRetry: c.ParkRetry, ParkTimeout: c.ParkTimeout,
-		MaxReverts: c.MaxReverts, IdleAfter: c.IdleAfter}
+		MaxReverts: c.MaxReverts, IdleAfter: c.IdleAfter, MaxAssembling: c.MaxAssembling}
 }
 
 func (t TraceConfig) core(d Domain) CoreConfig {
 	return CoreConfig{Self: t.Self, Key: t.Key, Domain: d, RangeSize: t.RangeSize, HeartbeatInterval: t.HeartbeatInterval,
 		HeartbeatMisses: t.HeartbeatMisses, RetryInterval: t.RetryInterval, DelegationTimeout: t.DelegationTimeout,
 		AssembleTimeout: t.AssembleTimeout, SubmitterMisses: t.SubmitterMisses, ParkRetry: t.ParkRetry, ParkTimeout: t.ParkTimeout,
-		MaxReverts: t.MaxReverts, IdleAfter: t.IdleAfter}
+		MaxReverts: t.MaxReverts, IdleAfter: t.IdleAfter, MaxAssembling: t.MaxAssembling}
 }
 
 // TraceInput is one input as a trace records it: exactly one field set.

@@ -104,8 +104,13 @@ func (e *env) wantSpent(group, id string, spent bool, by string) {
 	}
 }
 
-func pgConfirmedEvent(group, txID string, spends, creates []string) string {
-	b, _ := json.Marshal(devchain.IntentConfirmed{Group: group, TxID: txID, Spends: spends, Creates: creates})
+func pgConfirmedEvent(group, txID string, spends []string, creates []devchain.PrivacyState) string {
+	ids := make([]string, len(creates))
+	for i, c := range creates {
+		ids[i] = c.ID
+	}
+	d := devchain.PrivacyDigest(group, txID, spends, creates)
+	b, _ := json.Marshal(devchain.IntentConfirmed{Group: group, TxID: txID, Spends: spends, Creates: ids, Digest: hex.EncodeToString(d[:])})
 	return string(b)
 }
 
@@ -170,7 +175,7 @@ func testPrivacyGroup(t *testing.T, f Factory) {
 	t.Run("confirm", func(t *testing.T) {
 		c1 := other.pg(devchain.PrivacyConfirm, pgConfirmArgs("g1", "t1", []string{"m1"}, []devchain.PrivacyState{pgState("c1", 10)}, A, B, C))
 		blk := e.mine()
-		e.wantEvent(c1, pg, "IntentConfirmed", pgConfirmedEvent("g1", "t1", []string{"m1"}, []string{"c1"}))
+		e.wantEvent(c1, pg, "IntentConfirmed", pgConfirmedEvent("g1", "t1", []string{"m1"}, []devchain.PrivacyState{pgState("c1", 10)}))
 		e.wantSpent("g1", "m1", true, "t1")
 		if s := e.pgStateOf("g1", "c1"); s.CreatedBy != "t1" || s.Spent || s.Height != blk.Height || string(s.Data) != `{"v":10}` {
 			t.Fatalf("created state %+v", s)
@@ -229,14 +234,14 @@ func testPrivacyGroup(t *testing.T, f Factory) {
 		// An intent with no spends that only creates.
 		c2 := other.pg(devchain.PrivacyConfirm, pgConfirmArgs("g1", "t12", nil, []devchain.PrivacyState{pgState("c2", 1)}, all...))
 		e.mine()
-		e.wantEvent(c2, pg, "IntentConfirmed", pgConfirmedEvent("g1", "t12", []string{}, []string{"c2"}))
+		e.wantEvent(c2, pg, "IntentConfirmed", pgConfirmedEvent("g1", "t12", []string{}, []devchain.PrivacyState{pgState("c2", 1)}))
 	})
 
 	t.Run("threshold", func(t *testing.T) {
 		two := other.pg(devchain.PrivacyConfirm, pgConfirmArgs("g2", "t1", []string{"m1"}, nil, C, A))
 		one := other.pg(devchain.PrivacyConfirm, pgConfirmArgs("g2", "t2", []string{"n1"}, nil, B))
 		e.mine()
-		e.wantEvent(two, pg, "IntentConfirmed", pgConfirmedEvent("g2", "t1", []string{"m1"}, []string{}))
+		e.wantEvent(two, pg, "IntentConfirmed", pgConfirmedEvent("g2", "t1", []string{"m1"}, []devchain.PrivacyState{}))
 		e.wantIncluded(one, false, devchain.ReasonEndorsements)
 		e.wantSpent("g2", "n1", false, "")
 		// Same txId in another group is another intent.
@@ -341,7 +346,7 @@ func testPrivacyGroup(t *testing.T, f Factory) {
 	t.Run("a reorg removing a confirm frees its states", func(t *testing.T) {
 		h := other.pg(devchain.PrivacyConfirm, pgConfirmArgs("g1", "reorged", []string{"m2"}, []devchain.PrivacyState{pgState("r1", 1)}, A, B, C))
 		e.mine()
-		ev := e.wantEvent(h, pg, "IntentConfirmed", pgConfirmedEvent("g1", "reorged", []string{"m2"}, []string{"r1"}))
+		ev := e.wantEvent(h, pg, "IntentConfirmed", pgConfirmedEvent("g1", "reorged", []string{"m2"}, []devchain.PrivacyState{pgState("r1", 1)}))
 		e.setFaults(devchain.FaultUpdate{Reorg: ptr(uint64(1))})
 		e.wantSpent("g1", "m2", false, "")
 		e.pgNoState("g1", "r1")

@@ -1,6 +1,7 @@
 package devchain
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
@@ -38,7 +39,8 @@ import (
 //     listing), each created id was never used in the group
 //     (ReasonStateExists). All or none: spends the states, creates the new
 //     ones, records the intent, and emits IntentConfirmed {group, txId,
-//     spends, creates: [id]}.
+//     spends, creates: [id], digest} (digest: the PrivacyDigest the
+//     endorsements signed, hex).
 //
 // Each transaction sees the writes of those before it in its block, so a
 // confirm may spend states created earlier in the same block (speculative
@@ -172,6 +174,10 @@ type IntentConfirmed struct {
 	TxID    string   `json:"txId"`
 	Spends  []string `json:"spends"`
 	Creates []string `json:"creates"`
+	// Digest is the confirmed intent's PrivacyDigest (hex): who holds the
+	// created states' data can tell whether it is this intent's (the
+	// data itself stays off chain's events).
+	Digest string `json:"digest"`
 }
 
 // StatesMinted is the data of the StatesMinted event.
@@ -295,7 +301,8 @@ func pgConfirm(x *Exec, args json.RawMessage) error {
 	if err := pgPut(x, pgIntentKey(c.Group, c.TxID), in); err != nil {
 		return err
 	}
-	return x.Emit("IntentConfirmed", IntentConfirmed{Group: c.Group, TxID: c.TxID, Spends: spends, Creates: created})
+	d := PrivacyDigest(c.Group, c.TxID, c.Spends, c.Creates)
+	return x.Emit("IntentConfirmed", IntentConfirmed{Group: c.Group, TxID: c.TxID, Spends: spends, Creates: created, Digest: hex.EncodeToString(d[:])})
 }
 
 func pgPut(x *Exec, key string, v any) error {

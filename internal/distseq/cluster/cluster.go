@@ -349,7 +349,8 @@ func (c *Cluster) afterBlock(ctx context.Context) error {
 	return nil
 }
 
-// audit counts the IntentConfirmed events of the canonical chain.
+// audit counts the IntentConfirmed events of the canonical chain's final
+// blocks.
 func (c *Cluster) audit(ctx context.Context) error {
 	for {
 		evs, err := c.Chain.Events(ctx, c.events, 1000)
@@ -359,7 +360,11 @@ func (c *Cluster) audit(ctx context.Context) error {
 		if len(evs) == 0 {
 			return nil
 		}
+		final := c.Head() - min(c.Head(), c.cfg.FinalityDepth)
 		for _, e := range evs {
+			if e.Height > final {
+				return nil // counted once final: a reorg may still remove it
+			}
 			c.events = e.Cursor
 			if e.Contract != devchain.PrivacyGroupContract || e.Name != "IntentConfirmed" {
 				continue

@@ -204,15 +204,23 @@ func (n *Node) perform(ctx context.Context, e distseq.Effect) error {
 }
 
 func (n *Node) sendTx(ctx context.Context, p *pendingTx) error {
-	h, err := n.c.Chain.SendTx(ctx, p.tx)
-	if err != nil {
-		if errors.Is(err, chain.ErrNonceTooLow) {
+	for range 8 {
+		h, err := n.c.Chain.SendTx(ctx, p.tx)
+		switch {
+		case err == nil:
+			p.hash = h
+			return nil
+		case errors.Is(err, chain.ErrNonceTooLow):
 			return nil // landed already: the status poll tells
+		case errors.Is(err, chain.ErrReplacementUnderpriced):
+			// a transaction of a previous incarnation holds the nonce
+			// (its dispatch came back with the restart): replace it
+			p.tx.Fee = p.tx.Fee*5/4 + 1
+		default:
+			return fmt.Errorf("node %s: submit %s: %w", n.ID, p.txID, err)
 		}
-		return fmt.Errorf("node %s: submit %s: %w", n.ID, p.txID, err)
 	}
-	p.hash = h
-	return nil
+	return fmt.Errorf("node %s: submit %s: replacement refused 8 times", n.ID, p.txID)
 }
 
 // pollSubmissions: the submitter's pipeline learns each transaction's
@@ -220,6 +228,9 @@ func (n *Node) sendTx(ctx context.Context, p *pendingTx) error {
 func (n *Node) pollSubmissions(ctx context.Context) error {
 	for _, id := range sortedIDs(n.sub) {
 		p := n.sub[id]
+		if p == nil || n.core == nil {
+			continue // crashed in this turn
+		}
 		st, err := n.c.Chain.TxStatus(ctx, p.hash)
 		if err != nil {
 			return err
@@ -310,7 +321,7 @@ func decodeEvent(e chain.Event) (distseq.ChainEvent, bool) {
 			return distseq.ChainEvent{}, false
 		}
 		return distseq.ChainEvent{Kind: distseq.EventIntentConfirmed, Contract: ic.Group, Height: e.Height, TxID: ic.TxID,
-			Spends: ic.Spends, Creates: ic.Creates}, true
+			Spends: ic.Spends, Creates: ic.Creates, Digest: ic.Digest}, true
 	}
 	return distseq.ChainEvent{}, false
 }

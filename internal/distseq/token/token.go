@@ -78,6 +78,21 @@ func CoinOf(s distseq.StateRef) uint64 {
 	return c.Amount
 }
 
+// Covers reports whether the coins offered sum to the intent's amount.
+func (Domain) Covers(b []byte, offered []distseq.StateRef) bool {
+	in, err := ParseIntent(b)
+	if err != nil {
+		return true // nothing covers it better: the sender will refuse it
+	}
+	var sum uint64
+	for _, s := range offered {
+		if sum += CoinOf(s); sum >= in.Amount {
+			return true
+		}
+	}
+	return false
+}
+
 // Assemble spends coins of avail in order until they cover the amount.
 func (Domain) Assemble(_, txID string, sender distseq.NodeID, b []byte, avail []distseq.StateRef) (distseq.Assembly, error) {
 	in, err := ParseIntent(b)
