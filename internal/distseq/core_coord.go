@@ -105,6 +105,15 @@ func (c *Core) onDelegation(from NodeID, env *distseqpb.Envelope, m *distseqpb.D
 	co := c.ensureCoordinator(k)
 	t := co.txs[m.GetTransactionId()]
 	switch {
+	case t == nil && k.subs[m.GetTransactionId()] != nil && !k.subs[m.GetTransactionId()].failed:
+		// dispatched by this node before it forgot the coordination (a
+		// restart): accept; its submitter heartbeats tell the sender
+		c.reply(from, env, func(e *distseqpb.Envelope) {
+			e.Body = &distseqpb.Envelope_DelegationAccepted{DelegationAccepted: &distseqpb.DelegationRequestAccepted{
+				TransactionId: m.GetTransactionId(), DelegateNodeId: string(c.cfg.Self), DelegationId: m.GetDelegationId(), ContractAddress: k.addr}}
+		})
+		c.sendSubmitterHeartbeat(k)
+		return
 	case t == nil:
 		var intent []byte
 		if len(m.GetPrivateTransactions()) > 0 {

@@ -22,32 +22,66 @@ type submission struct {
 	sender         NodeID
 	delegationID   string
 	rangeIdx       uint64
-	rec            dispatchRecord
-	created        time.Time
+	// copies are every assembly of the transaction this submitter
+	// dispatched, the latest last: any of them may be the one the base
+	// ledger confirms (a copy sent before a restart lands after it).
+	copies  []dispatchRecord
+	created time.Time
+	// failed: the latest copy reverted at failedAt; the record stays until
+	// this node's indexer passes that height, in case an earlier copy (at
+	// a lower nonce) is the one confirmed.
+	failed   bool
+	failedAt uint64
 }
 
-// dispatchRecord is DistseqDispatch.Payload: the call and what it
-// creates (for the distribution after confirmation).
+// dispatchRecord is one dispatched copy: the call and what it creates
+// (for the distribution after confirmation). DistseqDispatch.Payload is
+// the list of copies.
 type dispatchRecord struct {
 	Call     []byte   `json:"call"`
 	Assembly Assembly `json:"assembly"`
 }
 
-// submit commits the dispatch and asks the driver to submit it.
+func (s *submission) record(addr, status string, height uint64, now time.Time) store.DistseqDispatch {
+	payload, _ := jsonMarshal(s.copies)
+	return store.DistseqDispatch{TxID: s.txID, Contract: addr, Sender: string(s.sender), DelegationID: s.delegationID,
+		Payload: payload, Height: height, Status: status, CreatedAt: s.created, UpdatedAt: now}
+}
+
+// live counts the submissions not known to have failed.
+func live(k *contract) int {
+	n := 0
+	for _, s := range k.subs {
+		if !s.failed {
+			n++
+		}
+	}
+	return n
+}
+
+// submit commits the dispatch and asks the driver to submit it. A live
+// dispatch of the same transaction keeps its place (the driver submits
+// idempotently by transaction id: that copy is on its way); one that
+// failed is followed by this new copy.
 func (c *Core) submit(k *contract, t *ctx, call []byte) {
-	s := &submission{txID: t.id, contract: k.addr, sender: t.sender, delegationID: t.delegationID,
-		rangeIdx: c.rangeIndex(c.height), rec: dispatchRecord{Call: call, Assembly: *t.asm}, created: c.now}
-	payload, _ := jsonMarshal(s.rec)
-	c.ready.Batch.Dispatches = append(c.ready.Batch.Dispatches, store.DistseqDispatch{TxID: t.id, Contract: k.addr,
-		Sender: string(t.sender), DelegationID: t.delegationID, Payload: payload, Height: c.height, Status: "dispatched",
-		CreatedAt: c.now, UpdatedAt: c.now})
+	s := k.subs[t.id]
+	if s != nil && !s.failed {
+		return
+	}
+	if s == nil {
+		s = &submission{txID: t.id, contract: k.addr, created: c.now}
+	}
+	s.sender, s.delegationID, s.rangeIdx, s.failed = t.sender, t.delegationID, c.rangeIndex(c.height), false
+	s.copies = append(s.copies, dispatchRecord{Call: call, Assembly: *t.asm})
+	c.ready.Batch.Dispatches = append(c.ready.Batch.Dispatches, s.record(k.addr, "dispatched", c.height, c.now))
 	c.own(k, s)
 }
 
 func (c *Core) own(k *contract, s *submission) {
 	k.subs[s.txID] = s
 	c.transition(RoleSubmitter, s.txID, "", CDispatched)
-	c.ready.Effects = append(c.ready.Effects, Effect{Kind: EffectDispatch, Contract: k.addr, TxID: s.txID, Payload: s.rec.Call})
+	c.ready.Effects = append(c.ready.Effects, Effect{Kind: EffectDispatch, Contract: k.addr, TxID: s.txID,
+		Payload: s.copies[len(s.copies)-1].Call})
 	if k.subHB.IsZero() {
 		c.sendSubmitterHeartbeat(k)
 	}
@@ -60,12 +94,12 @@ func (c *Core) resumeDispatch(d store.DistseqDispatch) {
 	if k == nil || d.Status != "dispatched" {
 		return
 	}
-	var rec dispatchRecord
-	if err := jsonUnmarshal(d.Payload, &rec); err != nil {
+	var copies []dispatchRecord
+	if err := jsonUnmarshal(d.Payload, &copies); err != nil || len(copies) == 0 {
 		return
 	}
 	c.own(k, &submission{txID: d.TxID, contract: d.Contract, sender: NodeID(d.Sender), delegationID: d.DelegationID,
-		rangeIdx: c.rangeIndex(d.Height), rec: rec, created: d.CreatedAt})
+		rangeIdx: c.rangeIndex(d.Height), copies: copies, created: d.CreatedAt})
 }
 
 func (c *Core) subOf(txID string) (*contract, *submission) {
@@ -82,7 +116,12 @@ func (c *Core) subOf(txID string) (*contract, *submission) {
 // last, empty, when the set empties, so senders holding for the flush
 // go on at once.
 func (c *Core) sendSubmitterHeartbeat(k *contract) {
-	ids := sortedKeys(k.subs)
+	var ids []string
+	for _, id := range sortedKeys(k.subs) {
+		if !k.subs[id].failed {
+			ids = append(ids, id)
+		}
+	}
 	var rng uint64
 	first := true
 	for _, id := range ids {
@@ -110,7 +149,14 @@ func (c *Core) sendSubmitterHeartbeat(k *contract) {
 }
 
 func (c *Core) submitterTimers(k *contract) {
-	if len(k.subs) > 0 && c.now.Sub(k.subHB) >= c.cfg.HeartbeatInterval {
+	for _, id := range sortedKeys(k.subs) {
+		if s := k.subs[id]; s.failed && c.height >= s.failedAt {
+			// the indexer passed the revert: no earlier copy landed
+			delete(k.subs, id)
+			c.ready.Batch.Dispatches = append(c.ready.Batch.Dispatches, s.record(k.addr, "reverted", s.failedAt, c.now))
+		}
+	}
+	if live(k) > 0 && c.now.Sub(k.subHB) >= c.cfg.HeartbeatInterval {
 		c.sendSubmitterHeartbeat(k)
 	}
 }
@@ -157,15 +203,12 @@ func (c *Core) onSubmitterHeartbeat(from NodeID, addr string, m *distseqpb.Submi
 // again.
 func (c *Core) onDispatched(in InputDispatched) {
 	k, s := c.subOf(in.TxID)
-	if s == nil || in.OK || in.Reason == ReasonIntentConfirmed {
+	if s == nil || s.failed || in.OK || in.Reason == ReasonIntentConfirmed {
 		// confirmed, by this copy or another: the event (final on this
 		// node's indexer) says which, and whether to distribute
 		return
 	}
-	delete(k.subs, s.txID)
-	payload, _ := jsonMarshal(s.rec)
-	c.ready.Batch.Dispatches = append(c.ready.Batch.Dispatches, store.DistseqDispatch{TxID: s.txID, Contract: k.addr,
-		Sender: string(s.sender), DelegationID: s.delegationID, Payload: payload, Status: "reverted", CreatedAt: s.created, UpdatedAt: c.now})
+	s.failed, s.failedAt = true, in.Height
 	c.transition(RoleSubmitter, s.txID, CDispatched, CAbandoned)
 	if co := k.coord; co != nil {
 		if t := co.txs[s.txID]; t != nil {
@@ -178,7 +221,7 @@ func (c *Core) onDispatched(in InputDispatched) {
 	env.Body = &distseqpb.Envelope_TransactionReverted{TransactionReverted: &distseqpb.TransactionReverted{
 		TransactionId: s.txID, DelegationId: s.delegationID, ContractAddress: k.addr, RevertReason: in.Reason, NotificationId: nid}}
 	c.sendAssured("reverted:"+nid, s.sender, env, c.now.Add(2*c.hbTimeout()))
-	if len(k.subs) == 0 {
+	if live(k) == 0 {
 		c.sendSubmitterHeartbeat(k)
 	}
 }
@@ -192,24 +235,28 @@ func (c *Core) submitterConfirmed(k *contract, e ChainEvent) {
 		return
 	}
 	delete(k.subs, s.txID)
-	payload, _ := jsonMarshal(s.rec)
-	d := c.cfg.Domain.Digest(k.addr, s.txID, s.rec.Assembly)
-	if hex.EncodeToString(d[:]) != e.Digest {
-		// another copy of the intent was confirmed: its submitter
+	var conf *dispatchRecord
+	for i := range s.copies {
+		if d := c.cfg.Domain.Digest(k.addr, s.txID, s.copies[i].Assembly); hex.EncodeToString(d[:]) == e.Digest {
+			conf = &s.copies[i]
+		}
+	}
+	if conf == nil {
+		// another submitter's copy of the intent was confirmed: it
 		// distributes; this one's states never existed
-		c.ready.Batch.Dispatches = append(c.ready.Batch.Dispatches, store.DistseqDispatch{TxID: s.txID, Contract: k.addr,
-			Sender: string(s.sender), DelegationID: s.delegationID, Payload: payload, Status: "reverted", CreatedAt: s.created, UpdatedAt: c.now})
-		c.transition(RoleSubmitter, s.txID, CDispatched, CAbandoned)
-		if len(k.subs) == 0 {
+		c.ready.Batch.Dispatches = append(c.ready.Batch.Dispatches, s.record(k.addr, "reverted", e.Height, c.now))
+		if !s.failed {
+			c.transition(RoleSubmitter, s.txID, CDispatched, CAbandoned)
+		}
+		if live(k) == 0 {
 			c.sendSubmitterHeartbeat(k)
 		}
 		return
 	}
-	c.ready.Batch.Dispatches = append(c.ready.Batch.Dispatches, store.DistseqDispatch{TxID: s.txID, Contract: k.addr,
-		Sender: string(s.sender), DelegationID: s.delegationID, Payload: payload, Status: "confirmed", CreatedAt: s.created, UpdatedAt: c.now})
+	c.ready.Batch.Dispatches = append(c.ready.Batch.Dispatches, s.record(k.addr, "confirmed", e.Height, c.now))
 	c.transition(RoleSubmitter, s.txID, CDispatched, Confirmed)
 	msg := &distseqpb.DistributeData{ContractAddress: k.addr, TransactionId: s.txID}
-	for _, st := range s.rec.Assembly.Creates {
+	for _, st := range conf.Assembly.Creates {
 		msg.States = append(msg.States, &distseqpb.DistributedState{Id: st.ID, Owner: st.Owner, Data: st.Data, CreatedBy: s.txID})
 	}
 	c.keepStates(k, msg, e.Height)
@@ -224,7 +271,7 @@ func (c *Core) submitterConfirmed(k *contract, e ChainEvent) {
 			To: string(m), Payload: body, CreatedAt: c.now, UpdatedAt: c.now})
 		c.distribute(k.addr, m, d, body)
 	}
-	if len(k.subs) == 0 {
+	if live(k) == 0 {
 		c.sendSubmitterHeartbeat(k)
 	}
 }

@@ -199,6 +199,8 @@ type InputDispatched struct {
 	OK     bool
 	Reason string
 	Hash   string
+	// Height is the block that decided it (0 when it never landed).
+	Height uint64
 }
 
 func (InputStart) isInput()      {}

@@ -241,7 +241,7 @@ func (n *Node) pollSubmissions(ctx context.Context) error {
 				continue // not final yet
 			}
 			delete(n.sub, id)
-			if err := n.step(ctx, distseq.InputDispatched{TxID: id, OK: st.Success, Reason: st.Reason, Hash: string(p.hash)}); err != nil {
+			if err := n.step(ctx, distseq.InputDispatched{TxID: id, OK: st.Success, Reason: st.Reason, Hash: string(p.hash), Height: st.Height}); err != nil {
 				return err
 			}
 		case chain.TxDropped, chain.TxUnknown:
