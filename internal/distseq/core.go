@@ -151,13 +151,12 @@ type Core struct {
 	incarnation string
 	seq         uint64
 
-	groups   map[string]*group    // every known committee record
-	rings    map[string]*Ring     // one ring per distinct committee
-	active   map[string]*contract // contracts with in-memory state
-	txs      map[string]*senderTx // this node's in-flight intents
-	keys     map[string]string    // idempotency key -> txID, in flight
-	assured  map[string]*pending  // assured messages awaiting an answer
-	received map[string]bool      // distributions committed this incarnation
+	groups  map[string]*group    // every known committee record
+	rings   map[string]*Ring     // one ring per distinct committee
+	active  map[string]*contract // contracts with in-memory state
+	txs     map[string]*senderTx // this node's in-flight intents
+	keys    map[string]string    // idempotency key -> txID, in flight
+	assured map[string]*pending  // assured messages awaiting an answer
 
 	local []inbound // messages to self, handled in the same Step
 	ready Ready
@@ -178,14 +177,13 @@ func New(cfg CoreConfig) (*Core, error) {
 		return nil, fmt.Errorf("%w: Self, a 64-byte ed25519 Key and a Domain are required", ErrConfig)
 	}
 	return &Core{
-		cfg:      cfg,
-		groups:   map[string]*group{},
-		rings:    map[string]*Ring{},
-		active:   map[string]*contract{},
-		txs:      map[string]*senderTx{},
-		keys:     map[string]string{},
-		assured:  map[string]*pending{},
-		received: map[string]bool{},
+		cfg:     cfg,
+		groups:  map[string]*group{},
+		rings:   map[string]*Ring{},
+		active:  map[string]*contract{},
+		txs:     map[string]*senderTx{},
+		keys:    map[string]string{},
+		assured: map[string]*pending{},
 	}, nil
 }
 

@@ -91,7 +91,7 @@ func (c *Core) Step(in Input) (Ready, error) {
 
 func (c *Core) start(st InputStart) error {
 	*c = Core{cfg: c.cfg, groups: map[string]*group{}, rings: map[string]*Ring{}, active: map[string]*contract{},
-		txs: map[string]*senderTx{}, keys: map[string]string{}, assured: map[string]*pending{}, received: map[string]bool{}}
+		txs: map[string]*senderTx{}, keys: map[string]string{}, assured: map[string]*pending{}}
 	c.started, c.now, c.height, c.incarnation = true, st.Now, st.Height, st.Incarnation
 	for _, g := range st.Groups {
 		if err := c.addGroup(g); err != nil {

@@ -314,11 +314,10 @@ func (c *Core) onDistributeData(from NodeID, env *distseqpb.Envelope, m *distseq
 	if g == nil || !c.member(g) || !slices.Contains(g.members, from) {
 		return
 	}
-	if !c.received[m.GetDistributionId()] {
-		c.received[m.GetDistributionId()] = true
-		c.ready.Batch.Received = append(c.ready.Batch.Received, m.GetDistributionId())
-		c.keepStates(c.active[m.GetContractAddress()], m, c.height)
-	}
+	// no memory of what was received: a repeat is written again (the
+	// store's merge makes that a no-op) and acknowledged again
+	c.ready.Batch.Received = append(c.ready.Batch.Received, m.GetDistributionId())
+	c.keepStates(c.active[m.GetContractAddress()], m, c.height)
 	c.reply(from, env, func(r *distseqpb.Envelope) {
 		r.Body = &distseqpb.Envelope_DistributeDataAck{DistributeDataAck: &distseqpb.DistributeDataAcknowledgement{DistributionId: m.GetDistributionId()}}
 	})
