@@ -268,6 +268,7 @@ func Distseq(ctx context.Context, o DistseqOptions) (DistseqResult, error) {
 		return res, err
 	}
 	c := r.c
+	defer c.Close()
 	// Let every node index the deployment and start.
 	if err := c.RunFor(ctx, 2*o.BlockTime); err != nil {
 		return res, err

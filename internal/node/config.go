@@ -124,7 +124,7 @@ type SequencerConfig struct {
 	// starts with a rule's prefix (the longest matching prefix wins) may
 	// have up to its inFlight transactions in flight, sent in FIFO order on
 	// one sender with consecutive nonces, so that they can land in one
-	// block (nonce-ordered pipelining). inFlight is from 1 to 64; two rules
+	// block (nonce-ordered pipelining). inFlight is from 1 to 1024; two rules
 	// may not share a prefix. Defaults to none: every queue has one
 	// transaction in flight, the seed's "one transaction per block, per
 	// zkApp".
@@ -137,7 +137,7 @@ type PipelineConfig struct {
 	// ("" matches every queue). Required key, no default.
 	Prefix string `yaml:"prefix"`
 	// InFlight is how many transactions of such a queue may be in flight,
-	// from 1 to 64. No default: 0 is refused.
+	// from 1 to 1024. No default: 0 is refused.
 	InFlight int `yaml:"inFlight"`
 }
 

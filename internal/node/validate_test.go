@@ -34,8 +34,8 @@ func TestValidate(t *testing.T) {
 			c.Sequencer.Pipelines = []PipelineConfig{{Prefix: "ds/", InFlight: 8}, {Prefix: "ds/hot/", InFlight: 64}, {Prefix: "", InFlight: 1}}
 		}, nil},
 		{"pipeline inFlight out of range", func(c *Config) {
-			c.Sequencer.Pipelines = []PipelineConfig{{Prefix: "a", InFlight: 0}, {Prefix: "b", InFlight: 65}}
-		}, []string{"sequencer.pipelines[0].inFlight: must be from 1 to 64, got 0", "sequencer.pipelines[1].inFlight: must be from 1 to 64, got 65"}},
+			c.Sequencer.Pipelines = []PipelineConfig{{Prefix: "a", InFlight: 0}, {Prefix: "b", InFlight: 1025}}
+		}, []string{"sequencer.pipelines[0].inFlight: must be from 1 to 1024, got 0", "sequencer.pipelines[1].inFlight: must be from 1 to 1024, got 1025"}},
 		{"pipeline prefix twice", func(c *Config) {
 			c.Sequencer.Pipelines = []PipelineConfig{{Prefix: "a", InFlight: 2}, {Prefix: "a", InFlight: 3}}
 		}, []string{`sequencer.pipelines[1].prefix: "a" is also the prefix of sequencer.pipelines[0]`}},

@@ -21,7 +21,7 @@ const (
 	DefaultInFlightPerQueue = 1
 	// MaxInFlight is the most transactions a pipelined queue may have in
 	// flight (CoreConfig.Pipelines).
-	MaxInFlight = 64
+	MaxInFlight = 1024
 	// DefaultWaitingWindow is how many WAITING transactions per queue the
 	// core keeps in memory.
 	DefaultWaitingWindow = 64

@@ -63,9 +63,9 @@ func TestCheckPipelines(t *testing.T) {
 	}{
 		{name: "none", ok: true},
 		{name: "bounds", rules: []Pipeline{{Prefix: "a", InFlight: 1}, {Prefix: "b", InFlight: MaxInFlight}}, ok: true},
-		{name: "zero", rules: []Pipeline{{Prefix: "a", InFlight: 0}}, msg: "inFlight 0 must be from 1 to 64"},
+		{name: "zero", rules: []Pipeline{{Prefix: "a", InFlight: 0}}, msg: "inFlight 0 must be from 1 to 1024"},
 		{name: "negative", rules: []Pipeline{{Prefix: "a", InFlight: -2}}, msg: "inFlight -2"},
-		{name: "too many", rules: []Pipeline{{Prefix: "a", InFlight: MaxInFlight + 1}}, msg: "inFlight 65 must be from 1 to 64"},
+		{name: "too many", rules: []Pipeline{{Prefix: "a", InFlight: MaxInFlight + 1}}, msg: "inFlight 1025 must be from 1 to 1024"},
 		{name: "twice", rules: []Pipeline{{Prefix: "a", InFlight: 2}, {Prefix: "a", InFlight: 3}}, msg: "two rules"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -247,6 +247,7 @@ func runDistActions(ctx context.Context, cfg DistConfig, actions []DistAction, p
 	if err != nil {
 		return res, err
 	}
+	defer w.c.Close()
 
 	res.Heap[0] = liveHeap()
 	broke := func(step int, err error) error {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"time"
 
@@ -51,6 +52,17 @@ type Config struct {
 	Core distseq.CoreConfig
 	// Net configures the in-memory network (its Seed and Clock are set).
 	Net simnet.Config
+	// Direct, when true, submits dispatches straight to the chain from a
+	// nonce-ordered pipeline in the cluster instead of through each node's
+	// sequencer (cheaper: the simulation's default for runs with many
+	// contracts). Defaults to false: dispatches go through the sequencer.
+	Direct bool
+	// SeqInFlight is the sequencer pipeline's depth per contract queue.
+	// Defaults to DefaultSeqInFlight.
+	SeqInFlight int
+	// Dir holds the nodes' sequencer stores. Defaults to a new temporary
+	// directory, removed by Close.
+	Dir string
 	// Trace, when set, gives each node's trace writer (internal/trace's
 	// format, engine "distseq"); a restarted node appends to the same one.
 	Trace func(id distseq.NodeID) io.Writer
@@ -123,6 +135,8 @@ type Cluster struct {
 	ConfirmedAt map[string]uint64
 	submitted   map[string]time.Time
 	events      uint64
+	dir         string
+	ownDir      bool
 }
 
 // New builds a cluster: deploys and mints every group, and starts every
@@ -165,12 +179,34 @@ func New(ctx context.Context, cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	c.nextTick = clk.Now()
+	if !cfg.Direct {
+		c.dir = cfg.Dir
+		if c.dir == "" {
+			if c.dir, err = os.MkdirTemp("", "ordo-distseq-*"); err != nil {
+				return nil, err
+			}
+			c.ownDir = true
+		}
+	}
 	for _, n := range c.nodes {
 		if err := n.start(ctx); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
+}
+
+// Close stops every node's sequencer and the chain, and removes the
+// directory the cluster made.
+func (c *Cluster) Close() {
+	for _, n := range c.nodes {
+		n.seq.close()
+		n.seq = nil
+	}
+	c.Chain.Close()
+	if c.ownDir {
+		os.RemoveAll(c.dir)
+	}
 }
 
 // Group returns the name of group i.
@@ -325,6 +361,9 @@ func (c *Cluster) event(ctx context.Context, t time.Time) error {
 				return err
 			}
 		}
+		if err := n.seq.settle(ctx); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -396,6 +435,8 @@ func (c *Cluster) Crash(id distseq.NodeID) {
 	n := c.byID[id]
 	c.Net.Crash(transport.NodeID(id))
 	n.core, n.sub, n.ep = nil, map[string]*pendingTx{}, nil
+	n.seq.close()
+	n.seq = nil
 }
 
 // Restart starts node id again from its store.

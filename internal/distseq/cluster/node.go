@@ -44,6 +44,7 @@ type Node struct {
 	viewed uint64
 
 	sub   map[string]*pendingTx
+	seq   *seqSubmitter // the node's sequencer (nil with Config.Direct)
 	nonce uint64
 	// Transitions is every state change this node's core reported.
 	Transitions []distseq.Transition
@@ -104,11 +105,19 @@ func (n *Node) start(ctx context.Context) error {
 		n.ep = n.c.Net.Restart(transport.NodeID(n.ID), n.handle)
 	}
 	n.core = core
+	if !n.c.cfg.Direct {
+		if err := n.openSequencer(ctx); err != nil {
+			return err
+		}
+	}
 	if n.tracer == nil && n.c.cfg.Trace != nil {
 		n.tracer = distseq.NewTracer(n.c.cfg.Trace(n.ID), "token")
 	}
 	if err := n.step(ctx, distseq.InputStart{Now: n.c.Now(), Incarnation: fmt.Sprintf("i%d", n.restarts),
 		Groups: groups, Intents: intents, Dispatches: disp, Outbox: out}); err != nil {
+		return err
+	}
+	if err := n.seq.settle(ctx); err != nil {
 		return err
 	}
 	return n.index(ctx)
@@ -191,6 +200,9 @@ func (n *Node) perform(ctx context.Context, e distseq.Effect) error {
 		}
 		return n.step(ctx, distseq.InputLoaded{Contract: e.Contract, States: states})
 	case distseq.EffectDispatch:
+		if n.seq != nil {
+			return n.seq.submit(ctx, e)
+		}
 		if n.sub[e.TxID] != nil {
 			return nil // in the pipeline already (idempotent by transaction id)
 		}
@@ -226,6 +238,9 @@ func (n *Node) sendTx(ctx context.Context, p *pendingTx) error {
 // pollSubmissions: the submitter's pipeline learns each transaction's
 // outcome; a dropped one is sent again at its nonce (no gap is left).
 func (n *Node) pollSubmissions(ctx context.Context) error {
+	if n.seq != nil {
+		return n.seq.settle(ctx)
+	}
 	for _, id := range sortedIDs(n.sub) {
 		p := n.sub[id]
 		if p == nil || n.core == nil {

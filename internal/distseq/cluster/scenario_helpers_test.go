@@ -98,6 +98,7 @@ func newWorld(t *testing.T, cfg Config) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(c.Close)
 	w.c = c
 	var ids []distseq.NodeID
 	for _, n := range c.Nodes() {

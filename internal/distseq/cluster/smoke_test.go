@@ -16,6 +16,7 @@ func TestSmokeHappyPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer c.Close()
 	if err := c.RunFor(ctx, 2*time.Second); err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,7 @@ func stress(t *testing.T, seed uint64) {
 		t.Fatal(err)
 	}
 	var ids []string
+	defer c.Close()
 	for step := range 200 {
 		n := c.Nodes()[rng.IntN(len(c.Nodes()))]
 		switch r := rng.IntN(100); {
@@ -110,6 +111,7 @@ func TestTraceReplays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer c.Close()
 	for i := range 20 {
 		n := c.Nodes()[i%4]
 		if !n.Up() {
