@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,7 +77,7 @@ func (n *Node) openSequencer(ctx context.Context) error {
 		InclusionTimeout: 20, Confirmations: c.cfg.FinalityDepth + 1,
 		Senders:   []sequencer.SenderConfig{{ID: n.acct, Key: key}},
 		Pipelines: []sequencer.Pipeline{{Prefix: SeqQueuePrefix, InFlight: inflight}},
-		Logger:    slog.New(slog.DiscardHandler), Inline: true, OnFinish: s.finished})
+		Logger:    slog.New(slog.DiscardHandler), Inline: true, OnFinish: s.finished, Rand: rand.NewChaCha8(n.uidSeed())})
 	if err != nil {
 		st.Close()
 		return fmt.Errorf("node %s: sequencer: %w", n.ID, err)
@@ -90,6 +91,12 @@ func (n *Node) openSequencer(ctx context.Context) error {
 }
 
 const seqType = "call-once"
+
+// uidSeed seeds the sequencer's record ids from the cluster's seed, the
+// node and its incarnation, so that a run replays exactly.
+func (n *Node) uidSeed() [32]byte {
+	return sha256.Sum256(fmt.Appendf(nil, "distseq-cluster|%d|%s|%d", n.c.cfg.Seed, n.ID, n.restarts))
+}
 
 // close drops the sequencer as a crash does: its store keeps what it
 // committed.
