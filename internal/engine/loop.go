@@ -214,10 +214,11 @@ func answer[I, R any](envs []envelope[I, R], replies []R, reqOf func(R) uint64, 
 
 // retire rebuilds the core from the store after a failed commit, unless
 // ctx ended (the commit was cut short by a shutdown: the store holds the
-// last one).
+// last one); then it returns ctx's error, so that no caller turns a core
+// left between Ready and Advance again.
 func (l *Loop[I, R, E]) retire(ctx context.Context, cause error) error {
-	if ctx.Err() != nil {
-		return nil
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: commit cut short: %w", l.spec.Name, err)
 	}
 	l.spec.Log.Error(l.spec.Name+": commit failed; rebuilding the core from the store", "err", cause)
 	if err := l.spec.Rebuild(ctx); err != nil {

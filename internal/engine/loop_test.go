@@ -192,3 +192,23 @@ func TestDoWaitsForTheTurn(t *testing.T) {
 		t.Fatalf("Run = %v", err)
 	}
 }
+
+// TestCommitCutByShutdown: a commit that fails because the loop's context
+// ended is an error of the turn (not a silent success), so Run stops
+// instead of stepping a core left between Ready and Advance.
+func TestCommitCutByShutdown(t *testing.T) {
+	f, l := newFake(false)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	f.failNext = true
+	l.Put(in{v: 1})
+	if _, err := l.Turn(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Turn after a commit cut by the shutdown: err %v, want context.Canceled", err)
+	}
+	if f.rebuilt != 0 {
+		t.Errorf("rebuilt %d times during a shutdown, want 0", f.rebuilt)
+	}
+	if err := l.Run(ctx, func(int) chan<- int { return make(chan int, 1) }); err != nil {
+		t.Errorf("Run on an ended context: %v, want nil", err)
+	}
+}
