@@ -1,6 +1,7 @@
 package distseq
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -182,13 +183,7 @@ func (k *contract) sortedStates() []string {
 		ids = append(ids, id)
 	}
 	slices.SortFunc(ids, func(a, b string) int {
-		if ha, hb := k.states[a].height, k.states[b].height; ha != hb {
-			if ha < hb {
-				return -1
-			}
-			return 1
-		}
-		return cmpStr(a, b)
+		return cmp.Or(cmp.Compare(k.states[a].height, k.states[b].height), cmp.Compare(a, b))
 	})
 	k.sorted = ids
 	return ids
@@ -655,14 +650,4 @@ func (c *Core) coordTimers(k *contract) {
 	if c.now.Sub(co.lastHB) >= c.cfg.HeartbeatInterval {
 		c.sendCoordinatorHeartbeat(k)
 	}
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

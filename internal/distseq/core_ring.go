@@ -1,6 +1,7 @@
 package distseq
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -133,27 +134,17 @@ func NewRing(committee []NodeID, opts ...RingOption) (*Ring, error) {
 	slices.SortFunc(r.points, func(a, b point) int {
 		switch {
 		case a.pos != b.pos:
-			return cmpU64(a.pos, b.pos)
+			return cmp.Compare(a.pos, b.pos)
 		case a.member != b.member:
 			if a.member < b.member {
 				return -1
 			}
 			return 1
 		default:
-			return cmpU64(uint64(a.vnode), uint64(b.vnode))
+			return cmp.Compare(uint64(a.vnode), uint64(b.vnode))
 		}
 	})
 	return r, nil
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Members returns the ring's distinct members, sorted by id.
@@ -229,7 +220,7 @@ func (r *Ring) PreferenceAt(contract string, index uint64, unavailable map[NodeI
 	p := r.Point(contract, index)
 	n := len(r.points)
 	// cw: the first point at or after p (wrapping); ccw: the one before it.
-	cw, _ := slices.BinarySearchFunc(r.points, p, func(pt point, t uint64) int { return cmpU64(pt.pos, t) })
+	cw, _ := slices.BinarySearchFunc(r.points, p, func(pt point, t uint64) int { return cmp.Compare(pt.pos, t) })
 	cw %= n
 	ccw := (cw - 1 + n) % n
 	out := make([]NodeID, 0, want)
