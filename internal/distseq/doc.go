@@ -38,6 +38,9 @@
 //     time against the domain context: confirmed states no assembled
 //     transaction spends, then the outputs of assembled ones), the graph
 //     of dependants, switchover at a range boundary.
+//   - core_assemble.go: the assembly slots and offers of "Coordinate
+//     transaction" (which transaction assembles next, against which
+//     states) and the coordinator's side of the assemble Request.
 //   - core_endorse.go: "Transaction endorsement" and "Gather endorsements";
 //     the endorser's check that the requester is the coordinator it would
 //     select for its own block range.
