@@ -22,6 +22,13 @@
 // token domain (package token) are pure functions. A Tracer records a run
 // and Replay checks it (engine "distseq" of internal/trace).
 //
+// Node (node.go) is the production driver: one goroutine steps inputs
+// from a mailbox (the transport's handler, the indexer's events, the
+// submitter's outcomes, Submit) and a tick; it commits each batch, then
+// sends, performs (a load answered at once; a dispatch to the Submitter,
+// the node's sequencer) and replies. The cluster package drives cores the
+// same way on a virtual clock.
+//
 // Where each part of the seed lives:
 //   - core_ring.go: "Coordinator selection" (the hash ring with virtual
 //     nodes, floor(b/n) and the contract address hashed together).

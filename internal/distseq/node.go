@@ -1,0 +1,258 @@
+package distseq
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/mailbox"
+	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/transport"
+	"google.golang.org/protobuf/proto"
+)
+
+// Submitter hands a coordinator's dispatch to the base ledger through the
+// node's sequencer, idempotently by (txID, call); the outcome comes back
+// through Node.Dispatched. Submit must not block on the chain.
+type Submitter interface {
+	Submit(ctx context.Context, contract, txID string, call []byte) error
+}
+
+// NodeConfig configures the production driver of a Core.
+type NodeConfig struct {
+	// Core is the core's configuration.
+	Core CoreConfig
+	// Store holds the durable state. Required.
+	Store store.DistseqStore
+	// Transport reaches the other members; its handler is Node.Handle.
+	// Required.
+	Transport transport.Transport
+	// Submitter sends dispatches. Required.
+	Submitter Submitter
+	// Clock is the injected clock. Defaults to the wall clock.
+	Clock clock.Clock
+	// Tick is how often the core gets an InputTick. Defaults to 100ms.
+	Tick time.Duration
+	// Logger gets what the driver reports. Defaults to slog.Default().
+	Logger *slog.Logger
+	// Trace, when set, records the core's run (ordo replay reads it);
+	// TraceDomain names the Domain in it. Defaults to nil and "token".
+	Trace       io.Writer
+	TraceDomain string
+}
+
+// Node drives one Core from one goroutine (Run): inputs from any
+// goroutine go through a mailbox; each Ready is committed, then its
+// messages sent, its effects performed and its replies answered.
+type Node struct {
+	cfg     NodeConfig
+	core    *Core
+	tracer  *Tracer
+	inbox   *mailbox.Mailbox[envelope]
+	ref     uint64
+	waiting map[uint64]chan Reply
+}
+
+type envelope struct {
+	in    Input
+	reply chan Reply
+}
+
+// ErrStopped is returned to callers whose input the stopped node never
+// stepped.
+var ErrStopped = errors.New("distseq: node stopped")
+
+// NewNode checks cfg and builds a node; Run starts it.
+func NewNode(cfg NodeConfig) (*Node, error) {
+	if cfg.Store == nil || cfg.Transport == nil || cfg.Submitter == nil {
+		return nil, fmt.Errorf("%w: a Store, a Transport and a Submitter are required", ErrConfig)
+	}
+	cfg.Core.Self = NodeID(cfg.Transport.Self())
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Tick <= 0 {
+		cfg.Tick = 100 * time.Millisecond
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.TraceDomain == "" {
+		cfg.TraceDomain = "token"
+	}
+	core, err := New(cfg.Core)
+	if err != nil {
+		return nil, err
+	}
+	return &Node{cfg: cfg, core: core, tracer: NewTracer(cfg.Trace, cfg.TraceDomain),
+		inbox: mailbox.New[envelope](), waiting: map[uint64]chan Reply{}}, nil
+}
+
+// Handle is the transport's handler: the message joins the node's inbox.
+func (n *Node) Handle(m transport.Message) {
+	n.inbox.Put(envelope{in: InputMessage{From: NodeID(m.From), Body: m.Body}})
+}
+
+// Events hands the node what its indexer read (final blocks only).
+func (n *Node) Events(in InputEvents) { n.inbox.Put(envelope{in: in}) }
+
+// Dispatched hands the node a dispatch's outcome.
+func (n *Node) Dispatched(in InputDispatched) { n.inbox.Put(envelope{in: in}) }
+
+// Submit is ptx_sendTransaction: the intent is committed before it
+// returns the transaction id (an idempotency key already known returns
+// the same id).
+func (n *Node) Submit(ctx context.Context, contract, key string, intent []byte) (string, error) {
+	if key != "" {
+		if rec, err := n.cfg.Store.DistseqIntentByKey(ctx, key); err == nil {
+			return rec.TxID, nil
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return "", err
+		}
+	}
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	ch := make(chan Reply, 1)
+	n.inbox.Put(envelope{in: InputSubmit{TxID: "tx_" + hex.EncodeToString(b[:]), Contract: contract, Key: key, Intent: intent}, reply: ch})
+	select {
+	case r := <-ch:
+		return r.TxID, r.Err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// Run loads the durable state, starts the core and steps inputs until
+// ctx ends. A failed commit stops it with the error (the core is ahead of
+// the store: the caller restarts the node, which starts from the store).
+func (n *Node) Run(ctx context.Context) error {
+	defer n.stop()
+	if err := n.start(ctx); err != nil {
+		return err
+	}
+	tick := n.cfg.Clock.NewTimer(n.cfg.Tick)
+	defer func() { tick.Stop() }()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-n.inbox.Signal():
+		case <-tick.C():
+			tick = n.cfg.Clock.NewTimer(n.cfg.Tick)
+			if err := n.step(ctx, InputTick{Now: n.cfg.Clock.Now()}, nil); err != nil {
+				return err
+			}
+		}
+		for _, e := range n.inbox.Take() {
+			if err := n.step(ctx, e.in, e.reply); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (n *Node) start(ctx context.Context) error {
+	st := n.cfg.Store
+	groups, err := st.DistseqGroups(ctx)
+	if err != nil {
+		return err
+	}
+	intents, err := st.DistseqIntents(ctx, store.DistseqIntentFilter{Status: store.DistseqPending, Limit: 1000})
+	if err != nil {
+		return err
+	}
+	disp, err := st.DistseqOpenDispatches(ctx)
+	if err != nil {
+		return err
+	}
+	out, err := st.DistseqPendingOutbox(ctx)
+	if err != nil {
+		return err
+	}
+	var inc [8]byte
+	if _, err := rand.Read(inc[:]); err != nil {
+		return err
+	}
+	return n.step(ctx, InputStart{Now: n.cfg.Clock.Now(), Incarnation: hex.EncodeToString(inc[:]),
+		Groups: groups, Intents: intents, Dispatches: disp, Outbox: out}, nil)
+}
+
+// step is the driver's contract: Step, commit, then send, perform and
+// reply, in that order.
+func (n *Node) step(ctx context.Context, in Input, reply chan Reply) error {
+	if s, ok := in.(InputSubmit); ok && reply != nil {
+		n.ref++
+		s.Ref = n.ref
+		n.waiting[s.Ref] = reply
+		in = s
+	}
+	if t, ok := in.(InputTick); ok && t.Now.IsZero() {
+		in = InputTick{Now: n.cfg.Clock.Now()}
+	}
+	r, err := n.tracer.Step(n.core, in)
+	if err != nil {
+		return fmt.Errorf("distseq: step: %w", err)
+	}
+	if err := n.cfg.Store.ApplyDistseq(ctx, r.Batch); err != nil {
+		return fmt.Errorf("distseq: commit: %w", err)
+	}
+	for _, s := range r.Sends {
+		body, err := proto.Marshal(s.Env)
+		if err != nil {
+			return fmt.Errorf("distseq: encode %s: %w", s.Kind, err)
+		}
+		if err := n.cfg.Transport.Send(ctx, transport.NodeID(s.To), transport.Message{Kind: s.Kind, Assured: s.Assured, Body: body}); err != nil {
+			// assured messages are resent by the core; the rest is
+			// fire and forget
+			n.cfg.Logger.Debug("distseq: send", "to", s.To, "kind", s.Kind, "err", err)
+		}
+	}
+	for _, e := range r.Effects {
+		if err := n.perform(ctx, e); err != nil {
+			return err
+		}
+	}
+	for _, rp := range r.Replies {
+		if ch := n.waiting[rp.Ref]; ch != nil {
+			delete(n.waiting, rp.Ref)
+			ch <- rp
+		}
+	}
+	return nil
+}
+
+// perform runs an effect: a load is answered before the next input.
+func (n *Node) perform(ctx context.Context, e Effect) error {
+	switch e.Kind {
+	case EffectLoad:
+		states, err := n.cfg.Store.DistseqStates(ctx, e.Contract, true)
+		if err != nil {
+			return fmt.Errorf("distseq: load %s: %w", e.Contract, err)
+		}
+		return n.step(ctx, InputLoaded{Contract: e.Contract, States: states}, nil)
+	case EffectDispatch:
+		if err := n.cfg.Submitter.Submit(ctx, e.Contract, e.TxID, e.Payload); err != nil {
+			// the coordinator's submitter record stays open: a restart
+			// dispatches it again; meanwhile the sender's timers act
+			n.cfg.Logger.Error("distseq: dispatch", "tx", e.TxID, "err", err)
+		}
+	}
+	return nil
+}
+
+// stop answers every caller still waiting.
+func (n *Node) stop() {
+	for ref, ch := range n.waiting {
+		ch <- Reply{Ref: ref, Err: ErrStopped}
+		delete(n.waiting, ref)
+	}
+	_ = n.tracer.Flush()
+}
