@@ -4,21 +4,16 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/ordolabs/ordo/internal/chain"
-	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/distseq"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
-	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
 
@@ -32,18 +27,14 @@ import (
 // block. A revert is FAILED at once with the chain's reason (call-once: no
 // fee-raising retry) and goes back to the protocol.
 
-// SeqQueuePrefix is the sequencer queue prefix of distseq dispatches.
-const SeqQueuePrefix = "distseq/"
-
 // DefaultSeqInFlight is the pipeline's depth per contract queue.
 const DefaultSeqInFlight = 1024
 
 type seqSubmitter struct {
 	n        *Node
 	st       *sqlite.Store
-	node     *sequencer.Node
 	loop     *sequencer.Loop
-	byUID    map[string]string // sequencer uid -> transaction id
+	sub      *distseq.SequencerSubmitter
 	done     []distseq.InputDispatched
 	lastHead chain.Hash
 	busy     bool
@@ -66,31 +57,31 @@ func (n *Node) openSequencer(ctx context.Context) error {
 		}
 		return nil
 	}
-	s := &seqSubmitter{n: n, st: st, byUID: map[string]string{}}
+	s := &seqSubmitter{n: n, st: st}
+	s.sub = &distseq.SequencerSubmitter{Store: st, Height: c.Head,
+		Out: func(d distseq.InputDispatched) { s.done = append(s.done, d) }}
 	inflight := c.cfg.SeqInFlight
 	if inflight == 0 {
 		inflight = DefaultSeqInFlight
 	}
-	s.node, err = sequencer.NewNode(sequencer.Config{Store: st, Chain: c.Chain, Clock: c.clk,
-		Dispatchers:      map[string]sequencer.Dispatcher{seqType: dispatch.NewCallDispatcher(0, c.Chain, keys)},
-		Policies:         map[string]sequencer.Policy{seqType: {MaxRetries: 0}},
+	s.sub.Sequencer, err = sequencer.NewNode(sequencer.Config{Store: st, Chain: c.Chain, Clock: c.clk,
+		Dispatchers:      map[string]sequencer.Dispatcher{distseq.SeqType: dispatch.NewCallDispatcher(0, c.Chain, keys)},
+		Policies:         map[string]sequencer.Policy{distseq.SeqType: {MaxRetries: 0}},
 		InclusionTimeout: 20, Confirmations: c.cfg.FinalityDepth + 1,
 		Senders:   []sequencer.SenderConfig{{ID: n.acct, Key: key}},
-		Pipelines: []sequencer.Pipeline{{Prefix: SeqQueuePrefix, InFlight: inflight}},
-		Logger:    slog.New(slog.DiscardHandler), Inline: true, OnFinish: s.finished, Rand: rand.NewChaCha8(n.uidSeed())})
+		Pipelines: []sequencer.Pipeline{{Prefix: distseq.SeqQueuePrefix, InFlight: inflight}},
+		Logger:    slog.New(slog.DiscardHandler), Inline: true, OnFinish: s.sub.Finished, Rand: rand.NewChaCha8(n.uidSeed())})
 	if err != nil {
 		st.Close()
 		return fmt.Errorf("node %s: sequencer: %w", n.ID, err)
 	}
-	if s.loop, err = s.node.Open(ctx); err != nil {
+	if s.loop, err = s.sub.Sequencer.Open(ctx); err != nil {
 		st.Close()
 		return fmt.Errorf("node %s: sequencer start: %w", n.ID, err)
 	}
 	n.seq = s
 	return nil // the first settle comes after the core's start
 }
-
-const seqType = "call-once"
 
 // uidSeed seeds the sequencer's record ids from the cluster's seed, the
 // node and its incarnation, so that a run replays exactly.
@@ -106,45 +97,13 @@ func (s *seqSubmitter) close() {
 	}
 }
 
-// submit hands a dispatch to the sequencer, idempotently: the key is the
-// transaction id and the call's hash, so a resumed dispatch is the same
-// transaction and a new copy (a new assembly) is a new one.
+// submit hands a dispatch to the sequencer (distseq.SequencerSubmitter,
+// as in production) and settles it.
 func (s *seqSubmitter) submit(ctx context.Context, e distseq.Effect) error {
-	data, _ := json.Marshal(dispatch.Call{Contract: devchain.PrivacyGroupContract, Method: "confirm", Args: e.Payload})
-	h := sha256.Sum256(e.Payload)
-	key := e.TxID + "/" + hex.EncodeToString(h[:8])
-	res, err := s.node.Submit(ctx, []sequencer.Intake{{Queue: SeqQueuePrefix + e.Contract, Type: seqType, Data: data, IdempotencyKey: key}})
-	if err != nil {
-		return fmt.Errorf("node %s: submit %s: %w", s.n.ID, e.TxID, err)
-	}
-	tx := res[0].Transaction
-	s.byUID[tx.UID] = e.TxID
-	if tx.State == store.Done || tx.State == store.Failed {
-		s.finished(tx.UID, tx.State, 0)
+	if err := s.sub.Submit(ctx, e.Contract, e.TxID, e.Payload); err != nil {
+		return fmt.Errorf("node %s: %w", s.n.ID, err)
 	}
 	return s.settle(ctx)
-}
-
-// finished is the sequencer's OnFinish: an outcome for the core, handed
-// over once the loop's turn is done.
-func (s *seqSubmitter) finished(uid string, st store.TxState, _ uint64) {
-	txID := s.byUID[uid]
-	rec, err := s.st.Get(context.Background(), uid)
-	if txID == "" {
-		if err != nil {
-			return
-		}
-		txID, _, _ = strings.Cut(rec.IdempotencyKey, "/")
-	}
-	delete(s.byUID, uid)
-	out := distseq.InputDispatched{TxID: txID, OK: st == store.Done, Height: s.n.c.Head()}
-	if !out.OK {
-		out.Reason = rec.Error
-		if strings.Contains(rec.Error, distseq.ReasonIntentConfirmed) {
-			out.Reason = distseq.ReasonIntentConfirmed
-		}
-	}
-	s.done = append(s.done, out)
 }
 
 // settle tells the sequencer of a new head and of ended delays, turns its
