@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"crypto/ed25519"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -293,7 +292,7 @@ func (n *Node) index(ctx context.Context) error {
 				break
 			}
 			in.Cursor, more = e.Cursor, true
-			if ce, ok := decodeEvent(e); ok {
+			if ce, ok := distseq.DecodeEvent(e); ok {
 				in.Events = append(in.Events, ce)
 			}
 		}
@@ -303,42 +302,6 @@ func (n *Node) index(ctx context.Context) error {
 	}
 	n.cursor, n.viewed = in.Cursor, target
 	return n.step(ctx, in)
-}
-
-func decodeEvent(e chain.Event) (distseq.ChainEvent, bool) {
-	if e.Contract != devchain.PrivacyGroupContract {
-		return distseq.ChainEvent{}, false
-	}
-	switch e.Name {
-	case "GroupDeployed":
-		var g devchain.PrivacyGroupInfo
-		if json.Unmarshal(e.Data, &g) != nil {
-			return distseq.ChainEvent{}, false
-		}
-		rec := store.DistseqGroup{Contract: g.Group, Threshold: g.Threshold, Height: e.Height}
-		for _, m := range g.Members {
-			rec.Members = append(rec.Members, store.DistseqMember{ID: m.ID, PublicKey: m.PublicKey})
-		}
-		return distseq.ChainEvent{Kind: distseq.EventGroupDeployed, Contract: g.Group, Height: e.Height, Group: rec}, true
-	case "StatesMinted":
-		var m devchain.StatesMinted
-		if json.Unmarshal(e.Data, &m) != nil {
-			return distseq.ChainEvent{}, false
-		}
-		ce := distseq.ChainEvent{Kind: distseq.EventStatesMinted, Contract: m.Group, Height: e.Height}
-		for _, s := range m.Minted {
-			ce.States = append(ce.States, distseq.StateRef{ID: s.ID, Owner: s.Owner, Data: []byte(s.Data)})
-		}
-		return ce, true
-	case "IntentConfirmed":
-		var ic devchain.IntentConfirmed
-		if json.Unmarshal(e.Data, &ic) != nil {
-			return distseq.ChainEvent{}, false
-		}
-		return distseq.ChainEvent{Kind: distseq.EventIntentConfirmed, Contract: ic.Group, Height: e.Height, TxID: ic.TxID,
-			Spends: ic.Spends, Creates: ic.Creates, Digest: ic.Digest}, true
-	}
-	return distseq.ChainEvent{}, false
 }
 
 func sortedIDs[V any](m map[string]V) []string {
