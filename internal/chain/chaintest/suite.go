@@ -35,6 +35,7 @@ func Run(t *testing.T, f Factory) {
 		{"Registry", testRegistry},
 		{"Workflow", testWorkflow},
 		{"PrivacyGroup", testPrivacyGroup},
+		{"Nodes", testNodes},
 		{"FaultReject", testFaultReject},
 		{"FaultDrop", testFaultDrop},
 		{"FaultRevert", testFaultRevert},

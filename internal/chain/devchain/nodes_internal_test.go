@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,4 +186,37 @@ func FuzzNodesArgs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNodesFull: with MaxNodes registered, a new id is refused and a
+// registered one still updates.
+func TestNodesFull(t *testing.T) {
+	state, reg, _ := nodesFuzzState(t)
+	var held NodeRegistration
+	if err := json.Unmarshal(reg, &held); err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{held.ID}
+	for i := len(ids); i < MaxNodes; i++ {
+		ids = append(ids, fmt.Sprintf("n%040x", i))
+	}
+	slices.Sort(ids)
+	b, _ := json.Marshal(ids)
+	state[stateKey(NodesContract, nodeIndexKey)] = b
+	k := chain.KeyFromSeed("nodesfull/new")
+	fresh, _ := json.Marshal(SignNodeRegistration(k, NodeIDOf(k.Public().(ed25519.PublicKey)), held.Fingerprint, "new.test:1", 1))
+	for _, c := range []struct {
+		name   string
+		args   []byte
+		reason string
+	}{
+		{"a new id", fresh, ReasonTooManyNodes},
+		{"a registered id", reg, ""},
+	} {
+		x := &Exec{Height: 2, contract: NodesContract, state: state}
+		err := (Nodes{}).Apply(x, NodesRegister, c.args)
+		if got := fmt.Sprint(err); (c.reason == "" && err != nil) || (c.reason != "" && got != c.reason) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.reason)
+		}
+	}
 }
