@@ -26,7 +26,11 @@
 //     ed25519 keys fixed at deploy; UTXO-style states, each spent at most
 //     once; intents (txIds), each confirmed at most once, with endorsements
 //     by at least the group's threshold of members over PrivacyDigest; an
-//     IntentConfirmed event per confirmed intent;
+//     IntentConfirmed event per confirmed intent (with the confirmed
+//     PrivacyDigest);
+//   - nodes (Nodes, issue 11): node id (NodeIDOf) -> ed25519 key, TLS
+//     certificate fingerprint, endpoint; each change signed by the node's
+//     own key with a growing seq (NodeRegistered / NodeDeregistered);
 //   - multicall (method all): several calls as one transaction, applied all
 //     or none, whose reason names the failing call ("call <i>
 //     (<contract>.<method>): <reason>"): an atomic batch.
