@@ -237,7 +237,7 @@ func (t *Transport) dialOnce(p *peer) bool {
 		t.cfg.Logger.Debug("grpcnet: stream not accepted", "self", t.self, "peer", p.id, "err", err)
 		return false
 	}
-	s := &stream{send: st.Send, end: cancel}
+	s := &stream{dialed: true, send: st.Send, end: cancel}
 	if !t.adopt(p, s) {
 		return true // the pair has an inbound stream
 	}

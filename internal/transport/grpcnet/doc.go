@@ -17,8 +17,10 @@
 // sent to it and has no stream with it (wanting it: a node that only
 // receives never dials). The accepting side keeps a new inbound stream and
 // drops the pair's older one, except that a node refuses a stream from a
-// higher NodeID while it is itself dialing that peer (the lower id's dial
-// wins a simultaneous dial, before either stream carries a message). A
+// higher NodeID while it is itself dialing that peer or holds a stream it
+// dialed to it (the lower id's dial wins a simultaneous dial, before either
+// stream carries a message; a higher peer that restarted is let in once the
+// old stream is seen to end, its keepalive bounding that for a silent one). A
 // dialer whose hello arrives when the pair already has a stream drops its
 // own. Reconnection backs off exponentially (MinBackoff doubling to
 // MaxBackoff, no jitter) on the injected clock and starts again from nothing

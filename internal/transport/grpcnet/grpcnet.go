@@ -104,6 +104,7 @@ type peer struct {
 
 // stream is one end of a Connect stream.
 type stream struct {
+	dialed bool // this node dialed it
 	sendMu sync.Mutex
 	send   func(*transportpb.Frame) error
 	end    context.CancelFunc // ends the stream; idempotent
@@ -400,11 +401,12 @@ func (t *Transport) recvLoop(p *peer, s *stream, recv func() (*transportpb.Frame
 
 // accept decides on an inbound stream s from p and makes it the pair's
 // stream when kept: a new inbound stream replaces the pair's older one,
-// except that a stream from a higher id is refused while this node dials it.
+// except that a stream from a higher id is refused while this node dials it
+// or holds a stream it dialed (the lower id's dial wins).
 func (t *Transport) accept(p *peer, s *stream) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.id > t.self && p.dialing {
+	if p.id > t.self && (p.dialing || p.cur != nil && p.cur.dialed) {
 		return false
 	}
 	t.current(p, s)
