@@ -52,54 +52,69 @@ func (l *ledger) Submit(_ context.Context, _, _ string, call []byte) error {
 	return nil
 }
 
+// member is one node of the test committee: its identity key and the
+// transport that reaches the others.
+type member struct {
+	id  transport.NodeID
+	key ed25519.PrivateKey
+	tr  transport.Transport
+}
+
 // TestNodeDrivesTheProtocol: three Nodes, each Run in its own goroutine on
 // the wall clock, over a transport that knows nothing of the core: an
 // intent submitted at one is committed, delegated, assembled, endorsed by
 // all, dispatched once, confirmed, and its states reach every member.
 func TestNodeDrivesTheProtocol(t *testing.T) {
+	peers := map[transport.NodeID]func(transport.Message){}
+	var ms []member
+	for i, id := range []transport.NodeID{"A", "B", "C"} {
+		ms = append(ms, member{id: id, key: ed25519.NewKeyFromSeed(append(make([]byte, 31), byte(i+1))), tr: &loop{self: id, peers: peers}})
+	}
+	driveProtocol(t, ms, func(id transport.NodeID, h func(transport.Message)) { peers[id] = h })
+}
+
+// driveProtocol runs the committee ms (its transports delivering through
+// the handler bind registers) through one intent, end to end.
+func driveProtocol(t *testing.T, ms []member, bind func(transport.NodeID, func(transport.Message))) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ids := []transport.NodeID{"A", "B", "C"}
 	var members []store.DistseqMember
-	keys := map[transport.NodeID]ed25519.PrivateKey{}
-	for i, id := range ids {
-		k := ed25519.NewKeyFromSeed(append(make([]byte, 31), byte(i+1)))
-		keys[id] = k
-		members = append(members, store.DistseqMember{ID: string(id), PublicKey: hex.EncodeToString(k.Public().(ed25519.PublicKey))})
+	for _, m := range ms {
+		members = append(members, store.DistseqMember{ID: string(m.id), PublicKey: hex.EncodeToString(m.key.Public().(ed25519.PublicKey))})
 	}
-	peers := map[transport.NodeID]func(transport.Message){}
 	led := &ledger{}
 	nodes := map[transport.NodeID]*distseq.Node{}
 	stores := map[transport.NodeID]*memstore.Distseq{}
 	var wg sync.WaitGroup
-	for _, id := range ids {
+	for _, m := range ms {
 		st := memstore.NewDistseq()
-		n, err := distseq.NewNode(distseq.NodeConfig{Core: distseq.CoreConfig{Key: keys[id], Domain: token.Domain{}},
-			Store: st, Transport: &loop{self: id, peers: peers}, Submitter: led, Tick: 10 * time.Millisecond})
+		n, err := distseq.NewNode(distseq.NodeConfig{Core: distseq.CoreConfig{Key: m.key, Domain: token.Domain{}},
+			Store: st, Transport: m.tr, Submitter: led, Tick: 10 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
-		nodes[id], stores[id] = n, st
-		peers[id] = n.Handle
+		nodes[m.id], stores[m.id] = n, st
+		bind(m.id, n.Handle)
 	}
 	coins := token.Mint("m", "", 100, 100)
-	for _, id := range ids {
-		nodes[id].Events(distseq.InputEvents{Height: 1, Cursor: 2, Events: []distseq.ChainEvent{
+	for _, m := range ms {
+		nodes[m.id].Events(distseq.InputEvents{Height: 1, Cursor: 2, Events: []distseq.ChainEvent{
 			{Kind: distseq.EventGroupDeployed, Contract: "g", Height: 1, Group: store.DistseqGroup{Contract: "g", Members: members}},
 			{Kind: distseq.EventStatesMinted, Contract: "g", Height: 1, States: coins}}})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := nodes[id].Run(ctx); err != nil {
-				t.Errorf("node %s: %v", id, err)
+			if err := nodes[m.id].Run(ctx); err != nil {
+				t.Errorf("node %s: %v", m.id, err)
 			}
 		}()
 	}
-	txID, err := nodes["B"].Submit(ctx, "g", "key-1", []byte(`{"to":"alice","amount":30}`))
+	sender := ms[1].id
+	txID, err := nodes[sender].Submit(ctx, "g", "key-1", []byte(`{"to":"alice","amount":30}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again, err := nodes["B"].Submit(ctx, "g", "key-1", []byte(`{"to":"alice","amount":30}`)); err != nil || again != txID {
+	if again, err := nodes[sender].Submit(ctx, "g", "key-1", []byte(`{"to":"alice","amount":30}`)); err != nil || again != txID {
 		t.Fatalf("resend with the same key: %q, %v; want %q", again, err, txID)
 	}
 	var call token.ConfirmArgs
@@ -111,7 +126,7 @@ func TestNodeDrivesTheProtocol(t *testing.T) {
 		}
 		return len(led.calls) == 1
 	})
-	if call.TxID != txID || len(call.Endorsements) != len(ids) {
+	if call.TxID != txID || len(call.Endorsements) != len(ms) {
 		t.Fatalf("dispatch %+v, want %s endorsed by all", call, txID)
 	}
 	a := distseq.Assembly{Spends: call.Spends}
@@ -121,17 +136,17 @@ func TestNodeDrivesTheProtocol(t *testing.T) {
 		created = append(created, s.ID)
 	}
 	d := token.Domain{}.Digest("g", txID, a)
-	for _, id := range ids {
-		nodes[id].Events(distseq.InputEvents{Height: 2, Cursor: 3, Events: []distseq.ChainEvent{{Kind: distseq.EventIntentConfirmed,
+	for _, m := range ms {
+		nodes[m.id].Events(distseq.InputEvents{Height: 2, Cursor: 3, Events: []distseq.ChainEvent{{Kind: distseq.EventIntentConfirmed,
 			Contract: "g", Height: 2, TxID: txID, Spends: call.Spends, Creates: created, Digest: hex.EncodeToString(d[:])}}})
 	}
 	waitFor(t, "the intent confirmed at its sender and its states at every member", func() bool {
-		rec, err := stores["B"].DistseqIntent(ctx, txID)
+		rec, err := stores[sender].DistseqIntent(ctx, txID)
 		if err != nil || rec.Status != store.DistseqConfirmed {
 			return false
 		}
-		for _, id := range ids {
-			st, _ := stores[id].DistseqStates(ctx, "g", true)
+		for _, m := range ms {
+			st, _ := stores[m.id].DistseqStates(ctx, "g", true)
 			have := map[string]bool{}
 			for _, s := range st {
 				have[s.ID] = len(s.Data) > 0
