@@ -1,0 +1,18 @@
+// Package noderegistry is the node-to-node transport's Directory read from
+// the devchain `nodes` contract (issue 11, "Identities and set-up"; seed
+// 004's "endpoint → ID mapping", used here first): node id → ed25519 key,
+// TLS certificate fingerprint, endpoint, each entry signed by the node's
+// own key on chain.
+//
+// A Directory keeps the last mapping it read and answers Lookup from it;
+// Refresh reads the whole mapping again, and Run refreshes it every
+// interval until its context ends. A refresh that fails keeps the last
+// mapping (a node must keep talking to its peers while the chain is
+// unreachable) and reports the error.
+//
+// Invariants: Lookup never blocks on the chain; an entry is served only
+// when its id is the one its public key derives (devchain.NodeIDOf), so a
+// malformed mapping never names a peer; the mapping is replaced whole,
+// never merged, so a deregistered node stops being a peer at the next
+// refresh.
+package noderegistry
