@@ -25,7 +25,6 @@ type Directory struct {
 	chain chain.Chain
 	mu    sync.RWMutex
 	peers map[transport.NodeID]grpcnet.Peer
-	at    time.Time
 }
 
 var _ grpcnet.Directory = (*Directory)(nil)
