@@ -116,6 +116,9 @@ type Config struct {
 	// Sequencer tunes the sequencer (seed 000) beyond the fields above.
 	// Defaults to the defaults of its fields.
 	Sequencer SequencerConfig `yaml:"sequencer"`
+	// Distseq makes the node a member of privacy-group committees (seed
+	// 003) when it names an identity key. Defaults to off.
+	Distseq DistseqConfig `yaml:"distseq"`
 }
 
 // SequencerConfig tunes the sequencer.

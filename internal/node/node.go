@@ -45,7 +45,9 @@ type Node struct {
 	// Leader is the leader engine (seed 001), nil when leader.accounts is
 	// empty.
 	Leader *leader.Node
-	Chain  chain.Chain
+	// Distseq is the distributed sequencer (nil unless configured).
+	Distseq *Distseq
+	Chain   chain.Chain
 	// Devchain is the in-process devchain, nil with a remote chain.
 	Devchain *devchain.Chain
 	Handler  http.Handler
@@ -178,8 +180,12 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	}
 	var proc *processor.Node
 	var lead *leader.Node
+	var ds *Distseq
 	onFinish := func(uid string, state store.TxState, blocks uint64) {
 		proc.Finished(uid, state)
+		if ds != nil {
+			ds.Submitter.Finished(uid, state, blocks)
+		}
 		if lead != nil {
 			lead.Finished(uid, state)
 		}
@@ -190,7 +196,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	seq, err := sequencer.NewNode(sequencer.Config{Trace: trace, Store: st, Chain: metered, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: seqTypes, EngineTypes: EngineTypes,
 		Policies: policies, Fees: sequencer.FeePolicy(cfg.Fees), InclusionTimeout: cfg.InclusionTimeoutBlocks, Confirmations: cfg.Confirmations, Senders: senders,
 		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: onFinish, Intake: cfg.Intake(), Pins: pins,
-		Pipelines: cfg.Sequencer.pipelines()})
+		Pipelines: append(cfg.Sequencer.pipelines(), cfg.Distseq.pipeline()...)})
 	if err != nil {
 		n.Close()
 		return nil, err
@@ -207,6 +213,13 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 			return nil, err
 		}
 		n.Leader = lead
+	}
+	if cfg.Distseq.enabled() {
+		if ds, err = n.distseq(ctx, seq, st, o); err != nil {
+			n.Close()
+			return nil, err
+		}
+		n.Distseq = ds
 	}
 	// Access: the authenticator keeps only the tokens' hashes, and so does
 	// the node's copy of its config.
@@ -413,6 +426,9 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	run := []func(context.Context) error{n.Sequencer.Run, n.Processor.Run}
 	if n.Leader != nil {
 		run = append(run, n.Leader.Run)
+	}
+	if n.Distseq != nil {
+		run = append(run, n.Distseq.Run)
 	}
 	if n.Devchain != nil {
 		run = append(run, n.Devchain.Run)

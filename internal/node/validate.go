@@ -38,6 +38,7 @@ func (c Config) Validate() error {
 		}
 	}
 
+	c.Distseq.validate(bad)
 	if c.Chain != "" {
 		if err := checkChainURL(c.Chain); err != nil {
 			bad("chain", "%v", err)

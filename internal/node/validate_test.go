@@ -245,3 +245,26 @@ func TestConfigPipelinesYAML(t *testing.T) {
 		t.Fatalf("zkapp: %d in flight, want 1", got)
 	}
 }
+
+func TestDistseqConfigValidate(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		d    DistseqConfig
+		want string
+	}{
+		{"off", DistseqConfig{}, ""},
+		{"peers without a key", DistseqConfig{Peers: []DistseqPeer{{ID: "n1"}}}, "distseq.key: is empty"},
+		{"key without a cert", DistseqConfig{Key: "k"}, "distseq.cert: is required"},
+		{"a peer without a fingerprint", DistseqConfig{Key: "k", Cert: "c", Peers: []DistseqPeer{{ID: "n1", Endpoint: "h:1"}}}, "distseq.peers[0]"},
+		{"inFlight too deep", DistseqConfig{Key: "k", Cert: "c", InFlight: 5000}, "distseq.inFlight: must be from 1 to"},
+	} {
+		c := Config{DevSenders: 1, Distseq: tt.d}
+		err := c.Validate()
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: err %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}

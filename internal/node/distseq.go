@@ -1,0 +1,214 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/distseq"
+	"github.com/ordolabs/ordo/internal/distseq/token"
+	"github.com/ordolabs/ordo/internal/identity"
+	"github.com/ordolabs/ordo/internal/noderegistry"
+	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/store/sqlite"
+	"github.com/ordolabs/ordo/internal/transport"
+	"github.com/ordolabs/ordo/internal/transport/grpcnet"
+)
+
+// DistseqConfig makes the node a member of privacy-group committees (seed
+// 003, issue 10): the distributed sequencer over gRPC with mutual TLS. It
+// runs when Key is set. Zero fields take their defaults.
+type DistseqConfig struct {
+	// Key and Cert are the node's identity: an ed25519 key and its TLS
+	// certificate, PEM files (internal/identity). The node id derives
+	// from the key. Defaults to none (no distributed sequencer).
+	Key  string `yaml:"key"`
+	Cert string `yaml:"cert"`
+	// Listen is the gRPC address peers connect to. Defaults to
+	// 127.0.0.1:7171.
+	Listen string `yaml:"listen"`
+	// Peers are the committee's members this node may talk to, pinned by
+	// certificate fingerprint. Defaults to none.
+	Peers []DistseqPeer `yaml:"peers"`
+	// Registry also reads peers from the chain's nodes registry,
+	// refreshed every RegistryEvery (a configured peer wins). Defaults to
+	// false and 30s.
+	Registry      bool     `yaml:"registry"`
+	RegistryEvery Duration `yaml:"registryEvery"`
+	// RangeSize is n, the blocks per coordinator range. Defaults to 100.
+	RangeSize uint64 `yaml:"rangeSize"`
+	// InFlight is the sequencer pipeline's depth of a contract's dispatch
+	// queue (distseq/<contract>). Defaults to 256.
+	InFlight int `yaml:"inFlight"`
+	// PollEvery is how often the indexer reads the chain. Defaults to
+	// 500ms.
+	PollEvery Duration `yaml:"pollEvery"`
+}
+
+// DistseqPeer is a pinned member: its node id, gRPC endpoint and
+// certificate fingerprint (SHA-256 of the DER, lowercase hex).
+type DistseqPeer struct {
+	ID          string `yaml:"id"`
+	Endpoint    string `yaml:"endpoint"`
+	Fingerprint string `yaml:"fingerprint"`
+}
+
+// Defaults of DistseqConfig.
+const (
+	DefaultDistseqListen   = "127.0.0.1:7171"
+	DefaultDistseqInFlight = 256
+)
+
+func (c DistseqConfig) enabled() bool { return c.Key != "" }
+
+// pipeline is the dispatch queues' policy, added to the sequencer's.
+func (c DistseqConfig) pipeline() []sequencer.Pipeline {
+	if !c.enabled() {
+		return nil
+	}
+	depth := c.InFlight
+	if depth == 0 {
+		depth = DefaultDistseqInFlight
+	}
+	return []sequencer.Pipeline{{Prefix: distseq.SeqQueuePrefix, InFlight: depth}}
+}
+
+// validate reports the config's errors through bad.
+func (c DistseqConfig) validate(bad func(field, format string, args ...any)) {
+	if !c.enabled() {
+		if c.Cert != "" || len(c.Peers) > 0 {
+			bad("distseq.key", "is empty, so the distributed sequencer is off, yet cert or peers are set")
+		}
+		return
+	}
+	if c.Cert == "" {
+		bad("distseq.cert", "is required with distseq.key")
+	}
+	if c.InFlight < 0 || c.InFlight > sequencer.MaxInFlight {
+		bad("distseq.inFlight", "must be from 1 to %d, got %d", sequencer.MaxInFlight, c.InFlight)
+	}
+	for i, p := range c.Peers {
+		if p.ID == "" || p.Endpoint == "" || len(p.Fingerprint) != 64 {
+			bad(fmt.Sprintf("distseq.peers[%d]", i), "needs an id, an endpoint and a 64-hex-character fingerprint")
+		}
+	}
+}
+
+// directory is the static peers, then the registry.
+type directory struct {
+	static *grpcnet.Static
+	reg    *noderegistry.Directory
+}
+
+func (d directory) Lookup(id transport.NodeID) (grpcnet.Peer, bool) {
+	if p, ok := d.static.Lookup(id); ok {
+		return p, true
+	}
+	if d.reg != nil {
+		return d.reg.Lookup(id)
+	}
+	return grpcnet.Peer{}, false
+}
+
+// Distseq is the node's distributed sequencer: its driver, transport,
+// indexer and submitter (nil when off).
+type Distseq struct {
+	Node      *distseq.Node
+	Transport *grpcnet.Transport
+	Indexer   *distseq.Indexer
+	Submitter *distseq.SequencerSubmitter
+	registry  *noderegistry.Directory
+	cfg       DistseqConfig
+	n         *Node
+	clock     clock.Clock
+}
+
+// distseq builds the distributed sequencer on the node's store and
+// sequencer (OnFinish must reach Submitter.Finished).
+func (n *Node) distseq(ctx context.Context, seq *sequencer.Node, st *sqlite.Store, o Options) (*Distseq, error) {
+	c := n.Config.Distseq
+	key, cert, err := identity.Load(c.Key, c.Cert)
+	if err != nil {
+		return nil, fmt.Errorf("distseq: identity: %w", err)
+	}
+	static := grpcnet.NewStatic(nil)
+	for _, p := range c.Peers {
+		static.Set(transport.NodeID(p.ID), grpcnet.Peer{Endpoint: p.Endpoint, Fingerprint: p.Fingerprint})
+	}
+	d := &Distseq{cfg: c, n: n, clock: o.Clock}
+	dir := directory{static: static}
+	if c.Registry {
+		d.registry = noderegistry.New(n.Chain)
+		dir.reg = d.registry
+		if err := d.registry.Refresh(ctx); err != nil {
+			n.log.Warn("distseq: node registry not read at start", "err", err)
+		}
+	}
+	listen := c.Listen
+	if listen == "" {
+		listen = DefaultDistseqListen
+	}
+	var fwd func(transport.Message)
+	d.Transport, err = grpcnet.New(grpcnet.Config{Key: key, Certificate: cert, Listen: listen, Peers: dir, Clock: o.Clock, Logger: o.Logger},
+		func(m transport.Message) { fwd(m) })
+	if err != nil {
+		return nil, fmt.Errorf("distseq: transport: %w", err)
+	}
+	d.Indexer = &distseq.Indexer{Chain: n.Chain}
+	if cur, ok, err := st.DistseqCursor(ctx); err != nil {
+		d.Transport.Close()
+		return nil, err
+	} else if ok {
+		d.Indexer.Cursor = cur
+	}
+	d.Submitter = &distseq.SequencerSubmitter{Sequencer: seq, Store: st}
+	f, err := n.engineTrace(o, distseq.TraceEngine)
+	if err != nil {
+		d.Transport.Close()
+		return nil, err
+	}
+	var trace io.Writer
+	if f != nil {
+		trace = f
+	}
+	d.Node, err = distseq.NewNode(distseq.NodeConfig{Core: distseq.CoreConfig{Key: key.Private, Domain: token.Domain{}, RangeSize: c.RangeSize},
+		Store: st, Transport: d.Transport, Submitter: d.Submitter, Clock: o.Clock, Logger: o.Logger, Trace: trace})
+	if err != nil {
+		d.Transport.Close()
+		return nil, err
+	}
+	fwd = d.Node.Handle
+	d.Indexer.Out = d.Node.Events
+	d.Submitter.Out = d.Node.Dispatched
+	return d, nil
+}
+
+// ID is the node's id in its committees.
+func (d *Distseq) ID() transport.NodeID { return d.Transport.Self() }
+
+// Run runs the driver, the indexer and the registry refresh until ctx
+// ends, then closes the transport.
+func (d *Distseq) Run(ctx context.Context) error {
+	defer d.Transport.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	poll := time.Duration(d.cfg.PollEvery)
+	if poll <= 0 {
+		poll = 500 * time.Millisecond
+	}
+	wg.Go(func() { d.Indexer.Run(ctx, d.clock, poll, d.n.log) })
+	if d.registry != nil {
+		wg.Go(func() { d.registry.Run(ctx, d.clock, time.Duration(d.cfg.RegistryEvery), d.n.log) })
+	}
+	err := d.Node.Run(ctx)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
