@@ -64,6 +64,9 @@ var routeRules = map[string]string{
 	"GET /v1/leader/events/{id}":        "read",
 	"GET /v1/leader/channels":           "read",
 	"POST /v1/leader/events/{id}/retry": "need(admin)",
+	// The ptx_ JSON-RPC API (issue 11): any principal; each method checks
+	// its role (send: submit, reads: read).
+	"POST /rpc": "authenticated",
 	// Add your engine's routes here.
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/ordolabs/ordo/internal/identity"
 	"github.com/ordolabs/ordo/internal/noderegistry"
 	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/sqlite"
 	"github.com/ordolabs/ordo/internal/transport"
 	"github.com/ordolabs/ordo/internal/transport/grpcnet"
@@ -212,3 +213,11 @@ func (d *Distseq) Run(ctx context.Context) error {
 	}
 	return err
 }
+
+// Submit is the ptx API's send: the intent committed, its id answered.
+func (d *Distseq) Submit(ctx context.Context, contract, key string, intent []byte) (string, error) {
+	return d.Node.Submit(ctx, contract, key, intent)
+}
+
+// Intents is the store the ptx API reads.
+func (d *Distseq) Intents() store.DistseqStore { return d.n.store }

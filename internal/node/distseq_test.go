@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -92,6 +94,7 @@ func TestDistseqCommittee(t *testing.T) {
 	}
 
 	var nodes []*Node
+	var apis []string
 	for i, m := range ms {
 		var peers []DistseqPeer
 		for j, o := range ms {
@@ -112,6 +115,7 @@ func TestDistseqCommittee(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		apis = append(apis, "http://"+ln.Addr().String())
 		wg.Go(func() {
 			if err := n.Serve(ctx, ln); err != nil {
 				t.Errorf("node %d: %v", i, err)
@@ -127,14 +131,32 @@ func TestDistseqCommittee(t *testing.T) {
 		}
 		return true
 	})
-	txID, err := nodes[1].Distseq.Node.Submit(ctx, "g", "k1", []byte(`{"to":"alice","amount":150}`))
-	if err != nil {
-		t.Fatal(err)
+	// Sent as any client would: JSON-RPC over HTTP, no ordo code.
+	rpc := func(body string) map[string]json.RawMessage {
+		t.Helper()
+		resp, err := http.Post(apis[1]+"/rpc", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]json.RawMessage
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out
 	}
-	waitUntil(t, 30*time.Second, "the intent confirmed at its sender", func() bool {
-		rec, err := nodes[1].store.DistseqIntent(ctx, txID)
-		return err == nil && rec.Status == store.DistseqConfirmed
+	sent := rpc(`{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"type":"private","domain":"token","to":"g","data":{"to":"alice","amount":150},"idempotencyKey":"k1"}]}`)
+	var txID string
+	if err := json.Unmarshal(sent["result"], &txID); err != nil || txID == "" {
+		t.Fatalf("ptx_sendTransaction: %s", sent["error"])
+	}
+	waitUntil(t, 30*time.Second, "a successful receipt", func() bool {
+		r := rpc(`{"jsonrpc":"2.0","id":2,"method":"ptx_getTransactionReceipt","params":["` + txID + `"]}`)
+		return strings.Contains(string(r["result"]), `"success":true`)
 	})
+	if rec, err := nodes[1].store.DistseqIntent(ctx, txID); err != nil || rec.Status != store.DistseqConfirmed {
+		t.Fatalf("the sender's record: %+v, %v", rec, err)
+	}
 	raw, err := dc.Call(ctx, devchain.PrivacyGroupContract, "intent", json.RawMessage(`{"group":"g","txId":"`+txID+`"}`))
 	if err != nil {
 		t.Fatalf("the intent is not on chain: %v", err)

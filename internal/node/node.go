@@ -30,6 +30,7 @@ import (
 	"github.com/ordolabs/ordo/internal/fslock"
 	"github.com/ordolabs/ordo/internal/leader"
 	"github.com/ordolabs/ordo/internal/processor"
+	"github.com/ordolabs/ordo/internal/ptx"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
@@ -229,7 +230,11 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	n.Config = cfg.hashed()
-	engines := []api.Routes{proc}
+	rpc := ptx.Handler{}
+	if ds != nil {
+		rpc.B = ds
+	}
+	engines := []api.Routes{proc, rpc}
 	if lead != nil {
 		engines = append(engines, lead)
 	}

@@ -1,0 +1,153 @@
+package ptx
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// params decodes params as exactly one positional argument (an array of
+// one) into v, refusing unknown fields.
+func params(raw json.RawMessage, v any) *Error {
+	var args []json.RawMessage
+	if err := json.Unmarshal(raw, &args); err != nil || len(args) != 1 {
+		return invalid("params must be an array of one argument")
+	}
+	dec := json.NewDecoder(bytesReader(args[0]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return invalid("params[0]: " + err.Error())
+	}
+	return nil
+}
+
+func (h Handler) dispatch(ctx context.Context, p auth.Principal, req request) (any, *Error) {
+	if h.B == nil {
+		return nil, &Error{Code: CodeServer, Message: "this node runs no distributed sequencer (configure distseq: key, cert, peers)", Data: map[string]string{"code": "unavailable"}}
+	}
+	switch req.Method {
+	case "ptx_sendTransaction":
+		if !p.Has(auth.RoleSubmit) {
+			return nil, forbidden(auth.RoleSubmit)
+		}
+		var tx Tx
+		if e := params(req.Params, &tx); e != nil {
+			return nil, e
+		}
+		return h.send(ctx, tx)
+	case "ptx_sendTransactions":
+		if !p.Has(auth.RoleSubmit) {
+			return nil, forbidden(auth.RoleSubmit)
+		}
+		var txs []Tx
+		if e := params(req.Params, &txs); e != nil {
+			return nil, e
+		}
+		if len(txs) == 0 || len(txs) > MaxBatch {
+			return nil, invalid("params[0] must hold 1 to 1000 transactions")
+		}
+		for i, tx := range txs {
+			if e := check(tx); e != nil {
+				e.Message = fmt.Sprintf("transaction %d: %s", i, e.Message)
+				return nil, e
+			}
+		}
+		ids := make([]string, 0, len(txs))
+		for _, tx := range txs {
+			id, e := h.send(ctx, tx)
+			if e != nil {
+				return ids, e
+			}
+			ids = append(ids, id)
+		}
+		return ids, nil
+	case "ptx_getTransaction", "ptx_getTransactionReceipt":
+		if !p.Has(auth.RoleRead) {
+			return nil, forbidden(auth.RoleRead)
+		}
+		var id string
+		if e := params(req.Params, &id); e != nil {
+			return nil, e
+		}
+		rec, err := h.B.Intents().DistseqIntent(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, nil
+		} else if err != nil {
+			return nil, engineError(err)
+		}
+		if req.Method == "ptx_getTransaction" {
+			return view(rec), nil
+		}
+		if rec.Status == store.DistseqPending {
+			return nil, nil
+		}
+		return Receipt{ID: rec.TxID, Success: rec.Status == store.DistseqConfirmed, FailureMessage: rec.Reason}, nil
+	case "ptx_queryTransactions":
+		if !p.Has(auth.RoleRead) {
+			return nil, forbidden(auth.RoleRead)
+		}
+		var q struct {
+			Status string `json:"status"`
+			To     string `json:"to"`
+			Limit  int    `json:"limit"`
+		}
+		if e := params(req.Params, &q); e != nil {
+			return nil, e
+		}
+		switch q.Status {
+		case "", store.DistseqPending, store.DistseqConfirmed, store.DistseqReverted:
+		default:
+			return nil, invalid("status must be pending, confirmed or reverted")
+		}
+		if q.Limit < 0 || q.Limit > 1000 {
+			return nil, invalid("limit must be from 0 (100) to 1000")
+		}
+		recs, err := h.B.Intents().DistseqIntents(ctx, store.DistseqIntentFilter{Status: q.Status, Contract: q.To, Limit: q.Limit})
+		if err != nil {
+			return nil, engineError(err)
+		}
+		out := make([]Transaction, len(recs))
+		for i, r := range recs {
+			out[i] = view(r)
+		}
+		return out, nil
+	}
+	return nil, &Error{Code: CodeMethodNotFound, Message: "no such method: " + req.Method}
+}
+
+// check refuses what no engine can take.
+func check(tx Tx) *Error {
+	switch {
+	case tx.Type != "" && tx.Type != "private":
+		return invalid(`type must be "private" (public transactions go through the sequencer's /v1/transactions)`)
+	case tx.Domain != "" && tx.Domain != "token":
+		return invalid(`domain must be "token", the one domain this node runs`)
+	case tx.Function != "" && tx.Function != "transfer":
+		return invalid(`function must be "transfer"`)
+	case tx.To == "":
+		return invalid("to must name the privacy group")
+	case len(tx.Data) == 0:
+		return invalid("data must hold the intent")
+	}
+	return nil
+}
+
+func (h Handler) send(ctx context.Context, tx Tx) (string, *Error) {
+	if e := check(tx); e != nil {
+		return "", e
+	}
+	id, err := h.B.Submit(ctx, tx.To, tx.IdempotencyKey, tx.Data)
+	if err != nil {
+		return "", engineError(err)
+	}
+	return id, nil
+}
+
+func view(r store.DistseqIntent) Transaction {
+	return Transaction{ID: r.TxID, IdempotencyKey: r.IdempotencyKey, Type: "private", Domain: "token", To: r.Contract,
+		Data: json.RawMessage(r.Payload), Status: r.Status, Reason: r.Reason, Created: r.CreatedAt}
+}

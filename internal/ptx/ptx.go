@@ -1,0 +1,184 @@
+package ptx
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/distseq"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// Backend is what the API needs of the distributed sequencer.
+type Backend interface {
+	// Submit commits an intent on contract and returns its id.
+	Submit(ctx context.Context, contract, key string, intent []byte) (string, error)
+	// Intents reads the node's intents (its store).
+	Intents() store.DistseqStore
+}
+
+// JSON-RPC 2.0 error codes.
+const (
+	CodeParse          = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeServer         = -32000
+)
+
+// MaxBatch is the most calls one batch may hold.
+const MaxBatch = 1000
+
+// Error is a JSON-RPC error object.
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+type request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params,omitempty"`
+}
+
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+// Tx is a transaction as ptx_sendTransaction takes it.
+type Tx struct {
+	Type           string          `json:"type,omitempty"`
+	Domain         string          `json:"domain,omitempty"`
+	Function       string          `json:"function,omitempty"`
+	From           string          `json:"from,omitempty"`
+	To             string          `json:"to"`
+	Data           json.RawMessage `json:"data"`
+	IdempotencyKey string          `json:"idempotencyKey,omitempty"`
+}
+
+// Transaction is a transaction as the reads answer it.
+type Transaction struct {
+	ID             string          `json:"id"`
+	IdempotencyKey string          `json:"idempotencyKey,omitempty"`
+	Type           string          `json:"type"`
+	Domain         string          `json:"domain"`
+	To             string          `json:"to"`
+	Data           json.RawMessage `json:"data"`
+	Status         string          `json:"status"`
+	Reason         string          `json:"reason,omitempty"`
+	Created        time.Time       `json:"created"`
+}
+
+// Receipt is a final transaction's outcome.
+type Receipt struct {
+	ID             string `json:"id"`
+	Success        bool   `json:"success"`
+	FailureMessage string `json:"failureMessage,omitempty"`
+}
+
+// Handler serves POST /rpc.
+type Handler struct{ B Backend }
+
+// Register mounts POST /rpc: any known principal; each method checks its
+// role.
+func (h Handler) Register(rt *auth.Router) { rt.Handle("POST /rpc", auth.Authenticated, h) }
+
+func (h Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		write(w, response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &Error{Code: CodeParse, Message: "the body could not be read"}})
+		return
+	}
+	p, _ := auth.PrincipalFrom(r.Context())
+	trim := bytes.TrimSpace(body)
+	if len(trim) > 0 && trim[0] == '[' {
+		var calls []json.RawMessage
+		if err := json.Unmarshal(trim, &calls); err != nil {
+			write(w, parseError())
+			return
+		}
+		if len(calls) == 0 || len(calls) > MaxBatch {
+			write(w, response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &Error{Code: CodeInvalidRequest, Message: "a batch holds 1 to 1000 calls"}})
+			return
+		}
+		out := []response{}
+		for _, c := range calls {
+			if resp, answer := h.call(r.Context(), p, c); answer {
+				out = append(out, resp)
+			}
+		}
+		write(w, out)
+		return
+	}
+	if !json.Valid(trim) {
+		write(w, parseError())
+		return
+	}
+	if resp, answer := h.call(r.Context(), p, trim); answer {
+		write(w, resp)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func parseError() response {
+	return response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &Error{Code: CodeParse, Message: "the body is not JSON"}}
+}
+
+func write(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// call runs one call; a notification (no id) is run and not answered.
+func (h Handler) call(ctx context.Context, p auth.Principal, raw json.RawMessage) (response, bool) {
+	var req request
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || req.JSONRPC != "2.0" || req.Method == "" {
+		return response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &Error{Code: CodeInvalidRequest, Message: "not a JSON-RPC 2.0 request: want {jsonrpc: \"2.0\", id, method, params}"}}, true
+	}
+	res, rerr := h.dispatch(ctx, p, req)
+	if len(req.ID) == 0 {
+		return response{}, false
+	}
+	if rerr != nil {
+		return response{JSONRPC: "2.0", ID: req.ID, Error: rerr}, true
+	}
+	if res == nil {
+		res = json.RawMessage("null")
+	}
+	return response{JSONRPC: "2.0", ID: req.ID, Result: res}, true
+}
+
+func invalid(msg string) *Error { return &Error{Code: CodeInvalidParams, Message: msg} }
+
+func forbidden(role auth.Role) *Error {
+	return &Error{Code: CodeServer, Message: "this principal lacks the role " + string(role), Data: map[string]string{"code": "forbidden"}}
+}
+
+// engineError maps the engine's errors: the caller's mistakes are bad
+// params, with a stable code; the rest a server error.
+func engineError(err error) *Error {
+	switch {
+	case errors.Is(err, distseq.ErrNoSuchGroup):
+		return &Error{Code: CodeInvalidParams, Message: err.Error(), Data: map[string]string{"code": "no_such_group"}}
+	case errors.Is(err, distseq.ErrBadIntent):
+		return &Error{Code: CodeInvalidParams, Message: err.Error(), Data: map[string]string{"code": "bad_intent"}}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &Error{Code: CodeServer, Message: err.Error(), Data: map[string]string{"code": "canceled"}}
+	}
+	return &Error{Code: CodeServer, Message: err.Error(), Data: map[string]string{"code": "internal"}}
+}
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

@@ -1,0 +1,120 @@
+package ptx_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/distseq"
+	"github.com/ordolabs/ordo/internal/ptx"
+	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/memstore"
+)
+
+// backend commits intents to a memstore, as the node does before it
+// answers; a known key answers its id.
+type backend struct {
+	st *memstore.Distseq
+	n  int
+}
+
+func (b *backend) Intents() store.DistseqStore { return b.st }
+
+func (b *backend) Submit(ctx context.Context, contract, key string, intent []byte) (string, error) {
+	if contract != "g" {
+		return "", fmt.Errorf("%w: %q", distseq.ErrNoSuchGroup, contract)
+	}
+	if key != "" {
+		if r, err := b.st.DistseqIntentByKey(ctx, key); err == nil {
+			return r.TxID, nil
+		}
+	}
+	b.n++
+	id := fmt.Sprintf("tx%d", b.n)
+	now := time.Unix(int64(b.n), 0).UTC()
+	return id, b.st.ApplyDistseq(ctx, store.DistseqBatch{Intents: []store.DistseqIntent{{TxID: id, Contract: contract,
+		IdempotencyKey: key, Payload: intent, Status: store.DistseqPending, CreatedAt: now, UpdatedAt: now}}})
+}
+
+func call(t *testing.T, h http.Handler, roles []auth.Role, body string) (int, string) {
+	t.Helper()
+	r := httptest.NewRequest("POST", "/rpc", strings.NewReader(body))
+	r = r.WithContext(auth.WithPrincipal(r.Context(), auth.Principal{Name: "p", Roles: roles}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w.Code, strings.TrimSpace(w.Body.String())
+}
+
+func TestRPC(t *testing.T) {
+	b := &backend{st: memstore.NewDistseq()}
+	h := ptx.Handler{B: b}
+	all := []auth.Role{auth.RoleAdmin}
+	send := `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"type":"private","domain":"token","function":"transfer","to":"g","data":{"to":"alice","amount":5},"idempotencyKey":"k1"}]}`
+	for _, tt := range []struct {
+		name  string
+		roles []auth.Role
+		body  string
+		want  string
+	}{
+		{"send", all, send, `{"jsonrpc":"2.0","id":1,"result":"tx1"}`},
+		{"a resend with the key answers the same id", all, send, `{"jsonrpc":"2.0","id":1,"result":"tx1"}`},
+		{"get", all, `{"jsonrpc":"2.0","id":"a","method":"ptx_getTransaction","params":["tx1"]}`, `"status":"pending"`},
+		{"no receipt while pending", all, `{"jsonrpc":"2.0","id":2,"method":"ptx_getTransactionReceipt","params":["tx1"]}`, `{"jsonrpc":"2.0","id":2,"result":null}`},
+		{"unknown id", all, `{"jsonrpc":"2.0","id":3,"method":"ptx_getTransaction","params":["nope"]}`, `"result":null`},
+		{"query", all, `{"jsonrpc":"2.0","id":4,"method":"ptx_queryTransactions","params":[{"to":"g","limit":10}]}`, `"id":"tx1"`},
+		{"batch", all, `[{"jsonrpc":"2.0","id":5,"method":"ptx_sendTransactions","params":[[{"to":"g","data":{"to":"b","amount":1}},{"to":"g","data":{"to":"c","amount":1}}]]},{"jsonrpc":"2.0","method":"ptx_getTransaction","params":["tx1"]},{"jsonrpc":"2.0","id":6,"method":"nope"}]`,
+			`[{"jsonrpc":"2.0","id":5,"result":["tx2","tx3"]},{"jsonrpc":"2.0","id":6,"error":{"code":-32601,"message":"no such method: nope"}}]`},
+		{"parse error", all, `{"jsonrpc":`, `"code":-32700`},
+		{"not JSON-RPC", all, `{"id":1,"method":"ptx_getTransaction"}`, `"code":-32600`},
+		{"unknown field", all, `{"jsonrpc":"2.0","id":1,"method":"ptx_getTransaction","params":["x"],"extra":1}`, `"code":-32600`},
+		{"bad params", all, `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":{"to":"g"}}`, `"code":-32602`},
+		{"unknown tx field", all, `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"to":"g","data":{},"gas":1}]}`, `"code":-32602`},
+		{"another domain", all, `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"domain":"pente","to":"g","data":{}}]}`, `"code":-32602`},
+		{"no such group", all, `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"to":"x","data":{}}]}`, `"no_such_group"`},
+		{"a reader cannot send", []auth.Role{auth.RoleRead}, send, `"forbidden"`},
+		{"a submitter cannot read", []auth.Role{auth.RoleSubmit}, `{"jsonrpc":"2.0","id":1,"method":"ptx_getTransaction","params":["tx1"]}`, `"forbidden"`},
+		{"empty batch", all, `[]`, `"code":-32600`},
+	} {
+		code, got := call(t, h, tt.roles, tt.body)
+		if code != http.StatusOK || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: %d %s\nwant %s", tt.name, code, got, tt.want)
+		}
+	}
+	// Refused calls changed nothing: three intents, from the three sends.
+	recs, _ := b.st.DistseqIntents(context.Background(), store.DistseqIntentFilter{})
+	if len(recs) != 3 {
+		t.Fatalf("%d intents after the refusals, want 3", len(recs))
+	}
+	// A notification alone is run and not answered.
+	if code, body := call(t, h, all, `{"jsonrpc":"2.0","method":"ptx_getTransaction","params":["tx1"]}`); code != http.StatusNoContent || body != "" {
+		t.Errorf("notification: %d %q", code, body)
+	}
+	// No engine: every call says so.
+	if _, got := call(t, ptx.Handler{}, all, send); !strings.Contains(got, `"unavailable"`) {
+		t.Errorf("without a distributed sequencer: %s", got)
+	}
+}
+
+// FuzzRPC: any body gets a JSON answer (or none, for notifications) and
+// never a panic.
+func FuzzRPC(f *testing.F) {
+	f.Add(`{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"to":"g","data":{"to":"a","amount":1}}]}`)
+	f.Add(`[{"jsonrpc":"2.0","id":1,"method":"ptx_queryTransactions","params":[{}]}]`)
+	f.Add(`{"jsonrpc":"2.0","id":null,"method":"ptx_getTransaction","params":[1]}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		h := ptx.Handler{B: &backend{st: memstore.NewDistseq()}}
+		code, got := call(t, h, []auth.Role{auth.RoleAdmin}, body)
+		if code == http.StatusNoContent {
+			return
+		}
+		if code != http.StatusOK || !json.Valid([]byte(got)) {
+			t.Fatalf("%q: %d %q", body, code, got)
+		}
+	})
+}
