@@ -67,6 +67,8 @@ var routeRules = map[string]string{
 	// The ptx_ JSON-RPC API (issue 11): any principal; each method checks
 	// its role (send: submit, reads: read).
 	"POST /rpc": "authenticated",
+	// The distributed sequencer's peers (issue 11).
+	"GET /v1/peers": "read",
 	// Add your engine's routes here.
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/ordolabs/ordo/internal/distseq/token"
 	"github.com/ordolabs/ordo/internal/identity"
 	"github.com/ordolabs/ordo/internal/noderegistry"
+	"github.com/ordolabs/ordo/internal/ptx"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/sqlite"
@@ -221,3 +222,13 @@ func (d *Distseq) Submit(ctx context.Context, contract, key string, intent []byt
 
 // Intents is the store the ptx API reads.
 func (d *Distseq) Intents() store.DistseqStore { return d.n.store }
+
+// PeersPage is the ptx.PeerSource of GET /v1/peers.
+func (d *Distseq) PeersPage() ptx.PeersPage {
+	page := ptx.PeersPage{Self: string(d.ID()), Peers: []ptx.PeerView{}}
+	for _, p := range d.Transport.Peers() {
+		page.Peers = append(page.Peers, ptx.PeerView{ID: string(p.ID), State: string(p.State), Queued: p.Queued, In: p.In, Out: p.Out,
+			Drops: p.Drops, Lost: p.Lost, Reconnects: p.Reconnects, LastIn: p.LastIn, LastOut: p.LastOut})
+	}
+	return page
+}

@@ -154,6 +154,23 @@ func TestDistseqCommittee(t *testing.T) {
 		r := rpc(`{"jsonrpc":"2.0","id":2,"method":"ptx_getTransactionReceipt","params":["` + txID + `"]}`)
 		return strings.Contains(string(r["result"]), `"success":true`)
 	})
+	resp, err := http.Get(apis[1] + "/v1/peers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page struct {
+		Self  string `json:"self"`
+		Peers []struct {
+			ID    string `json:"id"`
+			State string `json:"state"`
+			Out   uint64 `json:"out"`
+		} `json:"peers"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&page)
+	resp.Body.Close()
+	if err != nil || page.Self != string(ms[1].key.ID()) || len(page.Peers) == 0 || page.Peers[0].Out == 0 {
+		t.Fatalf("GET /v1/peers: %+v, %v", page, err)
+	}
 	if rec, err := nodes[1].store.DistseqIntent(ctx, txID); err != nil || rec.Status != store.DistseqConfirmed {
 		t.Fatalf("the sender's record: %+v, %v", rec, err)
 	}

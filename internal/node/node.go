@@ -230,11 +230,11 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	n.Config = cfg.hashed()
-	rpc := ptx.Handler{}
+	rpc, peers := ptx.Handler{}, ptx.Peers{}
 	if ds != nil {
-		rpc.B = ds
+		rpc.B, peers.Src = ds, ds
 	}
-	engines := []api.Routes{proc, rpc}
+	engines := []api.Routes{proc, rpc, peers}
 	if lead != nil {
 		engines = append(engines, lead)
 	}

@@ -208,7 +208,7 @@ func Start(opts Options) (_ *Node, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("apitest: %w", err)
 	}
-	engines := append([]api.Routes{api.DevchainRoutes(devchain.NewHandler(n.Chain, devchain.WithLogger(opts.Logger))), n.Proc, n.Leader, ptx.Handler{}}, opts.Engines...)
+	engines := append([]api.Routes{api.DevchainRoutes(devchain.NewHandler(n.Chain, devchain.WithLogger(opts.Logger))), n.Proc, n.Leader, ptx.Handler{}, ptx.Peers{}}, opts.Engines...)
 	n.Router = api.NewSequencerHandler(n.Seq, api.Options{Registry: n.Registry, Logger: opts.Logger, MaxBody: opts.MaxBody,
 		Chain: n.Metered, ChainTimeout: opts.ChainTimeout, Auth: a, TypeRoles: opts.TypeRoles, Engines: engines})
 	n.Handler = n.Router
