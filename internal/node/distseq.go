@@ -2,12 +2,14 @@ package node
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
 	"time"
 
+	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/distseq"
 	"github.com/ordolabs/ordo/internal/distseq/token"
@@ -15,6 +17,7 @@ import (
 	"github.com/ordolabs/ordo/internal/noderegistry"
 	"github.com/ordolabs/ordo/internal/ptx"
 	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/sqlite"
 	"github.com/ordolabs/ordo/internal/transport"
@@ -37,10 +40,15 @@ type DistseqConfig struct {
 	// certificate fingerprint. Defaults to none.
 	Peers []DistseqPeer `yaml:"peers"`
 	// Registry also reads peers from the chain's nodes registry,
-	// refreshed every RegistryEvery (a configured peer wins). Defaults to
-	// false and 30s.
+	// refreshed every RegistryEvery (a configured peer wins), and the
+	// node registers itself there at start (its id, key, certificate
+	// fingerprint and Endpoint, signed by its key) through its sequencer.
+	// Defaults to false and 30s.
 	Registry      bool     `yaml:"registry"`
 	RegistryEvery Duration `yaml:"registryEvery"`
+	// Endpoint is the address peers dial, as registered. Defaults to
+	// Listen.
+	Endpoint string `yaml:"endpoint"`
 	// RangeSize is n, the blocks per coordinator range. Defaults to 100.
 	RangeSize uint64 `yaml:"rangeSize"`
 	// InFlight is the sequencer pipeline's depth of a contract's dispatch
@@ -124,6 +132,9 @@ type Distseq struct {
 	Indexer   *distseq.Indexer
 	Submitter *distseq.SequencerSubmitter
 	registry  *noderegistry.Directory
+	key       identity.Key
+	fp        string
+	seq       *sequencer.Node
 	cfg       DistseqConfig
 	n         *Node
 	clock     clock.Clock
@@ -141,7 +152,7 @@ func (n *Node) distseq(ctx context.Context, seq *sequencer.Node, st *sqlite.Stor
 	for _, p := range c.Peers {
 		static.Set(transport.NodeID(p.ID), grpcnet.Peer{Endpoint: p.Endpoint, Fingerprint: p.Fingerprint})
 	}
-	d := &Distseq{cfg: c, n: n, clock: o.Clock}
+	d := &Distseq{cfg: c, n: n, clock: o.Clock, key: key, fp: identity.FingerprintDER(cert.Certificate[0]), seq: seq}
 	dir := directory{static: static}
 	if c.Registry {
 		d.registry = noderegistry.New(n.Chain)
@@ -206,6 +217,9 @@ func (d *Distseq) Run(ctx context.Context) error {
 	}
 	wg.Go(func() { d.Indexer.Run(ctx, d.clock, poll, d.n.log) })
 	if d.registry != nil {
+		if err := d.register(ctx); err != nil {
+			d.n.log.Error("distseq: registering in the nodes registry", "err", err)
+		}
 		wg.Go(func() { d.registry.Run(ctx, d.clock, time.Duration(d.cfg.RegistryEvery), d.n.log) })
 	}
 	err := d.Node.Run(ctx)
@@ -231,4 +245,33 @@ func (d *Distseq) PeersPage() ptx.PeersPage {
 			Drops: p.Drops, Lost: p.Lost, Reconnects: p.Reconnects, LastIn: p.LastIn, LastOut: p.LastOut})
 	}
 	return page
+}
+
+// register submits this node's entry to the chain's nodes registry through
+// the sequencer (type call), at the seq after the registry's, under an
+// idempotency key that makes a restart's resubmission the same intent.
+func (d *Distseq) register(ctx context.Context) error {
+	id := string(d.ID())
+	raw, err := d.n.Chain.Call(ctx, devchain.NodesContract, "seq", json.RawMessage(`{"id":"`+id+`"}`))
+	if err != nil {
+		return fmt.Errorf("read seq: %w", err)
+	}
+	var cur devchain.NodeSeq
+	if err := json.Unmarshal(raw, &cur); err != nil {
+		return fmt.Errorf("read seq: %w", err)
+	}
+	endpoint := d.cfg.Endpoint
+	if endpoint == "" {
+		endpoint = d.Transport.Addr().String()
+	}
+	args := devchain.SignNodeRegistration(d.key.Private, id, d.fp, endpoint, cur.Seq+1)
+	body, _ := json.Marshal(args)
+	data, _ := json.Marshal(dispatch.Call{Contract: devchain.NodesContract, Method: devchain.NodesRegister, Args: body})
+	_, err = d.seq.Submit(ctx, []sequencer.Intake{{Queue: "nodes/" + id, Type: dispatch.CallType, Data: data,
+		IdempotencyKey: fmt.Sprintf("nodes/register/%s/%d", id, cur.Seq+1)}})
+	if err != nil {
+		return fmt.Errorf("submit: %w", err)
+	}
+	d.n.log.Info("distseq: registering in the nodes registry", "id", id, "endpoint", endpoint, "seq", cur.Seq+1)
+	return nil
 }

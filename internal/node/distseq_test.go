@@ -37,7 +37,14 @@ func freeAddr(t *testing.T) string {
 // files, pinned peers, one devchain over HTTP) form a committee; an intent
 // submitted at one node is confirmed on chain once, through the
 // coordinator's sequencer, and its states reach every member's store.
-func TestDistseqCommittee(t *testing.T) {
+func TestDistseqCommittee(t *testing.T) { committee(t, false) }
+
+// TestDistseqCommitteeFromTheRegistry: the same with no pinned peers:
+// each node registers itself in the chain's nodes registry through its
+// sequencer, and finds the others there.
+func TestDistseqCommitteeFromTheRegistry(t *testing.T) { committee(t, true) }
+
+func committee(t *testing.T, registry bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dc, err := devchain.New(devchain.Config{BlockTime: 200 * time.Millisecond})
@@ -98,13 +105,14 @@ func TestDistseqCommittee(t *testing.T) {
 	for i, m := range ms {
 		var peers []DistseqPeer
 		for j, o := range ms {
-			if j != i {
+			if j != i && !registry {
 				peers = append(peers, DistseqPeer{ID: string(o.key.ID()), Endpoint: o.addr, Fingerprint: o.fp})
 			}
 		}
 		cfg := Config{Data: m.dir, Chain: srv.URL, DevSenders: 1, DevMode: true, Listen: "127.0.0.1:0",
 			Distseq: DistseqConfig{Key: filepath.Join(m.dir, "node.key"), Cert: filepath.Join(m.dir, "node.crt"), Listen: m.addr,
-				Peers: peers, RangeSize: 1000, PollEvery: Duration(50 * time.Millisecond)}}
+				Peers: peers, RangeSize: 1000, PollEvery: Duration(50 * time.Millisecond),
+				Registry: registry, RegistryEvery: Duration(100 * time.Millisecond)}}
 		n, err := Build(ctx, cfg, Options{Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
@@ -122,10 +130,14 @@ func TestDistseqCommittee(t *testing.T) {
 			}
 		})
 	}
-	// Wait until every member has indexed the group.
+	// Wait until every member has indexed the group (and, from the
+	// registry, knows every other).
 	waitUntil(t, 20*time.Second, "the group indexed at every member", func() bool {
 		for _, n := range nodes {
 			if _, err := n.store.DistseqGroup(ctx, "g"); err != nil {
+				return false
+			}
+			if registry && n.Distseq.registry.Len() < len(ms) {
 				return false
 			}
 		}
