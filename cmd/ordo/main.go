@@ -24,6 +24,7 @@ func main() {
 	root.AddCommand(clientCommands()...)
 	root.AddCommand(processorCommand())
 	root.AddCommand(toolCommand())
+	root.AddCommand(committeeCommand())
 	root.AddCommand(leaderCommand())
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "ordo:", err)

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ordolabs/ordo/internal/committee"
+)
+
+func committeeCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "committee",
+		Short: "Set up a committee of ordo nodes (the distributed sequencer's members)",
+	}
+	cmd.AddCommand(committeeInitCommand())
+	return cmd
+}
+
+func committeeInitCommand() *cobra.Command {
+	o := committee.Options{}
+	cmd := &cobra.Command{
+		Use:   "init --nodes N --out DIR [--chain URL] [--base-port P] [--api-base-port Q] [--host H] [--validity D] [--force]",
+		Short: "Write the keys, certificates, tokens and configs of a local committee of N nodes",
+		Long: `init writes, for each node i of a local committee (i from 1), into DIR/node<i>/:
+node.key (its ed25519 identity key, 0600), node.crt (its self-signed TLS certificate),
+token (its API token in clear, 0600) and node.yaml: the API on HOST:Q+i-1, the data in
+DIR/node<i>/data, the chain, a principal "admin" holding the token's SHA-256, one dev
+sender, and distseq: the key, the certificate, gRPC on HOST:P+i-1 and every other node
+as a peer pinned by id, endpoint and certificate fingerprint. It deploys nothing and
+starts nothing: it prints each node and the command that starts it. An existing
+non-empty DIR is refused unless --force, which writes over the files init makes and
+deletes nothing (remove DIR/node<i>/data yourself for a fresh start).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.Now = time.Now().UTC().Truncate(time.Second)
+			ms, err := committee.Init(o)
+			if err != nil {
+				return err
+			}
+			return printCommittee(cmd.OutOrStdout(), o.Chain, ms)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.Nodes, "nodes", 0, fmt.Sprintf("the committee's size (1 to %d)", committee.MaxNodes))
+	f.StringVar(&o.Out, "out", "", "the output directory (node i goes to DIR/node<i>)")
+	f.StringVar(&o.Chain, "chain", committee.DefaultChain, "the chain every node uses (ordo devchain's default address)")
+	f.StringVar(&o.Host, "host", committee.DefaultHost, "the address every node listens on")
+	f.IntVar(&o.BasePort, "base-port", committee.DefaultBasePort, "node 1's gRPC port (node i: P+i-1)")
+	f.IntVar(&o.APIBasePort, "api-base-port", committee.DefaultAPIBasePort, "node 1's API port (node i: Q+i-1)")
+	f.DurationVar(&o.Validity, "validity", committee.DefaultValidity, "how long the certificates are valid")
+	f.BoolVar(&o.Force, "force", false, "write into a non-empty DIR, over the files init makes")
+	_ = cmd.MarkFlagRequired("nodes")
+	_ = cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+// printCommittee prints one line per node and the commands to start them.
+func printCommittee(w io.Writer, chain string, ms []committee.Member) error {
+	for _, m := range ms {
+		if _, err := fmt.Fprintf(w, "node%d  id %s  api %s  grpc %s  config %s\n", m.Index, m.ID, m.API, m.GRPC, m.Config); err != nil {
+			return err
+		}
+	}
+	if _, err := fmt.Fprintf(w, "\nWith a chain at %s (ordo devchain), start each node (its API token is in DIR/node<i>/token):\n", chain); err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if _, err := fmt.Fprintf(w, "  ordo serve --config %s\n", m.Config); err != nil {
+			return err
+		}
+	}
+	return nil
+}
