@@ -22,6 +22,7 @@ import (
 	"github.com/ordolabs/ordo/internal/store/sqlite"
 	"github.com/ordolabs/ordo/internal/transport"
 	"github.com/ordolabs/ordo/internal/transport/grpcnet"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // DistseqConfig makes the node a member of privacy-group committees (seed
@@ -195,6 +196,10 @@ func (n *Node) distseq(ctx context.Context, seq *sequencer.Node, st *sqlite.Stor
 		return nil, err
 	}
 	fwd = d.Node.Handle
+	if err := n.Registry.Register(newPeerMetrics(d)); err != nil {
+		d.Transport.Close()
+		return nil, fmt.Errorf("distseq: metrics: %w", err)
+	}
 	d.Indexer.Out = d.Node.Events
 	d.Submitter.Out = d.Node.Dispatched
 	return d, nil
@@ -274,4 +279,53 @@ func (d *Distseq) register(ctx context.Context) error {
 	}
 	d.n.log.Info("distseq: registering in the nodes registry", "id", id, "endpoint", endpoint, "seq", cur.Seq+1)
 	return nil
+}
+
+// peerMetrics exports the transport's per-peer counters to Prometheus
+// (ordo_distseq_peer_*{peer}), read at each scrape.
+type peerMetrics struct {
+	d                                    *Distseq
+	in, out, drops, lost, reconn, queued *prometheus.Desc
+	up                                   *prometheus.Desc
+}
+
+func newPeerMetrics(d *Distseq) *peerMetrics {
+	l := []string{"peer"}
+	desc := func(name, help string) *prometheus.Desc {
+		return prometheus.NewDesc("ordo_distseq_peer_"+name, help, l, nil)
+	}
+	return &peerMetrics{d: d,
+		in:     desc("messages_in_total", "Messages received from the peer."),
+		out:    desc("messages_out_total", "Messages written to the peer."),
+		drops:  desc("drops_total", "Non-assured messages shed by the peer's full queue."),
+		lost:   desc("lost_total", "Messages whose write failed with their stream."),
+		reconn: desc("reconnects_total", "Streams that replaced the pair's first one."),
+		queued: desc("queued", "Messages waiting to be sent to the peer."),
+		up:     desc("connected", "1 while the pair has a stream."),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (m *peerMetrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{m.in, m.out, m.drops, m.lost, m.reconn, m.queued, m.up} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (m *peerMetrics) Collect(ch chan<- prometheus.Metric) {
+	for _, p := range m.d.Transport.Peers() {
+		id := string(p.ID)
+		up := 0.0
+		if p.State == grpcnet.StateConnected {
+			up = 1
+		}
+		ch <- prometheus.MustNewConstMetric(m.in, prometheus.CounterValue, float64(p.In), id)
+		ch <- prometheus.MustNewConstMetric(m.out, prometheus.CounterValue, float64(p.Out), id)
+		ch <- prometheus.MustNewConstMetric(m.drops, prometheus.CounterValue, float64(p.Drops), id)
+		ch <- prometheus.MustNewConstMetric(m.lost, prometheus.CounterValue, float64(p.Lost), id)
+		ch <- prometheus.MustNewConstMetric(m.reconn, prometheus.CounterValue, float64(p.Reconnects), id)
+		ch <- prometheus.MustNewConstMetric(m.queued, prometheus.GaugeValue, float64(p.Queued), id)
+		ch <- prometheus.MustNewConstMetric(m.up, prometheus.GaugeValue, up, id)
+	}
 }

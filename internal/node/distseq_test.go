@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -182,6 +183,15 @@ func committee(t *testing.T, registry bool) {
 	resp.Body.Close()
 	if err != nil || page.Self != string(ms[1].key.ID()) || len(page.Peers) == 0 || page.Peers[0].Out == 0 {
 		t.Fatalf("GET /v1/peers: %+v, %v", page, err)
+	}
+	if mresp, err := http.Get(apis[1] + "/metrics"); err != nil {
+		t.Fatal(err)
+	} else {
+		b, _ := io.ReadAll(mresp.Body)
+		mresp.Body.Close()
+		if !strings.Contains(string(b), `ordo_distseq_peer_messages_out_total{peer="`+page.Peers[0].ID+`"}`) {
+			t.Errorf("/metrics has no per-peer counters")
+		}
 	}
 	if rec, err := nodes[1].store.DistseqIntent(ctx, txID); err != nil || rec.Status != store.DistseqConfirmed {
 		t.Fatalf("the sender's record: %+v, %v", rec, err)
