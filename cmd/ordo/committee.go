@@ -15,7 +15,7 @@ func committeeCommand() *cobra.Command {
 		Use:   "committee",
 		Short: "Set up a committee of ordo nodes (the distributed sequencer's members)",
 	}
-	cmd.AddCommand(committeeInitCommand())
+	cmd.AddCommand(committeeInitCommand(), committeeDeployCommand())
 	return cmd
 }
 

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/committee"
+	"github.com/ordolabs/ordo/internal/distseq/token"
+	"github.com/ordolabs/ordo/internal/identity"
+)
+
+// committeeDeployCommand deploys a privacy group whose committee is the
+// nodes of a directory `ordo committee init` wrote, and mints it coins,
+// from a dev account of the devchain (dev mode).
+func committeeDeployCommand() *cobra.Command {
+	var out, group, chainURL string
+	var coins int
+	var amount uint64
+	cmd := &cobra.Command{
+		Use:   "deploy --out DIR --group NAME [--chain URL] [--coins N] [--amount A]",
+		Short: "Deploy a privacygroup whose committee is the nodes in DIR, and mint it coins (devchain dev mode)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			members, err := committeeMembers(out)
+			if err != nil {
+				return err
+			}
+			c := devchain.NewClient(chainURL, nil)
+			if err := deployGroup(cmd.Context(), c, group, members, coins, amount); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "deployed privacy group %s: %d members, %d coins of %d\n", group, len(members), coins, amount)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "the directory `ordo committee init` wrote")
+	cmd.Flags().StringVar(&group, "group", "g", "the privacy group's name")
+	cmd.Flags().StringVar(&chainURL, "chain", committee.DefaultChain, "the devchain's URL (dev mode)")
+	cmd.Flags().IntVar(&coins, "coins", 100, "coins to mint")
+	cmd.Flags().Uint64Var(&amount, "amount", 1000, "each coin's amount")
+	_ = cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+// committeeMembers reads the node ids and keys of DIR/node*/.
+func committeeMembers(out string) ([]devchain.PrivacyMember, error) {
+	keys, err := filepath.Glob(filepath.Join(out, "node*", "node.key"))
+	if err != nil || len(keys) == 0 {
+		return nil, fmt.Errorf("no node*/node.key under %s: run ordo committee init --out %s first", out, out)
+	}
+	sort.Strings(keys)
+	var ms []devchain.PrivacyMember
+	for _, kp := range keys {
+		k, _, err := identity.Load(kp, filepath.Join(filepath.Dir(kp), "node.crt"))
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, devchain.PrivacyMember{ID: string(k.ID()), PublicKey: hex.EncodeToString(k.Public())})
+	}
+	return ms, nil
+}
+
+// deployGroup sends the deploy and the mints from the chain's first dev
+// account and waits for each to be included.
+func deployGroup(ctx context.Context, c *devchain.Client, group string, ms []devchain.PrivacyMember, coins int, amount uint64) error {
+	accts, err := c.DevAccounts(ctx)
+	if err != nil || len(accts) == 0 {
+		return fmt.Errorf("dev accounts of the chain (is it a devchain in dev mode?): %w", err)
+	}
+	from := accts[0].Address
+	acct, err := c.Account(ctx, from)
+	if err != nil {
+		return err
+	}
+	nonce := acct.PendingNonce
+	fee, err := c.MinFee(ctx)
+	if err != nil {
+		return err
+	}
+	send := func(method string, args any) error {
+		b, _ := json.Marshal(args)
+		h, err := c.SendTx(ctx, chain.Tx{From: from, Nonce: nonce, Fee: 2 * fee, Contract: devchain.PrivacyGroupContract, Method: method, Args: b})
+		if err != nil {
+			return fmt.Errorf("%s: %w", method, err)
+		}
+		nonce++
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+			st, err := c.TxStatus(ctx, h)
+			if err == nil && st.State == chain.TxIncluded {
+				if !st.Success {
+					return fmt.Errorf("%s failed on chain: %s", method, st.Reason)
+				}
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+		return fmt.Errorf("%s: not included within a minute", method)
+	}
+	if err := send("deploy", map[string]any{"group": group, "members": ms}); err != nil {
+		return err
+	}
+	all := token.Mint(group+"-coin-", "", repeat(amount, coins)...)
+	for len(all) > 0 {
+		n := min(len(all), devchain.MaxPrivacyIO)
+		ps := make([]devchain.PrivacyState, n)
+		for i, s := range all[:n] {
+			ps[i] = devchain.PrivacyState{ID: s.ID, Data: json.RawMessage(s.Data)}
+		}
+		if err := send("mint", map[string]any{"group": group, "states": ps}); err != nil {
+			return err
+		}
+		all = all[n:]
+	}
+	return nil
+}
+
+func repeat(v uint64, n int) []uint64 {
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
