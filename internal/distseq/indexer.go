@@ -74,16 +74,9 @@ func (x *Indexer) Poll(ctx context.Context) error {
 // Run polls every interval on clk until ctx ends; a failed poll is
 // logged and tried again at the next one.
 func (x *Indexer) Run(ctx context.Context, clk clock.Clock, interval time.Duration, log *slog.Logger) {
-	for {
+	clock.Every(ctx, clk, interval, func(ctx context.Context) {
 		if err := x.Poll(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("distseq indexer", "err", err)
 		}
-		t := clk.NewTimer(interval)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C():
-		}
-	}
+	})
 }

@@ -82,16 +82,9 @@ func (d *Directory) Run(ctx context.Context, clk clock.Clock, interval time.Dura
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	for {
+	clock.Every(ctx, clk, interval, func(ctx context.Context) {
 		if err := d.Refresh(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("node registry refresh failed; keeping the last mapping", "err", err)
 		}
-		t := clk.NewTimer(interval)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C():
-		}
-	}
+	})
 }
