@@ -4,12 +4,15 @@
 //
 // Subcommands: serve (a node: the API behind principals, the sequencer of
 // seed 000, the processor of seed 002, the leader of seed 001 when
-// leader.accounts names cap holders, and an in-process devchain unless
+// leader.accounts names cap holders, the distributed sequencer of seed 003
+// when distseq names an identity, and an in-process devchain unless
 // --chain names one), devchain (the ledger as its own process), demo (the
-// README's main job), bench devchain|sequencer|processor|leader (one line of
-// figures each), sim sequencer|processor|leader (deterministic simulations
-// from a seed, invariants after every step), replay (checks an engine's trace
-// recorded by serve --trace), token (a bearer token and its config lines),
+// README's main job), bench devchain|sequencer|processor|leader|distseq (one
+// line of figures each), sim sequencer|processor|leader|distseq
+// (deterministic simulations from a seed, invariants after every step),
+// replay (checks an engine's trace recorded by serve --trace), committee
+// init|deploy (a local committee's identities and configs; its privacy
+// group), token (a bearer token and its config lines),
 // tool serve|meta|invoke (the tool protocol and its example tools), and the
 // API clients tx send|get|list, queues, senders, processor …, leader ….
 //
