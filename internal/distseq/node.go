@@ -132,9 +132,18 @@ func (n *Node) Submit(ctx context.Context, contract, key string, intent []byte) 
 
 // Run loads the durable state, starts the core and steps inputs until
 // ctx ends. A failed commit stops it with the error (the core is ahead of
-// the store: the caller restarts the node, which starts from the store).
+// the store: the caller restarts the node, which starts from the store);
+// one cut short because ctx ended is a clean stop.
 func (n *Node) Run(ctx context.Context) error {
 	defer n.stop()
+	err := n.run(ctx)
+	if err != nil && ctx.Err() != nil {
+		return nil // a commit cut short by the shutdown: the store holds the last one
+	}
+	return err
+}
+
+func (n *Node) run(ctx context.Context) error {
 	if err := n.start(ctx); err != nil {
 		return err
 	}
