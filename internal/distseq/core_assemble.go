@@ -2,6 +2,7 @@ package distseq
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 	"time"
 
@@ -135,7 +136,7 @@ func (c *Core) endAssembly(co *coordinator, t *ctx) {
 // requestAssembly sends t's AssembleRequest (a Request: resent until
 // answered or AssembleTimeout) with its offer as the state locks.
 func (c *Core) requestAssembly(k *contract, t *ctx) {
-	locks, _ := jsonMarshal(t.offer)
+	locks, _ := json.Marshal(t.offer)
 	t.assembleID, t.assembleAt = c.nextID("a"), c.now
 	env := c.envelope(k.addr, "")
 	env.Body = &distseqpb.Envelope_AssembleRequest{AssembleRequest: &distseqpb.AssembleRequest{
@@ -154,7 +155,7 @@ func (c *Core) onAssembleResponse(from NodeID, addr string, m *distseqpb.Assembl
 	offer := t.offer
 	c.endAssembly(co, t)
 	var post postAssembly
-	if err := jsonUnmarshal(m.GetPostAssembly(), &post); err != nil || !c.spendable(k, post.Assembly, offer) {
+	if err := json.Unmarshal(m.GetPostAssembly(), &post); err != nil || !c.spendable(k, post.Assembly, offer) {
 		if slices.ContainsFunc(post.Assembly.Creates, func(s StateRef) bool { return k.states[s.ID] != nil }) {
 			// its outputs are held already: another copy of the intent
 			// was confirmed (its states distributed before this node's

@@ -1,7 +1,6 @@
 package distseq
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -85,7 +84,3 @@ func (c *Core) reply(to NodeID, req *distseqpb.Envelope, fill func(*distseqpb.En
 	fill(env)
 	c.send(to, env, false)
 }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

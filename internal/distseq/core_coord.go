@@ -1,6 +1,7 @@
 package distseq
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -345,7 +346,7 @@ func (c *Core) stepDown(k *contract) {
 			c.drop(k, t)
 		}
 	}
-	for _, id := range sortedKeys(co.txs) {
+	for _, id := range slices.Sorted(maps.Keys(co.txs)) {
 		if t := co.txs[id]; t != nil && t.state != CDispatched {
 			c.drop(k, t)
 		}
@@ -412,7 +413,7 @@ func (c *Core) coordTimers(k *contract) {
 	if co == nil {
 		return
 	}
-	for _, id := range sortedKeys(co.assembling) {
+	for _, id := range slices.Sorted(maps.Keys(co.assembling)) {
 		if t := co.txs[id]; t != nil && c.now.Sub(t.assembleAt) >= c.cfg.AssembleTimeout {
 			c.endAssembly(co, t)
 			c.drop(k, t)

@@ -1,6 +1,7 @@
 package distseq
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/ordolabs/ordo/internal/distseq/distseqpb"
@@ -17,7 +18,7 @@ import (
 func (c *Core) sendCoordinatorHeartbeat(k *contract) {
 	co := k.coord
 	ids := make([]string, 0, len(co.txs))
-	for _, id := range sortedKeys(co.txs) {
+	for _, id := range slices.Sorted(maps.Keys(co.txs)) {
 		if s := co.txs[id].state; s != CDispatched {
 			ids = append(ids, id)
 		}
@@ -54,7 +55,7 @@ func (c *Core) onCoordinatorHeartbeat(from NodeID, addr string, m *distseqpb.Coo
 		listed[id] = true
 	}
 	var redo []*senderTx
-	for _, id := range sortedKeys(c.txs) {
+	for _, id := range slices.Sorted(maps.Keys(c.txs)) {
 		t := c.txs[id]
 		if t.contract != addr || (t.state != Delegating && t.state != Delegated) {
 			continue
@@ -126,7 +127,7 @@ func (c *Core) onStartup(from NodeID, env *distseqpb.Envelope, m *distseqpb.Star
 		return
 	}
 	c.heardFrom(k, from, "")
-	for _, id := range sortedKeys(c.txs) {
+	for _, id := range slices.Sorted(maps.Keys(c.txs)) {
 		t := c.txs[id]
 		if t.contract == k.addr && (t.state == Delegating || t.state == Delegated) && t.coord != from && c.ahead(k.addr, from, t.coord) {
 			c.handle(t)

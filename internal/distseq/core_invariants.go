@@ -2,6 +2,7 @@ package distseq
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -12,7 +13,7 @@ func (c *Core) CheckInvariants() error {
 	if err := c.checkSenders(); err != nil {
 		return err
 	}
-	for _, addr := range sortedKeys(c.active) {
+	for _, addr := range slices.Sorted(maps.Keys(c.active)) {
 		k := c.active[addr]
 		if k.coord != nil {
 			if err := c.checkCoordinator(k); err != nil {

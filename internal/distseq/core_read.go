@@ -1,5 +1,10 @@
 package distseq
 
+import (
+	"maps"
+	"slices"
+)
+
 // Reads of the core's memory, for the driver's API, tests and
 // simulations. They copy; none changes the core.
 
@@ -24,7 +29,7 @@ func (c *Core) Tx(id string) (TxView, bool) {
 }
 
 // InFlight returns the ids of this node's in-flight transactions, sorted.
-func (c *Core) InFlight() []string { return sortedKeys(c.txs) }
+func (c *Core) InFlight() []string { return slices.Sorted(maps.Keys(c.txs)) }
 
 // Coordinating reports whether this node coordinates contract now.
 func (c *Core) Coordinating(contract string) bool {
@@ -47,7 +52,7 @@ func (c *Core) Coordinated(contract string) map[string]State {
 // Submitting returns the ids this node's submitter holds for contract.
 func (c *Core) Submitting(contract string) []string {
 	if k := c.active[contract]; k != nil {
-		return sortedKeys(k.subs)
+		return slices.Sorted(maps.Keys(k.subs))
 	}
 	return nil
 }

@@ -2,8 +2,11 @@ package distseq
 
 import (
 	"crypto/ed25519"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/distseq/distseqpb"
@@ -131,7 +134,7 @@ func (c *Core) handle(t *senderTx) {
 	}
 	coord := pref[0]
 	c.delegate(k, t, coord)
-	for _, id := range sortedKeys(c.txs) {
+	for _, id := range slices.Sorted(maps.Keys(c.txs)) {
 		o := c.txs[id]
 		if o != t && o.contract == t.contract && (o.state == Delegating || o.state == Delegated) && o.coord != coord {
 			c.delegate(k, o, coord)
@@ -231,7 +234,7 @@ func (c *Core) onAssembleRequest(from NodeID, env *distseqpb.Envelope, m *distse
 	}
 	c.become(t, Assembling)
 	var avail []StateRef
-	if err := jsonUnmarshal(m.GetStateLocks(), &avail); err != nil {
+	if err := json.Unmarshal(m.GetStateLocks(), &avail); err != nil {
 		fail("state locks: " + err.Error())
 		c.become(t, Delegated)
 		return
@@ -248,7 +251,7 @@ func (c *Core) onAssembleRequest(from NodeID, env *distseqpb.Envelope, m *distse
 		return
 	}
 	d := c.cfg.Domain.Digest(t.contract, t.id, a)
-	post, _ := jsonMarshal(postAssembly{Assembly: a, Signature: ed25519.Sign(c.cfg.Key, d[:])})
+	post, _ := json.Marshal(postAssembly{Assembly: a, Signature: ed25519.Sign(c.cfg.Key, d[:])})
 	c.reply(from, env, func(r *distseqpb.Envelope) {
 		r.Body = &distseqpb.Envelope_AssembleResponse{AssembleResponse: &distseqpb.AssembleResponse{
 			TransactionId: t.id, AssembleRequestId: m.GetAssembleRequestId(), ContractAddress: t.contract, PostAssembly: post}}

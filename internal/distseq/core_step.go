@@ -1,7 +1,9 @@
 package distseq
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -179,12 +181,12 @@ func (c *Core) heardFrom(k *contract, m NodeID, id string) {
 
 func (c *Core) tick() {
 	c.resendDue()
-	for _, id := range sortedKeys(c.txs) {
+	for _, id := range slices.Sorted(maps.Keys(c.txs)) {
 		if t := c.txs[id]; t != nil {
 			c.senderTimers(t)
 		}
 	}
-	for _, addr := range sortedKeys(c.active) {
+	for _, addr := range slices.Sorted(maps.Keys(c.active)) {
 		k := c.active[addr]
 		if k == nil {
 			continue
@@ -217,12 +219,12 @@ func (c *Core) onHeight(h uint64) {
 	if c.rangeIndex(old) == c.rangeIndex(h) {
 		return
 	}
-	for _, addr := range sortedKeys(c.active) {
+	for _, addr := range slices.Sorted(maps.Keys(c.active)) {
 		if k := c.active[addr]; k != nil {
 			c.coordNewRange(k)
 		}
 	}
-	for _, id := range sortedKeys(c.txs) {
+	for _, id := range slices.Sorted(maps.Keys(c.txs)) {
 		if t := c.txs[id]; t != nil {
 			c.senderNewRange(t)
 		}
@@ -388,23 +390,14 @@ func kindOf(env *distseqpb.Envelope) string {
 	return name
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
-
 func stateData(s StateRef) []byte {
-	b, _ := jsonMarshal(s)
+	b, _ := json.Marshal(s)
 	return b
 }
 
 func refOf(s store.DistseqState) StateRef {
 	var r StateRef
-	if err := jsonUnmarshal(s.Data, &r); err != nil || r.ID == "" {
+	if err := json.Unmarshal(s.Data, &r); err != nil || r.ID == "" {
 		r = StateRef{ID: s.ID, Data: s.Data}
 	}
 	r.ID = s.ID

@@ -2,6 +2,8 @@ package distseq
 
 import (
 	"encoding/hex"
+	"encoding/json"
+	"maps"
 	"slices"
 	"time"
 
@@ -43,7 +45,7 @@ type dispatchRecord struct {
 }
 
 func (s *submission) record(addr, status string, height uint64, now time.Time) store.DistseqDispatch {
-	payload, _ := jsonMarshal(s.copies)
+	payload, _ := json.Marshal(s.copies)
 	return store.DistseqDispatch{TxID: s.txID, Contract: addr, Sender: string(s.sender), DelegationID: s.delegationID,
 		Payload: payload, Height: height, Status: status, CreatedAt: s.created, UpdatedAt: now}
 }
@@ -95,7 +97,7 @@ func (c *Core) resumeDispatch(d store.DistseqDispatch) {
 		return
 	}
 	var copies []dispatchRecord
-	if err := jsonUnmarshal(d.Payload, &copies); err != nil || len(copies) == 0 {
+	if err := json.Unmarshal(d.Payload, &copies); err != nil || len(copies) == 0 {
 		return
 	}
 	c.own(k, &submission{txID: d.TxID, contract: d.Contract, sender: NodeID(d.Sender), delegationID: d.DelegationID,
@@ -103,7 +105,7 @@ func (c *Core) resumeDispatch(d store.DistseqDispatch) {
 }
 
 func (c *Core) subOf(txID string) (*contract, *submission) {
-	for _, addr := range sortedKeys(c.active) {
+	for _, addr := range slices.Sorted(maps.Keys(c.active)) {
 		if s := c.active[addr].subs[txID]; s != nil {
 			return c.active[addr], s
 		}
@@ -117,7 +119,7 @@ func (c *Core) subOf(txID string) (*contract, *submission) {
 // go on at once.
 func (c *Core) sendSubmitterHeartbeat(k *contract) {
 	var ids []string
-	for _, id := range sortedKeys(k.subs) {
+	for _, id := range slices.Sorted(maps.Keys(k.subs)) {
 		if !k.subs[id].failed {
 			ids = append(ids, id)
 		}
@@ -149,7 +151,7 @@ func (c *Core) sendSubmitterHeartbeat(k *contract) {
 }
 
 func (c *Core) submitterTimers(k *contract) {
-	for _, id := range sortedKeys(k.subs) {
+	for _, id := range slices.Sorted(maps.Keys(k.subs)) {
 		if s := k.subs[id]; s.failed && c.height >= s.failedAt {
 			// the indexer passed the revert: no earlier copy landed
 			delete(k.subs, id)
@@ -175,7 +177,7 @@ func (c *Core) onSubmitterHeartbeat(from NodeID, addr string, m *distseqpb.Submi
 	switch {
 	case len(ids) == 0 && k.flushFrom == from:
 		k.flushUntil = time.Time{}
-		for _, id := range sortedKeys(c.txs) {
+		for _, id := range slices.Sorted(maps.Keys(c.txs)) {
 			if t := c.txs[id]; t.contract == addr && t.state == Pending && !t.retryAt.IsZero() {
 				t.retryAt = c.now
 			}

@@ -1,6 +1,7 @@
 package ptx
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,7 +18,7 @@ func params(raw json.RawMessage, v any) *Error {
 	if err := json.Unmarshal(raw, &args); err != nil || len(args) != 1 {
 		return invalid("params must be an array of one argument")
 	}
-	dec := json.NewDecoder(bytesReader(args[0]))
+	dec := json.NewDecoder(bytes.NewReader(args[0]))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return invalid("params[0]: " + err.Error())

@@ -180,5 +180,3 @@ func engineError(err error) *Error {
 	}
 	return &Error{Code: CodeServer, Message: err.Error(), Data: map[string]string{"code": "internal"}}
 }
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

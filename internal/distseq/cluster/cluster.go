@@ -52,11 +52,6 @@ type Config struct {
 	Core distseq.CoreConfig
 	// Net configures the in-memory network (its Seed and Clock are set).
 	Net simnet.Config
-	// Direct, when true, submits dispatches straight to the chain from a
-	// nonce-ordered pipeline in the cluster instead of through each node's
-	// sequencer (cheaper: the simulation's default for runs with many
-	// contracts). Defaults to false: dispatches go through the sequencer.
-	Direct bool
 	// SeqInFlight is the sequencer pipeline's depth per contract queue.
 	// Defaults to DefaultSeqInFlight.
 	SeqInFlight int
@@ -170,7 +165,7 @@ func New(ctx context.Context, cfg Config) (*Cluster, error) {
 		if i >= 26 {
 			id = distseq.NodeID(fmt.Sprintf("N%d", i))
 		}
-		n := &Node{c: c, ID: id, key: key, acct: accts[i+1].Address, Store: memstore.NewDistseq(), sub: map[string]*pendingTx{}}
+		n := &Node{c: c, ID: id, key: key, acct: accts[i+1].Address, Store: memstore.NewDistseq()}
 		c.nodes = append(c.nodes, n)
 		c.byID[id] = n
 		members = append(members, devchain.PrivacyMember{ID: string(id), PublicKey: hex.EncodeToString(key.Public().(ed25519.PublicKey))})
@@ -179,14 +174,12 @@ func New(ctx context.Context, cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	c.nextTick = clk.Now()
-	if !cfg.Direct {
-		c.dir = cfg.Dir
-		if c.dir == "" {
-			if c.dir, err = os.MkdirTemp("", "ordo-distseq-*"); err != nil {
-				return nil, err
-			}
-			c.ownDir = true
+	c.dir = cfg.Dir
+	if c.dir == "" {
+		if c.dir, err = os.MkdirTemp("", "ordo-distseq-*"); err != nil {
+			return nil, err
 		}
+		c.ownDir = true
 	}
 	for _, n := range c.nodes {
 		if err := n.start(ctx); err != nil {
@@ -434,7 +427,7 @@ func (c *Cluster) takeErr() error {
 func (c *Cluster) Crash(id distseq.NodeID) {
 	n := c.byID[id]
 	c.Net.Crash(transport.NodeID(id))
-	n.core, n.sub, n.ep = nil, map[string]*pendingTx{}, nil
+	n.core, n.ep = nil, nil
 	n.seq.close()
 	n.seq = nil
 }

@@ -7,9 +7,8 @@
 //
 // Each node's driver is the engine's contract made concrete: Step, commit
 // the batch, then send, perform effects (a load answered before the next
-// input; a dispatch into the node's submitter, a nonce-ordered pipeline on
-// the node's own chain account that re-sends a dropped transaction at its
-// nonce, so no gap blocks the ones after it) and reply. Each node's indexer
+// input; a dispatch into the node's own sequencer, whose nonce-ordered
+// pipeline fills any gap a dropped transaction leaves) and reply. Each node's indexer
 // reads the chain's final blocks only (FinalityDepth deep), Lag blocks
 // behind the head, and can be held to make a node fall behind.
 //
@@ -18,7 +17,3 @@
 // committed; the network never reorders or loses a message unless its
 // faults say so.
 package cluster
-
-import "slices"
-
-func sortStrings(s []string) { slices.Sort(s) }

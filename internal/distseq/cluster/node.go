@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/ordolabs/ordo/internal/chain"
-	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/distseq"
 	"github.com/ordolabs/ordo/internal/distseq/token"
 	"github.com/ordolabs/ordo/internal/store"
@@ -42,19 +41,11 @@ type Node struct {
 	cursor uint64
 	viewed uint64
 
-	sub   map[string]*pendingTx
-	seq   *seqSubmitter // the node's sequencer (nil with Config.Direct)
-	nonce uint64
+	seq *seqSubmitter // the node's sequencer (nil while down)
 	// Transitions is every state change this node's core reported.
 	Transitions []distseq.Transition
 	// Sent counts the messages this node sent, by kind.
 	Sent map[string]int
-}
-
-type pendingTx struct {
-	txID string
-	tx   chain.Tx
-	hash chain.Hash
 }
 
 // Core returns the node's core (nil while it is down).
@@ -93,21 +84,15 @@ func (n *Node) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	acct, err := n.c.Chain.Account(ctx, n.acct)
-	if err != nil {
-		return err
-	}
-	n.cursor, n.viewed, n.nonce, n.Sent = cur, 0, acct.PendingNonce, map[string]int{}
+	n.cursor, n.viewed, n.Sent = cur, 0, map[string]int{}
 	if n.ep == nil && n.restarts == 0 {
 		n.ep = n.c.Net.Attach(transport.NodeID(n.ID), n.handle)
 	} else {
 		n.ep = n.c.Net.Restart(transport.NodeID(n.ID), n.handle)
 	}
 	n.core = core
-	if !n.c.cfg.Direct {
-		if err := n.openSequencer(ctx); err != nil {
-			return err
-		}
+	if err := n.openSequencer(ctx); err != nil {
+		return err
 	}
 	if n.tracer == nil && n.c.cfg.Trace != nil {
 		n.tracer = distseq.NewTracer(n.c.cfg.Trace(n.ID), "token")
@@ -199,73 +184,14 @@ func (n *Node) perform(ctx context.Context, e distseq.Effect) error {
 		}
 		return n.step(ctx, distseq.InputLoaded{Contract: e.Contract, States: states})
 	case distseq.EffectDispatch:
-		if n.seq != nil {
-			return n.seq.submit(ctx, e)
-		}
-		if n.sub[e.TxID] != nil {
-			return nil // in the pipeline already (idempotent by transaction id)
-		}
-		tx := chain.Tx{From: n.acct, Nonce: n.nonce, Fee: 10000, Contract: devchain.PrivacyGroupContract, Method: "confirm", Args: e.Payload}
-		n.nonce++
-		p := &pendingTx{txID: e.TxID, tx: tx}
-		n.sub[e.TxID] = p
-		return n.sendTx(ctx, p)
+		return n.seq.submit(ctx, e)
 	}
 	return nil
 }
 
-func (n *Node) sendTx(ctx context.Context, p *pendingTx) error {
-	for range 8 {
-		h, err := n.c.Chain.SendTx(ctx, p.tx)
-		switch {
-		case err == nil:
-			p.hash = h
-			return nil
-		case errors.Is(err, chain.ErrNonceTooLow):
-			return nil // landed already: the status poll tells
-		case errors.Is(err, chain.ErrReplacementUnderpriced):
-			// a transaction of a previous incarnation holds the nonce
-			// (its dispatch came back with the restart): replace it
-			p.tx.Fee = p.tx.Fee*5/4 + 1
-		default:
-			return fmt.Errorf("node %s: submit %s: %w", n.ID, p.txID, err)
-		}
-	}
-	return fmt.Errorf("node %s: submit %s: replacement refused 8 times", n.ID, p.txID)
-}
-
-// pollSubmissions: the submitter's pipeline learns each transaction's
-// outcome; a dropped one is sent again at its nonce (no gap is left).
-func (n *Node) pollSubmissions(ctx context.Context) error {
-	if n.seq != nil {
-		return n.seq.settle(ctx)
-	}
-	for _, id := range sortedIDs(n.sub) {
-		p := n.sub[id]
-		if p == nil || n.core == nil {
-			continue // crashed in this turn
-		}
-		st, err := n.c.Chain.TxStatus(ctx, p.hash)
-		if err != nil {
-			return err
-		}
-		switch st.State {
-		case chain.TxIncluded:
-			if st.Height+n.c.cfg.FinalityDepth > n.c.Head() {
-				continue // not final yet
-			}
-			delete(n.sub, id)
-			if err := n.step(ctx, distseq.InputDispatched{TxID: id, OK: st.Success, Reason: st.Reason, Hash: string(p.hash), Height: st.Height}); err != nil {
-				return err
-			}
-		case chain.TxDropped, chain.TxUnknown:
-			if err := n.sendTx(ctx, p); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
+// pollSubmissions: the node's sequencer learns the new head and hands its
+// outcomes to the core.
+func (n *Node) pollSubmissions(ctx context.Context) error { return n.seq.settle(ctx) }
 
 // index feeds the core the final events up to the node's view height.
 func (n *Node) index(ctx context.Context) error {
@@ -302,15 +228,6 @@ func (n *Node) index(ctx context.Context) error {
 	}
 	n.cursor, n.viewed = in.Cursor, target
 	return n.step(ctx, in)
-}
-
-func sortedIDs[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sortStrings(ks)
-	return ks
 }
 
 // FlushTrace writes what the node's trace buffered.
