@@ -3,6 +3,7 @@ package distseq
 import (
 	"maps"
 	"slices"
+	"time"
 )
 
 // Reads of the core's memory, for the driver's API, tests and
@@ -97,4 +98,32 @@ func (c *Core) Preferred(contract string) NodeID {
 		return ""
 	}
 	return p[0]
+}
+
+// ContractView is one privacy group as this node sees it now: the block
+// range it is in, the coordinator it would delegate to, whether this node
+// coordinates it, and when it last heard from each member (a heartbeat, a
+// startup, an answer), while the contract is held in memory.
+type ContractView struct {
+	Contract     string
+	Height       uint64
+	Range        uint64
+	Coordinator  NodeID
+	Coordinating bool
+	Heard        map[NodeID]time.Time
+}
+
+// Contracts returns every privacy group this node knows, sorted by
+// contract.
+func (c *Core) Contracts() []ContractView {
+	out := make([]ContractView, 0, len(c.groups))
+	for _, addr := range slices.Sorted(maps.Keys(c.groups)) {
+		v := ContractView{Contract: addr, Height: c.height, Range: c.rangeIndex(c.height), Coordinator: c.Preferred(addr),
+			Coordinating: c.Coordinating(addr)}
+		if k := c.active[addr]; k != nil && len(k.heard) > 0 {
+			v.Heard = maps.Clone(k.heard)
+		}
+		out = append(out, v)
+	}
+	return out
 }

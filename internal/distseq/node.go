@@ -57,11 +57,13 @@ type Node struct {
 	inbox   *mailbox.Mailbox[envelope]
 	ref     uint64
 	waiting map[uint64]chan Reply
+	done    chan struct{} // closed when Run returns
 }
 
 type envelope struct {
 	in    Input
 	reply chan Reply
+	read  func(*Core) // a read run on the driver's goroutine between steps
 }
 
 // ErrStopped is returned to callers whose input the stopped node never
@@ -91,7 +93,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 		return nil, err
 	}
 	return &Node{cfg: cfg, core: core, tracer: NewTracer(cfg.Trace, cfg.TraceDomain),
-		inbox: mailbox.New[envelope](), waiting: map[uint64]chan Reply{}}, nil
+		inbox: mailbox.New[envelope](), waiting: map[uint64]chan Reply{}, done: make(chan struct{})}, nil
 }
 
 // Handle is the transport's handler: the message joins the node's inbox.
@@ -125,8 +127,30 @@ func (n *Node) Submit(ctx context.Context, contract, key string, intent []byte) 
 	select {
 	case r := <-ch:
 		return r.TxID, r.Err
+	case <-n.done:
+		select {
+		case r := <-ch: // answered before the stop
+			return r.TxID, r.Err
+		default:
+			return "", ErrStopped
+		}
 	case <-ctx.Done():
 		return "", ctx.Err()
+	}
+}
+
+// Contracts reads, between two steps, every privacy group as the core
+// sees it (Core.Contracts): the coordinator per contract for the API.
+func (n *Node) Contracts(ctx context.Context) ([]ContractView, error) {
+	ch := make(chan []ContractView, 1)
+	n.inbox.Put(envelope{read: func(c *Core) { ch <- c.Contracts() }})
+	select {
+	case v := <-ch:
+		return v, nil
+	case <-n.done:
+		return nil, ErrStopped
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 
@@ -161,6 +185,10 @@ func (n *Node) run(ctx context.Context) error {
 			}
 		}
 		for _, e := range n.inbox.Take() {
+			if e.read != nil {
+				e.read(n.core)
+				continue
+			}
 			if err := n.step(ctx, e.in, e.reply); err != nil {
 				return err
 			}
@@ -259,6 +287,7 @@ func (n *Node) perform(ctx context.Context, e Effect) error {
 
 // stop answers every caller still waiting.
 func (n *Node) stop() {
+	close(n.done)
 	for ref, ch := range n.waiting {
 		ch <- Reply{Ref: ref, Err: ErrStopped}
 		delete(n.waiting, ref)

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -159,8 +160,34 @@ func driveProtocol(t *testing.T, ms []member, bind func(transport.NodeID, func(t
 		}
 		return true
 	})
+	// Every member reads the same coordinator for g, and that member
+	// says it coordinates it.
+	var coord distseq.NodeID
+	coordinating := 0
+	for _, m := range ms {
+		cs, err := nodes[m.id].Contracts(ctx)
+		if err != nil || len(cs) != 1 || cs[0].Contract != "g" || cs[0].Coordinator == "" {
+			t.Fatalf("%s: Contracts() = %+v, %v", m.id, cs, err)
+		}
+		if coord != "" && cs[0].Coordinator != coord {
+			t.Fatalf("%s sees coordinator %s, another member %s", m.id, cs[0].Coordinator, coord)
+		}
+		coord = cs[0].Coordinator
+		if cs[0].Coordinating {
+			coordinating++
+			if distseq.NodeID(m.id) != coord {
+				t.Fatalf("%s coordinates g, yet the members' coordinator is %s", m.id, coord)
+			}
+		}
+	}
+	if coordinating != 1 {
+		t.Fatalf("%d members coordinate g, want 1", coordinating)
+	}
 	cancel()
 	wg.Wait()
+	if _, err := nodes[sender].Contracts(context.Background()); !errors.Is(err, distseq.ErrStopped) {
+		t.Fatalf("Contracts after Run returned: %v, want ErrStopped", err)
+	}
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {

@@ -242,14 +242,46 @@ func (d *Distseq) Submit(ctx context.Context, contract, key string, intent []byt
 // Intents is the store the ptx API reads.
 func (d *Distseq) Intents() store.DistseqStore { return d.n.store }
 
-// PeersPage is the ptx.PeerSource of GET /v1/peers.
-func (d *Distseq) PeersPage() ptx.PeersPage {
-	page := ptx.PeersPage{Self: string(d.ID()), Peers: []ptx.PeerView{}}
+// PeersPage is the ptx.PeerSource of GET /v1/peers: the transport's
+// peers and, read from the core between two steps, each contract's
+// coordinator and when each peer was last heard.
+func (d *Distseq) PeersPage(ctx context.Context) (ptx.PeersPage, error) {
+	cs, err := d.Node.Contracts(ctx)
+	if err != nil {
+		return ptx.PeersPage{}, fmt.Errorf("distseq: reading the core: %w", err)
+	}
+	page := ptx.PeersPage{Self: string(d.ID()), Peers: []ptx.PeerView{}, Coordinators: map[string]string{}, Contracts: []ptx.ContractView{}}
+	heard := map[string]time.Time{}
+	for _, c := range cs {
+		page.Coordinators[c.Contract] = string(c.Coordinator)
+		page.Contracts = append(page.Contracts, ptx.ContractView{Contract: c.Contract, Height: c.Height, Range: c.Range,
+			Coordinator: string(c.Coordinator), Coordinating: c.Coordinating})
+		for id, at := range c.Heard {
+			if at.After(heard[string(id)]) {
+				heard[string(id)] = at
+			}
+		}
+	}
 	for _, p := range d.Transport.Peers() {
 		page.Peers = append(page.Peers, ptx.PeerView{ID: string(p.ID), State: string(p.State), Queued: p.Queued, In: p.In, Out: p.Out,
-			Drops: p.Drops, Lost: p.Lost, Reconnects: p.Reconnects, LastIn: p.LastIn, LastOut: p.LastOut})
+			Drops: p.Drops, Lost: p.Lost, Reconnects: p.Reconnects, LastIn: p.LastIn, LastOut: p.LastOut, LastHeartbeat: heard[string(p.ID)]})
 	}
-	return page
+	return page, nil
+}
+
+// Coordinator is the coordinator this node sees for contract now, or ""
+// when it knows no such group.
+func (d *Distseq) Coordinator(ctx context.Context, contract string) (string, error) {
+	cs, err := d.Node.Contracts(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range cs {
+		if c.Contract == contract {
+			return string(c.Coordinator), nil
+		}
+	}
+	return "", nil
 }
 
 // register submits this node's entry to the chain's nodes registry through

@@ -1,6 +1,7 @@
 package ptx
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -20,6 +21,20 @@ type PeerView struct {
 	Reconnects uint64    `json:"reconnects"`
 	LastIn     time.Time `json:"lastIn,omitzero"`
 	LastOut    time.Time `json:"lastOut,omitzero"`
+	// LastHeartbeat is the latest heartbeat, startup or answer the
+	// distributed sequencer heard from the peer for a contract it holds
+	// in memory (zero when none is held).
+	LastHeartbeat time.Time `json:"lastHeartbeat,omitzero"`
+}
+
+// ContractView is a privacy group as this node sees it: its block range
+// and the coordinator this node would delegate to now.
+type ContractView struct {
+	Contract     string `json:"contract"`
+	Height       uint64 `json:"height"`
+	Range        uint64 `json:"range"`
+	Coordinator  string `json:"coordinator"`
+	Coordinating bool   `json:"coordinating"`
 }
 
 // PeersPage is the body of GET /v1/peers: this node's id in its
@@ -27,20 +42,26 @@ type PeerView struct {
 type PeersPage struct {
 	Self  string     `json:"self"`
 	Peers []PeerView `json:"peers"`
+	// Coordinators maps each privacy group to its current coordinator as
+	// this node sees it; Contracts says more of each.
+	Coordinators map[string]string `json:"coordinators"`
+	Contracts    []ContractView    `json:"contracts"`
 }
 
 // PeerSource gives the page (the node's distributed sequencer).
-type PeerSource interface{ PeersPage() PeersPage }
+type PeerSource interface {
+	PeersPage(ctx context.Context) (PeersPage, error)
+}
 
 // Peers mounts GET /v1/peers (role read); src nil answers an empty page.
 type Peers struct{ Src PeerSource }
 
 // Register mounts the route.
 func (p Peers) Register(rt *auth.Router) {
-	rt.HandleJSON("GET /v1/peers", auth.Read, func(*http.Request) (any, error) {
+	rt.HandleJSON("GET /v1/peers", auth.Read, func(r *http.Request) (any, error) {
 		if p.Src == nil {
-			return PeersPage{Peers: []PeerView{}}, nil
+			return PeersPage{Peers: []PeerView{}, Coordinators: map[string]string{}, Contracts: []ContractView{}}, nil
 		}
-		return p.Src.PeersPage(), nil
+		return p.Src.PeersPage(r.Context())
 	})
 }
