@@ -395,6 +395,10 @@ func stateData(s StateRef) []byte {
 	return b
 }
 
+// StateOf reads a stored state back (its owner and data as the domain
+// created them).
+func StateOf(s store.DistseqState) StateRef { return refOf(s) }
+
 func refOf(s store.DistseqState) StateRef {
 	var r StateRef
 	if err := json.Unmarshal(s.Data, &r); err != nil || r.ID == "" {

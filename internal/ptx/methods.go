@@ -83,10 +83,28 @@ func (h Handler) dispatch(ctx context.Context, p auth.Principal, req request) (a
 		if req.Method == "ptx_getTransaction" {
 			return view(rec), nil
 		}
-		if rec.Status == store.DistseqPending {
-			return nil, nil
+		if r, ok := receipt(rec); ok {
+			return r, nil
 		}
-		return Receipt{ID: rec.TxID, Success: rec.Status == store.DistseqConfirmed, FailureMessage: rec.Reason}, nil
+		return nil, nil
+	case "ptx_getTransactionFull":
+		if !p.Has(auth.RoleRead) {
+			return nil, forbidden(auth.RoleRead)
+		}
+		var id string
+		if e := params(req.Params, &id); e != nil {
+			return nil, e
+		}
+		return h.full(ctx, id)
+	case "ptx_call":
+		if !p.Has(auth.RoleRead) {
+			return nil, forbidden(auth.RoleRead)
+		}
+		var tx Tx
+		if e := params(req.Params, &tx); e != nil {
+			return nil, e
+		}
+		return h.privateCall(ctx, tx)
 	case "ptx_queryTransactions":
 		if !p.Has(auth.RoleRead) {
 			return nil, forbidden(auth.RoleRead)

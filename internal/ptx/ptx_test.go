@@ -107,6 +107,8 @@ func FuzzRPC(f *testing.F) {
 	f.Add(`{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"to":"g","data":{"to":"a","amount":1}}]}`)
 	f.Add(`[{"jsonrpc":"2.0","id":1,"method":"ptx_queryTransactions","params":[{}]}]`)
 	f.Add(`{"jsonrpc":"2.0","id":null,"method":"ptx_getTransaction","params":[1]}`)
+	f.Add(`{"jsonrpc":"2.0","id":2,"method":"ptx_getTransactionFull","params":["tx1"]}`)
+	f.Add(`{"jsonrpc":"2.0","id":3,"method":"ptx_call","params":[{"to":"g","function":"balanceOf","data":{"owner":"a"}}]}`)
 	f.Fuzz(func(t *testing.T, body string) {
 		h := ptx.Handler{B: &backend{st: memstore.NewDistseq()}}
 		code, got := call(t, h, []auth.Role{auth.RoleAdmin}, body)

@@ -169,3 +169,67 @@ func (Domain) Confirm(contract, txID string, a distseq.Assembly, ends []distseq.
 	}
 	return json.Marshal(args)
 }
+
+// Functions ptx_call answers.
+const (
+	// CallBalanceOf takes {"owner"} and answers {"owner", "balance",
+	// "coins"}: the sum and count of the owner's unspent coins.
+	CallBalanceOf = "balanceOf"
+	// CallCoins takes {"owner"} (empty: every owner) and answers the
+	// unspent coins, oldest first.
+	CallCoins = "coins"
+)
+
+// ErrCall is returned for a call the domain does not answer or bad args.
+var ErrCall = errors.New("token: invalid call")
+
+// Balance is the answer to balanceOf.
+type Balance struct {
+	Owner   string `json:"owner"`
+	Balance uint64 `json:"balance"`
+	Coins   int    `json:"coins"`
+}
+
+// CoinView is a coin as the coins call lists it.
+type CoinView struct {
+	ID        string `json:"id"`
+	Owner     string `json:"owner,omitempty"`
+	Amount    uint64 `json:"amount"`
+	CreatedBy string `json:"createdBy,omitempty"`
+}
+
+// Call answers a read-only function over unspent, the group's unspent
+// states this node holds (a private call: nothing goes to the chain).
+func Call(function string, args []byte, unspent []distseq.StateRef) (any, error) {
+	var a struct {
+		Owner string `json:"owner"`
+	}
+	if len(args) > 0 {
+		if err := json.Unmarshal(args, &a); err != nil {
+			return nil, fmt.Errorf("%w: data: %w", ErrCall, err)
+		}
+	}
+	switch function {
+	case CallBalanceOf:
+		if a.Owner == "" {
+			return nil, fmt.Errorf("%w: balanceOf wants {\"owner\": a name}", ErrCall)
+		}
+		b := Balance{Owner: a.Owner}
+		for _, s := range unspent {
+			if v := CoinOf(s); v > 0 && s.Owner == a.Owner {
+				b.Balance += v
+				b.Coins++
+			}
+		}
+		return b, nil
+	case CallCoins:
+		out := []CoinView{}
+		for _, s := range unspent {
+			if v := CoinOf(s); v > 0 && (a.Owner == "" || s.Owner == a.Owner) {
+				out = append(out, CoinView{ID: s.ID, Owner: s.Owner, Amount: v, CreatedBy: s.CreatedBy})
+			}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%w: the token domain answers %s and %s, not %q", ErrCall, CallBalanceOf, CallCoins, function)
+}
