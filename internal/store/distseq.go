@@ -55,7 +55,15 @@ type DistseqIntent struct {
 	// Reason says why a reverted intent reverted.
 	Reason string `json:"reason,omitempty"`
 	// Attempts counts the delegations so far.
-	Attempts  int       `json:"attempts"`
+	Attempts int `json:"attempts"`
+	// Prepare marks an intent the caller submits itself
+	// (ptx_prepareTransaction): its coordinator hands the prepared
+	// transaction back instead of dispatching it.
+	Prepare bool `json:"prepare,omitempty"`
+	// Prepared is the prepared transaction (the domain's call, assembled
+	// and endorsed) of a Prepare intent, once a coordinator asked leave
+	// to dispatch it; the latest such request wins.
+	Prepared  []byte    `json:"prepared,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 }

@@ -102,6 +102,7 @@ func (d *Distseq) ApplyDistseq(ctx context.Context, b store.DistseqBatch) error 
 			delete(d.byKey, old.IdempotencyKey)
 		}
 		in.Payload = clone(in.Payload)
+		in.Prepared = clone(in.Prepared)
 		in.CreatedAt, in.UpdatedAt = norm(in.CreatedAt), norm(in.UpdatedAt)
 		d.intents[in.TxID] = in
 		if in.IdempotencyKey != "" {
@@ -217,6 +218,7 @@ func (d *Distseq) DistseqIntent(_ context.Context, txID string) (store.DistseqIn
 		return store.DistseqIntent{}, fmt.Errorf("memstore: distseq intent %s: %w", txID, store.ErrNotFound)
 	}
 	in.Payload = clone(in.Payload)
+	in.Prepared = clone(in.Prepared)
 	return in, nil
 }
 
@@ -262,6 +264,7 @@ func (d *Distseq) DistseqIntents(_ context.Context, f store.DistseqIntentFilter)
 	}
 	for i := range out {
 		out[i].Payload = clone(out[i].Payload)
+		out[i].Prepared = clone(out[i].Prepared)
 	}
 	return out, nil
 }

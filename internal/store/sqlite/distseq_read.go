@@ -17,7 +17,7 @@ import (
 
 // Column lists, in the order the writes bind and the reads scan them.
 const (
-	distseqIntentCols   = `tx_id, contract, idempotency_key, payload, status, reason, attempts, created_at, updated_at`
+	distseqIntentCols   = `tx_id, contract, idempotency_key, payload, status, reason, attempts, created_at, updated_at, prepare, prepared`
 	distseqDispatchCols = `tx_id, contract, sender, delegation_id, payload, height, status, created_at, updated_at`
 	distseqOutboxCols   = `id, contract, recipient, payload, acked, created_at, updated_at`
 	distseqStateCols    = `contract, id, data, created_by, spent, spent_by, height`
@@ -54,14 +54,16 @@ func scanDistseqIntent(row scanner) (store.DistseqIntent, error) {
 		in               store.DistseqIntent
 		key              sql.NullString
 		payload          []byte
+		prepared         []byte
 		created, updated sql.NullInt64
 	)
 	if err := row.Scan(&in.TxID, &in.Contract, &key, &payload, &in.Status, &in.Reason, &in.Attempts,
-		&created, &updated); err != nil {
+		&created, &updated, &in.Prepare, &prepared); err != nil {
 		return store.DistseqIntent{}, err
 	}
 	in.IdempotencyKey = key.String
 	in.Payload = rawOrNil(payload)
+	in.Prepared = rawOrNil(prepared)
 	in.CreatedAt = fromNanos(created)
 	in.UpdatedAt = fromNanos(updated)
 	return in, nil

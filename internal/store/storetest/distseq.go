@@ -53,6 +53,7 @@ func RunDistseq(t *testing.T, open DistseqOpenFunc) {
 		{"Refused", func(t *testing.T) { distseqRefused(t, open(t)) }},
 		{"Empty", func(t *testing.T) { distseqEmpty(t, open(t)) }},
 		{"Intents", func(t *testing.T) { distseqIntents(t, open(t)) }},
+		{"IntentPrepared", func(t *testing.T) { distseqIntentPrepared(t, open(t)) }},
 		{"IntentsLimits", func(t *testing.T) { distseqIntentsLimits(t, open(t)) }},
 		{"OpenDispatches", func(t *testing.T) { distseqOpenDispatches(t, open(t)) }},
 		{"PendingOutbox", func(t *testing.T) { distseqPendingOutbox(t, open(t)) }},
@@ -209,3 +210,29 @@ func distID(d store.DistseqDistribution) string { return d.ID }
 func groupID(g store.DistseqGroup) string       { return g.Contract }
 func memberID(m store.DistseqMember) string     { return m.ID }
 func dsName(format string, a ...any) string     { return fmt.Sprintf(format, a...) }
+
+// distseqIntentPrepared: an external-submission intent keeps its flag and,
+// once written, its prepared transaction, read by id, by key and in lists.
+func distseqIntentPrepared(t *testing.T, st store.DistseqStore) {
+	ctx := context.Background()
+	in := dsIntent("tx1", "c1", "k1", store.DistseqPending, 1)
+	in.Prepare = true
+	dsApply(t, st, store.DistseqBatch{Intents: []store.DistseqIntent{in}})
+	got, err := st.DistseqIntent(ctx, "tx1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsSame(t, "a prepare intent before its prepared transaction", got, in)
+	in.Prepared = []byte(`{"txId":"tx1"}`)
+	in.UpdatedAt = dsTime(2)
+	dsApply(t, st, store.DistseqBatch{Intents: []store.DistseqIntent{in}})
+	if got, err = st.DistseqIntentByKey(ctx, "k1"); err != nil {
+		t.Fatal(err)
+	}
+	dsSame(t, "the prepared transaction, by key", got, in)
+	list, err := st.DistseqIntents(ctx, store.DistseqIntentFilter{Status: store.DistseqPending})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("DistseqIntents: %v, %v", list, err)
+	}
+	dsSame(t, "the prepared transaction, listed", list[0], in)
+}
