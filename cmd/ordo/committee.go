@@ -22,7 +22,7 @@ func committeeCommand() *cobra.Command {
 func committeeInitCommand() *cobra.Command {
 	o := committee.Options{}
 	cmd := &cobra.Command{
-		Use:   "init --nodes N --out DIR [--chain URL] [--base-port P] [--api-base-port Q] [--host H] [--validity D] [--force]",
+		Use:   "init --nodes N --out DIR [--chain URL] [--base-port P] [--api-base-port Q] [--host H] [--validity D] [--range-size N] [--poll-every D] [--force]",
 		Short: "Write the keys, certificates, tokens and configs of a local committee of N nodes",
 		Long: `init writes, for each node i of a local committee (i from 1), into DIR/node<i>/:
 node.key (its ed25519 identity key, 0600), node.crt (its self-signed TLS certificate),
@@ -52,6 +52,8 @@ deletes nothing (remove DIR/node<i>/data yourself for a fresh start).`,
 	f.IntVar(&o.APIBasePort, "api-base-port", committee.DefaultAPIBasePort, "node 1's API port (node i: Q+i-1)")
 	f.DurationVar(&o.Validity, "validity", committee.DefaultValidity, "how long the certificates are valid")
 	f.BoolVar(&o.Force, "force", false, "write into a non-empty DIR, over the files init makes")
+	f.Uint64Var(&o.RangeSize, "range-size", 0, "blocks per coordinator range in every node's config (0: the node's default, 100)")
+	f.DurationVar(&o.PollEvery, "poll-every", 0, "how often every node's indexer reads the chain (0: the node's default, 500ms)")
 	_ = cmd.MarkFlagRequired("nodes")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd

@@ -82,6 +82,13 @@ type Options struct {
 	// Force writes into a non-empty Out, over the files Init makes.
 	// Defaults to false.
 	Force bool
+	// RangeSize is every node's distseq.rangeSize (blocks per coordinator
+	// range). Defaults to 0: not written, the node's default (100).
+	RangeSize uint64
+	// PollEvery is every node's distseq.pollEvery (how often its indexer
+	// reads the chain). Defaults to 0: not written, the node's default
+	// (500ms).
+	PollEvery time.Duration
 }
 
 // Member is one node Init wrote.
@@ -126,6 +133,8 @@ func (o *Options) setDefaults() error {
 		return fmt.Errorf("%w: --out is required", ErrInvalid)
 	case o.Validity < 0:
 		return fmt.Errorf("%w: --validity must be positive, got %s", ErrInvalid, o.Validity)
+	case o.PollEvery < 0:
+		return fmt.Errorf("%w: --poll-every must be positive, got %s", ErrInvalid, o.PollEvery)
 	case o.Now.IsZero():
 		return fmt.Errorf("%w: no start time for the certificates", ErrInvalid)
 	}
@@ -251,10 +260,12 @@ type filePrincipal struct {
 }
 
 type fileDistseq struct {
-	Key    string     `yaml:"key"`
-	Cert   string     `yaml:"cert"`
-	Listen string     `yaml:"listen"`
-	Peers  []filePeer `yaml:"peers"`
+	Key       string     `yaml:"key"`
+	Cert      string     `yaml:"cert"`
+	Listen    string     `yaml:"listen"`
+	Peers     []filePeer `yaml:"peers"`
+	RangeSize uint64     `yaml:"rangeSize,omitempty"`
+	PollEvery string     `yaml:"pollEvery,omitempty"`
 }
 
 type filePeer struct {
@@ -269,7 +280,10 @@ func configYAML(o Options, ms []Member, i int, tok string) ([]byte, error) {
 	fc := fileConfig{
 		Listen: m.API, Data: m.Data, Chain: o.Chain, DevSenders: 1,
 		Principals: []filePrincipal{{Principal: AdminPrincipal, TokenSHA256: auth.TokenSHA256(tok), Roles: []string{string(auth.RoleAdmin)}}},
-		Distseq:    fileDistseq{Key: m.Key, Cert: m.Cert, Listen: m.GRPC, Peers: []filePeer{}},
+		Distseq:    fileDistseq{Key: m.Key, Cert: m.Cert, Listen: m.GRPC, Peers: []filePeer{}, RangeSize: o.RangeSize},
+	}
+	if o.PollEvery > 0 {
+		fc.Distseq.PollEvery = o.PollEvery.String()
 	}
 	for j, p := range ms {
 		if j != i {

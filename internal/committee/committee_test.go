@@ -147,6 +147,27 @@ func TestInitOptions(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	if c.Distseq.RangeSize != 0 || c.Distseq.PollEvery != 0 {
+		t.Errorf("rangeSize %d pollEvery %s written without being asked", c.Distseq.RangeSize, time.Duration(c.Distseq.PollEvery))
+	}
+}
+
+// TestInitTuning: RangeSize and PollEvery reach every node's distseq
+// config, which still validates.
+func TestInitTuning(t *testing.T) {
+	ms := initT(t, Options{Nodes: 2, Out: filepath.Join(t.TempDir(), "c"), RangeSize: 20, PollEvery: 100 * time.Millisecond})
+	for _, m := range ms {
+		c, err := node.LoadConfig(m.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Distseq.RangeSize != 20 || time.Duration(c.Distseq.PollEvery) != 100*time.Millisecond {
+			t.Errorf("node %d: rangeSize %d pollEvery %s", m.Index, c.Distseq.RangeSize, time.Duration(c.Distseq.PollEvery))
+		}
+		if err := c.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func TestInitRefuses(t *testing.T) {
@@ -159,6 +180,7 @@ func TestInitRefuses(t *testing.T) {
 		{"no out", Options{Nodes: 2, Out: "-"}},
 		{"no start", Options{Nodes: 2, Now: time.Time{}.Add(0)}},
 		{"negative validity", Options{Nodes: 2, Validity: -time.Hour}},
+		{"negative poll", Options{Nodes: 2, PollEvery: -time.Second}},
 		{"overlap", Options{Nodes: 4, BasePort: 7000, APIBasePort: 7003}},
 		{"overlap other way", Options{Nodes: 4, BasePort: 7003, APIBasePort: 7000}},
 		{"port overflow", Options{Nodes: 4, BasePort: 65533}},

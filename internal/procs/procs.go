@@ -1,0 +1,323 @@
+package procs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/committee"
+	"github.com/ordolabs/ordo/internal/identity"
+)
+
+// Defaults of Config.
+const (
+	DefaultNodes        = 4
+	DefaultBlockTime    = 200 * time.Millisecond
+	DefaultGroup        = "g"
+	DefaultCoins        = 100
+	DefaultAmount       = 1000
+	DefaultReadyTimeout = 60 * time.Second
+	DefaultStopGrace    = 10 * time.Second
+)
+
+// ErrInvalid is returned (wrapped) for a Config Start cannot honour.
+var ErrInvalid = errors.New("procs: invalid config")
+
+// Config is the committee Start runs. Zero fields take their defaults.
+type Config struct {
+	// Bin is the ordo binary (Build makes one). Required.
+	Bin string
+	// Dir holds the committee's files (Dir/committee), the chain's data
+	// (Dir/chain) and every log (Dir/logs). Required; created if absent.
+	Dir string
+	// Nodes is the committee's size. Defaults to 4.
+	Nodes int
+	// BlockTime is the devchain's block time. Defaults to 200ms.
+	BlockTime time.Duration
+	// Group is the privacy group deployed. Defaults to "g".
+	Group string
+	// Coins and Amount are the coins minted to the group and each one's
+	// amount. Default to 100 and 1000.
+	Coins  int
+	Amount uint64
+	// RangeSize is the nodes' blocks per coordinator range (`ordo
+	// committee init --range-size`). Defaults to 0: the node's default.
+	RangeSize uint64
+	// PollEvery is how often the nodes' indexers read the chain (`ordo
+	// committee init --poll-every`). Defaults to 0: the node's default.
+	PollEvery time.Duration
+	// ChainArgs are more flags for `ordo devchain` (faults, seed).
+	// Defaults to none.
+	ChainArgs []string
+	// ReadyTimeout bounds each wait for a process to be ready. Defaults
+	// to 60s.
+	ReadyTimeout time.Duration
+	// StopGrace is how long Stop waits after SIGTERM before SIGKILL.
+	// Defaults to 10s.
+	StopGrace time.Duration
+}
+
+func (c *Config) setDefaults() error {
+	if c.Nodes == 0 {
+		c.Nodes = DefaultNodes
+	}
+	if c.BlockTime == 0 {
+		c.BlockTime = DefaultBlockTime
+	}
+	if c.Group == "" {
+		c.Group = DefaultGroup
+	}
+	if c.Coins == 0 {
+		c.Coins = DefaultCoins
+	}
+	if c.Amount == 0 {
+		c.Amount = DefaultAmount
+	}
+	if c.ReadyTimeout == 0 {
+		c.ReadyTimeout = DefaultReadyTimeout
+	}
+	if c.StopGrace == 0 {
+		c.StopGrace = DefaultStopGrace
+	}
+	switch {
+	case c.Bin == "":
+		return fmt.Errorf("%w: no ordo binary (Config.Bin)", ErrInvalid)
+	case c.Dir == "":
+		return fmt.Errorf("%w: no directory (Config.Dir)", ErrInvalid)
+	case c.Nodes < 1 || c.Nodes > committee.MaxNodes:
+		return fmt.Errorf("%w: %d nodes (1 to %d)", ErrInvalid, c.Nodes, committee.MaxNodes)
+	}
+	return nil
+}
+
+// Member is one node of the committee, as `ordo committee init` wrote it.
+type Member struct {
+	// Index is the node's number, from 0 (its directory is node<Index+1>).
+	Index int
+	// ID is its node id; Fingerprint its certificate's.
+	ID, Fingerprint string
+	// API is its API's base URL (http://host:port); GRPC its gRPC address.
+	API, GRPC string
+	// Dir is its directory; Config, Key, Cert its files; Data its data
+	// directory.
+	Dir, Config, Key, Cert, Data string
+	// Token is its API bearer token.
+	Token string
+}
+
+// Committee is a running devchain and its committee of ordo nodes.
+type Committee struct {
+	cfg      Config
+	chainURL string
+	chain    *proc
+	nodes    []*proc
+	members  []Member
+	hc       *http.Client
+}
+
+// Start runs a devchain, writes a committee of cfg.Nodes with `ordo
+// committee init`, deploys cfg.Group with `ordo committee deploy`, starts
+// every `ordo serve --config` and waits until each is ready and has
+// indexed the group. On error everything started is stopped.
+func Start(ctx context.Context, cfg Config) (*Committee, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("procs: %w", err)
+	}
+	cfg.Dir = dir
+	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
+		return nil, fmt.Errorf("procs: %w", err)
+	}
+	base, err := FreePorts(2*cfg.Nodes + 1)
+	if err != nil {
+		return nil, err
+	}
+	c := &Committee{cfg: cfg, hc: &http.Client{Timeout: 10 * time.Second}}
+	chainAddr := net.JoinHostPort(committee.DefaultHost, strconv.Itoa(base+2*cfg.Nodes))
+	c.chainURL = "http://" + chainAddr
+	args := append([]string{"devchain", "--listen", chainAddr, "--data", filepath.Join(dir, "chain"),
+		"--block-time", cfg.BlockTime.String()}, cfg.ChainArgs...)
+	c.chain = newProc("chain", cfg.Bin, filepath.Join(dir, "logs", "chain.log"), args...)
+	ok := false
+	defer func() {
+		if !ok {
+			c.Stop(context.WithoutCancel(ctx))
+		}
+	}()
+	if err := c.chain.start(); err != nil {
+		return nil, err
+	}
+	dc := devchain.NewClient(c.chainURL, nil)
+	if err := c.waitFor(ctx, c.chain, "the devchain's head", func(ctx context.Context) (bool, string) {
+		_, err := dc.Head(ctx)
+		return err == nil, fmt.Sprint(err)
+	}); err != nil {
+		return nil, err
+	}
+	out := filepath.Join(dir, "committee")
+	initArgs := []string{"committee", "init", "--nodes", strconv.Itoa(cfg.Nodes), "--out", out, "--chain", c.chainURL,
+		"--base-port", strconv.Itoa(base), "--api-base-port", strconv.Itoa(base + cfg.Nodes)}
+	if cfg.RangeSize > 0 {
+		initArgs = append(initArgs, "--range-size", strconv.FormatUint(cfg.RangeSize, 10))
+	}
+	if cfg.PollEvery > 0 {
+		initArgs = append(initArgs, "--poll-every", cfg.PollEvery.String())
+	}
+	if err := c.run(ctx, "init", initArgs...); err != nil {
+		return nil, err
+	}
+	if c.members, err = LoadMembers(out); err != nil {
+		return nil, err
+	}
+	if len(c.members) != cfg.Nodes {
+		return nil, fmt.Errorf("procs: %s holds %d nodes, want %d", out, len(c.members), cfg.Nodes)
+	}
+	if err := c.run(ctx, "deploy", "committee", "deploy", "--out", out, "--group", cfg.Group, "--chain", c.chainURL,
+		"--coins", strconv.Itoa(cfg.Coins), "--amount", strconv.FormatUint(cfg.Amount, 10)); err != nil {
+		return nil, err
+	}
+	for i, m := range c.members {
+		c.nodes = append(c.nodes, newProc("node"+strconv.Itoa(i+1), cfg.Bin,
+			filepath.Join(dir, "logs", "node"+strconv.Itoa(i+1)+".log"), "serve", "--config", m.Config))
+	}
+	for i := range c.nodes {
+		if err := c.nodes[i].start(); err != nil {
+			return nil, err
+		}
+	}
+	for i := range c.nodes {
+		if err := c.waitReady(ctx, i); err != nil {
+			return nil, err
+		}
+	}
+	ok = true
+	return c, nil
+}
+
+// LoadMembers reads the members `ordo committee init` wrote into dir,
+// in order (node1 first).
+func LoadMembers(dir string) ([]Member, error) {
+	var ms []Member
+	for i := 0; ; i++ {
+		nd := filepath.Join(dir, "node"+strconv.Itoa(i+1))
+		if _, err := os.Stat(nd); errors.Is(err, os.ErrNotExist) {
+			return ms, nil
+		}
+		m := Member{Index: i, Dir: nd, Config: filepath.Join(nd, committee.ConfigFile), Key: filepath.Join(nd, committee.KeyFile),
+			Cert: filepath.Join(nd, committee.CertFile), Data: filepath.Join(nd, committee.DataDir)}
+		k, cert, err := identity.Load(m.Key, m.Cert)
+		if err != nil {
+			return nil, fmt.Errorf("procs: node%d: %w", i+1, err)
+		}
+		m.ID, m.Fingerprint = string(k.ID()), identity.FingerprintDER(cert.Certificate[0])
+		tok, err := os.ReadFile(filepath.Join(nd, committee.TokenFile))
+		if err != nil {
+			return nil, fmt.Errorf("procs: node%d: %w", i+1, err)
+		}
+		m.Token = strings.TrimSpace(string(tok))
+		api, grpc, err := listens(m.Config)
+		if err != nil {
+			return nil, fmt.Errorf("procs: node%d: %w", i+1, err)
+		}
+		m.API, m.GRPC = "http://"+api, grpc
+		ms = append(ms, m)
+	}
+}
+
+// run runs a one-shot ordo command, its output in logs/<name>.log.
+func (c *Committee) run(ctx context.Context, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, c.cfg.Bin, args...)
+	b, err := cmd.CombinedOutput()
+	log := filepath.Join(c.cfg.Dir, "logs", name+".log")
+	_ = os.WriteFile(log, b, 0o644)
+	if err != nil {
+		return fmt.Errorf("procs: ordo %s: %w\n%s", strings.Join(args, " "), err, b)
+	}
+	return nil
+}
+
+// FreePorts returns the first of n consecutive loopback ports that were
+// all free a moment ago.
+func FreePorts(n int) (int, error) {
+	for range 100 {
+		base := 20000 + rand.IntN(40000-n) //nolint:gosec // a port, not a secret
+		var lns []net.Listener
+		ok := true
+		for p := base; p < base+n; p++ {
+			ln, err := net.Listen("tcp", net.JoinHostPort(committee.DefaultHost, strconv.Itoa(p)))
+			if err != nil {
+				ok = false
+				break
+			}
+			lns = append(lns, ln)
+		}
+		for _, ln := range lns {
+			ln.Close()
+		}
+		if ok {
+			return base, nil
+		}
+	}
+	return 0, fmt.Errorf("procs: no %d consecutive free ports found", n)
+}
+
+// waitFor polls cond every 50ms until it holds, p exits, ctx ends or the
+// ready timeout passes; the error says what was awaited, the last answer
+// and the tail of p's log.
+func (c *Committee) waitFor(ctx context.Context, p *proc, what string, cond func(context.Context) (bool, string)) error {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.ReadyTimeout)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	exited := p.done()
+	for {
+		ok, last := cond(ctx)
+		if ok {
+			return nil
+		}
+		select {
+		case <-exited:
+			return p.withTail(fmt.Errorf("%w: %s exited waiting for %s (last: %s)", ErrNotRunning, p.name, what, last))
+		case <-ctx.Done():
+			return p.withTail(fmt.Errorf("procs: %s: waiting for %s: %w (last: %s)", p.name, what, ctx.Err(), last))
+		case <-tick.C:
+		}
+	}
+}
+
+// waitReady waits for node i's /readyz and for its distributed sequencer
+// to name a coordinator for the group.
+func (c *Committee) waitReady(ctx context.Context, i int) error {
+	p := c.nodes[i]
+	if err := c.waitFor(ctx, p, "/readyz", func(ctx context.Context) (bool, string) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.members[i].API+"/readyz", nil)
+		resp, err := c.hc.Do(req)
+		if err != nil {
+			return false, err.Error()
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, resp.Status
+	}); err != nil {
+		return err
+	}
+	return c.waitFor(ctx, p, "the group "+c.cfg.Group+" indexed", func(ctx context.Context) (bool, string) {
+		pg, err := c.Peers(ctx, i)
+		if err != nil {
+			return false, err.Error()
+		}
+		return pg.Coordinators[c.cfg.Group] != "", fmt.Sprintf("coordinators %v", pg.Coordinators)
+	})
+}
