@@ -169,14 +169,14 @@ func TestDistseqNetCoordinatorFailover(t *testing.T) {
 			live[id] = i
 		}
 	}
+	// Confirmed while the coordinator is down: by another member's
+	// sender, after the senders re-delegated.
 	h.untilConfirmed(30*time.Second, live)
 	for _, s := range h.submitters(during) {
-		if s == c {
-			t.Errorf("an intent sent after member %d stopped was submitted by it", c)
+		if s < 0 || s == c {
+			t.Errorf("the intents sent while member %d was down were submitted by %v, want live members only", c, h.submitters(during))
+			break
 		}
-	}
-	if nc := h.agreedCoordinator(rest...); nc == c {
-		t.Errorf("the live members still name the stopped member %d their coordinator", c)
 	}
 
 	h.start(c)
@@ -216,8 +216,10 @@ func TestDistseqNetPartition(t *testing.T) {
 		}
 	}
 	h.untilConfirmed(30*time.Second, majority)
-	if nc := h.agreedCoordinator(others(4, c)...); nc == c {
-		t.Errorf("the connected members still name the isolated member %d their coordinator", c)
+	for _, s := range h.submitters(majority) {
+		if s == c {
+			t.Errorf("an intent sent during the partition was submitted by the isolated member %d", c)
+		}
 	}
 	for id, i := range cut {
 		if _, ok := h.intent(id); i == c && ok {
