@@ -27,8 +27,8 @@ func (c *Core) candidates(k *contract, fn func(StateRef) bool) {
 	}
 	for _, txID := range co.order {
 		t := co.txs[txID]
-		if t == nil || t.asm == nil {
-			continue
+		if t == nil || t.asm == nil || t.prepare {
+			continue // an external submission's outputs wait for its confirmation: its caller may never send it
 		}
 		for _, s := range t.asm.Creates {
 			if co.locked[s.ID] == "" && co.offered[s.ID] == "" && co.spec[s.ID] != nil && !fn(s) {

@@ -39,6 +39,7 @@ type ctx struct {
 	sender       NodeID
 	delegationID string
 	intent       []byte
+	prepare      bool // the sender's caller submits it (prepare_only)
 	state        State
 	assembleID   string
 	assembleAt   time.Time
@@ -120,7 +121,7 @@ func (c *Core) onDelegation(from NodeID, env *distseqpb.Envelope, m *distseqpb.D
 		if len(m.GetPrivateTransactions()) > 0 {
 			intent = m.GetPrivateTransactions()[0]
 		}
-		t = &ctx{id: m.GetTransactionId(), sender: from, delegationID: m.GetDelegationId(), intent: intent}
+		t = &ctx{id: m.GetTransactionId(), sender: from, delegationID: m.GetDelegationId(), intent: intent, prepare: m.GetPrepareOnly()}
 		co.txs[t.id] = t
 		co.queue = append(co.queue, t.id)
 		c.cbecome(t, CQueued)
@@ -205,9 +206,17 @@ func (c *Core) requestConfirmation(k *contract, t *ctx) {
 	}
 	t.confirmID = c.nextID("dc")
 	t.confirmUntil = c.now.Add(2 * c.hbTimeout())
+	req := &distseqpb.RequestDispatchConfirmation{TransactionId: t.id, DelegationId: t.delegationID, ContractAddress: k.addr, RequestId: t.confirmID}
+	if t.prepare {
+		call, err := c.confirmCall(k, t)
+		if err != nil {
+			c.drop(k, t)
+			return
+		}
+		req.PreparedCall = call
+	}
 	env := c.envelope(k.addr, "")
-	env.Body = &distseqpb.Envelope_RequestDispatchConfirmation{RequestDispatchConfirmation: &distseqpb.RequestDispatchConfirmation{
-		TransactionId: t.id, DelegationId: t.delegationID, ContractAddress: k.addr, RequestId: t.confirmID}}
+	env.Body = &distseqpb.Envelope_RequestDispatchConfirmation{RequestDispatchConfirmation: req}
 	c.sendAssured("dc:"+t.confirmID, t.sender, env, t.confirmUntil)
 }
 
@@ -236,13 +245,7 @@ func (c *Core) onDispatchConfirmationError(from NodeID, addr string, m *distseqp
 // dispatch commits the dispatch (1C-2C) and hands it to the submitter
 // role after the commit.
 func (c *Core) dispatch(k *contract, t *ctx) {
-	ends := make([]Endorsement, 0, len(t.ends))
-	for _, m := range k.g.members {
-		if sig, ok := t.ends[m]; ok {
-			ends = append(ends, Endorsement{Member: m, Signature: sig})
-		}
-	}
-	call, err := c.cfg.Domain.Confirm(k.addr, t.id, *t.asm, ends)
+	call, err := c.confirmCall(k, t)
 	if err != nil {
 		c.drop(k, t)
 		return
@@ -253,6 +256,18 @@ func (c *Core) dispatch(k *contract, t *ctx) {
 	env.Body = &distseqpb.Envelope_TransactionDispatched{TransactionDispatched: &distseqpb.TransactionDispatched{
 		TransactionId: t.id, DelegationId: t.delegationID, ContractAddress: k.addr, Submitter: string(c.cfg.Self)}}
 	c.send(t.sender, env, false)
+}
+
+// confirmCall is the prepared transaction: the domain's call of t's
+// assembly with its endorsements, in the committee's order.
+func (c *Core) confirmCall(k *contract, t *ctx) ([]byte, error) {
+	ends := make([]Endorsement, 0, len(t.ends))
+	for _, m := range k.g.members {
+		if sig, ok := t.ends[m]; ok {
+			ends = append(ends, Endorsement{Member: m, Signature: sig})
+		}
+	}
+	return c.cfg.Domain.Confirm(k.addr, t.id, *t.asm, ends)
 }
 
 // graphOf returns t and every transaction that spends its outputs,

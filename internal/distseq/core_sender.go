@@ -1,6 +1,7 @@
 package distseq
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,10 @@ type senderTx struct {
 	id, contract, key string
 	intent            []byte
 	created           time.Time
+	// prepare: the caller submits the transaction itself; prepared is
+	// the latest prepared transaction a coordinator handed back.
+	prepare  bool
+	prepared []byte
 
 	state State
 	since time.Time // entered state
@@ -74,8 +79,9 @@ func (c *Core) onSubmit(in InputSubmit) {
 		return
 	}
 	t := c.newTx(in.TxID, in.Contract, in.Key, in.Intent, c.now)
+	t.prepare = in.Prepare
 	c.ready.Batch.Intents = append(c.ready.Batch.Intents, store.DistseqIntent{TxID: t.id, Contract: t.contract,
-		IdempotencyKey: t.key, Payload: t.intent, Status: "pending", CreatedAt: c.now, UpdatedAt: c.now})
+		IdempotencyKey: t.key, Payload: t.intent, Status: "pending", Prepare: t.prepare, CreatedAt: c.now, UpdatedAt: c.now})
 	c.ready.Replies = append(c.ready.Replies, Reply{Ref: in.Ref, TxID: t.id})
 	c.handle(t)
 }
@@ -103,7 +109,7 @@ func (c *Core) resumeIntent(in store.DistseqIntent) {
 		return
 	}
 	t := c.newTx(in.TxID, in.Contract, in.IdempotencyKey, in.Payload, in.CreatedAt)
-	t.reverts = in.Attempts
+	t.reverts, t.prepare, t.prepared = in.Attempts, in.Prepare, in.Prepared
 	t.retryAt = c.now
 }
 
@@ -157,7 +163,7 @@ func (c *Core) delegate(k *contract, t *senderTx, coord NodeID) {
 	env := c.envelope(k.addr, "")
 	env.Body = &distseqpb.Envelope_DelegationCommand{DelegationCommand: &distseqpb.DelegationCommand{
 		TransactionId: t.id, DelegateNodeId: string(coord), DelegationId: t.delegationID,
-		PrivateTransactions: [][]byte{t.intent}, BlockHeight: int64(c.height)}}
+		PrivateTransactions: [][]byte{t.intent}, BlockHeight: int64(c.height), PrepareOnly: t.prepare}}
 	c.sendAssured("deleg:"+t.id, coord, env, c.now.Add(c.cfg.DelegationTimeout))
 }
 
@@ -279,7 +285,13 @@ func (c *Core) park(t *senderTx) {
 // delegation only; anything else is refused.
 func (c *Core) onRequestDispatchConfirmation(from NodeID, env *distseqpb.Envelope, m *distseqpb.RequestDispatchConfirmation) {
 	t := c.activeDelegation(m.GetTransactionId(), from, m.GetDelegationId())
-	ok := t != nil && (t.state == Delegated || t.state == Delegating || t.state == Prepared)
+	ok := t != nil && (t.state == Delegated || t.state == Delegating || t.state == Prepared) &&
+		(!t.prepare || len(m.GetPreparedCall()) > 0)
+	if ok && t.prepare && !bytes.Equal(t.prepared, m.GetPreparedCall()) {
+		// committed before the grant goes out: the caller reads it
+		t.prepared = bytes.Clone(m.GetPreparedCall())
+		c.ready.Batch.Intents = append(c.ready.Batch.Intents, c.intentRecord(t, "pending", ""))
+	}
 	c.reply(from, env, func(r *distseqpb.Envelope) {
 		if ok {
 			r.Body = &distseqpb.Envelope_DispatchConfirmation{DispatchConfirmation: &distseqpb.DispatchConfirmationResponse{
@@ -337,7 +349,7 @@ const ReasonIntentConfirmed = "intent_confirmed"
 
 func (c *Core) intentRecord(t *senderTx, status, reason string) store.DistseqIntent {
 	return store.DistseqIntent{TxID: t.id, Contract: t.contract, IdempotencyKey: t.key, Payload: t.intent,
-		Status: status, Reason: reason, Attempts: t.reverts, CreatedAt: t.created, UpdatedAt: c.now}
+		Status: status, Reason: reason, Attempts: t.reverts, Prepare: t.prepare, Prepared: t.prepared, CreatedAt: t.created, UpdatedAt: c.now}
 }
 
 // finish makes t final (Confirmed or Reverted) and forgets it.

@@ -42,6 +42,9 @@ type submission struct {
 type dispatchRecord struct {
 	Call     []byte   `json:"call"`
 	Assembly Assembly `json:"assembly"`
+	// External: the sender's caller submits this copy (prepare_only); the
+	// submitter holds it like any other but never sends it.
+	External bool `json:"external,omitempty"`
 }
 
 func (s *submission) record(addr, status string, height uint64, now time.Time) store.DistseqDispatch {
@@ -74,7 +77,7 @@ func (c *Core) submit(k *contract, t *ctx, call []byte) {
 		s = &submission{txID: t.id, contract: k.addr, created: c.now}
 	}
 	s.sender, s.delegationID, s.rangeIdx, s.failed = t.sender, t.delegationID, c.rangeIndex(c.height), false
-	s.copies = append(s.copies, dispatchRecord{Call: call, Assembly: *t.asm})
+	s.copies = append(s.copies, dispatchRecord{Call: call, Assembly: *t.asm, External: t.prepare})
 	c.ready.Batch.Dispatches = append(c.ready.Batch.Dispatches, s.record(k.addr, "dispatched", c.height, c.now))
 	c.own(k, s)
 }
@@ -82,8 +85,9 @@ func (c *Core) submit(k *contract, t *ctx, call []byte) {
 func (c *Core) own(k *contract, s *submission) {
 	k.subs[s.txID] = s
 	c.transition(RoleSubmitter, s.txID, "", CDispatched)
-	c.ready.Effects = append(c.ready.Effects, Effect{Kind: EffectDispatch, Contract: k.addr, TxID: s.txID,
-		Payload: s.copies[len(s.copies)-1].Call})
+	if last := s.copies[len(s.copies)-1]; !last.External {
+		c.ready.Effects = append(c.ready.Effects, Effect{Kind: EffectDispatch, Contract: k.addr, TxID: s.txID, Payload: last.Call})
+	}
 	if k.subHB.IsZero() {
 		c.sendSubmitterHeartbeat(k)
 	}

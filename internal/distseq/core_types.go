@@ -176,6 +176,9 @@ type InputSubmit struct {
 	Contract string
 	Key      string
 	Intent   []byte
+	// Prepare asks for the prepared transaction instead of a dispatch
+	// (ptx_prepareTransaction: the caller submits it).
+	Prepare bool
 }
 
 // InputMessage is a message from a peer, From authenticated by the

@@ -111,6 +111,19 @@ func (n *Node) Dispatched(in InputDispatched) { n.inbox.Put(envelope{in: in}) }
 // returns the transaction id (an idempotency key already known returns
 // the same id).
 func (n *Node) Submit(ctx context.Context, contract, key string, intent []byte) (string, error) {
+	return n.submit(ctx, InputSubmit{Contract: contract, Key: key, Intent: intent})
+}
+
+// Prepare is ptx_prepareTransaction: like Submit, but the coordinator
+// hands the prepared transaction back (the intent record's Prepared, once
+// set) instead of dispatching it; the caller submits it to the base
+// ledger, and the node follows it there as it follows its own.
+func (n *Node) Prepare(ctx context.Context, contract, key string, intent []byte) (string, error) {
+	return n.submit(ctx, InputSubmit{Contract: contract, Key: key, Intent: intent, Prepare: true})
+}
+
+func (n *Node) submit(ctx context.Context, in InputSubmit) (string, error) {
+	key := in.Key
 	if key != "" {
 		if rec, err := n.cfg.Store.DistseqIntentByKey(ctx, key); err == nil {
 			return rec.TxID, nil
@@ -123,7 +136,8 @@ func (n *Node) Submit(ctx context.Context, contract, key string, intent []byte) 
 		return "", err
 	}
 	ch := make(chan Reply, 1)
-	n.inbox.Put(envelope{in: InputSubmit{TxID: "tx_" + hex.EncodeToString(b[:]), Contract: contract, Key: key, Intent: intent}, reply: ch})
+	in.TxID = "tx_" + hex.EncodeToString(b[:])
+	n.inbox.Put(envelope{in: in, reply: ch})
 	select {
 	case r := <-ch:
 		return r.TxID, r.Err

@@ -50,7 +50,7 @@ var _ Submitter = (*SequencerSubmitter)(nil)
 
 // Submit hands a dispatch to the sequencer.
 func (s *SequencerSubmitter) Submit(ctx context.Context, contract, txID string, call []byte) error {
-	data, _ := json.Marshal(dispatch.Call{Contract: devchain.PrivacyGroupContract, Method: "confirm", Args: call})
+	data, _ := json.Marshal(dispatch.Call{Contract: devchain.PrivacyGroupContract, Method: devchain.PrivacyConfirm, Args: call})
 	h := sha256.Sum256(call)
 	key := txID + "/" + hex.EncodeToString(h[:8])
 	res, err := s.Sequencer.Submit(ctx, []sequencer.Intake{{Queue: SeqQueuePrefix + contract, Type: SeqType, Data: data, IdempotencyKey: key}})

@@ -239,6 +239,12 @@ func (d *Distseq) Submit(ctx context.Context, contract, key string, intent []byt
 	return d.Node.Submit(ctx, contract, key, intent)
 }
 
+// Prepare is the ptx API's prepare: the intent committed for external
+// submission, its id answered.
+func (d *Distseq) Prepare(ctx context.Context, contract, key string, intent []byte) (string, error) {
+	return d.Node.Prepare(ctx, contract, key, intent)
+}
+
 // Intents is the store the ptx API reads.
 func (d *Distseq) Intents() store.DistseqStore { return d.n.store }
 

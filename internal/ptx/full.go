@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/distseq"
 	"github.com/ordolabs/ordo/internal/distseq/token"
 	"github.com/ordolabs/ordo/internal/store"
@@ -115,4 +116,42 @@ func (h Handler) privateCall(ctx context.Context, tx Tx) (any, *Error) {
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error(), Data: map[string]string{"code": "bad_call"}}
 	}
 	return res, nil
+}
+
+// PreparedTransaction is ptx_getPreparedTransaction's answer: the base
+// ledger transaction the caller submits itself (Paladin's external
+// submission), assembled and endorsed by the committee.
+type PreparedTransaction struct {
+	ID     string `json:"id"`
+	Domain string `json:"domain"`
+	To     string `json:"to"`
+	// Transaction is the call to send: the devchain's privacygroup
+	// contract, its confirm method and the args.
+	Transaction PreparedCall `json:"transaction"`
+}
+
+// PreparedCall is a base-ledger contract call.
+type PreparedCall struct {
+	Contract string          `json:"contract"`
+	Method   string          `json:"method"`
+	Args     json.RawMessage `json:"args"`
+}
+
+// prepared answers a prepare intent's prepared transaction: null while
+// none is ready; bad params for a transaction sent to be dispatched.
+func (h Handler) prepared(ctx context.Context, id string) (any, *Error) {
+	rec, err := h.B.Intents().DistseqIntent(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, engineError(err)
+	}
+	if !rec.Prepare {
+		return nil, &Error{Code: CodeInvalidParams, Message: id + " was sent with ptx_sendTransaction: ordo dispatches it", Data: map[string]string{"code": "not_prepared"}}
+	}
+	if len(rec.Prepared) == 0 {
+		return nil, nil
+	}
+	return PreparedTransaction{ID: rec.TxID, Domain: "token", To: rec.Contract,
+		Transaction: PreparedCall{Contract: devchain.PrivacyGroupContract, Method: devchain.PrivacyConfirm, Args: rec.Prepared}}, nil
 }

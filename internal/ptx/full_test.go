@@ -66,3 +66,44 @@ func TestFullAndCall(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepare: ptx_prepareTransaction(s) commit intents for external
+// submission (a key answers the same id); ptx_getPreparedTransaction is
+// null until the committee prepared it, then the call to send; it refuses
+// a transaction ordo dispatches itself.
+func TestPrepare(t *testing.T) {
+	ctx := context.Background()
+	b := &backend{st: memstore.NewDistseq()}
+	h := ptx.Handler{B: b}
+	all := []auth.Role{auth.RoleAdmin}
+	prep := `{"jsonrpc":"2.0","id":1,"method":"ptx_prepareTransaction","params":[{"to":"g","data":{"to":"alice","amount":5},"idempotencyKey":"p1"}]}`
+	for _, tt := range []struct{ name, body, want string }{
+		{"prepare", prep, `"result":"tx1"`},
+		{"again, same key", prep, `"result":"tx1"`},
+		{"prepare many", `{"jsonrpc":"2.0","id":2,"method":"ptx_prepareTransactions","params":[[{"to":"g","data":{"to":"b","amount":1}}]]}`, `"result":["tx2"]`},
+		{"send", `{"jsonrpc":"2.0","id":3,"method":"ptx_sendTransaction","params":[{"to":"g","data":{"to":"c","amount":1}}]}`, `"result":"tx3"`},
+		{"not prepared yet", `{"jsonrpc":"2.0","id":4,"method":"ptx_getPreparedTransaction","params":["tx1"]}`, `"result":null`},
+		{"a dispatched one", `{"jsonrpc":"2.0","id":5,"method":"ptx_getPreparedTransaction","params":["tx3"]}`, `"not_prepared"`},
+		{"a reader cannot prepare", prep, `"forbidden"`},
+	} {
+		roles := all
+		if strings.HasPrefix(tt.name, "a reader") {
+			roles = []auth.Role{auth.RoleRead}
+		}
+		if code, got := call(t, h, roles, tt.body); code != http.StatusOK || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: %d %s\nwant %s", tt.name, code, got, tt.want)
+		}
+	}
+	rec, err := b.st.DistseqIntent(ctx, "tx1")
+	if err != nil || !rec.Prepare {
+		t.Fatalf("tx1: %+v, %v", rec, err)
+	}
+	rec.Prepared = []byte(`{"group":"g","txId":"tx1"}`)
+	if err := b.st.ApplyDistseq(ctx, store.DistseqBatch{Intents: []store.DistseqIntent{rec}}); err != nil {
+		t.Fatal(err)
+	}
+	want := `"result":{"id":"tx1","domain":"token","to":"g","transaction":{"contract":"privacygroup","method":"confirm","args":{"group":"g","txId":"tx1"}}}`
+	if _, got := call(t, h, all, `{"jsonrpc":"2.0","id":6,"method":"ptx_getPreparedTransaction","params":["tx1"]}`); !strings.Contains(got, want) {
+		t.Errorf("prepared: %s\nwant %s", got, want)
+	}
+}

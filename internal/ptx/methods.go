@@ -31,7 +31,7 @@ func (h Handler) dispatch(ctx context.Context, p auth.Principal, req request) (a
 		return nil, &Error{Code: CodeServer, Message: "this node runs no distributed sequencer (configure distseq: key, cert, peers)", Data: map[string]string{"code": "unavailable"}}
 	}
 	switch req.Method {
-	case "ptx_sendTransaction":
+	case "ptx_sendTransaction", "ptx_prepareTransaction":
 		if !p.Has(auth.RoleSubmit) {
 			return nil, forbidden(auth.RoleSubmit)
 		}
@@ -39,8 +39,8 @@ func (h Handler) dispatch(ctx context.Context, p auth.Principal, req request) (a
 		if e := params(req.Params, &tx); e != nil {
 			return nil, e
 		}
-		return h.send(ctx, tx)
-	case "ptx_sendTransactions":
+		return h.send(ctx, tx, req.Method == "ptx_prepareTransaction")
+	case "ptx_sendTransactions", "ptx_prepareTransactions":
 		if !p.Has(auth.RoleSubmit) {
 			return nil, forbidden(auth.RoleSubmit)
 		}
@@ -59,7 +59,7 @@ func (h Handler) dispatch(ctx context.Context, p auth.Principal, req request) (a
 		}
 		ids := make([]string, 0, len(txs))
 		for _, tx := range txs {
-			id, e := h.send(ctx, tx)
+			id, e := h.send(ctx, tx, req.Method == "ptx_prepareTransactions")
 			if e != nil {
 				return ids, e
 			}
@@ -87,6 +87,15 @@ func (h Handler) dispatch(ctx context.Context, p auth.Principal, req request) (a
 			return r, nil
 		}
 		return nil, nil
+	case "ptx_getPreparedTransaction":
+		if !p.Has(auth.RoleRead) {
+			return nil, forbidden(auth.RoleRead)
+		}
+		var id string
+		if e := params(req.Params, &id); e != nil {
+			return nil, e
+		}
+		return h.prepared(ctx, id)
 	case "ptx_getTransactionFull":
 		if !p.Has(auth.RoleRead) {
 			return nil, forbidden(auth.RoleRead)
@@ -155,11 +164,17 @@ func check(tx Tx) *Error {
 	return nil
 }
 
-func (h Handler) send(ctx context.Context, tx Tx) (string, *Error) {
+// send commits tx for the engine to dispatch or, with prepare, to hand
+// back prepared.
+func (h Handler) send(ctx context.Context, tx Tx, prepare bool) (string, *Error) {
 	if e := check(tx); e != nil {
 		return "", e
 	}
-	id, err := h.B.Submit(ctx, tx.To, tx.IdempotencyKey, tx.Data)
+	submit := h.B.Submit
+	if prepare {
+		submit = h.B.Prepare
+	}
+	id, err := submit(ctx, tx.To, tx.IdempotencyKey, tx.Data)
 	if err != nil {
 		return "", engineError(err)
 	}

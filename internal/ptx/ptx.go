@@ -18,6 +18,9 @@ import (
 type Backend interface {
 	// Submit commits an intent on contract and returns its id.
 	Submit(ctx context.Context, contract, key string, intent []byte) (string, error)
+	// Prepare commits an intent for external submission and returns its
+	// id; its prepared transaction appears in its record.
+	Prepare(ctx context.Context, contract, key string, intent []byte) (string, error)
 	// Intents reads the node's intents (its store).
 	Intents() store.DistseqStore
 }

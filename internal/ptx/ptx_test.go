@@ -27,6 +27,14 @@ type backend struct {
 func (b *backend) Intents() store.DistseqStore { return b.st }
 
 func (b *backend) Submit(ctx context.Context, contract, key string, intent []byte) (string, error) {
+	return b.submit(ctx, contract, key, intent, false)
+}
+
+func (b *backend) Prepare(ctx context.Context, contract, key string, intent []byte) (string, error) {
+	return b.submit(ctx, contract, key, intent, true)
+}
+
+func (b *backend) submit(ctx context.Context, contract, key string, intent []byte, prepare bool) (string, error) {
 	if contract != "g" {
 		return "", fmt.Errorf("%w: %q", distseq.ErrNoSuchGroup, contract)
 	}
@@ -39,7 +47,7 @@ func (b *backend) Submit(ctx context.Context, contract, key string, intent []byt
 	id := fmt.Sprintf("tx%d", b.n)
 	now := time.Unix(int64(b.n), 0).UTC()
 	return id, b.st.ApplyDistseq(ctx, store.DistseqBatch{Intents: []store.DistseqIntent{{TxID: id, Contract: contract,
-		IdempotencyKey: key, Payload: intent, Status: store.DistseqPending, CreatedAt: now, UpdatedAt: now}}})
+		IdempotencyKey: key, Payload: intent, Status: store.DistseqPending, Prepare: prepare, CreatedAt: now, UpdatedAt: now}}})
 }
 
 func call(t *testing.T, h http.Handler, roles []auth.Role, body string) (int, string) {
@@ -108,6 +116,7 @@ func FuzzRPC(f *testing.F) {
 	f.Add(`[{"jsonrpc":"2.0","id":1,"method":"ptx_queryTransactions","params":[{}]}]`)
 	f.Add(`{"jsonrpc":"2.0","id":null,"method":"ptx_getTransaction","params":[1]}`)
 	f.Add(`{"jsonrpc":"2.0","id":2,"method":"ptx_getTransactionFull","params":["tx1"]}`)
+	f.Add(`[{"jsonrpc":"2.0","id":4,"method":"ptx_prepareTransaction","params":[{"to":"g","data":{"to":"a","amount":1}}]},{"jsonrpc":"2.0","id":5,"method":"ptx_getPreparedTransaction","params":["tx1"]}]`)
 	f.Add(`{"jsonrpc":"2.0","id":3,"method":"ptx_call","params":[{"to":"g","function":"balanceOf","data":{"owner":"a"}}]}`)
 	f.Fuzz(func(t *testing.T, body string) {
 		h := ptx.Handler{B: &backend{st: memstore.NewDistseq()}}

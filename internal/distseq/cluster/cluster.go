@@ -264,6 +264,21 @@ func (c *Cluster) Head() uint64 {
 // Submit hands node id an intent; it returns the transaction id the
 // node answered with (or its error).
 func (c *Cluster) Submit(ctx context.Context, id distseq.NodeID, group string, in token.Intent, key string) (string, error) {
+	return c.submit(ctx, id, group, in, key, false)
+}
+
+// Prepare hands node id an intent for external submission
+// (ptx_prepareTransaction): its prepared transaction appears in the
+// sender's intent record and the caller submits it (Deployer can).
+func (c *Cluster) Prepare(ctx context.Context, id distseq.NodeID, group string, in token.Intent, key string) (string, error) {
+	return c.submit(ctx, id, group, in, key, true)
+}
+
+// Deployer is the dev account that deployed the groups; its next nonce
+// is free for a test's own transactions.
+func (c *Cluster) Deployer() chain.Address { return c.deployer }
+
+func (c *Cluster) submit(ctx context.Context, id distseq.NodeID, group string, in token.Intent, key string, prepare bool) (string, error) {
 	n := c.byID[id]
 	if n == nil || n.core == nil {
 		return "", fmt.Errorf("cluster: node %s is down", id)
@@ -277,7 +292,7 @@ func (c *Cluster) Submit(ctx context.Context, id distseq.NodeID, group string, i
 	c.ref++
 	body, _ := json.Marshal(in)
 	txID := fmt.Sprintf("%s-tx%d", id, c.txSeq)
-	if err := n.step(ctx, distseq.InputSubmit{Ref: c.ref, TxID: txID, Contract: group, Key: key, Intent: body}); err != nil {
+	if err := n.step(ctx, distseq.InputSubmit{Ref: c.ref, TxID: txID, Contract: group, Key: key, Intent: body, Prepare: prepare}); err != nil {
 		return "", err
 	}
 	r, ok := c.replies[c.ref]

@@ -520,7 +520,13 @@ type DelegationCommand struct {
 	// private_transactions: the sender's intent, JSON, one per transaction.
 	PrivateTransactions [][]byte `protobuf:"bytes,4,rep,name=private_transactions,json=privateTransactions,proto3" json:"private_transactions,omitempty"`
 	// block_height the sender chose the coordinator at.
-	BlockHeight   int64 `protobuf:"varint,5,opt,name=block_height,json=blockHeight,proto3" json:"block_height,omitempty"`
+	BlockHeight int64 `protobuf:"varint,5,opt,name=block_height,json=blockHeight,proto3" json:"block_height,omitempty"`
+	// prepare_only (defined by ordo, for Paladin's external submission): the
+	// caller submits the transaction itself; the coordinator assembles and
+	// endorses it, hands the prepared transaction to the sender in
+	// RequestDispatchConfirmation and, granted, holds it as dispatched without
+	// sending it to the base ledger.
+	PrepareOnly   bool `protobuf:"varint,6,opt,name=prepare_only,json=prepareOnly,proto3" json:"prepare_only,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -588,6 +594,13 @@ func (x *DelegationCommand) GetBlockHeight() int64 {
 		return x.BlockHeight
 	}
 	return 0
+}
+
+func (x *DelegationCommand) GetPrepareOnly() bool {
+	if x != nil {
+		return x.PrepareOnly
+	}
+	return false
 }
 
 // MismatchedBlockHeightDetail: the heights of the two sides.
@@ -1903,8 +1916,12 @@ type RequestDispatchConfirmation struct {
 	DelegationId    string                 `protobuf:"bytes,2,opt,name=delegation_id,json=delegationId,proto3" json:"delegation_id,omitempty"`
 	ContractAddress string                 `protobuf:"bytes,3,opt,name=contract_address,json=contractAddress,proto3" json:"contract_address,omitempty"`
 	RequestId       string                 `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// prepared_call is, for a prepare_only delegation, the prepared
+	// transaction (the domain's call, assembled and endorsed); empty
+	// otherwise.
+	PreparedCall  []byte `protobuf:"bytes,5,opt,name=prepared_call,json=preparedCall,proto3" json:"prepared_call,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RequestDispatchConfirmation) Reset() {
@@ -1963,6 +1980,13 @@ func (x *RequestDispatchConfirmation) GetRequestId() string {
 		return x.RequestId
 	}
 	return ""
+}
+
+func (x *RequestDispatchConfirmation) GetPreparedCall() []byte {
+	if x != nil {
+		return x.PreparedCall
+	}
+	return nil
 }
 
 // DispatchConfirmationResponse: the sender grants the dispatch (the
@@ -2652,13 +2676,14 @@ const file_ordo_distseq_v1_distseq_proto_rawDesc = "" +
 	"\x18transaction_reverted_ack\x18\x1c \x01(\v23.ordo.distseq.v1.TransactionRevertedAcknowledgementH\x00R\x16transactionRevertedAck\x12J\n" +
 	"\x0fdistribute_data\x18\x1d \x01(\v2\x1f.ordo.distseq.v1.DistributeDataH\x00R\x0edistributeData\x12`\n" +
 	"\x13distribute_data_ack\x18\x1e \x01(\v2..ordo.distseq.v1.DistributeDataAcknowledgementH\x00R\x11distributeDataAckB\x06\n" +
-	"\x04body\"\xdf\x01\n" +
+	"\x04body\"\x82\x02\n" +
 	"\x11DelegationCommand\x12%\n" +
 	"\x0etransaction_id\x18\x01 \x01(\tR\rtransactionId\x12(\n" +
 	"\x10delegate_node_id\x18\x02 \x01(\tR\x0edelegateNodeId\x12#\n" +
 	"\rdelegation_id\x18\x03 \x01(\tR\fdelegationId\x121\n" +
 	"\x14private_transactions\x18\x04 \x03(\fR\x13privateTransactions\x12!\n" +
-	"\fblock_height\x18\x05 \x01(\x03R\vblockHeight\"\x85\x01\n" +
+	"\fblock_height\x18\x05 \x01(\x03R\vblockHeight\x12!\n" +
+	"\fprepare_only\x18\x06 \x01(\bR\vprepareOnly\"\x85\x01\n" +
 	"\x1bMismatchedBlockHeightDetail\x122\n" +
 	"\x15provided_block_height\x18\x01 \x01(\x03R\x13providedBlockHeight\x122\n" +
 	"\x15observed_block_height\x18\x02 \x01(\x03R\x13observedBlockHeight\"\xd4\x01\n" +
@@ -2775,13 +2800,14 @@ const file_ordo_distseq_v1_distseq_proto_rawDesc = "" +
 	"\x10contract_address\x18\x03 \x01(\tR\x0fcontractAddress\"C\n" +
 	"\"StartupNotificationAcknowledgement\x12\x1d\n" +
 	"\n" +
-	"startup_id\x18\x01 \x01(\tR\tstartupId\"\xb3\x01\n" +
+	"startup_id\x18\x01 \x01(\tR\tstartupId\"\xd8\x01\n" +
 	"\x1bRequestDispatchConfirmation\x12%\n" +
 	"\x0etransaction_id\x18\x01 \x01(\tR\rtransactionId\x12#\n" +
 	"\rdelegation_id\x18\x02 \x01(\tR\fdelegationId\x12)\n" +
 	"\x10contract_address\x18\x03 \x01(\tR\x0fcontractAddress\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x04 \x01(\tR\trequestId\"\xb4\x01\n" +
+	"request_id\x18\x04 \x01(\tR\trequestId\x12#\n" +
+	"\rprepared_call\x18\x05 \x01(\fR\fpreparedCall\"\xb4\x01\n" +
 	"\x1cDispatchConfirmationResponse\x12%\n" +
 	"\x0etransaction_id\x18\x01 \x01(\tR\rtransactionId\x12#\n" +
 	"\rdelegation_id\x18\x02 \x01(\tR\fdelegationId\x12)\n" +
