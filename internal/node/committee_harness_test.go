@@ -3,17 +3,20 @@ package node
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -118,8 +121,20 @@ func newCommittee(t *testing.T, cfg committeeConfig) *committee {
 		}
 	})
 
+	// The identities, hence the ring (who coordinates which range), come
+	// from the seed; the timing of a run does not.
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("ORDO_SEED"); v != "" {
+		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+			t.Fatalf("ORDO_SEED: %v", err)
+		}
+	}
+	t.Logf("seed %d (the committee's identities; replay: ORDO_SEED=%d)", seed, seed)
+	var s [32]byte
+	binary.LittleEndian.PutUint64(s[:], seed)
+	ids := rand.NewChaCha8(s)
 	for i := range cfg.Nodes {
-		k, err := identity.Generate(rand.Reader)
+		k, err := identity.Generate(ids)
 		if err != nil {
 			t.Fatal(err)
 		}
