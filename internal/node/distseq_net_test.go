@@ -160,8 +160,9 @@ func TestDistseqNetCoordinatorFailover(t *testing.T) {
 	h.stop(c)
 
 	during := map[string]int{}
-	for r := range 3 {
+	for r := range 5 { // a steady load, one round a block
 		h.sendRound(during, "during", r, rest...)
+		h.untilNextBlock()
 	}
 	live := maps.Clone(during)
 	for id, i := range before {
@@ -206,8 +207,9 @@ func TestDistseqNetPartition(t *testing.T) {
 
 	h.isolate(c)
 	cut := map[string]int{}
-	for r := range 3 {
+	for r := range 5 { // a steady load, one round a block
 		h.sendRound(cut, "cut", r, all...)
+		h.untilNextBlock()
 	}
 	majority := map[string]int{}
 	for id, i := range cut {
