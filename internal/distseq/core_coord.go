@@ -39,7 +39,8 @@ type ctx struct {
 	sender       NodeID
 	delegationID string
 	intent       []byte
-	prepare      bool // the sender's caller submits it (prepare_only)
+	prepare      bool   // the sender's caller submits it (prepare_only)
+	prepared     []byte // the call handed to its sender, then dispatched
 	state        State
 	assembleID   string
 	assembleAt   time.Time
@@ -213,7 +214,10 @@ func (c *Core) requestConfirmation(k *contract, t *ctx) {
 			c.drop(k, t)
 			return
 		}
-		req.PreparedCall = call
+		t.prepared, req.PreparedCall, req.PreparedSpends = call, call, t.asm.Spends
+		for _, s := range t.asm.Creates {
+			req.PreparedCreates = append(req.PreparedCreates, &distseqpb.DistributedState{Id: s.ID, Owner: s.Owner, Data: s.Data, CreatedBy: t.id})
+		}
 	}
 	env := c.envelope(k.addr, "")
 	env.Body = &distseqpb.Envelope_RequestDispatchConfirmation{RequestDispatchConfirmation: req}
@@ -245,7 +249,10 @@ func (c *Core) onDispatchConfirmationError(from NodeID, addr string, m *distseqp
 // dispatch commits the dispatch (1C-2C) and hands it to the submitter
 // role after the commit.
 func (c *Core) dispatch(k *contract, t *ctx) {
-	call, err := c.confirmCall(k, t)
+	call, err := t.prepared, error(nil)
+	if call == nil { // the sender holds the prepared one: dispatch exactly that
+		call, err = c.confirmCall(k, t)
+	}
 	if err != nil {
 		c.drop(k, t)
 		return

@@ -287,10 +287,16 @@ func (c *Core) onRequestDispatchConfirmation(from NodeID, env *distseqpb.Envelop
 	t := c.activeDelegation(m.GetTransactionId(), from, m.GetDelegationId())
 	ok := t != nil && (t.state == Delegated || t.state == Delegating || t.state == Prepared) &&
 		(!t.prepare || len(m.GetPreparedCall()) > 0)
-	if ok && t.prepare && !bytes.Equal(t.prepared, m.GetPreparedCall()) {
-		// committed before the grant goes out: the caller reads it
-		t.prepared = bytes.Clone(m.GetPreparedCall())
-		c.ready.Batch.Intents = append(c.ready.Batch.Intents, c.intentRecord(t, "pending", ""))
+	if ok && t.prepare {
+		p := PreparedTx{Call: m.GetPreparedCall(), Assembly: Assembly{Spends: m.GetPreparedSpends()}}
+		for _, s := range m.GetPreparedCreates() {
+			p.Assembly.Creates = append(p.Assembly.Creates, StateRef{ID: s.GetId(), Owner: s.GetOwner(), Data: s.GetData()})
+		}
+		if b, _ := json.Marshal(p); !bytes.Equal(t.prepared, b) {
+			// committed before the grant goes out: the caller reads it
+			t.prepared = b
+			c.ready.Batch.Intents = append(c.ready.Batch.Intents, c.intentRecord(t, "pending", ""))
+		}
 	}
 	c.reply(from, env, func(r *distseqpb.Envelope) {
 		if ok {

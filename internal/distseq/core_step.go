@@ -1,6 +1,7 @@
 package distseq
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -285,7 +286,23 @@ func (c *Core) onConfirmed(e ChainEvent) {
 		c.submitterConfirmed(k, e)
 	}
 	if t := c.txs[e.TxID]; t != nil {
+		if t.prepare && k != nil {
+			c.senderDistributes(k, t, e)
+		}
 		c.finish(t, Confirmed, "")
+	}
+}
+
+// senderDistributes: the sender of a prepared transaction distributes what
+// it created when the chain confirmed the assembly it handed out (a
+// coordinator that granted it may have lost it before committing it).
+func (c *Core) senderDistributes(k *contract, t *senderTx, e ChainEvent) {
+	var p PreparedTx
+	if json.Unmarshal(t.prepared, &p) != nil {
+		return
+	}
+	if d := c.cfg.Domain.Digest(k.addr, t.id, p.Assembly); hex.EncodeToString(d[:]) == e.Digest {
+		c.distributeCreated(k, t.id, p.Assembly, e.Height)
 	}
 }
 

@@ -261,22 +261,7 @@ func (c *Core) submitterConfirmed(k *contract, e ChainEvent) {
 	}
 	c.ready.Batch.Dispatches = append(c.ready.Batch.Dispatches, s.record(k.addr, "confirmed", e.Height, c.now))
 	c.transition(RoleSubmitter, s.txID, CDispatched, Confirmed)
-	msg := &distseqpb.DistributeData{ContractAddress: k.addr, TransactionId: s.txID}
-	for _, st := range conf.Assembly.Creates {
-		msg.States = append(msg.States, &distseqpb.DistributedState{Id: st.ID, Owner: st.Owner, Data: st.Data, CreatedBy: s.txID})
-	}
-	c.keepStates(k, msg, e.Height)
-	for _, m := range k.g.members {
-		if m == c.cfg.Self {
-			continue
-		}
-		d := proto.Clone(msg).(*distseqpb.DistributeData)
-		d.DistributionId = "dist/" + s.txID + "/" + string(m)
-		body, _ := proto.Marshal(d)
-		c.ready.Batch.Outbox = append(c.ready.Batch.Outbox, store.DistseqDistribution{ID: d.DistributionId, Contract: k.addr,
-			To: string(m), Payload: body, CreatedAt: c.now, UpdatedAt: c.now})
-		c.distribute(k.addr, m, d, body)
-	}
+	c.distributeCreated(k, s.txID, conf.Assembly, e.Height)
 	if live(k) == 0 {
 		c.sendSubmitterHeartbeat(k)
 	}
@@ -297,6 +282,30 @@ func (c *Core) resumeDistribution(o store.DistseqDistribution) {
 		return
 	}
 	c.distribute(o.Contract, NodeID(o.To), d, o.Payload)
+}
+
+// distributeCreated keeps what a confirmed transaction created and sends
+// it to every other member (assured, persisted before the first send). A
+// distribution's id is the transaction's and the receiver's, so a second
+// distributor of the same transaction (the sender of a prepared one) is
+// the same record and the receivers' duplicate.
+func (c *Core) distributeCreated(k *contract, txID string, a Assembly, height uint64) {
+	msg := &distseqpb.DistributeData{ContractAddress: k.addr, TransactionId: txID}
+	for _, st := range a.Creates {
+		msg.States = append(msg.States, &distseqpb.DistributedState{Id: st.ID, Owner: st.Owner, Data: st.Data, CreatedBy: txID})
+	}
+	c.keepStates(k, msg, height)
+	for _, m := range k.g.members {
+		if m == c.cfg.Self {
+			continue
+		}
+		d := proto.Clone(msg).(*distseqpb.DistributeData)
+		d.DistributionId = "dist/" + txID + "/" + string(m)
+		body, _ := proto.Marshal(d)
+		c.ready.Batch.Outbox = append(c.ready.Batch.Outbox, store.DistseqDistribution{ID: d.DistributionId, Contract: k.addr,
+			To: string(m), Payload: body, CreatedAt: c.now, UpdatedAt: c.now})
+		c.distribute(k.addr, m, d, body)
+	}
 }
 
 // keepStates writes distributed states into this node's store (and its

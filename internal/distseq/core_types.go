@@ -181,6 +181,14 @@ type InputSubmit struct {
 	Prepare bool
 }
 
+// PreparedTx is a prepared transaction as the sender keeps it
+// (store.DistseqIntent.Prepared, JSON): the domain's call for the caller
+// to submit, and its assembly.
+type PreparedTx struct {
+	Call     []byte   `json:"call"`
+	Assembly Assembly `json:"assembly"`
+}
+
 // InputMessage is a message from a peer, From authenticated by the
 // transport.
 type InputMessage struct {

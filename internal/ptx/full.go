@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/distseq"
@@ -152,6 +153,10 @@ func (h Handler) prepared(ctx context.Context, id string) (any, *Error) {
 	if len(rec.Prepared) == 0 {
 		return nil, nil
 	}
+	var p distseq.PreparedTx
+	if err := json.Unmarshal(rec.Prepared, &p); err != nil {
+		return nil, engineError(fmt.Errorf("the stored prepared transaction of %s: %w", id, err))
+	}
 	return PreparedTransaction{ID: rec.TxID, Domain: "token", To: rec.Contract,
-		Transaction: PreparedCall{Contract: devchain.PrivacyGroupContract, Method: devchain.PrivacyConfirm, Args: rec.Prepared}}, nil
+		Transaction: PreparedCall{Contract: devchain.PrivacyGroupContract, Method: devchain.PrivacyConfirm, Args: p.Call}}, nil
 }

@@ -98,7 +98,7 @@ func TestPrepare(t *testing.T) {
 	if err != nil || !rec.Prepare {
 		t.Fatalf("tx1: %+v, %v", rec, err)
 	}
-	rec.Prepared = []byte(`{"group":"g","txId":"tx1"}`)
+	rec.Prepared, _ = json.Marshal(distseq.PreparedTx{Call: []byte(`{"group":"g","txId":"tx1"}`)})
 	if err := b.st.ApplyDistseq(ctx, store.DistseqBatch{Intents: []store.DistseqIntent{rec}}); err != nil {
 		t.Fatal(err)
 	}

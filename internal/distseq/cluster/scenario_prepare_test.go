@@ -44,9 +44,13 @@ func TestScenarioPrepare(t *testing.T) {
 	if n := w.c.Confirmed[Group(0)+"/"+id]; n != 0 || w.status(id) != store.DistseqPending {
 		t.Fatalf("the prepared transaction reached the chain (%d) or left pending (%s) without its caller", n, w.status(id))
 	}
+	var prep distseq.PreparedTx
 	var args token.ConfirmArgs
-	if err := json.Unmarshal(rec.Prepared, &args); err != nil || args.TxID != id || len(args.Endorsements) != len(w.c.Nodes()) {
-		t.Fatalf("prepared %s: %+v, %v", rec.Prepared, args, err)
+	if err := json.Unmarshal(rec.Prepared, &prep); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(prep.Call, &args); err != nil || args.TxID != id || len(args.Endorsements) != len(w.c.Nodes()) {
+		t.Fatalf("prepared %s: %+v, %v", prep.Call, args, err)
 	}
 	// The caller submits it itself.
 	acct, err := w.c.Chain.Account(w.ctx, w.c.Deployer())
@@ -54,7 +58,7 @@ func TestScenarioPrepare(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := w.c.Chain.SendTx(w.ctx, chain.Tx{From: w.c.Deployer(), Nonce: acct.Nonce, Fee: 10000,
-		Contract: devchain.PrivacyGroupContract, Method: "confirm", Args: rec.Prepared}); err != nil {
+		Contract: devchain.PrivacyGroupContract, Method: devchain.PrivacyConfirm, Args: prep.Call}); err != nil {
 		t.Fatal(err)
 	}
 	w.untilConfirmed(10*time.Second, id)

@@ -1919,9 +1919,14 @@ type RequestDispatchConfirmation struct {
 	// prepared_call is, for a prepare_only delegation, the prepared
 	// transaction (the domain's call, assembled and endorsed); empty
 	// otherwise.
-	PreparedCall  []byte `protobuf:"bytes,5,opt,name=prepared_call,json=preparedCall,proto3" json:"prepared_call,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	PreparedCall []byte `protobuf:"bytes,5,opt,name=prepared_call,json=preparedCall,proto3" json:"prepared_call,omitempty"`
+	// prepared_spends and prepared_creates are that transaction's assembly,
+	// so that the sender can distribute what it creates once the chain
+	// confirms it, whichever submitter holds it.
+	PreparedSpends  []string            `protobuf:"bytes,6,rep,name=prepared_spends,json=preparedSpends,proto3" json:"prepared_spends,omitempty"`
+	PreparedCreates []*DistributedState `protobuf:"bytes,7,rep,name=prepared_creates,json=preparedCreates,proto3" json:"prepared_creates,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *RequestDispatchConfirmation) Reset() {
@@ -1985,6 +1990,20 @@ func (x *RequestDispatchConfirmation) GetRequestId() string {
 func (x *RequestDispatchConfirmation) GetPreparedCall() []byte {
 	if x != nil {
 		return x.PreparedCall
+	}
+	return nil
+}
+
+func (x *RequestDispatchConfirmation) GetPreparedSpends() []string {
+	if x != nil {
+		return x.PreparedSpends
+	}
+	return nil
+}
+
+func (x *RequestDispatchConfirmation) GetPreparedCreates() []*DistributedState {
+	if x != nil {
+		return x.PreparedCreates
 	}
 	return nil
 }
@@ -2800,14 +2819,16 @@ const file_ordo_distseq_v1_distseq_proto_rawDesc = "" +
 	"\x10contract_address\x18\x03 \x01(\tR\x0fcontractAddress\"C\n" +
 	"\"StartupNotificationAcknowledgement\x12\x1d\n" +
 	"\n" +
-	"startup_id\x18\x01 \x01(\tR\tstartupId\"\xd8\x01\n" +
+	"startup_id\x18\x01 \x01(\tR\tstartupId\"\xcf\x02\n" +
 	"\x1bRequestDispatchConfirmation\x12%\n" +
 	"\x0etransaction_id\x18\x01 \x01(\tR\rtransactionId\x12#\n" +
 	"\rdelegation_id\x18\x02 \x01(\tR\fdelegationId\x12)\n" +
 	"\x10contract_address\x18\x03 \x01(\tR\x0fcontractAddress\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x04 \x01(\tR\trequestId\x12#\n" +
-	"\rprepared_call\x18\x05 \x01(\fR\fpreparedCall\"\xb4\x01\n" +
+	"\rprepared_call\x18\x05 \x01(\fR\fpreparedCall\x12'\n" +
+	"\x0fprepared_spends\x18\x06 \x03(\tR\x0epreparedSpends\x12L\n" +
+	"\x10prepared_creates\x18\a \x03(\v2!.ordo.distseq.v1.DistributedStateR\x0fpreparedCreates\"\xb4\x01\n" +
 	"\x1cDispatchConfirmationResponse\x12%\n" +
 	"\x0etransaction_id\x18\x01 \x01(\tR\rtransactionId\x12#\n" +
 	"\rdelegation_id\x18\x02 \x01(\tR\fdelegationId\x12)\n" +
@@ -2951,13 +2972,14 @@ var file_ordo_distseq_v1_distseq_proto_depIdxs = []int32{
 	31, // 39: ordo.distseq.v1.SubmitterHeartbeatNotification.timestamp:type_name -> google.protobuf.Timestamp
 	16, // 40: ordo.distseq.v1.SubmitterHeartbeatNotification.dispatched:type_name -> ordo.distseq.v1.DispatchedTransaction
 	31, // 41: ordo.distseq.v1.StartupNotification.timestamp:type_name -> google.protobuf.Timestamp
-	26, // 42: ordo.distseq.v1.DistributeData.states:type_name -> ordo.distseq.v1.DistributedState
-	26, // 43: ordo.distseq.v1.TransactionSpecification.creates:type_name -> ordo.distseq.v1.DistributedState
-	44, // [44:44] is the sub-list for method output_type
-	44, // [44:44] is the sub-list for method input_type
-	44, // [44:44] is the sub-list for extension type_name
-	44, // [44:44] is the sub-list for extension extendee
-	0,  // [0:44] is the sub-list for field type_name
+	26, // 42: ordo.distseq.v1.RequestDispatchConfirmation.prepared_creates:type_name -> ordo.distseq.v1.DistributedState
+	26, // 43: ordo.distseq.v1.DistributeData.states:type_name -> ordo.distseq.v1.DistributedState
+	26, // 44: ordo.distseq.v1.TransactionSpecification.creates:type_name -> ordo.distseq.v1.DistributedState
+	45, // [45:45] is the sub-list for method output_type
+	45, // [45:45] is the sub-list for method input_type
+	45, // [45:45] is the sub-list for extension type_name
+	45, // [45:45] is the sub-list for extension extendee
+	0,  // [0:45] is the sub-list for field type_name
 }
 
 func init() { file_ordo_distseq_v1_distseq_proto_init() }
