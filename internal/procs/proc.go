@@ -17,9 +17,11 @@ import (
 // is not running, and by a wait for readiness when the process exited.
 var ErrNotRunning = errors.New("procs: process not running")
 
-// proc is a child process that can be killed and started again with the
-// same arguments, its output appended to logPath.
-type proc struct {
+// Process is a child process that can be killed and started again with
+// the same arguments, its output appended to its log file with a marker
+// line per start, signal and exit. A Committee runs its nodes and its
+// devchain as Processes; a caller may run more (an intruder, a client).
+type Process struct {
 	name    string
 	bin     string
 	args    []string
@@ -31,12 +33,14 @@ type proc struct {
 	starts int
 }
 
-func newProc(name, bin, logPath string, args ...string) *proc {
-	return &proc{name: name, bin: bin, args: args, logPath: logPath}
+// NewProcess returns a Process (not started) running bin with args,
+// logging to logPath.
+func NewProcess(name, bin, logPath string, args ...string) *Process {
+	return &Process{name: name, bin: bin, args: args, logPath: logPath}
 }
 
 // marker appends one line to the log.
-func (p *proc) marker(format string, a ...any) {
+func (p *Process) marker(format string, a ...any) {
 	f, err := os.OpenFile(p.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return
@@ -45,8 +49,11 @@ func (p *proc) marker(format string, a ...any) {
 	fmt.Fprintf(f, "=== %s %s: %s\n", time.Now().Format("15:04:05.000"), p.name, fmt.Sprintf(format, a...))
 }
 
+// Start runs the process; the previous run, if any, must have exited.
+func (p *Process) Start() error { return p.start() }
+
 // start runs the process; the previous run, if any, must have exited.
-func (p *proc) start() error {
+func (p *Process) start() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.running() {
@@ -77,7 +84,7 @@ func (p *proc) start() error {
 }
 
 // running reports whether the current run is alive; p.mu held.
-func (p *proc) running() bool {
+func (p *Process) running() bool {
 	if p.exited == nil {
 		return false
 	}
@@ -90,21 +97,40 @@ func (p *proc) running() bool {
 }
 
 // Running reports whether the process is alive.
-func (p *proc) Running() bool {
+func (p *Process) Running() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.running()
 }
 
 // done is closed when the current run exits (nil before the first start).
-func (p *proc) done() <-chan struct{} {
+func (p *Process) done() <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.exited
 }
 
+// Kill sends SIGKILL and waits for the exit.
+func (p *Process) Kill() error { return p.kill() }
+
+// Term sends SIGTERM and waits for the exit up to grace, then sends
+// SIGKILL; clean says whether it ended on SIGTERM.
+func (p *Process) Term(ctx context.Context, grace time.Duration) (clean bool, err error) {
+	return p.term(ctx, grace)
+}
+
+// Tail is the last n lines of the log.
+func (p *Process) Tail(n int) string { return p.tail(n) }
+
+// LogPath is the log file.
+func (p *Process) LogPath() string { return p.logPath }
+
+// Done is closed when the current run exits (nil before the first
+// start).
+func (p *Process) Done() <-chan struct{} { return p.done() }
+
 // kill sends SIGKILL and waits for the exit.
-func (p *proc) kill() error {
+func (p *Process) kill() error {
 	p.mu.Lock()
 	cmd, alive, exited := p.cmd, p.running(), p.exited
 	p.mu.Unlock()
@@ -121,7 +147,7 @@ func (p *proc) kill() error {
 
 // term sends SIGTERM and waits for the exit up to grace, then SIGKILL.
 // It reports whether the process ended on SIGTERM.
-func (p *proc) term(ctx context.Context, grace time.Duration) (clean bool, err error) {
+func (p *Process) term(ctx context.Context, grace time.Duration) (clean bool, err error) {
 	p.mu.Lock()
 	cmd, alive, exited := p.cmd, p.running(), p.exited
 	p.mu.Unlock()
@@ -149,7 +175,7 @@ func (p *proc) term(ctx context.Context, grace time.Duration) (clean bool, err e
 }
 
 // tail returns the last n lines of the log.
-func (p *proc) tail(n int) string {
+func (p *Process) tail(n int) string {
 	b, err := os.ReadFile(p.logPath)
 	if err != nil {
 		return fmt.Sprintf("(no log: %v)", err)
@@ -162,6 +188,6 @@ func (p *proc) tail(n int) string {
 }
 
 // withTail wraps err with the tail of p's log.
-func (p *proc) withTail(err error) error {
+func (p *Process) withTail(err error) error {
 	return fmt.Errorf("%w\n--- last lines of %s (%s) ---\n%s", err, p.name, p.logPath, p.tail(40))
 }

@@ -119,8 +119,8 @@ type Member struct {
 type Committee struct {
 	cfg      Config
 	chainURL string
-	chain    *proc
-	nodes    []*proc
+	chain    *Process
+	nodes    []*Process
 	members  []Member
 	hc       *http.Client
 }
@@ -150,7 +150,7 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 	c.chainURL = "http://" + chainAddr
 	args := append([]string{"devchain", "--listen", chainAddr, "--data", filepath.Join(dir, "chain"),
 		"--block-time", cfg.BlockTime.String()}, cfg.ChainArgs...)
-	c.chain = newProc("chain", cfg.Bin, filepath.Join(dir, "logs", "chain.log"), args...)
+	c.chain = NewProcess("chain", cfg.Bin, filepath.Join(dir, "logs", "chain.log"), args...)
 	ok := false
 	defer func() {
 		if !ok {
@@ -190,7 +190,7 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 		return nil, err
 	}
 	for i, m := range c.members {
-		c.nodes = append(c.nodes, newProc("node"+strconv.Itoa(i+1), cfg.Bin,
+		c.nodes = append(c.nodes, NewProcess("node"+strconv.Itoa(i+1), cfg.Bin,
 			filepath.Join(dir, "logs", "node"+strconv.Itoa(i+1)+".log"), "serve", "--config", m.Config))
 	}
 	for i := range c.nodes {
@@ -277,7 +277,7 @@ func FreePorts(n int) (int, error) {
 // waitFor polls cond every 50ms until it holds, p exits, ctx ends or the
 // ready timeout passes; the error says what was awaited, the last answer
 // and the tail of p's log.
-func (c *Committee) waitFor(ctx context.Context, p *proc, what string, cond func(context.Context) (bool, string)) error {
+func (c *Committee) waitFor(ctx context.Context, p *Process, what string, cond func(context.Context) (bool, string)) error {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.ReadyTimeout)
 	defer cancel()
 	tick := time.NewTicker(50 * time.Millisecond)
