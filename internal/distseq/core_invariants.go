@@ -91,6 +91,9 @@ func (c *Core) checkCoordinator(k *contract) error {
 			if p, ok := pos[d]; ok && p >= i {
 				return fmt.Errorf("%s depends on %s, which comes later", id, d)
 			}
+			if dt := co.txs[d]; dt != nil && dt.prepare {
+				return fmt.Errorf("%s spends outputs of %s, a prepared transaction not yet confirmed", id, d)
+			}
 		}
 	}
 	for s, by := range co.locked {

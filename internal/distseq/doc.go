@@ -70,6 +70,23 @@
 // endorsements) is memory: a restart re-delegates every pending intent, and
 // re-delegation is idempotent at the coordinator.
 //
+// # External submission
+//
+// An intent submitted with Prepare (ptx_prepareTransaction, Paladin's
+// external submission) is delegated with prepare_only. Its coordinator
+// assembles and endorses it as any other, then puts the prepared
+// transaction (the domain's call and its assembly) in
+// RequestDispatchConfirmation; the sender commits it (the intent record's
+// Prepared) before it grants, and the caller reads it there. Granted, the
+// coordinator's submitter holds that copy as dispatched, never sending it,
+// until the chain confirms the intent; no other assembly spends its
+// outputs meanwhile (its caller may never send it). When the chain confirms
+// the assembly the sender holds, the sender distributes what it created as
+// well as the submitter (the same distribution ids). Once another
+// confirmed transaction spends one of its states it can never land, and
+// nobody sees it revert: its submitter gives it up as it would a revert
+// (TransactionReverted), and the sender has it prepared again.
+//
 // # Reorgs
 //
 // The seed leaves them open. ordo's indexers hand the core final blocks
@@ -96,6 +113,8 @@
 //   - an endorsement error, a refused dispatch or a base-ledger revert takes
 //     the transaction and everything assembled on its outputs out of the
 //     graph, and they are assembled again (never dispatched stale);
+//   - a prepare-only transaction is never handed to a Submitter, and its
+//     outputs are never offered to another assembly before it is confirmed;
 //   - a contract with nothing in flight releases its in-memory state after
 //     IdleAfter and sends nothing: an idle contract costs its group record;
 //   - the Core is deterministic: the same inputs give the same Readys.

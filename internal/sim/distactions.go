@@ -62,6 +62,9 @@ type DistAction struct {
 	K       uint64   `json:"k,omitempty"`
 	On      bool     `json:"on,omitempty"`
 	Revert  float64  `json:"revert,omitempty"`
+	// Prepare makes a submit ptx_prepareTransaction: the simulation's
+	// external caller sends the prepared transaction itself.
+	Prepare bool `json:"prepare,omitempty"`
 }
 
 // String renders the action as a trace line.
@@ -98,6 +101,7 @@ func genDistActions(seed uint64, steps, nodes, active int, finality uint64) []Di
 			if r.IntN(4) == 0 {
 				a.Key = 1 + r.IntN(40)
 			}
+			a.Prepare = r.IntN(8) == 0
 		case x < 72:
 			a = DistAction{Kind: DAdvance, DtMs: 50 + r.IntN(2000)}
 		case x < 76:

@@ -233,6 +233,9 @@ func (w *distWorld) drain(ctx context.Context) error {
 			return false
 		}
 		next = w.c.Now().Add(250 * time.Millisecond)
+		if broken = w.external(ctx); broken != nil {
+			return true
+		}
 		if broken = w.check(ctx); broken != nil {
 			return true
 		}

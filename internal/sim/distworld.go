@@ -36,6 +36,10 @@ type distWorld struct {
 
 	crashes, reorgs, refused int
 	idleMsgs                 int
+
+	// prepared: acknowledged prepare intents, and when the external
+	// caller last sent each one's prepared transaction (and which).
+	prepared map[string]*extSend
 }
 
 // distArm is a crash point armed on one node.
@@ -48,7 +52,7 @@ type distArm struct {
 // its nodes started).
 func newDistWorld(ctx context.Context, cfg DistConfig) (*distWorld, error) {
 	w := &distWorld{cfg: cfg, active: map[string]bool{}, armed: map[distseq.NodeID]*distArm{}, down: map[distseq.NodeID]bool{},
-		sender: map[string]distseq.NodeID{}, audit: newDistAudit(), seen: newDistSeen()}
+		sender: map[string]distseq.NodeID{}, audit: newDistAudit(), seen: newDistSeen(), prepared: map[string]*extSend{}}
 	for i := range cfg.Active {
 		w.active[cluster.Group(i)] = true
 	}
@@ -115,12 +119,19 @@ func (w *distWorld) apply(ctx context.Context, a DistAction) error {
 			key = fmt.Sprintf("k%d", a.Key)
 		}
 		group := cluster.Group(a.Group % w.cfg.Active)
-		id, err := w.c.Submit(ctx, n.ID, group, token.Intent{To: fmt.Sprintf("to%d", a.Node), Amount: a.Amount}, key)
+		submit := w.c.Submit
+		if a.Prepare {
+			submit = w.c.Prepare
+		}
+		id, err := submit(ctx, n.ID, group, token.Intent{To: fmt.Sprintf("to%d", a.Node), Amount: a.Amount}, key)
 		switch {
 		case err == nil:
 			if _, ok := w.sender[id]; !ok {
 				w.sender[id] = n.ID
 				w.acked = append(w.acked, id)
+				if a.Prepare {
+					w.prepared[id] = &extSend{}
+				}
 			}
 		case !n.Up():
 			// crashed at a crash point while taking it: not acknowledged
@@ -128,6 +139,9 @@ func (w *distWorld) apply(ctx context.Context, a DistAction) error {
 			w.refused++
 		}
 	case DAdvance:
+		if err := w.external(ctx); err != nil {
+			return err
+		}
 		return w.c.RunFor(ctx, time.Duration(a.DtMs)*time.Millisecond)
 	case DNet:
 		w.c.Net.SetFaults(simnet.Faults{Drop: a.Drop, Duplicate: a.Dup, Delay: a.Delay, DelayBy: simnet.Dist{Max: 3 * time.Second}, Reorder: a.Reorder})
