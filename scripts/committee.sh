@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# A devchain and a committee of ordo nodes on this machine (issue 11), as the
+# README's "Running the pieces" does by hand: ordo devchain, ordo committee
+# init, ordo committee deploy, one ordo serve --config per node, all in the
+# background, their logs and pids under $ORDO_COMMITTEE_DIR.
+#
+#   scripts/committee.sh          build ordo, start everything, print how to use it
+#   scripts/committee.sh status   which processes run, and the coordinator each node sees
+#   scripts/committee.sh kill I   kill node I with SIGKILL (a crash)
+#   scripts/committee.sh node I   start node I again (after a kill)
+#   scripts/committee.sh stop     stop them (SIGTERM, SIGKILL after 10s)
+#
+# Settings (environment): ORDO_COMMITTEE_DIR (default ./.committee), NODES (4),
+# CHAIN_PORT (7545), API_BASE_PORT (7070: node i's API on API_BASE_PORT+i-1),
+# GRPC_BASE_PORT (7171), BLOCK_TIME (1s), RANGE_SIZE (blocks per coordinator
+# range, 20), GROUP (g), COINS (100). A start wipes the previous run's chain and
+# committee in that directory.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+DIR=${ORDO_COMMITTEE_DIR:-$ROOT/.committee}
+NODES=${NODES:-4}
+CHAIN_PORT=${CHAIN_PORT:-7545}
+API_BASE_PORT=${API_BASE_PORT:-7070}
+GRPC_BASE_PORT=${GRPC_BASE_PORT:-7171}
+BLOCK_TIME=${BLOCK_TIME:-1s}
+RANGE_SIZE=${RANGE_SIZE:-20}
+GROUP=${GROUP:-g}
+COINS=${COINS:-100}
+BIN=$DIR/ordo
+CHAIN=http://127.0.0.1:$CHAIN_PORT
+
+alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+# wait_http URL WHAT PIDFILE: poll URL until it answers 2xx (30s).
+wait_http() {
+	for _ in $(seq 300); do
+		if curl -fsS -o /dev/null "$1" 2>/dev/null; then return 0; fi
+		if ! alive "$3"; then echo "$2 exited; its log:" >&2; tail -n 20 "$DIR/logs/$(basename "$3").log" >&2; exit 1; fi
+		sleep 0.1
+	done
+	echo "$2 not ready after 30s; see $DIR/logs" >&2
+	exit 1
+}
+
+stop() {
+	local any=0
+	for pf in "$DIR"/pids/node* "$DIR"/pids/chain; do
+		[ -f "$pf" ] || continue
+		any=1
+		local pid
+		pid=$(cat "$pf")
+		if kill -0 "$pid" 2>/dev/null; then
+			kill -TERM "$pid" 2>/dev/null || true
+			for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+			if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
+			echo "stopped $(basename "$pf") (pid $pid)"
+		fi
+		rm -f "$pf"
+	done
+	[ "$any" = 1 ] || echo "nothing running under $DIR"
+}
+
+status() {
+	for pf in "$DIR"/pids/chain "$DIR"/pids/node*; do
+		[ -f "$pf" ] || continue
+		if alive "$pf"; then echo "$(basename "$pf"): running (pid $(cat "$pf"))"; else echo "$(basename "$pf"): not running"; fi
+	done
+	for i in $(seq "$NODES"); do
+		local tok port
+		tok=$(cat "$DIR/committee/node$i/token" 2>/dev/null) || continue
+		port=$((API_BASE_PORT + i - 1))
+		printf 'node%d sees coordinators: ' "$i"
+		curl -fsS -H "Authorization: Bearer $tok" "http://127.0.0.1:$port/v1/peers" 2>/dev/null |
+			sed -n 's/.*"coordinators":\({[^}]*}\).*/\1/p' || echo "(no answer)"
+	done
+}
+
+kill_node() {
+	alive "$DIR/pids/node$1" || { echo "node$1 is not running" >&2; exit 1; }
+	kill -KILL "$(cat "$DIR/pids/node$1")"
+	echo "killed node$1 (SIGKILL)"
+}
+
+start_node() {
+	if alive "$DIR/pids/node$1"; then echo "node$1 is running" >&2; exit 1; fi
+	"$BIN" serve --config "$DIR/committee/node$1/node.yaml" >>"$DIR/logs/node$1.log" 2>&1 &
+	echo $! >"$DIR/pids/node$1"
+	wait_http "http://127.0.0.1:$((API_BASE_PORT + $1 - 1))/readyz" "node$1" "$DIR/pids/node$1"
+	echo "node$1 ready again (pid $(cat "$DIR/pids/node$1"))"
+}
+
+start() {
+	for pf in "$DIR"/pids/*; do
+		if alive "$pf"; then echo "already running ($pf); run $0 stop first" >&2; exit 1; fi
+	done
+	command -v curl >/dev/null || { echo "curl is needed" >&2; exit 1; }
+	mkdir -p "$DIR/logs" "$DIR/pids"
+	rm -rf "$DIR/chain" "$DIR/committee" "$DIR"/logs/* "$DIR"/pids/*
+	echo "building ordo into $BIN"
+	(cd "$ROOT" && go build -o "$BIN" ./cmd/ordo)
+
+	"$BIN" devchain --listen "127.0.0.1:$CHAIN_PORT" --data "$DIR/chain" --block-time "$BLOCK_TIME" >"$DIR/logs/chain.log" 2>&1 &
+	echo $! >"$DIR/pids/chain"
+	wait_http "$CHAIN/v1/head" devchain "$DIR/pids/chain"
+	echo "devchain on $CHAIN (pid $(cat "$DIR/pids/chain"))"
+
+	"$BIN" committee init --nodes "$NODES" --out "$DIR/committee" --chain "$CHAIN" \
+		--base-port "$GRPC_BASE_PORT" --api-base-port "$API_BASE_PORT" --range-size "$RANGE_SIZE" >"$DIR/logs/init.log"
+	"$BIN" committee deploy --out "$DIR/committee" --group "$GROUP" --chain "$CHAIN" --coins "$COINS"
+
+	for i in $(seq "$NODES"); do
+		"$BIN" serve --config "$DIR/committee/node$i/node.yaml" >"$DIR/logs/node$i.log" 2>&1 &
+		echo $! >"$DIR/pids/node$i"
+	done
+	for i in $(seq "$NODES"); do
+		wait_http "http://127.0.0.1:$((API_BASE_PORT + i - 1))/readyz" "node$i" "$DIR/pids/node$i"
+		echo "node$i: API http://127.0.0.1:$((API_BASE_PORT + i - 1)), gRPC 127.0.0.1:$((GRPC_BASE_PORT + i - 1)), pid $(cat "$DIR/pids/node$i"), log $DIR/logs/node$i.log"
+	done
+
+	cat <<EOF
+
+A committee of $NODES nodes runs the privacy group "$GROUP" ($COINS coins; the coordinator moves every $RANGE_SIZE blocks).
+Send a private transaction to any node (node 2 here) through its ptx_ JSON-RPC API:
+
+  curl -sS -H "Authorization: Bearer \$(cat $DIR/committee/node2/token)" -H 'Content-Type: application/json' \\
+    http://127.0.0.1:$((API_BASE_PORT + 1))/rpc \\
+    -d '{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"type":"private","domain":"token","to":"$GROUP","data":{"to":"alice","amount":10},"idempotencyKey":"k1"}]}'
+
+Its receipt (put the id it answered in place of TX):
+
+  curl -sS -H "Authorization: Bearer \$(cat $DIR/committee/node2/token)" -H 'Content-Type: application/json' \\
+    http://127.0.0.1:$((API_BASE_PORT + 1))/rpc -d '{"jsonrpc":"2.0","id":2,"method":"ptx_getTransactionReceipt","params":["TX"]}'
+
+Watch the coordinator (and each peer's connection) from any node:
+
+  watch -n1 "curl -sS -H 'Authorization: Bearer \$(cat $DIR/committee/node1/token)' http://127.0.0.1:$API_BASE_PORT/v1/peers"
+  $0 status
+
+Kill a node (the coordinator) with SIGKILL and start it again: $0 kill I; $0 node I
+Stop everything: $0 stop
+EOF
+}
+
+case "${1:-start}" in
+start) start ;;
+stop) stop ;;
+status) status ;;
+kill) kill_node "${2:?node number}" ;;
+node) start_node "${2:?node number}" ;;
+*)
+	echo "usage: $0 [start|status|kill I|node I|stop]" >&2
+	exit 2
+	;;
+esac
