@@ -3,6 +3,8 @@ package procs_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -86,8 +88,14 @@ func TestCrashCoordinator(t *testing.T) {
 	stopLoad := sync.OnceFunc(func() { close(stop); l.wg.Wait() })
 	defer stopLoad()
 
+	// ORDO_PROCS_PHASE is how many intents are acknowledged in each phase
+	// (twice that with a node down). Defaults to 150.
+	phase := 150
+	if v, err := strconv.Atoi(os.Getenv("ORDO_PROCS_PHASE")); err == nil && v > 0 {
+		phase = v
+	}
 	kills := 0
-	l.waitMore(t, 150, "before the first kill")
+	l.waitMore(t, phase, "before the first kill")
 	first, id, agree, err := c.Coordinator(ctx, group)
 	if err != nil || first < 0 {
 		t.Fatalf("coordinator: %d %s: %v", first, id, err)
@@ -97,11 +105,11 @@ func TestCrashCoordinator(t *testing.T) {
 		t.Fatal(err)
 	}
 	kills++
-	l.waitMore(t, 300, "with the coordinator down")
+	l.waitMore(t, 2*phase, "with the coordinator down")
 	if err := c.Start(ctx, first); err != nil {
 		t.Fatal(err)
 	}
-	l.waitMore(t, 150, "after the coordinator's restart")
+	l.waitMore(t, phase, "after the coordinator's restart")
 
 	second, id, _, err := c.Coordinator(ctx, group)
 	if err != nil || second < 0 || second == first {
@@ -112,11 +120,11 @@ func TestCrashCoordinator(t *testing.T) {
 		t.Fatal(err)
 	}
 	kills++
-	l.waitMore(t, 300, "with the second node down")
+	l.waitMore(t, 2*phase, "with the second node down")
 	if err := c.Start(ctx, second); err != nil {
 		t.Fatal(err)
 	}
-	l.waitMore(t, 150, "after the second restart")
+	l.waitMore(t, phase, "after the second restart")
 	stopLoad()
 
 	acked := l.acked
