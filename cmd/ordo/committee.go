@@ -32,7 +32,8 @@ sender, and distseq: the key, the certificate, gRPC on HOST:P+i-1 and every othe
 as a peer pinned by id, endpoint and certificate fingerprint. It deploys nothing and
 starts nothing: it prints each node and the command that starts it. An existing
 non-empty DIR is refused unless --force, which writes over the files init makes and
-deletes nothing (remove DIR/node<i>/data yourself for a fresh start).`,
+deletes nothing (remove DIR/node<i>/data yourself for a fresh start). --range-size
+and --poll-every, when set, go into every node's distseq: (rangeSize, pollEvery).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Now = time.Now().UTC().Truncate(time.Second)
