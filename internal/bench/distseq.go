@@ -20,10 +20,31 @@ import (
 
 // DistseqOptions sets the distributed-sequencer benchmark. The run is on
 // the cluster's virtual clock: blocks are the ledger's pace, and wall time
-// is what the run cost.
+// is what the run cost. With Processes > 0 the same workload runs on real
+// processes on the wall clock (distseq_procs.go); the fields that only
+// the in-process cluster has (Latency, Tick, Seed) are then unused.
 type DistseqOptions struct {
-	// Nodes is the committee size. Defaults to 4.
+	// Nodes is the committee size. Defaults to 4 (to Processes when set).
 	Nodes int
+	// Processes, when > 0, runs the workload on a devchain and Processes
+	// `ordo serve` processes on loopback (gRPC with mutual TLS between
+	// them, the ptx_ JSON-RPC API for the senders) on the wall clock.
+	// Defaults to 0: in process.
+	Processes int
+	// Bin is the ordo binary the processes run. Defaults to this very
+	// executable (os.Executable).
+	Bin string
+	// Dir holds the processes' committee, chain data and logs. Defaults
+	// to a temporary directory, removed after a run without error (kept,
+	// and named in the error, otherwise).
+	Dir string
+	// Batch is how often each node's load generator sends the intents
+	// that fell due as one ptx_sendTransactions call (processes only).
+	// Defaults to 50ms.
+	Batch time.Duration
+	// PollEvery is the nodes' indexer poll interval (processes only).
+	// Defaults to a tenth of BlockTime.
+	PollEvery time.Duration
 	// SendersPerNode is how many users submit to each node. Defaults to 50.
 	SendersPerNode int
 	// BlockTime is the chain's block interval. Defaults to 1s.
@@ -34,12 +55,14 @@ type DistseqOptions struct {
 	// that never waits for a confirmation. Defaults to 0.75 (150 intents/s
 	// from 4 x 50 senders, under the ~180/s one coordinator assembles).
 	Rate float64
-	// Duration is the virtual time intents are submitted for. Defaults to
+	// Duration is the time (virtual, or wall on processes) intents are
+	// submitted for. Defaults to
 	// the time of 3 ranges plus 5 blocks; it must cover at least 2 range
 	// boundaries after the first 3 blocks.
 	Duration time.Duration
-	// Drain is the virtual time allowed after the last submission for
-	// every intent to be confirmed. Defaults to 60 blocks.
+	// Drain is the time (virtual, or wall on processes) allowed after the
+	// last submission for every intent to be confirmed. Defaults to 60
+	// blocks.
 	Drain time.Duration
 	// Contracts is how many privacy groups the committee shares; the
 	// senders spread their intents over them round robin. Defaults to 1.
@@ -65,6 +88,15 @@ type DistseqOptions struct {
 }
 
 func (o *DistseqOptions) defaults() error {
+	if o.Processes > 0 {
+		o.Nodes = o.Processes
+		if o.Contracts > 1 {
+			return fmt.Errorf("bench distseq: --processes runs one privacy group, not %d contracts", o.Contracts)
+		}
+		if o.Batch <= 0 {
+			o.Batch = 50 * time.Millisecond
+		}
+	}
 	o.Nodes = cmpInt(o.Nodes, 4)
 	o.SendersPerNode = cmpInt(o.SendersPerNode, 50)
 	o.Contracts = cmpInt(o.Contracts, 1)
@@ -99,6 +131,9 @@ func (o *DistseqOptions) defaults() error {
 	if o.Drain <= 0 {
 		o.Drain = 60 * o.BlockTime
 	}
+	if o.Processes > 0 && o.PollEvery <= 0 {
+		o.PollEvery = max(o.BlockTime/10, time.Millisecond)
+	}
 	return nil
 }
 
@@ -119,7 +154,10 @@ type DistseqResult struct {
 	// PerBlock is the steady rate: the median of intents confirmed per
 	// block, the blocks around range boundaries left out.
 	PerBlock float64
-	// P50 and P99 are blocks from submission to the sender's Confirmed.
+	// P50 and P99 are blocks from submission to the sender's Confirmed
+	// (its indexed height then); on processes, from the head when the
+	// node acknowledged the intent to the block whose IntentConfirmed
+	// event confirmed it on chain.
 	P50, P99 uint64
 	// Dip is the most blocks around one range boundary whose
 	// confirmations fell below half the steady rate; DipAt is that
@@ -127,8 +165,10 @@ type DistseqResult struct {
 	Dip, DipAt, Boundaries int
 	// PerHeight is the intents confirmed in each block of the run.
 	PerHeight map[uint64]int
-	// Wall is the run's wall time (cluster built to last confirmation);
-	// HeapPeak the largest HeapInuse sampled once per block.
+	// Wall is the run's wall time (cluster built, or processes started,
+	// to last confirmation); HeapPeak the largest HeapInuse sampled once
+	// per block, or on processes the sum of the node and devchain
+	// processes' peak RSS (VmHWM; 0 without /proc).
 	Wall     time.Duration
 	HeapPeak uint64
 	// Wait is the mean virtual time a transaction spent in each state, by
@@ -137,12 +177,20 @@ type DistseqResult struct {
 	Sent map[string]int
 }
 
-// String is the benchmark's one line of figures.
+// String is the benchmark's one line of figures. A run on processes
+// names them ("4 processes"), its wall time and the processes' summed
+// peak RSS where the cluster's line has the virtual time and the heap.
 func (r DistseqResult) String() string {
 	o := r.Opts
-	return fmt.Sprintf("distseq: %d nodes x %d senders, range n=%d blocks, block %s: confirmed %.0f intents/s, %.0f intents per block (steady), p50 %d blocks p99 %d blocks submit->Confirmed, switchover dip %d blocks below half the steady rate; wall %.1f s, heap %s [rate %g/s per sender open loop, %s virtual, %d contract(s), %d coins of %d, net latency %s-%s, tick %s, seed %d; %d submitted, %d refused, %d confirmed, %d parked, %d boundaries]",
-		o.Nodes, o.SendersPerNode, o.RangeSize, o.BlockTime, r.Rate, r.PerBlock, r.P50, r.P99, r.Dip, r.Wall.Seconds(), MiB(r.HeapPeak),
-		o.Rate, o.Duration, o.Contracts, o.Coins, o.CoinAmount, o.Latency.Min, o.Latency.Max, o.Tick, o.Seed, r.Submitted, r.Refused, r.Confirmed, r.Parks, r.Boundaries)
+	who, mem, clk := fmt.Sprintf("%d nodes", o.Nodes), "heap "+MiB(r.HeapPeak), "virtual"
+	net := fmt.Sprintf("net latency %s-%s, tick %s, seed %d", o.Latency.Min, o.Latency.Max, o.Tick, o.Seed)
+	if o.Processes > 0 {
+		who, mem, clk = fmt.Sprintf("%d processes", o.Processes), "rss "+MiB(r.HeapPeak), "wall"
+		net = fmt.Sprintf("gRPC+mTLS on loopback, ptx_sendTransactions every %s, indexer poll %s", o.Batch, o.PollEvery)
+	}
+	return fmt.Sprintf("distseq: %s x %d senders, range n=%d blocks, block %s: confirmed %.0f intents/s, %.0f intents per block (steady), p50 %d blocks p99 %d blocks submit->Confirmed, switchover dip %d blocks below half the steady rate; wall %.1f s, %s [rate %g/s per sender open loop, %s %s, %d contract(s), %d coins of %d, %s; %d submitted, %d refused, %d confirmed, %d parked, %d boundaries]",
+		who, o.SendersPerNode, o.RangeSize, o.BlockTime, r.Rate, r.PerBlock, r.P50, r.P99, r.Dip, r.Wall.Seconds(), mem,
+		o.Rate, o.Duration, clk, o.Contracts, o.Coins, o.CoinAmount, net, r.Submitted, r.Refused, r.Confirmed, r.Parks, r.Boundaries)
 }
 
 // distseqRun is one benchmark run: the cluster and what it observed.
@@ -256,10 +304,14 @@ func (r *distseqRun) sent() map[string]int {
 // one virtual clock, SendersPerNode users per node each submitting Rate
 // intents/s (amount 1) open loop for Duration, then waits up to Drain for
 // every intent to be confirmed, and measures the chain's confirmations per
-// block, the senders' latency and the dip at each range boundary.
+// block, the senders' latency and the dip at each range boundary. With
+// Processes > 0 it runs the same workload on processes (distseqProcs).
 func Distseq(ctx context.Context, o DistseqOptions) (DistseqResult, error) {
 	if err := o.defaults(); err != nil {
 		return DistseqResult{Opts: o}, err
+	}
+	if o.Processes > 0 {
+		return distseqProcs(ctx, o)
 	}
 	res := DistseqResult{Opts: o}
 	t0 := wall.Now()
@@ -354,20 +406,49 @@ func confirmedIn(c *cluster.Cluster, h uint64) string {
 	return fmt.Sprintf("%d (%s)", n, strings.Join(parts, " "))
 }
 
-// measure turns what the run observed into figures. The window is the
+// measure turns what the cluster observed into figures (distseqStats)
+// and adds what only the cluster sees: waits per state, messages, parks.
+// The latency's end is the sender's Confirmed: its indexed height then.
+func (r *distseqRun) measure(res *DistseqResult, startH, endH uint64) {
+	distseqStats(res, distseqObs{submitH: r.submitH, doneH: r.doneH, confirmedAt: r.c.ConfirmedAt, confirmed: r.c.Confirmed}, startH, endH)
+	res.Wait = map[string]time.Duration{}
+	for s, d := range r.waited {
+		res.Wait[s] = d / time.Duration(r.waits[s])
+	}
+	res.Sent = r.sent()
+	res.Parks = r.parks
+}
+
+// distseqObs is what a run observed, in block heights: the input of the
+// statistics both runs (in process and on processes) share.
+type distseqObs struct {
+	// submitH is the head when each acknowledged intent was acknowledged;
+	// doneH the height at which it counts as confirmed (the run says which
+	// end it takes).
+	submitH, doneH map[string]uint64
+	// confirmedAt is the height of the block that confirmed each txId;
+	// confirmed counts the IntentConfirmed events per "group/txId".
+	confirmedAt map[string]uint64
+	confirmed   map[string]int
+}
+
+// distseqStats fills res's Submitted, Confirmed, Doubles, PerHeight,
+// Rate, PerBlock, P50, P99, Dip, DipAt and Boundaries from ob; res.Opts
+// must hold the run's options (RangeSize, BlockTime). The window is the
 // blocks (startH+warmup, endH]; a boundary is a height b with b%n == 0 in
 // it; the blocks "around" b are b-1 .. b+2 for the steady rate, and the
 // dip counts the blocks in b-1 .. b+n/2 below half the steady rate.
-func (r *distseqRun) measure(res *DistseqResult, startH, endH uint64) {
-	o, c := r.o, r.c
-	res.Submitted = len(r.submitH)
+func distseqStats(res *DistseqResult, ob distseqObs, startH, endH uint64) {
+	o := res.Opts
+	res.Submitted = len(ob.submitH)
 	res.PerHeight = map[uint64]int{}
-	for id, at := range c.ConfirmedAt {
-		if _, ok := r.submitH[id]; ok {
+	for id, at := range ob.confirmedAt {
+		if _, ok := ob.submitH[id]; ok {
 			res.PerHeight[at]++
 		}
 	}
-	for _, v := range c.Confirmed {
+	res.Confirmed, res.Doubles = 0, 0
+	for _, v := range ob.confirmed {
 		res.Confirmed++
 		if v > 1 {
 			res.Doubles++
@@ -414,8 +495,8 @@ func (r *distseqRun) measure(res *DistseqResult, startH, endH uint64) {
 		}
 	}
 	var lat []uint64
-	for id, h := range r.submitH {
-		if d, ok := r.doneH[id]; ok {
+	for id, h := range ob.submitH {
+		if d, ok := ob.doneH[id]; ok {
 			lat = append(lat, d-min(d, h))
 		}
 	}
@@ -424,12 +505,6 @@ func (r *distseqRun) measure(res *DistseqResult, startH, endH uint64) {
 		res.P50 = lat[len(lat)/2]
 		res.P99 = lat[min(len(lat)-1, len(lat)*99/100)]
 	}
-	res.Wait = map[string]time.Duration{}
-	for s, d := range r.waited {
-		res.Wait[s] = d / time.Duration(r.waits[s])
-	}
-	res.Sent = r.sent()
-	res.Parks = r.parks
 }
 
 func median(v []int) float64 {
@@ -458,13 +533,17 @@ func (r DistseqResult) Diagnosis() string {
 		}
 		fmt.Fprintf(&b, " %s%d:%d", mark, h, r.PerHeight[h])
 	}
-	b.WriteString("\nmean wait per state:")
-	for _, s := range slices.Sorted(maps.Keys(r.Wait)) {
-		fmt.Fprintf(&b, " %s=%s", s, r.Wait[s].Round(time.Millisecond))
-	}
-	b.WriteString("\nsent by kind:")
-	for _, k := range slices.Sorted(maps.Keys(r.Sent)) {
-		fmt.Fprintf(&b, " %s=%d", k, r.Sent[k])
+	if r.Opts.Processes > 0 {
+		b.WriteString("\n(waits per state and messages by kind are the in-process cluster's: see each node's metrics and log)")
+	} else {
+		b.WriteString("\nmean wait per state:")
+		for _, s := range slices.Sorted(maps.Keys(r.Wait)) {
+			fmt.Fprintf(&b, " %s=%s", s, r.Wait[s].Round(time.Millisecond))
+		}
+		b.WriteString("\nsent by kind:")
+		for _, k := range slices.Sorted(maps.Keys(r.Sent)) {
+			fmt.Fprintf(&b, " %s=%d", k, r.Sent[k])
+		}
 	}
 	fmt.Fprintf(&b, "\nworst dip at boundary %d; %d intents confirmed twice", r.DipAt, r.Doubles)
 	return b.String()
