@@ -13,7 +13,8 @@
 # Settings (environment): ORDO_COMMITTEE_DIR (default ./.committee), NODES (4),
 # CHAIN_PORT (7545), API_BASE_PORT (7070: node i's API on API_BASE_PORT+i-1),
 # GRPC_BASE_PORT (7171), BLOCK_TIME (1s), RANGE_SIZE (blocks per coordinator
-# range, 20), GROUP (g), COINS (100). A start wipes the previous run's chain and
+# range, 20), GROUP (g), COINS (100), THRESHOLD (endorsements a transaction
+# needs, NODES-1: the group goes on while one member is down). A start wipes the previous run's chain and
 # committee in that directory.
 set -euo pipefail
 
@@ -27,6 +28,7 @@ BLOCK_TIME=${BLOCK_TIME:-1s}
 RANGE_SIZE=${RANGE_SIZE:-20}
 GROUP=${GROUP:-g}
 COINS=${COINS:-100}
+THRESHOLD=${THRESHOLD:-$((NODES > 1 ? NODES - 1 : 1))}
 BIN=$DIR/ordo
 CHAIN=http://127.0.0.1:$CHAIN_PORT
 
@@ -107,7 +109,7 @@ start() {
 
 	"$BIN" committee init --nodes "$NODES" --out "$DIR/committee" --chain "$CHAIN" \
 		--base-port "$GRPC_BASE_PORT" --api-base-port "$API_BASE_PORT" --range-size "$RANGE_SIZE" >"$DIR/logs/init.log"
-	"$BIN" committee deploy --out "$DIR/committee" --group "$GROUP" --chain "$CHAIN" --coins "$COINS"
+	"$BIN" committee deploy --out "$DIR/committee" --group "$GROUP" --chain "$CHAIN" --coins "$COINS" --threshold "$THRESHOLD"
 
 	for i in $(seq "$NODES"); do
 		"$BIN" serve --config "$DIR/committee/node$i/node.yaml" >"$DIR/logs/node$i.log" 2>&1 &

@@ -23,7 +23,7 @@ import (
 // from a dev account of the devchain (dev mode).
 func committeeDeployCommand() *cobra.Command {
 	var out, group, chainURL string
-	var coins int
+	var coins, threshold int
 	var amount uint64
 	cmd := &cobra.Command{
 		Use:   "deploy --out DIR --group NAME [--chain URL] [--coins N] [--amount A]",
@@ -35,7 +35,10 @@ func committeeDeployCommand() *cobra.Command {
 				return err
 			}
 			c := devchain.NewClient(chainURL, nil)
-			if err := deployGroup(cmd.Context(), c, group, members, coins, amount); err != nil {
+			if threshold < 0 || threshold > len(members) {
+				return fmt.Errorf("--threshold must be from 1 to the %d members (0: every member), got %d", len(members), threshold)
+			}
+			if err := deployGroup(cmd.Context(), c, group, members, threshold, coins, amount); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "deployed privacy group %s: %d members, %d coins of %d\n", group, len(members), coins, amount)
@@ -46,6 +49,7 @@ func committeeDeployCommand() *cobra.Command {
 	cmd.Flags().StringVar(&group, "group", "g", "the privacy group's name")
 	cmd.Flags().StringVar(&chainURL, "chain", committee.DefaultChain, "the devchain's URL (dev mode)")
 	cmd.Flags().IntVar(&coins, "coins", 100, "coins to mint")
+	cmd.Flags().IntVar(&threshold, "threshold", 0, "endorsements a transaction needs (0: every member; fewer lets the group go on while members are down)")
 	cmd.Flags().Uint64Var(&amount, "amount", 1000, "each coin's amount")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
@@ -71,7 +75,7 @@ func committeeMembers(out string) ([]devchain.PrivacyMember, error) {
 
 // deployGroup sends the deploy and the mints from the chain's first dev
 // account and waits for each to be included.
-func deployGroup(ctx context.Context, c *devchain.Client, group string, ms []devchain.PrivacyMember, coins int, amount uint64) error {
+func deployGroup(ctx context.Context, c *devchain.Client, group string, ms []devchain.PrivacyMember, threshold, coins int, amount uint64) error {
 	accts, err := c.DevAccounts(ctx)
 	if err != nil || len(accts) == 0 {
 		return fmt.Errorf("dev accounts of the chain (is it a devchain in dev mode?): %w", err)
@@ -109,7 +113,11 @@ func deployGroup(ctx context.Context, c *devchain.Client, group string, ms []dev
 		}
 		return fmt.Errorf("%s: not included within a minute", method)
 	}
-	if err := send("deploy", map[string]any{"group": group, "members": ms}); err != nil {
+	deploy := map[string]any{"group": group, "members": ms}
+	if threshold > 0 {
+		deploy["threshold"] = threshold
+	}
+	if err := send("deploy", deploy); err != nil {
 		return err
 	}
 	all := token.Mint(group+"-coin-", "", repeat(amount, coins)...)
