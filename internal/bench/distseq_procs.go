@@ -82,11 +82,14 @@ func distseqProcs(ctx context.Context, o DistseqOptions) (res DistseqResult, err
 	r := &procsRun{o: o, c: c, submitH: map[string]uint64{}, confirmedAt: map[string]uint64{}, confirmed: map[string]int{},
 		changed: make(chan struct{}, 1)}
 	wctx, stopWatch := context.WithCancel(ctx)
-	watchDone := make(chan error, 1)
-	go func() { watchDone <- r.watch(wctx) }()
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		r.watch(wctx)
+	}()
 	defer func() {
 		stopWatch()
-		_ = <-watchDone // the watcher ends with ctx.Err(): nothing to report
+		<-watchDone
 	}()
 	// The watcher's first read gives the head the run starts from.
 	if err := r.waitFor(ctx, wall.Now().Add(o.Drain), func() bool { return r.head > 0 }); err != nil {
@@ -196,7 +199,7 @@ func (r *procsRun) send(ctx context.Context, i int, txs []map[string]any) {
 // poll every o.Batch in case the stream breaks) and, each time it moves,
 // the events after the cursor, keeping the group's IntentConfirmed ones.
 // With o.Progress it writes a line per block.
-func (r *procsRun) watch(ctx context.Context) error {
+func (r *procsRun) watch(ctx context.Context) {
 	dc := r.c.Chain()
 	heads, err := dc.SubscribeHeads(ctx)
 	if err != nil {
@@ -209,7 +212,7 @@ func (r *procsRun) watch(ctx context.Context) error {
 		var h uint64
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return
 		case hd, ok := <-heads:
 			if !ok {
 				heads = nil
