@@ -21,7 +21,7 @@ import (
 func (c *Core) candidates(k *contract, fn func(StateRef) bool) {
 	co := k.coord
 	for _, id := range k.sortedStates() {
-		if co.locked[id] == "" && co.offered[id] == "" && !fn(k.states[id].ref) {
+		if co.locked[id] == "" && co.offered[id] == "" && !c.quarantined(k, id) && !fn(k.states[id].ref) {
 			return
 		}
 	}
@@ -56,6 +56,31 @@ func (k *contract) sortedStates() []string {
 }
 
 // hold and unhold change the held states (and drop the cached order).
+// quarantined reports whether state id waits for this node's indexer to
+// pass the height of a revert that spent it (and forgets it once passed).
+func (c *Core) quarantined(k *contract, id string) bool {
+	h, ok := k.quarantine[id]
+	if ok && c.height >= h {
+		delete(k.quarantine, id)
+		return false
+	}
+	return ok
+}
+
+// quarantine keeps the states a reverted copy spent from assemblies until
+// this node's indexer reaches the height the revert happened at.
+func (k *contract) quarantineSpends(a Assembly, height uint64) {
+	if height == 0 {
+		return // it never landed: nothing was spent in a block
+	}
+	if k.quarantine == nil {
+		k.quarantine = map[string]uint64{}
+	}
+	for _, s := range a.Spends {
+		k.quarantine[s] = max(k.quarantine[s], height)
+	}
+}
+
 func (k *contract) hold(ref StateRef, height uint64) {
 	k.states[ref.ID] = &held{ref: ref, height: height}
 	k.sorted = nil

@@ -32,6 +32,11 @@ type contract struct {
 
 	loaded bool
 	states map[string]*held // unspent states this node holds
+	// quarantine: held states a dispatch spent that reverted at a height
+	// this node's indexer has not reached: another transaction may have
+	// spent them in a block not final here yet, so they are offered to
+	// no assembly until it is (else each re-assembly reverts again).
+	quarantine map[string]uint64
 	sorted []string         // their ids, oldest first; nil when stale
 
 	coord *coordinator

@@ -128,11 +128,14 @@ func (c *Core) sendSubmitterHeartbeat(k *contract) {
 			ids = append(ids, id)
 		}
 	}
-	var rng uint64
-	first := true
+	// The range the oldest dispatch was made in: senders hold new
+	// delegations until it lands. An external copy (prepare_only) is left
+	// out: its caller may hold it for ever, and a conflict with it ends in
+	// a revert either way (staleExternal, or the base ledger's).
+	rng := c.rangeIndex(c.height)
 	for _, id := range ids {
-		if s := k.subs[id]; first || s.rangeIdx < rng {
-			rng, first = s.rangeIdx, false
+		if s := k.subs[id]; !s.copies[len(s.copies)-1].External && s.rangeIdx < rng {
+			rng = s.rangeIdx
 		}
 	}
 	hbID := c.nextID("shb")
@@ -215,6 +218,7 @@ func (c *Core) onDispatched(in InputDispatched) {
 		return
 	}
 	s.failed, s.failedAt = true, in.Height
+	k.quarantineSpends(s.copies[len(s.copies)-1].Assembly, in.Height)
 	c.transition(RoleSubmitter, s.txID, CDispatched, CAbandoned)
 	if co := k.coord; co != nil {
 		if t := co.txs[s.txID]; t != nil {
