@@ -37,7 +37,7 @@ type contract struct {
 	// spent them in a block not final here yet, so they are offered to
 	// no assembly until it is (else each re-assembly reverts again).
 	quarantine map[string]uint64
-	sorted []string         // their ids, oldest first; nil when stale
+	sorted     []string // their ids, oldest first; nil when stale
 
 	coord *coordinator
 	subs  map[string]*submission // submitter: dispatched, undecided
