@@ -1,7 +1,6 @@
 package crash_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,9 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/ordolabs/ordo/internal/procs"
 )
 
 // buildOrdo builds ./cmd/ordo once into dir and returns the binary's path.
@@ -54,124 +54,27 @@ func freeAddrs(t *testing.T, n int) []string {
 }
 
 // proc is a child process that can be killed and started again with the
-// same arguments. Its stdout and stderr are appended to logPath, with a
-// marker line per start and exit.
+// same arguments (internal/procs.Process: its output appended to its log,
+// a marker line per start, signal and exit), with the crash tests' helpers.
 type proc struct {
-	name    string
-	bin     string
-	args    []string
-	logPath string
-
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	exited chan struct{} // closed when the current run has exited
-	starts int
+	*procs.Process
+	name string
 }
 
 func newProc(name, bin, logPath string, args ...string) *proc {
-	return &proc{name: name, bin: bin, args: args, logPath: logPath}
+	return &proc{Process: procs.NewProcess(name, bin, logPath, args...), name: name}
 }
 
-func (p *proc) logMarker(format string, a ...any) {
-	f, err := os.OpenFile(p.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	fmt.Fprintf(f, "=== %s %s: %s\n", time.Now().Format("15:04:05.000"), p.name, fmt.Sprintf(format, a...))
-}
-
-// start runs the process; the previous run, if any, must have exited.
-func (p *proc) start() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.exited != nil {
-		select {
-		case <-p.exited:
-		default:
-			return fmt.Errorf("%s: start while the previous run is alive", p.name)
-		}
-	}
-	p.starts++
-	p.logMarker("start #%d: %s %s", p.starts, p.bin, strings.Join(p.args, " "))
-	f, err := os.OpenFile(p.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	cmd := exec.Command(p.bin, p.args...)
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: start: %w", p.name, err)
-	}
-	exited := make(chan struct{})
-	n := p.starts
-	go func() {
-		err := cmd.Wait()
-		f.Close()
-		p.logMarker("run #%d exited: %v", n, err)
-		close(exited)
-	}()
-	p.cmd, p.exited = cmd, exited
-	return nil
-}
-
-// done returns a channel closed when the current run exits.
-func (p *proc) done() <-chan struct{} {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.exited
-}
-
-// kill sends SIGKILL to the current run and waits for it to exit. It
-// reports an error when the run had already exited on its own.
-func (p *proc) kill() error {
-	p.mu.Lock()
-	cmd, exited := p.cmd, p.exited
-	p.mu.Unlock()
-	if cmd == nil {
-		return nil
-	}
-	select {
-	case <-exited:
-		return fmt.Errorf("%s had already exited on its own (%v)", p.name, cmd.ProcessState)
-	default:
-	}
-	if err := cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("%s: kill: %w", p.name, err)
-	}
-	<-exited
-	return nil
-}
+func (p *proc) start() error          { return p.Start() }
+func (p *proc) done() <-chan struct{} { return p.Done() }
+func (p *proc) kill() error           { return p.Kill() }
+func (p *proc) tail(n int) string     { return p.Tail(n) }
 
 // stop kills the current run, if alive, for cleanup.
 func (p *proc) stop() {
-	p.mu.Lock()
-	cmd, exited := p.cmd, p.exited
-	p.mu.Unlock()
-	if cmd == nil {
-		return
+	if p.Running() {
+		_ = p.Kill()
 	}
-	select {
-	case <-exited:
-		return
-	default:
-	}
-	_ = cmd.Process.Kill()
-	<-exited
-}
-
-// tail returns the last n lines of the process's log.
-func (p *proc) tail(n int) string {
-	b, err := os.ReadFile(p.logPath)
-	if err != nil {
-		return fmt.Sprintf("(no log: %v)", err)
-	}
-	lines := bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n"))
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return string(bytes.Join(lines, []byte("\n")))
 }
 
 // waitReady polls url until it answers 200, the run exits, or the deadline
