@@ -59,9 +59,9 @@ func distseqProcs(ctx context.Context, o DistseqOptions) (res DistseqResult, err
 		res.Opts.Bin = o.Bin
 	}
 	if o.Dir == "" {
-		dir, err := os.MkdirTemp("", "ordo-bench-distseq-")
-		if err != nil {
-			return res, fmt.Errorf("bench distseq: %w", err)
+		dir, merr := os.MkdirTemp("", "ordo-bench-distseq-")
+		if merr != nil {
+			return res, fmt.Errorf("bench distseq: %w", merr)
 		}
 		defer func() {
 			if err == nil {
