@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
@@ -25,7 +26,11 @@ type Indexer struct {
 	Page int
 
 	height uint64
+	head   atomic.Uint64 // the chain's head at the last poll
 }
+
+// Head is the chain's head height the last poll read (any goroutine).
+func (x *Indexer) Head() uint64 { return x.head.Load() }
 
 // Poll reads what became final since the last poll and hands it over (at
 // least the new final height, when no event came with it).
@@ -34,6 +39,7 @@ func (x *Indexer) Poll(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("distseq: indexer: head: %w", err)
 	}
+	x.head.Store(head.Height)
 	if head.Height < head.ReorgDepth {
 		return nil
 	}

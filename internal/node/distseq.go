@@ -179,7 +179,9 @@ func (n *Node) distseq(ctx context.Context, seq *sequencer.Node, st *sqlite.Stor
 	} else if ok {
 		d.Indexer.Cursor = cur
 	}
-	d.Submitter = &distseq.SequencerSubmitter{Sequencer: seq, Store: st}
+	// A revert is known at a block at most one past the head the indexer
+	// last read: its spends wait for the indexer to pass that height.
+	d.Submitter = &distseq.SequencerSubmitter{Sequencer: seq, Store: st, Height: func() uint64 { return d.Indexer.Head() + 1 }}
 	f, err := n.engineTrace(o, distseq.TraceEngine)
 	if err != nil {
 		d.Transport.Close()
