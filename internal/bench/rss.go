@@ -11,16 +11,19 @@ import (
 
 // PeakRSS returns the process's peak resident set size in bytes (VmHWM), or 0
 // where /proc is not available.
-func PeakRSS() uint64 {
-	f, err := os.Open("/proc/self/status")
+func PeakRSS() uint64 { return vmHWM("/proc/self/status") }
+
+// vmHWM reads VmHWM from a /proc/<pid>/status file, in bytes (0 when it
+// cannot).
+func vmHWM(path string) uint64 {
+	f, err := os.Open(path)
 	if err != nil {
 		return 0
 	}
 	defer f.Close()
 	s := bufio.NewScanner(f)
 	for s.Scan() {
-		line := s.Text()
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
 			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			if err != nil {
 				return 0
