@@ -85,7 +85,7 @@ func New(cfg Config) (*Chain, error) {
 		subs:      map[chan chain.BlockHeader]struct{}{},
 	}
 	c.faucetGiven = map[chain.Address]uint64{}
-	for _, k := range append([]Contract{ZkApp{}, Library{}, Registry{}, Workflow{}, PrivacyGroup{}, Nodes{}}, cfg.Contracts...) {
+	for _, k := range append([]Contract{ZkApp{}, Library{}, Registry{}, Workflow{}, PrivacyGroup{}, Nodes{}, ReplicaSets{}}, cfg.Contracts...) {
 		c.contracts[k.Name()] = k
 	}
 	c.contracts[MulticallContract] = multicall{contracts: c.contracts} // reserved: registered last
