@@ -292,6 +292,13 @@ func (c *Core) onRequestDispatchConfirmation(from NodeID, env *distseqpb.Envelop
 		for _, s := range m.GetPreparedCreates() {
 			p.Assembly.Creates = append(p.Assembly.Creates, StateRef{ID: s.GetId(), Owner: s.GetOwner(), Data: s.GetData()})
 		}
+		var prev PreparedTx
+		if json.Unmarshal(t.prepared, &prev) == nil && !bytes.Equal(prev.Call, p.Call) {
+			p.Earlier = append(prev.Earlier, prev.Assembly)
+			p.Earlier = p.Earlier[max(0, len(p.Earlier)-MaxEarlierPrepared):]
+		} else {
+			p.Earlier = prev.Earlier
+		}
 		if b, _ := json.Marshal(p); !bytes.Equal(t.prepared, b) {
 			// committed before the grant goes out: the caller reads it
 			t.prepared = b

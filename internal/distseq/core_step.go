@@ -335,8 +335,11 @@ func (c *Core) senderDistributes(k *contract, t *senderTx, e ChainEvent) {
 	if json.Unmarshal(t.prepared, &p) != nil {
 		return
 	}
-	if d := c.cfg.Domain.Digest(k.addr, t.id, p.Assembly); hex.EncodeToString(d[:]) == e.Digest {
-		c.distributeCreated(k, t.id, p.Assembly, e.Height)
+	for _, a := range append(p.Earlier, p.Assembly) {
+		if d := c.cfg.Domain.Digest(k.addr, t.id, a); hex.EncodeToString(d[:]) == e.Digest {
+			c.distributeCreated(k, t.id, a, e.Height)
+			return
+		}
 	}
 }
 

@@ -187,7 +187,14 @@ type InputSubmit struct {
 type PreparedTx struct {
 	Call     []byte   `json:"call"`
 	Assembly Assembly `json:"assembly"`
+	// Earlier are the assemblies of earlier grants (the latest
+	// MaxEarlierPrepared, oldest first): the caller may have sent one of
+	// those, and the sender distributes whichever the chain confirms.
+	Earlier []Assembly `json:"earlier,omitempty"`
 }
+
+// MaxEarlierPrepared bounds PreparedTx.Earlier.
+const MaxEarlierPrepared = 8
 
 // InputMessage is a message from a peer, From authenticated by the
 // transport.
