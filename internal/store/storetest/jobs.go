@@ -245,7 +245,7 @@ func jobsDue(t *testing.T, s store.JobStore) {
 	now := jobAt.Add(time.Hour)
 	applyJobs(t, s, store.JobBatch{Insert: []store.Job{
 		newJob(1, "q", "", store.JobAvailable, now.Add(-time.Minute)),
-		newJob(2, "q", "", store.JobScheduled, now),                    // due exactly now
+		newJob(2, "q", "", store.JobScheduled, now),                     // due exactly now
 		newJob(3, "q", "", store.JobRetryable, now.Add(-2*time.Minute)), // due earliest
 		newJob(4, "q", "", store.JobScheduled, now.Add(time.Nanosecond)),
 		newJob(5, "q", "", store.JobRunning, now.Add(-time.Hour)),
