@@ -158,6 +158,7 @@ func (c *Core) sendSubmitterHeartbeat(k *contract) {
 }
 
 func (c *Core) submitterTimers(k *contract) {
+	c.unavailableExternal(k)
 	for _, id := range slices.Sorted(maps.Keys(k.subs)) {
 		if s := k.subs[id]; s.failed && c.height >= s.failedAt {
 			// the indexer passed the revert: no earlier copy landed
@@ -169,6 +170,33 @@ func (c *Core) submitterTimers(k *contract) {
 		c.sendSubmitterHeartbeat(k)
 	}
 }
+
+// unavailableExternal: an external copy that spends a state this node
+// holds neither confirmed nor as a speculative output can no longer land
+// (spent meanwhile, or the output of a transaction that reverted); nobody
+// would see it revert, so its submitter gives it up as a revert.
+func (c *Core) unavailableExternal(k *contract) {
+	if !k.loaded {
+		return
+	}
+	for _, id := range slices.Sorted(maps.Keys(k.subs)) {
+		s := k.subs[id]
+		last := s.copies[len(s.copies)-1]
+		if s.failed || !last.External {
+			continue
+		}
+		for _, st := range last.Assembly.Spends {
+			if k.states[st] == nil && (k.coord == nil || k.coord.spec[st] == nil) {
+				c.onDispatched(InputDispatched{TxID: id, Reason: ReasonUnavailable + st, Height: c.height})
+				break
+			}
+		}
+	}
+}
+
+// ReasonUnavailable starts the reason a prepared transaction is given up
+// with when a state it spends is no longer available.
+const ReasonUnavailable = "a state it spends is no longer available: "
 
 // onSubmitterHeartbeat: the sender keeps its dispatched transactions
 // (and holds new delegations while an older range flushes).
