@@ -10,6 +10,7 @@ import (
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/memstore"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // harness drives a Core over a memstore on virtual time: each step is
@@ -26,6 +27,7 @@ type harness struct {
 	replies []Reply
 	nextReq uint64
 	final   map[int64]store.JobState // jobs seen final in the store
+	dig     *testkit.Digest          // every Ready, when a test wants it
 }
 
 func newHarness(t testing.TB, cfg CoreConfig) *harness {
@@ -80,6 +82,7 @@ func (h *harness) flush() {
 		return
 	}
 	r := h.core.Ready()
+	h.dig.Add(h.t, r)
 	for _, j := range append(append([]store.Job(nil), r.Batch.Insert...), r.Batch.Update...) {
 		if st, ok := h.final[j.ID]; ok {
 			h.t.Fatalf("job %d written after it ended %s: %+v", j.ID, st, j)
