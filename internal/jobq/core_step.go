@@ -65,10 +65,10 @@ func (c *Core) insert(in Input) {
 }
 
 // queue returns the configured queue named name, or nil.
-func (cfg *CoreConfig) queue(name string) *QueueConfig {
-	for i := range cfg.Queues {
-		if cfg.Queues[i].Name == name {
-			return &cfg.Queues[i]
+func (c *CoreConfig) queue(name string) *QueueConfig {
+	for i := range c.Queues {
+		if c.Queues[i].Name == name {
+			return &c.Queues[i]
 		}
 	}
 	return nil
