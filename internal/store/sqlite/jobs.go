@@ -6,12 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"runtime"
-	"strconv"
-	"sync"
 	"time"
-	"weak"
 
 	"github.com/ordolabs/ordo/internal/store"
 )
@@ -25,13 +20,11 @@ import (
 // run_at, id) and the live jobs (id); (queue, state, id) for counts and
 // lists; (unique_key, created_at, id) for a key's final jobs.
 //
-// The write path. ApplyJobs runs its batch in one IMMEDIATE transaction on
-// a writer connection of its own (jobWriter), not through the committer of
-// write.go (not this file's to change): SQLite serializes it with the
-// committer's groups by the database's write lock (each waits up to
-// Options.BusyTimeout), so it is atomic and durable (synchronous as the
-// store's) but shares no group commit. applyJobs takes any connection, so
-// routing it through the committer later is one request kind more.
+// The write path. ApplyJobs goes through the committer of write.go like
+// every other engine's batch: one request, group-committed with the
+// others, atomic and durable; a batch the store refuses (an unknown id, a
+// second live holder of a key) fails alone and the group runs again
+// without it.
 //
 // Invariants:
 //   - an acknowledged ApplyJobs is committed; a failed one wrote nothing;
@@ -72,53 +65,6 @@ type jobConn interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// jobWriters holds each Store's job writer, opened on first use, keyed
-// weakly: a Store dropped without an ApplyJobs after its Close has its
-// writer closed by a cleanup.
-var jobWriters sync.Map // weak.Pointer[Store] → *jobWriter
-
-// jobWriter is a Store's connection for ApplyJobs.
-type jobWriter struct {
-	once sync.Once
-	db   *sql.DB
-	err  error
-}
-
-// jobDB returns s's job writer, opening it the first time.
-func (s *Store) jobDB() (*sql.DB, error) {
-	key := weak.Make(s)
-	v, _ := jobWriters.LoadOrStore(key, &jobWriter{})
-	w := v.(*jobWriter)
-	w.once.Do(func() {
-		q := url.Values{}
-		q.Set("_busy_timeout", strconv.FormatInt(s.opts.BusyTimeout.Milliseconds(), 10))
-		q.Set("_journal_mode", "WAL")
-		q.Set("_synchronous", s.opts.Synchronous)
-		q.Set("_txlock", "immediate")
-		w.db, w.err = sql.Open("sqlite", s.path+"?"+q.Encode())
-		if w.err != nil {
-			return
-		}
-		w.db.SetMaxOpenConns(1)
-		w.db.SetMaxIdleConns(1)
-		w.db.SetConnMaxLifetime(0)
-		w.db.SetConnMaxIdleTime(0)
-		runtime.AddCleanup(s, dropJobWriter, key)
-	})
-	return w.db, w.err
-}
-
-// dropJobDB closes s's job writer, if it has one (after Close).
-func (s *Store) dropJobDB() { dropJobWriter(weak.Make(s)) }
-
-func dropJobWriter(key weak.Pointer[Store]) {
-	if v, ok := jobWriters.LoadAndDelete(key); ok {
-		if w := v.(*jobWriter); w.db != nil {
-			_ = w.db.Close()
-		}
-	}
-}
-
 // validateJob refuses a record no store accepts.
 func validateJob(j *store.Job) error {
 	switch {
@@ -138,7 +84,7 @@ func validateJob(j *store.Job) error {
 
 // ApplyJobs implements store.JobStore: b commits atomically (see the
 // invariants above).
-func (s *Store) ApplyJobs(ctx context.Context, b store.JobBatch) (out []store.JobInserted, err error) {
+func (s *Store) ApplyJobs(ctx context.Context, b store.JobBatch) ([]store.JobInserted, error) {
 	for _, list := range [][]store.Job{b.Insert, b.Update} {
 		for i := range list {
 			if err := validateJob(&list[i]); err != nil {
@@ -146,36 +92,14 @@ func (s *Store) ApplyJobs(ctx context.Context, b store.JobBatch) (out []store.Jo
 			}
 		}
 	}
-	s.mu.RLock()
-	closed := s.closed
-	s.mu.RUnlock()
-	if closed {
-		s.dropJobDB()
-		return nil, ErrClosed
-	}
 	if b.Empty() {
 		return []store.JobInserted{}, ctx.Err()
 	}
-	db, err := s.jobDB()
-	if err != nil {
+	r := &request{canceled: ctx.Err, jobs: &b, weight: len(b.Insert) + len(b.Update), done: make(chan struct{})}
+	if err := s.submit(ctx, r); err != nil {
 		return nil, fmt.Errorf("sqlite: apply jobs: %w", err)
 	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: apply jobs: begin: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tx.Rollback()
-		}
-	}()
-	if out, err = s.applyJobs(ctx, tx, &b); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("sqlite: apply jobs: commit: %w", err)
-	}
-	return out, nil
+	return r.jobsOut, nil
 }
 
 // applyJobs writes b on c, inside the caller's transaction.

@@ -33,10 +33,12 @@ type request struct {
 	proc     *store.ProcChanges     // ApplyProcessor
 	leader   *store.LeaderChanges   // ApplyLeader
 	distseq  *store.DistseqBatch    // ApplyDistseq
+	jobs     *store.JobBatch        // ApplyJobs
 	weight   int                    // records, for bounding a group
 
 	// Written by the committer before done is closed.
 	results []store.EnqueueResult
+	jobsOut []store.JobInserted
 	err     error
 	done    chan struct{}
 }
@@ -304,6 +306,11 @@ func (s *Store) do(ctx context.Context, r *request) error {
 	}
 	if r.distseq != nil {
 		return s.applyDistseq(ctx, s.wconn, r.distseq)
+	}
+	if r.jobs != nil {
+		out, err := s.applyJobs(ctx, s.wconn, r.jobs)
+		r.jobsOut = out
+		return err
 	}
 	res, err := s.enqueue(ctx, r.txs)
 	r.results = res

@@ -1,8 +1,9 @@
 // Package storetest is the conformance suite of store.Store,
-// store.ProcessorStore and store.LeaderStore: every implementation (SQLite
-// today; PostgreSQL is to come) runs Run, RunProcessor and RunLeader from
-// its own tests and must pass all of it. RunProcessor's and RunLeader's docs
-// list what they pin down beyond the interface; what follows is Run's.
+// store.ProcessorStore, store.LeaderStore, store.DistseqStore and
+// store.JobStore: every implementation (SQLite, and memstore for the last
+// two; PostgreSQL is to come) runs Run, RunProcessor, RunLeader, RunDistseq
+// and RunJobs from its own tests and must pass all of it. The Run* docs list
+// what each pins down beyond the interface; what follows is Run's.
 //
 // Beyond the interface's comments, the suite pins down these behaviours:
 //   - times round-trip to the nanosecond and come back in UTC; a zero time
