@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -110,6 +111,30 @@ type JobBatch struct {
 
 // Empty reports whether the batch writes nothing.
 func (b *JobBatch) Empty() bool { return len(b.Insert) == 0 && len(b.Update) == 0 }
+
+// Validate refuses a batch holding a record no store accepts: an ID below
+// 1, an empty queue or kind, a state outside the seven, a negative attempt
+// count.
+func (b *JobBatch) Validate() error {
+	for _, list := range [][]Job{b.Insert, b.Update} {
+		for i := range list {
+			j := &list[i]
+			switch {
+			case j.ID < 1:
+				return fmt.Errorf("job id %d below 1", j.ID)
+			case j.Queue == "":
+				return fmt.Errorf("job %d: empty queue", j.ID)
+			case j.Kind == "":
+				return fmt.Errorf("job %d: empty kind", j.ID)
+			case !j.State.Valid():
+				return fmt.Errorf("job %d: invalid state %q", j.ID, j.State)
+			case j.Attempt < 0 || j.MaxAttempts < 0:
+				return fmt.Errorf("job %d: negative attempt or max attempts", j.ID)
+			}
+		}
+	}
+	return nil
+}
 
 // JobInserted answers one insert: the job as stored, and whether this
 // insert created it.

@@ -62,35 +62,13 @@ func utc(t time.Time) time.Time {
 	return t.UTC()
 }
 
-// ValidateJob reports a job record that no store accepts: an ID below 1, an
-// empty queue or kind, a state outside the seven, a negative attempt count.
-func validateJob(j *store.Job) error {
-	switch {
-	case j.ID < 1:
-		return fmt.Errorf("job id %d below 1", j.ID)
-	case j.Queue == "":
-		return fmt.Errorf("job %d: empty queue", j.ID)
-	case j.Kind == "":
-		return fmt.Errorf("job %d: empty kind", j.ID)
-	case !j.State.Valid():
-		return fmt.Errorf("job %d: invalid state %q", j.ID, j.State)
-	case j.Attempt < 0 || j.MaxAttempts < 0:
-		return fmt.Errorf("job %d: negative attempt or max attempts", j.ID)
-	}
-	return nil
-}
-
 // ApplyJobs implements store.JobStore: all of b or none of it.
 func (s *Jobs) ApplyJobs(ctx context.Context, b store.JobBatch) ([]store.JobInserted, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	for _, list := range [][]store.Job{b.Insert, b.Update} {
-		for i := range list {
-			if err := validateJob(&list[i]); err != nil {
-				return nil, fmt.Errorf("memstore: apply jobs: %w", err)
-			}
-		}
+	if err := b.Validate(); err != nil {
+		return nil, fmt.Errorf("memstore: apply jobs: %w", err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

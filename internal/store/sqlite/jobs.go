@@ -65,32 +65,11 @@ type jobConn interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// validateJob refuses a record no store accepts.
-func validateJob(j *store.Job) error {
-	switch {
-	case j.ID < 1:
-		return fmt.Errorf("job id %d below 1", j.ID)
-	case j.Queue == "":
-		return fmt.Errorf("job %d: empty queue", j.ID)
-	case j.Kind == "":
-		return fmt.Errorf("job %d: empty kind", j.ID)
-	case !j.State.Valid():
-		return fmt.Errorf("job %d: invalid state %q", j.ID, j.State)
-	case j.Attempt < 0 || j.MaxAttempts < 0:
-		return fmt.Errorf("job %d: negative attempt or max attempts", j.ID)
-	}
-	return nil
-}
-
 // ApplyJobs implements store.JobStore: b commits atomically (see the
 // invariants above).
 func (s *Store) ApplyJobs(ctx context.Context, b store.JobBatch) ([]store.JobInserted, error) {
-	for _, list := range [][]store.Job{b.Insert, b.Update} {
-		for i := range list {
-			if err := validateJob(&list[i]); err != nil {
-				return nil, fmt.Errorf("sqlite: apply jobs: %w", err)
-			}
-		}
+	if err := b.Validate(); err != nil {
+		return nil, fmt.Errorf("sqlite: apply jobs: %w", err)
 	}
 	if b.Empty() {
 		return []store.JobInserted{}, ctx.Err()
