@@ -1,0 +1,195 @@
+package smm
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/replog"
+)
+
+// ReplicaSet is a queue's replica set as recorded on chain.
+type ReplicaSet struct {
+	Queue       string
+	Primary     string
+	Secondaries []string
+	Version     uint64
+}
+
+// Member is what monitor-state gathered of one member of a queue's set:
+// its head in the queue's log (Reached false when it did not answer) and
+// since when it is unhealthy (zero: healthy).
+type Member struct {
+	Node           string
+	Reached        bool
+	Head           replog.Head
+	UnhealthySince time.Time
+}
+
+// Healthy reports whether the member answered and is not unhealthy.
+func (m Member) Healthy() bool { return m.Reached && m.UnhealthySince.IsZero() }
+
+// QueueState is one queue's replica set and its members' state, by node.
+type QueueState struct {
+	Set     ReplicaSet
+	Members map[string]Member
+}
+
+// SyncReason says why a secondary needs a sync.
+type SyncReason string
+
+// Sync reasons.
+const (
+	// SyncBehind: the secondary's clock is below the primary's.
+	SyncBehind SyncReason = "behind"
+	// SyncDiverged: the secondary is at the primary's clock with another
+	// hash (or ahead of it): its log is not the primary's.
+	SyncDiverged SyncReason = "diverged"
+)
+
+// SyncRequest asks a secondary to catch up with its primary's head.
+type SyncRequest struct {
+	Queue     string
+	Secondary string
+	Target    replog.Head
+	Reason    SyncReason
+}
+
+// Budget says whether a secondary may be asked to sync a queue again (the
+// seed's deployment: at most 20 failed syncs per secondary per queue per
+// day).
+type Budget func(queue, secondary string) bool
+
+// FindSyncRequests is find-sync-requests for one queue: a sync for each
+// reached secondary whose head differs from the reached primary's, in the
+// set's order, within the budget (nil: no limit).
+func FindSyncRequests(q QueueState, budget Budget) []SyncRequest {
+	p, ok := q.Members[q.Set.Primary]
+	if !ok || !p.Reached {
+		return nil // no primary to sync from: find-replica-set-updates' case
+	}
+	var out []SyncRequest
+	for _, s := range q.Set.Secondaries {
+		m, ok := q.Members[s]
+		if !ok || !m.Reached || m.Head == p.Head {
+			continue
+		}
+		reason := SyncDiverged
+		if m.Head.Clock < p.Head.Clock {
+			reason = SyncBehind
+		}
+		if budget != nil && !budget(q.Set.Queue, s) {
+			continue
+		}
+		out = append(out, SyncRequest{Queue: q.Set.Queue, Secondary: s, Target: p.Head, Reason: reason})
+	}
+	return out
+}
+
+// FindReplicaSetUpdates is find-replica-set-updates for one queue: the
+// members unhealthy (or not reached) for at least after, primary first,
+// then the secondaries in the set's order. A member never reached counts
+// from its UnhealthySince.
+func FindReplicaSetUpdates(q QueueState, now time.Time, after time.Duration) []string {
+	var out []string
+	for _, n := range append([]string{q.Set.Primary}, q.Set.Secondaries...) {
+		m := q.Members[n]
+		if !m.UnhealthySince.IsZero() && now.Sub(m.UnhealthySince) >= after {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Candidate is a node that may join a replica set: healthy now, with its
+// load (queues it holds).
+type Candidate struct {
+	Node string
+	Load int
+}
+
+// Errors PlanReplicaSetUpdate answers.
+var (
+	// ErrMappingStale: the registry mapping could not be fetched lately:
+	// replica-set changes are off until it can.
+	ErrMappingStale = errors.New("smm: the node registry mapping is stale: no replica-set change")
+	// ErrNoHealthyReplica: the primary is to be replaced and no healthy
+	// secondary holds the queue.
+	ErrNoHealthyReplica = errors.New("smm: no healthy secondary to promote")
+	// ErrNoCandidate: not enough healthy nodes outside the set to fill it.
+	ErrNoCandidate = errors.New("smm: not enough healthy nodes to replace the unhealthy ones")
+	// ErrNothingToReplace: every member named is healthy or not a member.
+	ErrNothingToReplace = errors.New("smm: nothing to replace")
+)
+
+// PlanReplicaSetUpdate is issue-replica-set-update's choice: the set that
+// replaces q's unhealthy members (as FindReplicaSetUpdates named them) and
+// the members to sync afterwards (the new ones). An unhealthy primary is
+// replaced by the healthy secondary with the highest clock (ties: lowest
+// node id); each slot left is filled from candidates outside the set, least
+// loaded first (ties: lowest node id). The set keeps its size; its Version
+// is the one it replaces (the update names it).
+func PlanReplicaSetUpdate(q QueueState, unhealthy []string, candidates []Candidate, mappingFresh bool) (ReplicaSet, []string, error) {
+	if !mappingFresh {
+		return ReplicaSet{}, nil, ErrMappingStale
+	}
+	drop := map[string]bool{}
+	for _, n := range unhealthy {
+		if (n == q.Set.Primary || slices.Contains(q.Set.Secondaries, n)) && !q.Members[n].Healthy() {
+			drop[n] = true // a member healthy again by now stays
+		}
+	}
+	if len(drop) == 0 {
+		return ReplicaSet{}, nil, ErrNothingToReplace
+	}
+	next := ReplicaSet{Queue: q.Set.Queue, Primary: q.Set.Primary, Version: q.Set.Version}
+	var kept []string
+	for _, s := range q.Set.Secondaries {
+		if !drop[s] {
+			kept = append(kept, s)
+		}
+	}
+	if drop[q.Set.Primary] {
+		best := ""
+		var head replog.Head
+		for _, s := range kept {
+			m := q.Members[s]
+			if !m.Healthy() {
+				continue
+			}
+			if best == "" || m.Head.Clock > head.Clock || (m.Head.Clock == head.Clock && s < best) {
+				best, head = s, m.Head
+			}
+		}
+		if best == "" {
+			return ReplicaSet{}, nil, ErrNoHealthyReplica
+		}
+		next.Primary = best
+		kept = slices.DeleteFunc(kept, func(s string) bool { return s == best })
+	}
+	in := map[string]bool{next.Primary: true}
+	for _, s := range kept {
+		in[s] = true
+	}
+	for n := range drop {
+		in[n] = true // never re-admit a member just dropped
+	}
+	pool := slices.Clone(candidates)
+	slices.SortFunc(pool, func(a, b Candidate) int { return cmp.Or(cmp.Compare(a.Load, b.Load), cmp.Compare(a.Node, b.Node)) })
+	var added []string
+	for _, c := range pool {
+		if len(kept)+len(added) == len(q.Set.Secondaries) {
+			break
+		}
+		if !in[c.Node] {
+			in[c.Node] = true
+			added = append(added, c.Node)
+		}
+	}
+	if len(kept)+len(added) < len(q.Set.Secondaries) {
+		return ReplicaSet{}, nil, ErrNoCandidate
+	}
+	next.Secondaries = append(kept, added...)
+	return next, added, nil
+}
