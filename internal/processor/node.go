@@ -194,6 +194,9 @@ func (n *Node) currentLoop() *Loop {
 func (n *Node) Run(ctx context.Context) error {
 	l, err := n.Open(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while loading: a clean stop, the store is untouched
+		}
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
