@@ -141,8 +141,6 @@ func distseqProcs(ctx context.Context, o DistseqOptions) (res DistseqResult, err
 func (r *procsRun) generate(ctx context.Context, i int, start time.Time, interval time.Duration, batches *sync.WaitGroup) {
 	o := r.o
 	end := start.Add(o.Duration)
-	tick := time.NewTicker(o.Batch)
-	defer tick.Stop()
 	k := i
 	for {
 		now := wall.Now()
@@ -159,13 +157,8 @@ func (r *procsRun) generate(ctx context.Context, i int, start time.Time, interva
 		if len(txs) > 0 {
 			batches.Go(func() { r.send(ctx, i, txs) })
 		}
-		if !start.Add(time.Duration(k) * interval).Before(end) {
+		if !start.Add(time.Duration(k)*interval).Before(end) || pause(ctx, o.Batch) != nil {
 			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
 		}
 	}
 }
@@ -204,21 +197,22 @@ func (r *procsRun) watch(ctx context.Context) {
 	if err != nil {
 		heads = nil // poll alone
 	}
-	tick := time.NewTicker(r.o.Batch)
-	defer tick.Stop()
 	last := uint64(0)
 	for {
 		var h uint64
+		poll := wall.NewTimer(r.o.Batch)
 		select {
 		case <-ctx.Done():
+			poll.Stop()
 			return
 		case hd, ok := <-heads:
+			poll.Stop()
 			if !ok {
 				heads = nil
 				continue
 			}
 			h = hd.Height
-		case <-tick.C:
+		case <-poll.C():
 			hd, err := dc.Head(ctx)
 			if err != nil {
 				continue
@@ -323,8 +317,6 @@ func (r *procsRun) allConfirmed() bool {
 // the deadline passes; it checks again whenever the watcher read
 // something and every o.Batch.
 func (r *procsRun) waitFor(ctx context.Context, deadline time.Time, cond func() bool) error {
-	tick := time.NewTicker(r.o.Batch)
-	defer tick.Stop()
 	for {
 		r.mu.Lock()
 		ok := cond()
@@ -335,11 +327,14 @@ func (r *procsRun) waitFor(ctx context.Context, deadline time.Time, cond func() 
 		if !wall.Now().Before(deadline) {
 			return errors.New("bench distseq: deadline passed")
 		}
+		t := wall.NewTimer(r.o.Batch)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return ctx.Err()
 		case <-r.changed:
-		case <-tick.C:
+			t.Stop()
+		case <-t.C():
 		}
 	}
 }
