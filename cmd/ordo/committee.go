@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/committee"
 )
 
@@ -36,7 +37,7 @@ deletes nothing (remove DIR/node<i>/data yourself for a fresh start). --range-si
 and --poll-every, when set, go into every node's distseq: (rangeSize, pollEvery).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Now = time.Now().UTC().Truncate(time.Second)
+			o.Now = clock.Real{}.Now().UTC().Truncate(time.Second)
 			ms, err := committee.Init(o)
 			if err != nil {
 				return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/committee"
 	"github.com/ordolabs/ordo/internal/distseq/token"
 	"github.com/ordolabs/ordo/internal/identity"
@@ -97,21 +98,12 @@ func deployGroup(ctx context.Context, c *devchain.Client, group string, ms []dev
 			return fmt.Errorf("%s: %w", method, err)
 		}
 		nonce++
-		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
-			st, err := c.TxStatus(ctx, h)
-			if err == nil && st.State == chain.TxIncluded {
-				if !st.Success {
-					return fmt.Errorf("%s failed on chain: %s", method, st.Reason)
-				}
-				return nil
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(200 * time.Millisecond):
-			}
+		wctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		if err := chain.WaitIncluded(wctx, c, clock.Real{}, 200*time.Millisecond, h); err != nil {
+			return fmt.Errorf("%s: %w", method, err)
 		}
-		return fmt.Errorf("%s: not included within a minute", method)
+		return nil
 	}
 	deploy := map[string]any{"group": group, "members": ms}
 	if threshold > 0 {

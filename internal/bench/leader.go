@@ -189,7 +189,7 @@ func Leader(ctx context.Context, o LeaderOptions) (LeaderResult, error) {
 		}
 		hashes = append(hashes, h)
 	}
-	if err := waitIncluded(ctx, dc, hashes); err != nil {
+	if err := chain.WaitIncluded(ctx, dc, wall, 10*time.Millisecond, hashes...); err != nil {
 		return res, fmt.Errorf("set-up: %w", err)
 	}
 
@@ -278,25 +278,6 @@ func Leader(ctx context.Context, o LeaderOptions) (LeaderResult, error) {
 	res.Blocks = lastH - first + 1
 	res.PeakRSS = PeakRSS()
 	return res, nil
-}
-
-// waitIncluded waits until every hash is included and succeeded.
-func waitIncluded(ctx context.Context, c chain.Chain, hashes []chain.Hash) error {
-	for _, h := range hashes {
-		for {
-			st, err := c.TxStatus(ctx, h)
-			if err == nil && st.State == chain.TxIncluded {
-				if !st.Success {
-					return fmt.Errorf("transaction %s failed: %s", h, st.Reason)
-				}
-				break
-			}
-			if err := pause(ctx, 10*time.Millisecond); err != nil {
-				return fmt.Errorf("transaction %s not included: %w", h, err)
-			}
-		}
-	}
-	return nil
 }
 
 // countEnded pages through the leader's events and counts the Successful

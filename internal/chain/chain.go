@@ -3,6 +3,7 @@ package chain
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/clock"
@@ -214,4 +215,34 @@ func WatchHeads(ctx context.Context, c Chain, clk clock.Clock, poll time.Duratio
 		}
 	}()
 	return out
+}
+
+// StatusReader is what WaitIncluded needs of a chain.
+type StatusReader interface {
+	TxStatus(ctx context.Context, h Hash) (TxStatus, error)
+}
+
+// WaitIncluded polls c every poll on clk until every hash is included, in
+// order; a transaction included but failed is an error naming its reason,
+// and so is ctx ending first (bound the wait with its deadline).
+func WaitIncluded(ctx context.Context, c StatusReader, clk clock.Clock, poll time.Duration, hashes ...Hash) error {
+	for _, h := range hashes {
+		for {
+			st, err := c.TxStatus(ctx, h)
+			if err == nil && st.State == TxIncluded {
+				if !st.Success {
+					return fmt.Errorf("transaction %s failed: %s", h, st.Reason)
+				}
+				break
+			}
+			t := clk.NewTimer(poll)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return fmt.Errorf("transaction %s not included: %w", h, ctx.Err())
+			case <-t.C():
+			}
+		}
+	}
+	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/ordolabs/ordo/internal/clock"
 )
 
 // ErrNotRunning is returned (wrapped) by Kill and Term for a process that
@@ -27,6 +29,8 @@ type Process struct {
 	args    []string
 	logPath string
 
+	clock clock.Clock // times the log's markers and the grace after SIGTERM
+
 	mu     sync.Mutex
 	cmd    *exec.Cmd
 	exited chan struct{} // closed when the current run has exited
@@ -34,9 +38,9 @@ type Process struct {
 }
 
 // NewProcess returns a Process (not started) running bin with args,
-// logging to logPath.
+// logging to logPath, on the wall clock.
 func NewProcess(name, bin, logPath string, args ...string) *Process {
-	return &Process{name: name, bin: bin, args: args, logPath: logPath}
+	return &Process{name: name, bin: bin, args: args, logPath: logPath, clock: clock.Real{}}
 }
 
 // marker appends one line to the log.
@@ -46,7 +50,7 @@ func (p *Process) marker(format string, a ...any) {
 		return
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "=== %s %s: %s\n", time.Now().Format("15:04:05.000"), p.name, fmt.Sprintf(format, a...))
+	fmt.Fprintf(f, "=== %s %s: %s\n", p.clock.Now().Format("15:04:05.000"), p.name, fmt.Sprintf(format, a...))
 }
 
 // Start runs the process; the previous run, if any, must have exited.
@@ -160,12 +164,12 @@ func (p *Process) term(ctx context.Context, grace time.Duration) (clean bool, er
 		<-exited
 		return false, nil
 	}
-	t := time.NewTimer(grace)
+	t := p.clock.NewTimer(grace)
 	defer t.Stop()
 	select {
 	case <-exited:
 		return true, nil
-	case <-t.C:
+	case <-t.C():
 	case <-ctx.Done():
 	}
 	p.marker("still running %s after SIGTERM: SIGKILL", grace)

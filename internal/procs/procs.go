@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/committee"
 	"github.com/ordolabs/ordo/internal/identity"
 )
@@ -65,9 +66,15 @@ type Config struct {
 	// StopGrace is how long Stop waits after SIGTERM before SIGKILL.
 	// Defaults to 10s.
 	StopGrace time.Duration
+	// Clock times the processes' log markers, the grace after SIGTERM and
+	// the polls for readiness. Defaults to the wall clock.
+	Clock clock.Clock
 }
 
 func (c *Config) setDefaults() error {
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
 	if c.Nodes == 0 {
 		c.Nodes = DefaultNodes
 	}
@@ -150,7 +157,7 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 	c.chainURL = "http://" + chainAddr
 	args := append([]string{"devchain", "--listen", chainAddr, "--data", filepath.Join(dir, "chain"),
 		"--block-time", cfg.BlockTime.String()}, cfg.ChainArgs...)
-	c.chain = NewProcess("chain", cfg.Bin, filepath.Join(dir, "logs", "chain.log"), args...)
+	c.chain = c.process("chain", args...)
 	ok := false
 	defer func() {
 		if !ok {
@@ -190,8 +197,7 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 		return nil, err
 	}
 	for i, m := range c.members {
-		c.nodes = append(c.nodes, NewProcess("node"+strconv.Itoa(i+1), cfg.Bin,
-			filepath.Join(dir, "logs", "node"+strconv.Itoa(i+1)+".log"), "serve", "--config", m.Config))
+		c.nodes = append(c.nodes, c.process("node"+strconv.Itoa(i+1), "serve", "--config", m.Config))
 	}
 	for i := range c.nodes {
 		if err := c.nodes[i].start(); err != nil {
@@ -274,26 +280,35 @@ func FreePorts(n int) (int, error) {
 	return 0, fmt.Errorf("procs: no %d consecutive free ports found", n)
 }
 
+// process is one of the committee's processes, logging to Dir/logs/<name>.log
+// on the committee's clock.
+func (c *Committee) process(name string, args ...string) *Process {
+	p := NewProcess(name, c.cfg.Bin, filepath.Join(c.cfg.Dir, "logs", name+".log"), args...)
+	p.clock = c.cfg.Clock
+	return p
+}
+
 // waitFor polls cond every 50ms until it holds, p exits, ctx ends or the
 // ready timeout passes; the error says what was awaited, the last answer
 // and the tail of p's log.
 func (c *Committee) waitFor(ctx context.Context, p *Process, what string, cond func(context.Context) (bool, string)) error {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.ReadyTimeout)
 	defer cancel()
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
 	exited := p.done()
 	for {
 		ok, last := cond(ctx)
 		if ok {
 			return nil
 		}
+		tick := c.cfg.Clock.NewTimer(50 * time.Millisecond)
 		select {
 		case <-exited:
+			tick.Stop()
 			return p.withTail(fmt.Errorf("%w: %s exited waiting for %s (last: %s)", ErrNotRunning, p.name, what, last))
 		case <-ctx.Done():
+			tick.Stop()
 			return p.withTail(fmt.Errorf("procs: %s: waiting for %s: %w (last: %s)", p.name, what, ctx.Err(), last))
-		case <-tick.C:
+		case <-tick.C():
 		}
 	}
 }
