@@ -64,9 +64,6 @@ func (c *Committee) Index(id string) int {
 	return -1
 }
 
-// APIURL is node i's API base URL.
-func (c *Committee) APIURL(i int) string { return c.members[i].API }
-
 // ChainURL is the devchain's base URL.
 func (c *Committee) ChainURL() string { return c.chainURL }
 
@@ -78,9 +75,6 @@ func (c *Committee) LogPath(i int) string { return c.nodes[i].logPath }
 
 // Tail is the last n lines of node i's log.
 func (c *Committee) Tail(i, n int) string { return c.nodes[i].tail(n) }
-
-// ChainTail is the last n lines of the devchain's log.
-func (c *Committee) ChainTail(n int) string { return c.chain.tail(n) }
 
 // Running reports whether node i's process is alive.
 func (c *Committee) Running(i int) bool { return c.nodes[i].Running() }
@@ -198,12 +192,6 @@ func (c *Committee) do(ctx context.Context, i int, method, path string, body []b
 // Kill sends SIGKILL to node i and waits for it to exit.
 func (c *Committee) Kill(i int) error { return c.nodes[i].kill() }
 
-// Term sends SIGTERM to node i and waits for it to exit (SIGKILL after
-// Config.StopGrace); clean says whether it ended on SIGTERM.
-func (c *Committee) Term(ctx context.Context, i int) (clean bool, err error) {
-	return c.nodes[i].term(ctx, c.cfg.StopGrace)
-}
-
 // Start starts node i again (it must not be running) and waits until it
 // is ready and has indexed the group.
 func (c *Committee) Start(ctx context.Context, i int) error {
@@ -211,14 +199,6 @@ func (c *Committee) Start(ctx context.Context, i int) error {
 		return err
 	}
 	return c.waitReady(ctx, i)
-}
-
-// Restart kills node i with SIGKILL and starts it again.
-func (c *Committee) Restart(ctx context.Context, i int) error {
-	if err := c.Kill(i); err != nil {
-		return err
-	}
-	return c.Start(ctx, i)
 }
 
 // Stop ends every node, then the devchain: SIGTERM, SIGKILL after
@@ -232,13 +212,6 @@ func (c *Committee) Stop(ctx context.Context) {
 	if c.chain != nil {
 		_, _ = c.chain.term(ctx, c.cfg.StopGrace)
 	}
-}
-
-// StopChain ends the devchain alone (SIGTERM, then SIGKILL), leaving the
-// nodes running.
-func (c *Committee) StopChain(ctx context.Context) error {
-	_, err := c.chain.term(ctx, c.cfg.StopGrace)
-	return err
 }
 
 // States reads every state of group in stopped node i's store (spent and
