@@ -354,29 +354,25 @@ func (n *Node) Put(in Input) { n.loop.Put(in) }
 // Core returns the node's core (read it between turns).
 func (n *Node) Core() *Core { return n.core }
 
-// Run turns the loop until ctx ends, each job's run on a goroutine of its
-// own (each queue's concurrency bounds them); it returns once the workers
-// have returned.
+// Run turns the loop until ctx ends (or the loop fails), each job's run on
+// a goroutine of its own (each queue's concurrency bounds them); it returns
+// once the workers have returned.
 func (n *Node) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
 	effects := make(chan Effect)
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case e := <-effects:
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					n.loop.Perform(ctx, e)
-				}()
+				wg.Go(func() { n.loop.Perform(ctx, e) })
 			}
 		}
-	}()
+	})
 	err := n.loop.Run(ctx, func(Effect) chan<- Effect { return effects })
+	cancel() // a failed loop stops the dispatcher and the workers too
 	wg.Wait()
 	return err
 }

@@ -278,3 +278,56 @@ func TestNodeRun(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// failingJobs is a memstore whose writes and loads fail once fail is set.
+type failingJobs struct {
+	store.JobStore
+	fail atomic.Bool
+}
+
+var errStoreDown = errors.New("store down")
+
+func (s *failingJobs) ApplyJobs(ctx context.Context, b store.JobBatch) ([]store.JobInserted, error) {
+	if s.fail.Load() {
+		return nil, errStoreDown
+	}
+	return s.JobStore.ApplyJobs(ctx, b)
+}
+
+func (s *failingJobs) LiveJobs(ctx context.Context) ([]store.Job, error) {
+	if s.fail.Load() {
+		return nil, errStoreDown
+	}
+	return s.JobStore.LiveJobs(ctx)
+}
+
+// TestNodeRunLoopFails: a commit that fails and a rebuild that fails stop
+// the loop; Run returns that error (its dispatcher and workers stopped)
+// while its ctx is still live.
+func TestNodeRunLoopFails(t *testing.T) {
+	st := &failingJobs{JobStore: memstore.NewJobs()}
+	n, err := New(Config{Store: st, Core: CoreConfig{Queues: []QueueConfig{{Name: "q"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Register("k", WorkerFunc(func(context.Context, store.Job) error { return nil }))
+	if err := n.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- n.Run(ctx) }()
+	st.fail.Store(true)
+	if _, _, err := n.Insert(ctx, InsertParams{Queue: "q", Kind: "k"}); !errors.Is(err, ErrRetired) {
+		t.Fatalf("insert: %v, want ErrRetired", err)
+	}
+	select {
+	case err := <-errc:
+		if !errors.Is(err, errStoreDown) {
+			t.Fatalf("Run: %v, want the store's error", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return after its loop failed")
+	}
+}
