@@ -6,33 +6,18 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/procs"
 )
 
-// buildOrdo builds ./cmd/ordo once into dir and returns the binary's path.
+// buildOrdo builds ./cmd/ordo into dir and returns the binary's path.
 func buildOrdo(t *testing.T, dir string) string {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOMOD").Output()
+	bin, err := procs.Build(t.Context(), dir)
 	if err != nil {
-		t.Fatalf("go env GOMOD: %v", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		t.Fatalf("go env GOMOD: not inside the module (got %q)", gomod)
-	}
-	root := filepath.Dir(gomod)
-	bin := filepath.Join(dir, "ordo")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/ordo")
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/ordo: %v\n%s", err, b)
+		t.Fatal(err)
 	}
 	return bin
 }
