@@ -71,9 +71,6 @@ type Ready struct {
 	Replies []Reply
 }
 
-// Empty reports whether the Ready carries nothing.
-func (r *Ready) Empty() bool { return r.Batch.Empty() && len(r.Effects) == 0 && len(r.Replies) == 0 }
-
 // Snapshot is what a core is rebuilt from after a restart.
 type Snapshot struct {
 	// Jobs are the live jobs (store.JobStore.LiveJobs).
@@ -231,18 +228,6 @@ func (c *Core) Advance() {
 	c.effects = c.effects[:0]
 	c.replies = c.replies[:0]
 	c.handedOut = false
-}
-
-// Now is the core's clock.
-func (c *Core) Now() time.Time { return c.now }
-
-// Job returns the live job with id (a copy), if any.
-func (c *Core) Job(id int64) (store.Job, bool) {
-	j, ok := c.jobs[id]
-	if !ok {
-		return store.Job{}, false
-	}
-	return *j, true
 }
 
 // Counts returns, per configured queue, its running and waiting jobs.

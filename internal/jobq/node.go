@@ -348,12 +348,6 @@ func (n *Node) Turn(ctx context.Context) error {
 	return err
 }
 
-// Put queues an input (a Tick, say) for the next turn.
-func (n *Node) Put(in Input) { n.loop.Put(in) }
-
-// Core returns the node's core (read it between turns).
-func (n *Node) Core() *Core { return n.core }
-
 // Run turns the loop until ctx ends (or the loop fails), each job's run on
 // a goroutine of its own (each queue's concurrency bounds them); it returns
 // once the workers have returned.

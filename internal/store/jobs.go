@@ -35,9 +35,6 @@ const (
 	JobCancelled JobState = "cancelled"
 )
 
-// JobStates lists every state, live ones first.
-var JobStates = []JobState{JobAvailable, JobScheduled, JobRunning, JobRetryable, JobCompleted, JobDead, JobCancelled}
-
 // Valid reports whether s is one of the seven states.
 func (s JobState) Valid() bool {
 	switch s {

@@ -17,7 +17,7 @@ import (
 // NewJobs. It is safe for concurrent use.
 //
 // Records are immutable once stored: a write replaces the record (copied
-// in), so Clone shares them and a read's copy is the caller's.
+// in), and a read's copy is the caller's.
 type Jobs struct {
 	mu   sync.RWMutex
 	jobs map[int64]store.Job
@@ -29,14 +29,6 @@ var _ store.JobStore = (*Jobs)(nil)
 // NewJobs returns an empty store.
 func NewJobs() *Jobs {
 	return &Jobs{jobs: map[int64]store.Job{}, live: map[string]int64{}}
-}
-
-// Clone returns a copy of what the store holds: later writes to either do
-// not show in the other.
-func (s *Jobs) Clone() *Jobs {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return &Jobs{jobs: maps.Clone(s.jobs), live: maps.Clone(s.live)}
 }
 
 func copyJob(j store.Job) store.Job {
