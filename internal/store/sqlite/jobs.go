@@ -159,7 +159,7 @@ func runAtNanos(t time.Time) int64 {
 
 // normJob is j as a read returns it: UTC times, nil empty slices.
 func normJob(j store.Job) store.Job {
-	j.Args = rawOrNil(append([]byte(nil), j.Args...))
+	j.Args = cloneRaw(j.Args)
 	if len(j.Errors) == 0 {
 		j.Errors = nil
 	} else {
