@@ -289,7 +289,6 @@ func (c *Core) onConfirmed(e ChainEvent) {
 		}
 		c.coordConfirmed(k, e)
 		c.submitterConfirmed(k, e)
-		c.staleExternal(k, e)
 	}
 	if t := c.txs[e.TxID]; t != nil {
 		if t.prepare && k != nil {
@@ -298,34 +297,6 @@ func (c *Core) onConfirmed(e ChainEvent) {
 		c.finish(t, Confirmed, "")
 	}
 }
-
-// staleExternal: a prepared transaction whose caller has not sent it yet
-// can no longer land once another confirmed transaction spent one of its
-// states; nobody else will see it revert, so its submitter gives it up as
-// the base ledger's revert would (the sender has it prepared again).
-func (c *Core) staleExternal(k *contract, e ChainEvent) {
-	spent := map[string]bool{}
-	for _, s := range e.Spends {
-		spent[s] = true
-	}
-	for _, id := range slices.Sorted(maps.Keys(k.subs)) {
-		s := k.subs[id]
-		last := s.copies[len(s.copies)-1]
-		if s.failed || !last.External || id == e.TxID {
-			continue
-		}
-		for _, st := range last.Assembly.Spends {
-			if spent[st] {
-				c.onDispatched(InputDispatched{TxID: id, Reason: ReasonSpentBy + e.TxID, Height: e.Height})
-				break
-			}
-		}
-	}
-}
-
-// ReasonSpentBy starts the reason a prepared transaction is given up
-// with when another transaction spent one of its states.
-const ReasonSpentBy = "a state it spends was spent by "
 
 // senderDistributes: the sender of a prepared transaction distributes what
 // it created when the chain confirmed the assembly it handed out (a

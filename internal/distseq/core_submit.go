@@ -47,6 +47,9 @@ type dispatchRecord struct {
 	External bool `json:"external,omitempty"`
 }
 
+// last is the latest copy dispatched.
+func (s *submission) last() dispatchRecord { return s.copies[len(s.copies)-1] }
+
 func (s *submission) record(addr, status string, height uint64, now time.Time) store.DistseqDispatch {
 	payload, _ := json.Marshal(s.copies)
 	return store.DistseqDispatch{TxID: s.txID, Contract: addr, Sender: string(s.sender), DelegationID: s.delegationID,
@@ -85,7 +88,7 @@ func (c *Core) submit(k *contract, t *ctx, call []byte) {
 func (c *Core) own(k *contract, s *submission) {
 	k.subs[s.txID] = s
 	c.transition(RoleSubmitter, s.txID, "", CDispatched)
-	if last := s.copies[len(s.copies)-1]; !last.External {
+	if last := s.last(); !last.External {
 		c.ready.Effects = append(c.ready.Effects, Effect{Kind: EffectDispatch, Contract: k.addr, TxID: s.txID, Payload: last.Call})
 	}
 	if k.subHB.IsZero() {
@@ -131,10 +134,10 @@ func (c *Core) sendSubmitterHeartbeat(k *contract) {
 	// The range the oldest dispatch was made in: senders hold new
 	// delegations until it lands. An external copy (prepare_only) is left
 	// out: its caller may hold it for ever, and a conflict with it ends in
-	// a revert either way (staleExternal, or the base ledger's).
+	// a revert either way (unavailableExternal, or the base ledger's).
 	rng := c.rangeIndex(c.height)
 	for _, id := range ids {
-		if s := k.subs[id]; !s.copies[len(s.copies)-1].External && s.rangeIdx < rng {
+		if s := k.subs[id]; !s.last().External && s.rangeIdx < rng {
 			rng = s.rangeIdx
 		}
 	}
@@ -173,19 +176,19 @@ func (c *Core) submitterTimers(k *contract) {
 
 // unavailableExternal: an external copy that spends a state this node
 // holds neither confirmed nor as a speculative output can no longer land
-// (spent meanwhile, or the output of a transaction that reverted); nobody
-// would see it revert, so its submitter gives it up as a revert.
+// (spent by another confirmed transaction, or the output of one that
+// reverted); nobody would see it revert, so its submitter gives it up as a
+// revert at the next tick (the sender has it prepared again).
 func (c *Core) unavailableExternal(k *contract) {
 	if !k.loaded {
 		return
 	}
 	for _, id := range slices.Sorted(maps.Keys(k.subs)) {
 		s := k.subs[id]
-		last := s.copies[len(s.copies)-1]
-		if s.failed || !last.External {
+		if s.failed || !s.last().External {
 			continue
 		}
-		for _, st := range last.Assembly.Spends {
+		for _, st := range s.last().Assembly.Spends {
 			if k.states[st] == nil && (k.coord == nil || k.coord.spec[st] == nil) {
 				c.onDispatched(InputDispatched{TxID: id, Reason: ReasonUnavailable + st, Height: c.height})
 				break
@@ -246,7 +249,7 @@ func (c *Core) onDispatched(in InputDispatched) {
 		return
 	}
 	s.failed, s.failedAt = true, in.Height
-	k.quarantineSpends(s.copies[len(s.copies)-1].Assembly, in.Height)
+	k.quarantineSpends(s.last().Assembly, in.Height)
 	c.transition(RoleSubmitter, s.txID, CDispatched, CAbandoned)
 	if co := k.coord; co != nil {
 		if t := co.txs[s.txID]; t != nil {

@@ -82,10 +82,12 @@
 // until the chain confirms the intent; no other assembly spends its
 // outputs meanwhile (its caller may never send it). When the chain confirms
 // the assembly the sender holds, the sender distributes what it created as
-// well as the submitter (the same distribution ids). Once another
-// confirmed transaction spends one of its states it can never land, and
-// nobody sees it revert: its submitter gives it up as it would a revert
-// (TransactionReverted), and the sender has it prepared again.
+// well as the submitter (the same distribution ids). Once a state it
+// spends is no longer held, confirmed or speculative (another confirmed
+// transaction spent it, or its creator reverted), it can never land, and
+// nobody sees it revert: at the next tick its submitter gives it up as it
+// would a revert (TransactionReverted), and the sender has it prepared
+// again.
 //
 // # Reorgs
 //
