@@ -45,6 +45,12 @@ wait_http() {
 	exit 1
 }
 
+# wait_gone PID: wait up to 10s for PID to be gone (reaped, not only signalled).
+wait_gone() {
+	for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+	return 1
+}
+
 stop() {
 	local any=0
 	for pf in "$DIR"/pids/node* "$DIR"/pids/chain; do
@@ -54,8 +60,7 @@ stop() {
 		pid=$(cat "$pf")
 		if kill -0 "$pid" 2>/dev/null; then
 			kill -TERM "$pid" 2>/dev/null || true
-			for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-			if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
+			wait_gone "$pid" || kill -KILL "$pid" 2>/dev/null || true
 			echo "stopped $(basename "$pf") (pid $pid)"
 		fi
 		rm -f "$pf"
@@ -80,14 +85,22 @@ status() {
 
 kill_node() {
 	alive "$DIR/pids/node$1" || { echo "node$1 is not running" >&2; exit 1; }
-	kill -KILL "$(cat "$DIR/pids/node$1")"
+	local pid
+	pid=$(cat "$DIR/pids/node$1")
+	kill -KILL "$pid"
+	wait_gone "$pid" || { echo "node$1 (pid $pid) still there 10s after SIGKILL" >&2; exit 1; }
 	echo "killed node$1 (SIGKILL)"
+}
+
+# launch_node I: start node I's ordo serve in the background, its log appended.
+launch_node() {
+	"$BIN" serve --config "$DIR/committee/node$1/node.yaml" >>"$DIR/logs/node$1.log" 2>&1 &
+	echo $! >"$DIR/pids/node$1"
 }
 
 start_node() {
 	if alive "$DIR/pids/node$1"; then echo "node$1 is running" >&2; exit 1; fi
-	"$BIN" serve --config "$DIR/committee/node$1/node.yaml" >>"$DIR/logs/node$1.log" 2>&1 &
-	echo $! >"$DIR/pids/node$1"
+	launch_node "$1"
 	wait_http "http://127.0.0.1:$((API_BASE_PORT + $1 - 1))/readyz" "node$1" "$DIR/pids/node$1"
 	echo "node$1 ready again (pid $(cat "$DIR/pids/node$1"))"
 }
@@ -111,10 +124,7 @@ start() {
 		--base-port "$GRPC_BASE_PORT" --api-base-port "$API_BASE_PORT" --range-size "$RANGE_SIZE" >"$DIR/logs/init.log"
 	"$BIN" committee deploy --out "$DIR/committee" --group "$GROUP" --chain "$CHAIN" --coins "$COINS" --threshold "$THRESHOLD"
 
-	for i in $(seq "$NODES"); do
-		"$BIN" serve --config "$DIR/committee/node$i/node.yaml" >"$DIR/logs/node$i.log" 2>&1 &
-		echo $! >"$DIR/pids/node$i"
-	done
+	for i in $(seq "$NODES"); do launch_node "$i"; done
 	for i in $(seq "$NODES"); do
 		wait_http "http://127.0.0.1:$((API_BASE_PORT + i - 1))/readyz" "node$i" "$DIR/pids/node$i"
 		echo "node$i: API http://127.0.0.1:$((API_BASE_PORT + i - 1)), gRPC 127.0.0.1:$((GRPC_BASE_PORT + i - 1)), pid $(cat "$DIR/pids/node$i"), log $DIR/logs/node$i.log"
