@@ -420,9 +420,16 @@ func stateData(s StateRef) []byte {
 	return b
 }
 
-// StateOf reads a stored state back (its owner and data as the domain
-// created them).
-func StateOf(s store.DistseqState) StateRef { return refOf(s) }
+// StateOf reads a stored state back: its owner and data as the domain
+// created them, and the transaction that created it (the store's column
+// when the stored data does not name it, as for a minted state).
+func StateOf(s store.DistseqState) StateRef {
+	r := refOf(s)
+	if r.CreatedBy == "" {
+		r.CreatedBy = s.CreatedBy
+	}
+	return r
+}
 
 func refOf(s store.DistseqState) StateRef {
 	var r StateRef

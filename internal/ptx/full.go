@@ -37,14 +37,9 @@ type TransactionFull struct {
 	States  TransactionStates `json:"states"`
 }
 
-// full reads a transaction with its receipt and states (nil: unknown).
-func (h Handler) full(ctx context.Context, id string) (any, *Error) {
-	rec, err := h.B.Intents().DistseqIntent(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	} else if err != nil {
-		return nil, engineError(err)
-	}
+// full answers a transaction with its receipt and states.
+func (h Handler) full(ctx context.Context, rec store.DistseqIntent) (any, *Error) {
+	id := rec.TxID
 	out := TransactionFull{Transaction: view(rec), States: TransactionStates{Spent: []StateView{}, Created: []StateView{}}}
 	if r, ok := receipt(rec); ok {
 		out.Receipt = &r
@@ -70,11 +65,7 @@ func stateView(s store.DistseqState) StateView {
 	if !json.Valid(data) {
 		data, _ = json.Marshal(ref.Data) // not JSON: base64 in a string
 	}
-	created := ref.CreatedBy
-	if created == "" {
-		created = s.CreatedBy
-	}
-	return StateView{ID: s.ID, Owner: ref.Owner, Data: data, CreatedBy: created, SpentBy: s.SpentBy, Height: s.Height}
+	return StateView{ID: s.ID, Owner: ref.Owner, Data: data, CreatedBy: ref.CreatedBy, SpentBy: s.SpentBy, Height: s.Height}
 }
 
 // receipt is a final transaction's receipt; a pending one has none.
@@ -108,9 +99,6 @@ func (h Handler) privateCall(ctx context.Context, tx Tx) (any, *Error) {
 	refs := make([]distseq.StateRef, len(sts))
 	for i, s := range sts {
 		refs[i] = distseq.StateOf(s)
-		if refs[i].CreatedBy == "" {
-			refs[i].CreatedBy = s.CreatedBy
-		}
 	}
 	res, err := token.Call(tx.Function, tx.Data, refs)
 	if err != nil {
@@ -140,13 +128,8 @@ type PreparedCall struct {
 
 // prepared answers a prepare intent's prepared transaction: null while
 // none is ready; bad params for a transaction sent to be dispatched.
-func (h Handler) prepared(ctx context.Context, id string) (any, *Error) {
-	rec, err := h.B.Intents().DistseqIntent(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	} else if err != nil {
-		return nil, engineError(err)
-	}
+func prepared(rec store.DistseqIntent) (any, *Error) {
+	id := rec.TxID
 	if !rec.Prepare {
 		return nil, &Error{Code: CodeInvalidParams, Message: id + " was sent with ptx_sendTransaction: ordo dispatches it", Data: map[string]string{"code": "not_prepared"}}
 	}

@@ -66,7 +66,7 @@ func (h Handler) dispatch(ctx context.Context, p auth.Principal, req request) (a
 			ids = append(ids, id)
 		}
 		return ids, nil
-	case "ptx_getTransaction", "ptx_getTransactionReceipt":
+	case "ptx_getTransaction", "ptx_getTransactionReceipt", "ptx_getTransactionFull", "ptx_getPreparedTransaction":
 		if !p.Has(auth.RoleRead) {
 			return nil, forbidden(auth.RoleRead)
 		}
@@ -74,37 +74,7 @@ func (h Handler) dispatch(ctx context.Context, p auth.Principal, req request) (a
 		if e := params(req.Params, &id); e != nil {
 			return nil, e
 		}
-		rec, err := h.B.Intents().DistseqIntent(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, nil
-		} else if err != nil {
-			return nil, engineError(err)
-		}
-		if req.Method == "ptx_getTransaction" {
-			return view(rec), nil
-		}
-		if r, ok := receipt(rec); ok {
-			return r, nil
-		}
-		return nil, nil
-	case "ptx_getPreparedTransaction":
-		if !p.Has(auth.RoleRead) {
-			return nil, forbidden(auth.RoleRead)
-		}
-		var id string
-		if e := params(req.Params, &id); e != nil {
-			return nil, e
-		}
-		return h.prepared(ctx, id)
-	case "ptx_getTransactionFull":
-		if !p.Has(auth.RoleRead) {
-			return nil, forbidden(auth.RoleRead)
-		}
-		var id string
-		if e := params(req.Params, &id); e != nil {
-			return nil, e
-		}
-		return h.full(ctx, id)
+		return h.byID(ctx, req.Method, id)
 	case "ptx_call":
 		if !p.Has(auth.RoleRead) {
 			return nil, forbidden(auth.RoleRead)
@@ -145,6 +115,29 @@ func (h Handler) dispatch(ctx context.Context, p auth.Principal, req request) (a
 		return out, nil
 	}
 	return nil, &Error{Code: CodeMethodNotFound, Message: "no such method: " + req.Method}
+}
+
+// byID answers the reads of one transaction: null for an id this node
+// does not know.
+func (h Handler) byID(ctx context.Context, method, id string) (any, *Error) {
+	rec, err := h.B.Intents().DistseqIntent(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, engineError(err)
+	}
+	switch method {
+	case "ptx_getTransaction":
+		return view(rec), nil
+	case "ptx_getTransactionFull":
+		return h.full(ctx, rec)
+	case "ptx_getPreparedTransaction":
+		return prepared(rec)
+	}
+	if r, ok := receipt(rec); ok {
+		return r, nil
+	}
+	return nil, nil
 }
 
 // check refuses what no engine can take.
