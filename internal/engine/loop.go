@@ -37,7 +37,8 @@ type Spec[I, R, E any] struct {
 	Tick func(now time.Time) I
 	// Prepare completes an input with what the store knows, before it is
 	// stamped; step false leaves it unstepped (its caller is still answered
-	// with the turn), an error answers its caller at once.
+	// with the turn), an error answers its caller at once. Defaults to
+	// none: every input is stepped as it came.
 	Prepare func(ctx context.Context, in I) (out I, step bool, err error)
 	// Step steps an input into the core (and traces it).
 	Step func(in I)
@@ -165,7 +166,10 @@ func (l *Loop[I, R, E]) turn(ctx context.Context, inline bool) ([]E, error) {
 	envs := taken[:0]
 	now := s.Clock.Now().UTC()
 	for _, env := range taken {
-		in, step, err := s.Prepare(ctx, env.in)
+		in, step, err := env.in, true, error(nil)
+		if s.Prepare != nil {
+			in, step, err = s.Prepare(ctx, env.in)
+		}
 		if err != nil {
 			answer([]envelope[I, R]{env}, nil, s.ReqOf, err) // not stepped: its caller retries
 			continue

@@ -175,7 +175,6 @@ func (n *Node) Open(ctx context.Context) error {
 		ReqOf:   func(r Reply) uint64 { return r.Req },
 		Stamp:   func(in Input, now time.Time) Input { in.At = now; return in },
 		Tick:    Tick,
-		Prepare: func(_ context.Context, in Input) (Input, bool, error) { return in, true, nil },
 		Step: func(in Input) {
 			if in.Kind == InputWorked {
 				n.mu.Lock()
