@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -117,7 +116,7 @@ func distseqProcs(ctx context.Context, o DistseqOptions) (res DistseqResult, err
 		return res, err
 	}
 	res.Wall = wall.Now().Sub(t0)
-	res.HeapPeak = childrenPeakRSS()
+	res.HeapPeak = peakRSSOf(r.c.PIDs())
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	done := make(map[string]uint64, len(r.submitH))
@@ -258,11 +257,8 @@ func (r *procsRun) readEvents(ctx context.Context, dc *devchain.Client) error {
 		r.mu.Lock()
 		for _, e := range evs {
 			r.cursor = e.Cursor
-			if e.Contract != devchain.PrivacyGroupContract || e.Name != "IntentConfirmed" {
-				continue
-			}
-			var ic devchain.IntentConfirmed
-			if json.Unmarshal(e.Data, &ic) != nil || ic.Group != group {
+			ic, ok, err := devchain.IntentConfirmedOf(e)
+			if !ok || err != nil || ic.Group != group {
 				continue
 			}
 			r.confirmed[ic.Group+"/"+ic.TxID]++
@@ -339,25 +335,12 @@ func (r *procsRun) waitFor(ctx context.Context, deadline time.Time, cond func() 
 	}
 }
 
-// childrenPeakRSS sums the peak RSS (VmHWM) of this process's children
-// (the devchain and the nodes), or 0 where /proc is not available.
-func childrenPeakRSS() uint64 {
-	self := strconv.Itoa(os.Getpid())
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
+// peakRSSOf sums the peak RSS (VmHWM) of the processes pids (the devchain
+// and the nodes), or 0 where /proc is not available.
+func peakRSSOf(pids []int) uint64 {
 	var sum uint64
-	for _, d := range dirs {
-		b, err := os.ReadFile(filepath.Join(d, "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces, so split after
-		// its closing parenthesis.
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) < 2 || f[1] != self {
-			continue
-		}
-		sum += vmHWM(filepath.Join(d, "status"))
+	for _, pid := range pids {
+		sum += vmHWM(filepath.Join("/proc", strconv.Itoa(pid), "status"))
 	}
 	return sum
 }

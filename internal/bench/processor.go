@@ -282,12 +282,12 @@ func parallel(k, n int, f func(i int) error) error {
 
 // pause waits d on the wall clock, or until ctx ends.
 func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
+	t := wall.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
+	case <-t.C():
 		return nil
 	}
 }

@@ -384,12 +384,12 @@ func (h *committee) audit(sent map[string]int) {
 		}
 		for _, e := range evs {
 			after = e.Cursor
-			if e.Contract != devchain.PrivacyGroupContract || e.Name != "IntentConfirmed" {
-				continue
-			}
-			var ic devchain.IntentConfirmed
-			if err := json.Unmarshal(e.Data, &ic); err != nil {
+			ic, ok, err := devchain.IntentConfirmedOf(e)
+			if err != nil {
 				t.Fatal(err)
+			}
+			if !ok {
+				continue
 			}
 			events[ic.TxID]++
 			for _, s := range ic.Spends {

@@ -38,12 +38,12 @@ func readChain(ctx context.Context, c *procs.Committee, group string) (onChain, 
 		}
 		for _, e := range evs {
 			after = e.Cursor
-			if e.Contract != devchain.PrivacyGroupContract || e.Name != "IntentConfirmed" {
-				continue
+			ic, ok, err := devchain.IntentConfirmedOf(e)
+			if err != nil {
+				return out, err
 			}
-			var ic devchain.IntentConfirmed
-			if err := json.Unmarshal(e.Data, &ic); err != nil {
-				return out, fmt.Errorf("event %d: %w", e.Cursor, err)
+			if !ok {
+				continue
 			}
 			if ic.Group != group {
 				continue

@@ -76,6 +76,17 @@ func (c *Committee) LogPath(i int) string { return c.nodes[i].logPath }
 // Tail is the last n lines of node i's log.
 func (c *Committee) Tail(i, n int) string { return c.nodes[i].tail(n) }
 
+// PIDs are the running processes' ids: the devchain's, then the nodes'.
+func (c *Committee) PIDs() []int {
+	var out []int
+	for _, p := range append([]*Process{c.chain}, c.nodes...) {
+		if pid := p.PID(); pid != 0 {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
 // Running reports whether node i's process is alive.
 func (c *Committee) Running(i int) bool { return c.nodes[i].Running() }
 

@@ -100,6 +100,16 @@ func (p *Process) running() bool {
 	}
 }
 
+// PID is the running process's id, or 0 when it is not running.
+func (p *Process) PID() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.running() {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
 // Running reports whether the process is alive.
 func (p *Process) Running() bool {
 	p.mu.Lock()

@@ -168,6 +168,22 @@ type PrivacyIntent struct {
 	Endorsers []string `json:"endorsers"`
 }
 
+// EventIntentConfirmed names the privacygroup event whose data is an
+// IntentConfirmed.
+const EventIntentConfirmed = "IntentConfirmed"
+
+// IntentConfirmedOf reads e as a privacygroup IntentConfirmed event: ok
+// false for any other event, an error for one whose data does not decode.
+func IntentConfirmedOf(e chain.Event) (ic IntentConfirmed, ok bool, err error) {
+	if e.Contract != PrivacyGroupContract || e.Name != EventIntentConfirmed {
+		return IntentConfirmed{}, false, nil
+	}
+	if err := json.Unmarshal(e.Data, &ic); err != nil {
+		return IntentConfirmed{}, true, fmt.Errorf("devchain: event %d: IntentConfirmed: %w", e.Cursor, err)
+	}
+	return ic, true, nil
+}
+
 // IntentConfirmed is the data of the IntentConfirmed event.
 type IntentConfirmed struct {
 	Group   string   `json:"group"`
@@ -302,7 +318,7 @@ func pgConfirm(x *Exec, args json.RawMessage) error {
 		return err
 	}
 	d := PrivacyDigest(c.Group, c.TxID, c.Spends, c.Creates)
-	return x.Emit("IntentConfirmed", IntentConfirmed{Group: c.Group, TxID: c.TxID, Spends: spends, Creates: created, Digest: hex.EncodeToString(d[:])})
+	return x.Emit(EventIntentConfirmed, IntentConfirmed{Group: c.Group, TxID: c.TxID, Spends: spends, Creates: created, Digest: hex.EncodeToString(d[:])})
 }
 
 func pgPut(x *Exec, key string, v any) error {

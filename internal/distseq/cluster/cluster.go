@@ -413,12 +413,12 @@ func (c *Cluster) audit(ctx context.Context) error {
 				return nil // counted once final: a reorg may still remove it
 			}
 			c.events = e.Cursor
-			if e.Contract != devchain.PrivacyGroupContract || e.Name != "IntentConfirmed" {
-				continue
-			}
-			var ic devchain.IntentConfirmed
-			if err := json.Unmarshal(e.Data, &ic); err != nil {
+			ic, ok, err := devchain.IntentConfirmedOf(e)
+			if err != nil {
 				return err
+			}
+			if !ok {
+				continue
 			}
 			c.Confirmed[ic.Group+"/"+ic.TxID]++
 			c.ConfirmedAt[ic.TxID] = e.Height

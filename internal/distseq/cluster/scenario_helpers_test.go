@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"reflect"
@@ -315,12 +314,12 @@ func (w *world) onceOnChain(ids ...string) {
 	}
 	by := map[string]string{}
 	for _, e := range evs {
-		if e.Contract != devchain.PrivacyGroupContract || e.Name != "IntentConfirmed" {
-			continue
-		}
-		var ic devchain.IntentConfirmed
-		if err := json.Unmarshal(e.Data, &ic); err != nil {
+		ic, ok, err := devchain.IntentConfirmedOf(e)
+		if err != nil {
 			w.t.Fatal(err)
+		}
+		if !ok {
+			continue
 		}
 		for _, s := range ic.Spends {
 			if prev, ok := by[ic.Group+"/"+s]; ok {
