@@ -37,6 +37,13 @@ const (
 	OutcomeFailed    = "failed"
 )
 
+// ReasonDuplicateIntent is the failure reason of an included transaction
+// whose memo (the intent id: ordo puts its record's uid there) an earlier
+// successful transaction on the chain already carried: a chain applies an
+// intent at most once, so the intent is applied, by that earlier
+// transaction, and this one changed nothing but its sender's nonce and fee.
+const ReasonDuplicateIntent = "duplicate_intent"
+
 // BlockTx is a transaction as included in a block, with its receipt.
 type BlockTx struct {
 	Tx

@@ -52,6 +52,17 @@ func (c *Core) shallowFailure(t *txn) *store.Attempt {
 	return nil
 }
 
+// duplicateAttempt returns t's latest attempt that the chain included and
+// failed with chain.ReasonDuplicateIntent, or nil.
+func duplicateAttempt(t *txn) *store.Attempt {
+	for i := len(t.rec.Attempts) - 1; i >= 0; i-- {
+		if a := &t.rec.Attempts[i]; a.Outcome == store.OutcomeFailed && a.Error == chain.ReasonDuplicateIntent {
+			return a
+		}
+	}
+	return nil
+}
+
 // nonceConsumed reports whether the attempt's nonce was used by an inclusion.
 func nonceConsumed(a *store.Attempt) bool {
 	return a.Outcome == store.OutcomeIncluded || a.Outcome == store.OutcomeFailed
@@ -126,9 +137,30 @@ func (c *Core) startConfirm(q *queue) {
 	f.awaitChecks(checkConfirm, n)
 }
 
+// NoteAppliedEarlier is the history note of a transaction ended DONE by an
+// attempt the chain failed with chain.ReasonDuplicateIntent: the chain
+// applies an intent (the record's uid, the memo of every attempt) at most
+// once, so an earlier transaction applied it: another attempt, or another
+// node's (a new primary resuming a queue dispatches its intents again under
+// the same uids).
+const NoteAppliedEarlier = chain.ReasonDuplicateIntent + ": applied by an earlier transaction"
+
+// appliedEarlier ends q's transaction DONE on an attempt failed as a
+// duplicate intent, deep enough (failedIncl waited for Confirmations as for
+// any failure): as a success, not a retry nor FAILED.
+func (c *Core) appliedEarlier(q *queue, a *store.Attempt) {
+	f := q.lead()
+	if f.rec.State == store.Waiting {
+		c.setState(q, f.txn, store.Revision, "dispatched; already included")
+	}
+	c.finals[a.Height] = append(c.finals[a.Height], f.rec.UID)
+	c.finish(q, store.Done, NoteAppliedEarlier)
+}
+
 // failedIncl acts on an attempt of q's transaction that the chain included
 // and failed (its nonce is consumed): a retry with a fresh nonce, or FAILED
-// after the last retry. With Confirmations > 1 it first waits until that many
+// after the last retry; or, failed as a duplicate intent, DONE
+// (appliedEarlier). With Confirmations > 1 it first waits until that many
 // blocks hold the failure and a check confirms it: a reorg can return the
 // attempt to the mempool, where it may yet succeed, and a fresh-nonce retry
 // would then apply the intent twice.
@@ -141,6 +173,10 @@ func (c *Core) failedIncl(q *queue, a *store.Attempt) {
 		return
 	}
 	f.confirm, f.confirmN = 0, 0
+	if a.Error == chain.ReasonDuplicateIntent {
+		c.appliedEarlier(q, a)
+		return
+	}
 	note := "failed at inclusion: " + a.Error
 	if f.failing() {
 		c.finish(q, store.Failed, note+" (after the last retry)")
@@ -229,6 +265,12 @@ func (c *Core) decide(q *queue, why check) {
 	}
 	if landed {
 		c.landed(q)
+		return
+	}
+	if da := duplicateAttempt(t); da != nil {
+		// An earlier transaction applied the intent: DONE once the
+		// failure is deep enough, whatever the check was for.
+		c.failedIncl(q, da)
 		return
 	}
 	if fa := c.shallowFailure(t); fa != nil && why != checkConfirm && why != checkPoll {

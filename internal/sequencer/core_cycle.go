@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/store"
 )
 
@@ -480,14 +481,21 @@ func (c *Core) hook(t *txn) {
 	success := t.rec.State == store.Done
 	res := TxnResult{}
 	s := Sender{Queue: t.rec.Queue, Retries: t.rec.Retries}
-	// The sender is the landed attempt's (DONE), else the last one's; the
-	// hash likewise, else the last attempt's with a hash.
+	// The sender is the landed attempt's (DONE: the included one, else the
+	// one failed as a duplicate of the intent an earlier transaction
+	// applied), else the last one's; the hash likewise, else the last
+	// attempt's with a hash.
+	landed := store.OutcomeIncluded
+	if success && !slices.ContainsFunc(t.rec.Attempts, func(a store.Attempt) bool { return a.Outcome == store.OutcomeIncluded }) {
+		landed = store.OutcomeFailed // appliedEarlier: only a duplicate fails on a DONE path
+	}
 	for i := range t.rec.Attempts {
 		a := &t.rec.Attempts[i]
-		if (success && a.Outcome == store.OutcomeIncluded) || (!success && a.Hash != "") {
+		settled := a.Outcome == landed && (landed == store.OutcomeIncluded || a.Error == chain.ReasonDuplicateIntent)
+		if (success && settled) || (!success && a.Hash != "") {
 			res.Hash = a.Hash
 		}
-		if !success || a.Outcome == store.OutcomeIncluded || i == len(t.rec.Attempts)-1 && s.AccountID == "" {
+		if !success || settled || i == len(t.rec.Attempts)-1 && s.AccountID == "" {
 			s.AccountID, s.Nonce, s.Fee = a.Sender, a.Nonce, a.Fee
 		}
 	}

@@ -36,6 +36,7 @@ func Run(t *testing.T, f Factory) {
 		{"Workflow", testWorkflow},
 		{"PrivacyGroup", testPrivacyGroup},
 		{"Nodes", testNodes},
+		{"Intents", testIntents},
 		{"FaultReject", testFaultReject},
 		{"FaultDrop", testFaultDrop},
 		{"FaultRevert", testFaultRevert},
@@ -119,7 +120,14 @@ func (e *env) restart() {
 }
 
 func zkTx(from chain.Address, nonce, fee uint64, method, args string) chain.Tx {
-	return chain.Tx{From: from, Nonce: nonce, Fee: fee, Contract: "zkapp", Method: method, Args: json.RawMessage(args), Memo: "suite"}
+	return chain.Tx{From: from, Nonce: nonce, Fee: fee, Contract: "zkapp", Method: method, Args: json.RawMessage(args), Memo: suiteMemo(from, nonce)}
+}
+
+// suiteMemo is the memo of the suite's transactions: one per sender and
+// nonce, so that no two of them are taken for one intent (the chain fails a
+// second success with a memo as chain.ReasonDuplicateIntent).
+func suiteMemo(from chain.Address, nonce uint64) string {
+	return fmt.Sprintf("suite/%s/%d", from, nonce)
 }
 
 func deploy(from chain.Address, nonce, fee uint64, zk string) chain.Tx {

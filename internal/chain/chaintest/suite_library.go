@@ -23,7 +23,7 @@ func (e *env) caller(from chain.Address) *caller {
 
 // tx builds the caller's next transaction without sending it.
 func (c *caller) tx(contract, method, args string) chain.Tx {
-	return chain.Tx{From: c.from, Nonce: c.nonce, Fee: baseFee, Contract: contract, Method: method, Args: json.RawMessage(args), Memo: "suite"}
+	return chain.Tx{From: c.from, Nonce: c.nonce, Fee: baseFee, Contract: contract, Method: method, Args: json.RawMessage(args), Memo: suiteMemo(c.from, c.nonce)}
 }
 
 // send sends the caller's next transaction.

@@ -95,7 +95,7 @@ func testRestart(t *testing.T, f Factory) {
 	a, b := e.dev[0], e.dev[1]
 	s, key := e.funded("restart", 1_000_000)
 	signed := func(nonce uint64, tx chain.Tx) chain.Tx {
-		tx.Nonce = nonce
+		tx.Nonce, tx.Memo = nonce, suiteMemo(tx.From, nonce)
 		tx.Sign(key)
 		return tx
 	}

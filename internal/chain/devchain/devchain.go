@@ -88,6 +88,7 @@ func New(cfg Config) (*Chain, error) {
 	for _, k := range append([]Contract{ZkApp{}, Library{}, Registry{}, Workflow{}, PrivacyGroup{}, Nodes{}, ReplicaSets{}}, cfg.Contracts...) {
 		c.contracts[k.Name()] = k
 	}
+	c.contracts[IntentsContract] = Intents{}                           // reserved: the chain writes it
 	c.contracts[MulticallContract] = multicall{contracts: c.contracts} // reserved: registered last
 	c.faults = FaultState{ReorgDepth: 1}
 	if err := c.applyFaults(cfg.Faults); err != nil {
@@ -382,8 +383,10 @@ func (c *Chain) buildBlock(now time.Time) *chain.Block {
 	return b
 }
 
-// execTx charges the fee, consumes the nonce and, unless bt already failed,
-// runs the contract; it records the outcome in bt and appends kv undo entries.
+// execTx charges the fee, consumes the nonce and, unless bt already failed
+// or its memo is an intent already applied (chain.ReasonDuplicateIntent),
+// runs the contract; on success it records the memo (Intents). It records
+// the outcome in bt and appends kv undo entries.
 func (c *Chain) execTx(b *chain.Block, bt *chain.BlockTx, undo []kvUndo) []kvUndo {
 	ac := c.acct(bt.From)
 	ac.balance -= bt.Fee
@@ -391,6 +394,10 @@ func (c *Chain) execTx(b *chain.Block, bt *chain.BlockTx, undo []kvUndo) []kvUnd
 	c.included[bt.Hash] = txLoc{height: b.Height, index: bt.Index}
 	delete(c.dropped, bt.Hash)
 	if bt.Status == chain.OutcomeFailed {
+		return undo
+	}
+	if c.duplicateIntent(bt.Memo) {
+		bt.Status, bt.Reason = chain.OutcomeFailed, chain.ReasonDuplicateIntent
 		return undo
 	}
 	k := c.contracts[bt.Contract]
@@ -403,6 +410,7 @@ func (c *Chain) execTx(b *chain.Block, bt *chain.BlockTx, undo []kvUndo) []kvUnd
 		bt.Status, bt.Reason = chain.OutcomeFailed, err.Error()
 		return c.applyWrites(&x.always, undo)
 	}
+	recordIntent(&x.writes, b, bt)
 	undo = c.applyWrites(&x.writes, undo)
 	for _, e := range x.events {
 		c.cursor++

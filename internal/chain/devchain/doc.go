@@ -33,7 +33,12 @@
 //     own key with a growing seq (NodeRegistered / NodeDeregistered);
 //   - multicall (method all): several calls as one transaction, applied all
 //     or none, whose reason names the failing call ("call <i>
-//     (<contract>.<method>): <reason>"): an atomic batch.
+//     (<contract>.<method>): <reason>"): an atomic batch;
+//   - intents (Intents, issue 12): the intent nullifiers, written by the
+//     chain itself: a successful transaction with a non-empty memo (the
+//     sequencer's record uid) records memo -> {hash, height}; a later one
+//     with that memo fails chain.ReasonDuplicateIntent whatever it calls,
+//     without running; read with get {uid} (not_found when absent).
 //
 // Invariants:
 //   - same seed, same configuration and the same inputs at the same virtual
@@ -42,6 +47,10 @@
 //     whether it succeeded or failed; a failed one changed nothing else but
 //     the Exec.SetAlways writes of the calls that ran (library's failure
 //     countdown), and emitted no event;
+//   - among the successful transactions of the canonical chain no two carry
+//     the same non-empty memo: an intent is applied at most once, and a
+//     reorg or a replay of the log undoes or redoes its record with its
+//     block;
 //   - for each sender at most one transaction per nonce is ever included, and
 //     nonces are included in order without gaps;
 //   - a reorg of depth k restores the state exactly as it was k blocks ago and

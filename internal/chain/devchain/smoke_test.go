@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ func TestSmokeDeployAndPrecondition(t *testing.T) {
 	devs, _ := c.DevAccounts(ctx)
 	a := devs[0].Address
 	send := func(nonce uint64, method, args string) chain.Hash {
-		h, err := c.SendTx(ctx, chain.Tx{From: a, Nonce: nonce, Fee: 1000, Contract: "zkapp", Method: method, Args: json.RawMessage(args), Memo: "m"})
+		h, err := c.SendTx(ctx, chain.Tx{From: a, Nonce: nonce, Fee: 1000, Contract: "zkapp", Method: method, Args: json.RawMessage(args), Memo: fmt.Sprintf("m%d", nonce)})
 		if err != nil {
 			t.Fatalf("send %s: %v", method, err)
 		}
