@@ -207,6 +207,12 @@ func (s *Store) applyTxs(ctx context.Context, us []store.TxUpdate) error {
 	for i := range us {
 		ats[i] = s.at(us[i].At)
 	}
+	// The moves into DONE or FAILED to log (replica.go), read before the
+	// updates; nil when no queue is logged.
+	finals, err := s.finalsOf(ctx, us, ats)
+	if err != nil {
+		return err
+	}
 	updateRow := func(i int, args []any) []any {
 		u := &us[i]
 		return append(args, u.UID, string(u.State), u.Retries, blob(u.Result), u.Error, ats[i])
@@ -235,12 +241,15 @@ func (s *Store) applyTxs(ctx context.Context, us []store.TxUpdate) error {
 			with = append(with, i)
 		}
 	}
-	return s.writeRows(ctx, kindUpsertAttempt, len(with), func(i int, args []any) []any {
+	if err := s.writeRows(ctx, kindUpsertAttempt, len(with), func(i int, args []any) []any {
 		u := &us[with[i]]
 		a := u.Attempt
 		return append(args, u.UID, a.N, a.Sender, int64(a.Nonce), int64(a.Fee), a.Hash, nanos(a.At),
 			a.Outcome, a.Error, int64(a.Height))
-	}, func(i int) string { return fmt.Sprintf("tx %s: attempt %d", us[with[i]].UID, us[with[i]].Attempt.N) })
+	}, func(i int) string { return fmt.Sprintf("tx %s: attempt %d", us[with[i]].UID, us[with[i]].Attempt.N) }); err != nil {
+		return err
+	}
+	return s.logFinals(ctx, finals)
 }
 
 // writeRows writes n rows of kind k with multi-row statements. When a

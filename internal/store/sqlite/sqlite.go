@@ -96,6 +96,8 @@ type Store struct {
 	ws    writeStmts
 	// onEnqueued is the commit-order notification hook (store.Notifier).
 	onEnqueued atomic.Pointer[func([]store.Transaction)]
+	// rep is the replication's self and the committer's cache (replica.go).
+	rep replicaState
 
 	// Read side: a pool; WAL lets readers run alongside the writer.
 	rdb *sql.DB

@@ -35,6 +35,9 @@ type request struct {
 	distseq  *store.DistseqBatch    // ApplyDistseq
 	jobs     *store.JobBatch        // ApplyJobs
 	weight   int                    // records, for bounding a group
+	// replica is a ReplicaStore write (replica.go), run in the group's
+	// transaction; it sets its own outputs.
+	replica func(ctx context.Context, r *request) error
 
 	// Written by the committer before done is closed.
 	results []store.EnqueueResult
@@ -264,6 +267,11 @@ func (s *Store) runGroup(ctx context.Context, live []*request) (failed int, err 
 	for i, r := range live {
 		r.err, r.results = nil, nil
 		if err := s.do(ctx, r); err != nil {
+			var uw *unwrittenError
+			if errors.As(err, &uw) { // refused before it wrote: no rollback
+				r.err, r.results = uw.err, nil
+				continue
+			}
 			s.rollback()
 			if !refused(err) {
 				return -1, err
@@ -276,6 +284,7 @@ func (s *Store) runGroup(ctx context.Context, live []*request) (failed int, err 
 		s.rollback()
 		return -1, fmt.Errorf("sqlite: commit: %w", err)
 	}
+	s.rep.committed()
 	return -1, nil
 }
 
@@ -289,9 +298,11 @@ func refused(err error) bool {
 	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT
 }
 
-// rollback ends the writer's transaction, if any is still open.
+// rollback ends the writer's transaction, if any is still open, and drops
+// from the replication cache what the transaction wrote.
 func (s *Store) rollback() {
 	_, _ = s.ws.rollback.ExecContext(context.Background())
+	s.rep.rolledBack()
 }
 
 func (s *Store) do(ctx context.Context, r *request) error {
@@ -312,12 +323,24 @@ func (s *Store) do(ctx context.Context, r *request) error {
 		r.jobsOut = out
 		return err
 	}
-	res, err := s.enqueue(ctx, r.txs)
+	if r.replica != nil {
+		return r.replica(ctx, r)
+	}
+	res, err := s.enqueue(ctx, r.txs, true)
 	r.results = res
 	return err
 }
 
-func (s *Store) enqueue(ctx context.Context, txs []store.NewTransaction) ([]store.EnqueueResult, error) {
+// enqueue inserts txs; with log, it appends the intents of logged queues
+// to their replication logs (replica.go).
+func (s *Store) enqueue(ctx context.Context, txs []store.NewTransaction, log bool) ([]store.EnqueueResult, error) {
+	var self string
+	if log {
+		var err error
+		if self, err = s.intentsSelf(ctx, txs); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]store.EnqueueResult, len(txs))
 	for i := range txs {
 		nt := &txs[i]
@@ -360,6 +383,11 @@ func (s *Store) enqueue(ctx context.Context, txs []store.NewTransaction) ([]stor
 				Attempts:       []store.Attempt{},
 			},
 			Created: true,
+		}
+		if self != "" {
+			if err := s.logIntent(ctx, self, nt, atN); err != nil {
+				return nil, fmt.Errorf("sqlite: enqueue %s: %w", nt.UID, err)
+			}
 		}
 	}
 	return out, nil
