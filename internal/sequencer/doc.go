@@ -80,8 +80,12 @@
 //     re-dispatch or FAILED the chain is asked about every earlier attempt, so
 //     an intent is never applied twice and never declared FAILED while an
 //     attempt of it can still land;
-//   - a transaction is DONE only once its inclusion has Confirmations blocks;
-//     DONE and FAILED are final;
+//   - a transaction is DONE only once its inclusion has Confirmations blocks,
+//     or an attempt of it failed with chain.ReasonDuplicateIntent (the chain
+//     applies a memo, the record's uid, at most once: an earlier
+//     transaction, another attempt or another node's, applied the intent)
+//     and that failure has Confirmations blocks (NoteAppliedEarlier); DONE
+//     and FAILED are final;
 //   - a state change is in the same store batch as its history entry;
 //   - the same inputs give the same Readys (Replay checks it).
 //

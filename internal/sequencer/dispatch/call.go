@@ -144,17 +144,25 @@ type CallOutcome struct {
 	Retries int `json:"retries,omitempty"`
 	// Reason is the sequencer's failure reason (OnFailure); a multi-call's
 	// that failed on chain names the call: `call <i> (<c>.<m>): <reason>`.
+	// On a DONE transaction whose hash the chain failed as a duplicate
+	// intent (an earlier transaction with its uid applied it), it is
+	// sequencer.NoteAppliedEarlier.
 	Reason string `json:"reason,omitempty"`
 }
 
 // OnSuccess records the outcome in the result's done: the uid, the hash and
 // where the chain included it (the chain's status of the hash; on a read
-// error the outcome is recorded without a height and the error returned).
+// error the outcome is recorded without a height and the error returned),
+// and for a hash the chain failed as a duplicate intent, the reason
+// sequencer.NoteAppliedEarlier.
 func (d *CallDispatcher) OnSuccess(ctx context.Context, txn sequencer.RawTxnData, r sequencer.TxnResult, s sequencer.Sender) (sequencer.TxnResult, error) {
 	out := CallOutcome{UID: txn.UID, Hash: r.Hash, Status: chain.OutcomeSucceeded}
 	st, err := d.status(ctx, r.Hash)
 	if err == nil && st.State == chain.TxIncluded {
 		out.Height, out.Index = st.Height, st.Index
+		if !st.Success && st.Reason == chain.ReasonDuplicateIntent {
+			out.Reason = sequencer.NoteAppliedEarlier
+		}
 	}
 	r.Done, _ = json.Marshal(out) // plain fields: never fails
 	return r, err

@@ -62,6 +62,20 @@ func TestCallDispatcherOnDevchain(t *testing.T) {
 		t.Fatalf("OnSuccess: %s %v", done.Done, err)
 	}
 
+	// The same uid again (a new primary dispatching it a second time): the
+	// chain fails it as a duplicate intent, the sequencer ends it DONE, and
+	// the outcome says an earlier transaction applied it.
+	dup, dst := send("tx_1", dispatch.CallData("zkapp", "deploy", json.RawMessage(`{"zkapp":"a2"}`)))
+	if dst.Success || dst.Reason != chain.ReasonDuplicateIntent {
+		t.Fatalf("the same uid again: success %v, reason %q", dst.Success, dst.Reason)
+	}
+	done, err = d.OnSuccess(ctx, sequencer.RawTxnData{UID: "tx_1"}, dup, sequencer.Sender{})
+	out = dispatch.CallOutcome{}
+	if err != nil || json.Unmarshal(done.Done, &out) != nil || out != (dispatch.CallOutcome{UID: "tx_1", Hash: dup.Hash, Status: chain.OutcomeSucceeded,
+		Height: dst.Height, Index: dst.Index, Reason: sequencer.NoteAppliedEarlier}) {
+		t.Fatalf("OnSuccess of a duplicate: %s %v", done.Done, err)
+	}
+
 	r, st = send("tx_2", dispatch.MultiCallData([]dispatch.Call{
 		{Contract: "zkapp", Method: "deploy", Args: json.RawMessage(`{"zkapp":"b"}`)},
 		{Contract: "zkapp", Method: "deploy", Args: json.RawMessage(`{"zkapp":"c"}`)},
