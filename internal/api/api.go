@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -59,6 +60,17 @@ const (
 	// CodeTypeForbidden (403): an intent of a type the caller's roles do
 	// not allow (Options.TypeRoles).
 	CodeTypeForbidden = "type_forbidden"
+	// CodeUnavailable (503): the queue's primary cannot be reached or is
+	// changing (replication, issue 12); retry with the same idempotency
+	// key.
+	CodeUnavailable = "unavailable"
+	// CodeNotReplicated (503): committed on the queue's primary but not
+	// held by enough secondaries in time (replication.ackAfter); not
+	// acknowledged: retry with the same idempotency key.
+	CodeNotReplicated = "not_replicated"
+	// CodeNotPrimary (409): an operation only a queue's primary performs,
+	// asked of another member; the message names the primary.
+	CodeNotPrimary = "not_primary"
 )
 
 // Options configures NewSequencerHandler. The zero value of each field means
@@ -92,6 +104,33 @@ type Options struct {
 	// Engines mount their routes on the API's router, each with its rule
 	// (DevchainRoutes, the processor's, ...). Defaults to none.
 	Engines []Routes
+	// Intake, when set, takes the intents of POST /v1/transactions
+	// instead of the sequencer (replication routes each to its queue's
+	// primary, on behalf of the caller's principal). Its errors wrap the
+	// sequencer's, or carry their own code (httpjson.Errorf). Defaults to
+	// the sequencer.
+	Intake Intake
+	// Replication, when set, adds each queue's replica set to GET
+	// /v1/queues/{name}. Defaults to none.
+	Replication Replication
+}
+
+// Intake takes intents on behalf of a principal (Options.Intake).
+type Intake interface {
+	Submit(ctx context.Context, principal string, in []sequencer.Intake) ([]store.EnqueueResult, error)
+}
+
+// Replication reads a queue's replica set (Options.Replication): found
+// false when the queue is not replicated here.
+type Replication interface {
+	QueueReplication(ctx context.Context, queue string) (any, bool, error)
+}
+
+// QueueResponse is the body of GET /v1/queues/{name}: the queue's binding
+// and counts, and its replica set when it is replicated.
+type QueueResponse struct {
+	store.QueueStats
+	Replication any `json:"replication,omitempty"`
 }
 
 // Error is the JSON body of every error response.
@@ -111,10 +150,12 @@ func statusOf(code string) int {
 		return http.StatusUnprocessableEntity
 	case CodeNotFound:
 		return http.StatusNotFound
-	case CodeIdempotency:
+	case CodeIdempotency, CodeNotPrimary:
 		return http.StatusConflict
 	case CodeTypeForbidden:
 		return http.StatusForbidden
+	case CodeUnavailable, CodeNotReplicated:
+		return http.StatusServiceUnavailable
 	case CodeUnsupportedMediaType:
 		return http.StatusUnsupportedMediaType
 	default:
@@ -154,6 +195,8 @@ type server struct {
 	api       *httpjson.Server
 	health    *health
 	typeRoles map[string][]auth.Role
+	intake    Intake
+	repl      Replication
 }
 
 // NewSequencerHandler returns the node's HTTP API over n: the sequencer's
@@ -179,7 +222,8 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) *auth.Router {
 		Logger:  log,
 		Name:    "api",
 	})
-	s := &server{n: n, st: n.Store(), health: newHealth(opts.Chain, opts.ChainTimeout), api: rt.Server(), typeRoles: typeRoles}
+	s := &server{n: n, st: n.Store(), health: newHealth(opts.Chain, opts.ChainTimeout), api: rt.Server(), typeRoles: typeRoles,
+		intake: opts.Intake, repl: opts.Replication}
 	rt.Handle("POST /v1/transactions", auth.Need(auth.RoleSubmit), s.jsonOnly(s.submit))
 	rt.HandleJSON("GET /v1/transactions", auth.Read, s.list)
 	rt.HandleJSON("GET /v1/transactions/{uid}", auth.Read, s.get)
@@ -220,7 +264,13 @@ func (s *server) submit(w http.ResponseWriter, r *http.Request) {
 		s.api.WriteError(w, err)
 		return
 	}
-	res, err := s.n.Submit(r.Context(), []sequencer.Intake{it})
+	var res []store.EnqueueResult
+	if s.intake != nil {
+		p, _ := auth.PrincipalFrom(r.Context())
+		res, err = s.intake.Submit(r.Context(), p.Name, []sequencer.Intake{it})
+	} else {
+		res, err = s.n.Submit(r.Context(), []sequencer.Intake{it})
+	}
 	switch {
 	case errors.Is(err, sequencer.ErrTypeNotAllowed):
 		s.api.WriteError(w, httpjson.Errorf(CodeTypeNotAllowed, "%w", err))
@@ -508,13 +558,25 @@ func (s *server) queues(r *http.Request) (any, error) {
 func (s *server) queue(r *http.Request) (any, error) {
 	name := r.PathValue("name")
 	st, err := s.st.QueueStats(r.Context(), name)
+	var repl any
+	var replicated bool
+	if s.repl != nil {
+		var rerr error
+		if repl, replicated, rerr = s.repl.QueueReplication(r.Context(), name); rerr != nil {
+			return nil, fmt.Errorf("api: queue %s: replication: %w", name, rerr)
+		}
+	}
+	if errors.Is(err, store.ErrNotFound) && replicated {
+		// A secondary holds the queue's log, not its records.
+		st, err = store.QueueStats{Queue: store.Queue{Name: name, State: store.Free}, Counts: map[store.TxState]int{}}, nil
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, httpjson.Errorf(CodeNotFound, "no queue %s", sequencer.Excerpt(name))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("api: queue %s: %w", name, err)
 	}
-	return st, nil
+	return QueueResponse{QueueStats: st, Replication: repl}, nil
 }
 
 // senders is GET /v1/senders.

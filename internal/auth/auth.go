@@ -307,6 +307,21 @@ func (a *Authenticator) OpenReads() bool { return a.openReads }
 // Principals returns how many principals are configured.
 func (a *Authenticator) Principals() int { return len(a.entries) }
 
+// ByName returns the configured principal called name (in open mode, the
+// dev principal for any name): how a node checks the principal another
+// node forwards an intent for (issue 12), authenticated by that node.
+func (a *Authenticator) ByName(name string) (Principal, bool) {
+	if a.open {
+		return devPrincipal(), true
+	}
+	for _, e := range a.entries {
+		if e.principal.Name == name {
+			return e.principal, true
+		}
+	}
+	return Principal{}, false
+}
+
 // devPrincipal is every caller in open mode.
 func devPrincipal() Principal { return Principal{Name: DevPrincipal, Roles: []Role{RoleAdmin}} }
 

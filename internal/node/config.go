@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ordolabs/ordo/internal/smm"
 	"net/http"
 	"os"
 	"time"
@@ -119,6 +120,13 @@ type Config struct {
 	// Distseq makes the node a member of privacy-group committees (seed
 	// 003) when it names an identity key. Defaults to off.
 	Distseq DistseqConfig `yaml:"distseq"`
+	// Replication keeps each queue taken in through the public intake on
+	// a replica set of nodes (seed 004, issue 12): a primary and
+	// secondaries recorded on chain, the state machine manager's jobs
+	// keeping them in sync and healthy. It needs the node's identity and
+	// the nodes registry (distseq.key, distseq.cert, distseq.registry).
+	// Defaults to off (each queue on this node alone).
+	Replication smm.Config `yaml:"replication"`
 }
 
 // SequencerConfig tunes the sequencer.

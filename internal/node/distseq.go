@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ordolabs/ordo/internal/smm"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain/devchain"
@@ -139,6 +141,9 @@ type Distseq struct {
 	cfg       DistseqConfig
 	n         *Node
 	clock     clock.Clock
+	// smm receives the state machine manager's messages on the same
+	// transport (nil: replication off, they are dropped).
+	smm atomic.Pointer[smm.Node]
 }
 
 // distseq builds the distributed sequencer on the node's store and
@@ -168,7 +173,15 @@ func (n *Node) distseq(ctx context.Context, seq *sequencer.Node, st *sqlite.Stor
 	}
 	var fwd func(transport.Message)
 	d.Transport, err = grpcnet.New(grpcnet.Config{Key: key, Certificate: cert, Listen: listen, Peers: dir, Clock: o.Clock, Logger: o.Logger},
-		func(m transport.Message) { fwd(m) })
+		func(m transport.Message) {
+			if smm.IsMessage(m) {
+				if s := d.smm.Load(); s != nil {
+					s.Handle(m)
+				}
+				return
+			}
+			fwd(m)
+		})
 	if err != nil {
 		return nil, fmt.Errorf("distseq: transport: %w", err)
 	}

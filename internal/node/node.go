@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ordolabs/ordo/internal/smm"
 	"io"
 	"log/slog"
 	"net"
@@ -48,7 +49,9 @@ type Node struct {
 	Leader *leader.Node
 	// Distseq is the distributed sequencer (nil unless configured).
 	Distseq *Distseq
-	Chain   chain.Chain
+	// SMM is the state machine manager (nil unless replication is on).
+	SMM   *smm.Node
+	Chain chain.Chain
 	// Devchain is the in-process devchain, nil with a remote chain.
 	Devchain *devchain.Chain
 	Handler  http.Handler
@@ -235,6 +238,16 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		rpc.B, peers.Src = ds, ds
 	}
 	engines := []api.Routes{proc, rpc, peers}
+	var intake api.Intake
+	var repl api.Replication
+	if cfg.Replication.Enabled {
+		if n.SMM, err = n.replication(seq, st, ds, authn, o); err != nil {
+			n.Close()
+			return nil, fmt.Errorf("replication: %w", err)
+		}
+		si := smmIntake{n.SMM}
+		intake, repl, engines = si, si, append(engines, si)
+	}
 	if lead != nil {
 		engines = append(engines, lead)
 	}
@@ -243,7 +256,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	}
 	n.Router = api.NewSequencerHandler(seq, api.Options{Registry: n.Registry, Logger: o.Logger,
 		Chain: metered, ChainTimeout: time.Duration(cfg.Health.ChainTimeout), Auth: authn,
-		TypeRoles: cfg.IntakeAccess.TypeRoles, Engines: append(engines, o.Engines...)})
+		TypeRoles: cfg.IntakeAccess.TypeRoles, Engines: append(engines, o.Engines...), Intake: intake, Replication: repl})
 	var h http.Handler = n.Router
 	if n.Handler, err = cfg.WrapHandler(h); err != nil {
 		n.Close()
@@ -434,6 +447,14 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	if n.Distseq != nil {
 		run = append(run, n.Distseq.Run)
+	}
+	if n.SMM != nil {
+		run = append(run, func(ctx context.Context) error {
+			if err := n.SMM.Open(ctx); err != nil {
+				return err
+			}
+			return n.SMM.Run(ctx)
+		})
 	}
 	if n.Devchain != nil {
 		run = append(run, n.Devchain.Run)

@@ -39,6 +39,7 @@ func (c Config) Validate() error {
 	}
 
 	c.Distseq.validate(bad)
+	validateReplication(c.Replication, c.Distseq, bad)
 	if c.Chain != "" {
 		if err := checkChainURL(c.Chain); err != nil {
 			bad("chain", "%v", err)

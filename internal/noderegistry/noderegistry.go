@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,6 +49,13 @@ func (d *Directory) Len() int {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	return len(d.peers)
+}
+
+// IDs returns the node ids the last mapping holds, sorted.
+func (d *Directory) IDs() []transport.NodeID {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return slices.Sorted(maps.Keys(d.peers))
 }
 
 // Refresh reads the whole mapping from the chain and replaces the last

@@ -1,0 +1,110 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/ordolabs/ordo/internal/api"
+	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/httpjson"
+	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/smm"
+	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/sqlite"
+)
+
+// validateReplication checks the replication's config against the
+// identity it needs.
+func validateReplication(r smm.Config, d DistseqConfig, bad func(field, format string, args ...any)) {
+	if !r.Enabled {
+		return
+	}
+	if !d.enabled() || !d.Registry {
+		bad("replication.enabled", "needs the node's identity and the nodes registry (distseq.key, distseq.cert and distseq.registry: true): replica sets name registered nodes")
+	}
+	if r.Secondaries < 0 || r.AckAfter < 0 || r.SliceSize < 0 || r.MaxFailedSyncs < 0 || r.PushPage < 0 {
+		bad("replication", "secondaries, ackAfter, sliceSize, maxFailedSyncs and pushPage must not be negative")
+	}
+	if r.AckAfter > r.WithDefaults().Secondaries {
+		bad("replication.ackAfter", "is %d, more than the %d secondaries a set has", r.AckAfter, r.WithDefaults().Secondaries)
+	}
+}
+
+// replication builds the state machine manager on the distributed
+// sequencer's identity, transport and registry.
+func (n *Node) replication(seq *sequencer.Node, st *sqlite.Store, ds *Distseq, authn *auth.Authenticator, o Options) (*smm.Node, error) {
+	s, err := smm.New(smm.NodeConfig{Config: n.Config.Replication, Key: ds.key.Private, Store: st, Transport: ds.Transport,
+		Chain: n.Chain, Sequencer: seq, Registry: ds.registry, Clock: o.Clock, Logger: o.Logger,
+		Allow: func(principal, typ string) error { return allowForwarded(authn, n.Config.IntakeAccess.TypeRoles, principal, typ) }})
+	if err != nil {
+		return nil, err
+	}
+	ds.smm.Store(s)
+	return s, nil
+}
+
+// allowForwarded is the primary's check of an intent another node
+// forwards for principal: a principal of this node with submit, allowed
+// the type by intake.typeRoles.
+func allowForwarded(a *auth.Authenticator, typeRoles map[string][]auth.Role, principal, typ string) error {
+	p, ok := a.ByName(principal)
+	if !ok {
+		return fmt.Errorf("principal %s is not one this node knows", principal)
+	}
+	if !p.Has(auth.RoleSubmit) {
+		return fmt.Errorf("principal %s has no role submit on this node", principal)
+	}
+	if typeRoles == nil {
+		typeRoles = api.DefaultTypeRoles()
+	}
+	if roles, listed := typeRoles[typ]; listed && !p.HasAny(roles) {
+		return fmt.Errorf("principal %s may not submit type %s on this node (intake.typeRoles)", principal, sequencer.Excerpt(typ))
+	}
+	return nil
+}
+
+// smmIntake is the API's intake through the state machine manager, its
+// errors given the API's codes.
+type smmIntake struct{ s *smm.Node }
+
+func (i smmIntake) Submit(ctx context.Context, principal string, in []sequencer.Intake) ([]store.EnqueueResult, error) {
+	res, err := i.s.Submit(ctx, principal, in)
+	switch {
+	case errors.Is(err, smm.ErrForbidden):
+		return res, httpjson.Errorf(api.CodeTypeForbidden, "%v", err)
+	case errors.Is(err, smm.ErrNotReplicated):
+		return res, httpjson.Errorf(api.CodeNotReplicated, "%v", err)
+	case errors.Is(err, smm.ErrUnavailable):
+		return res, httpjson.Errorf(api.CodeUnavailable, "%v", err)
+	}
+	return res, err
+}
+
+func (i smmIntake) QueueReplication(ctx context.Context, queue string) (any, bool, error) {
+	q, err := i.s.Queue(ctx, queue)
+	if errors.Is(err, smm.ErrNoReplicaSet) {
+		return nil, false, nil
+	}
+	return q, err == nil, err
+}
+
+// Register mounts GET /v1/smm (read) and POST /v1/queues/{name}/sync
+// (admin).
+func (i smmIntake) Register(r *auth.Router) {
+	r.HandleJSON("GET /v1/smm", auth.Read, func(req *http.Request) (any, error) { return i.s.Status(req.Context()) })
+	r.HandleJSON("POST /v1/queues/{name}/sync", auth.Need(auth.RoleAdmin), func(req *http.Request) (any, error) {
+		name := req.PathValue("name")
+		k, err := i.s.Sync(req.Context(), name)
+		switch {
+		case errors.Is(err, smm.ErrNoReplicaSet):
+			return nil, httpjson.Errorf(api.CodeNotFound, "%v", err)
+		case errors.Is(err, smm.ErrNotPrimary):
+			return nil, httpjson.Errorf(api.CodeNotPrimary, "%v", err)
+		case err != nil:
+			return nil, err
+		}
+		return map[string]any{"queue": name, "syncsQueued": k}, nil
+	})
+}

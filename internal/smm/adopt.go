@@ -1,0 +1,149 @@
+package smm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// Failover without a second application (issue 12): a node that becomes a
+// queue's primary makes the queue's records from its replica of the log.
+// Before an intent the old primary may have sent (one the log does not
+// show DONE or FAILED) is dispatched again, the chain is asked for it: an
+// intent the chain shows applied, in a block that can no longer be undone,
+// is adopted DONE. One applied in a block that may still be undone is
+// adopted WAITING: its next dispatch fails `duplicate_intent` while that
+// application stands, which the sequencer takes as applied (DONE), and
+// lands if a reorg took it back. Intake for the queue waits until the
+// adoption is committed, so the adopted intents keep their order before
+// any new one.
+
+// intentRecord is the chain's answer to intents.get.
+type intentRecord struct {
+	UID    string `json:"uid"`
+	Hash   string `json:"hash"`
+	Height uint64 `json:"height"`
+}
+
+// ensureAdopted adopts queue unless this process has since this node
+// became its primary (the first intake after a restart adopts too:
+// AdoptLog leaves the records held alone, so that costs a read of the
+// log). Intake calls it before committing: adopted intents come first.
+func (n *Node) ensureAdopted(ctx context.Context, queue string) error {
+	n.mu.Lock()
+	ok := n.adopted[queue]
+	n.mu.Unlock()
+	if ok {
+		return nil
+	}
+	l := n.lock("adopt/" + queue)
+	l.Lock()
+	defer l.Unlock()
+	n.mu.Lock()
+	ok = n.adopted[queue]
+	n.mu.Unlock()
+	if ok {
+		return nil
+	}
+	if err := n.adopt(ctx, queue); err != nil {
+		return err
+	}
+	n.mu.Lock()
+	n.adopted[queue] = true
+	n.mu.Unlock()
+	return nil
+}
+
+// adopt makes this node's records of queue from its log.
+func (n *Node) adopt(ctx context.Context, queue string) error {
+	open, err := n.unfinished(ctx, queue)
+	if err != nil {
+		return err
+	}
+	applied := map[string]json.RawMessage{}
+	if len(open) > 0 {
+		head, err := n.cfg.Chain.Head(ctx)
+		if err != nil {
+			return fmt.Errorf("smm: adopt %q: chain head: %w", queue, err)
+		}
+		for _, uid := range open {
+			rec, ok, err := n.applied(ctx, uid)
+			if err != nil {
+				return fmt.Errorf("smm: adopt %q: %w", queue, err)
+			}
+			if ok && rec.Height+head.ReorgDepth <= head.Height {
+				applied[uid], _ = json.Marshal(map[string]any{"appliedBy": rec.Hash, "height": rec.Height, "note": "applied before this node became the queue's primary"})
+			}
+		}
+	}
+	created, err := n.cfg.Store.AdoptLog(ctx, queue, applied)
+	if err != nil {
+		return fmt.Errorf("smm: adopt %q: %w", queue, err)
+	}
+	n.log.Info("smm: queue adopted as its primary", "queue", queue, "waiting", len(created), "appliedOnChain", len(applied))
+	return nil
+}
+
+// unfinished returns the uids of the intents of queue's log that it does
+// not show final and that this node holds no record of, in log order.
+func (n *Node) unfinished(ctx context.Context, queue string) ([]string, error) {
+	var order []string
+	final := map[string]bool{}
+	var after uint64
+	for {
+		es, err := n.cfg.Store.LogAfter(ctx, queue, after, 1000)
+		if err != nil {
+			return nil, fmt.Errorf("smm: adopt %q: %w", queue, err)
+		}
+		for _, e := range es {
+			c, err := store.DecodeChange(e.Payload)
+			if err != nil {
+				return nil, fmt.Errorf("smm: adopt %q: clock %d: %w", queue, e.Clock, err)
+			}
+			if c.Op == store.ChangeIntent {
+				order = append(order, c.UID)
+			} else {
+				final[c.UID] = true
+			}
+			after = e.Clock
+		}
+		if len(es) < 1000 {
+			break
+		}
+	}
+	var out []string
+	for _, uid := range order {
+		if final[uid] {
+			continue
+		}
+		if _, err := n.cfg.Store.Get(ctx, uid); err == nil {
+			continue
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		out = append(out, uid)
+	}
+	return out, nil
+}
+
+// applied asks the chain whether an intent id was applied.
+func (n *Node) applied(ctx context.Context, uid string) (intentRecord, bool, error) {
+	args, _ := json.Marshal(map[string]string{"uid": uid})
+	raw, err := n.cfg.Chain.Call(ctx, devchain.IntentsContract, "get", args)
+	if errors.Is(err, chain.ErrNotFound) {
+		return intentRecord{}, false, nil
+	}
+	if err != nil {
+		return intentRecord{}, false, fmt.Errorf("ask the chain for intent %s: %w", uid, err)
+	}
+	var r intentRecord
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return intentRecord{}, false, fmt.Errorf("decode intent %s: %w", uid, err)
+	}
+	return r, true, nil
+}

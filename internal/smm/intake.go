@@ -1,0 +1,205 @@
+package smm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/jobq"
+	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/smm/smmpb"
+	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/transport"
+)
+
+// The write path (issue 12, "Replica sets and the write path"): intake for
+// a queue at any node reaches its primary. The receiving node forwards
+// each intent over the node transport with the caller's principal; the
+// primary commits it (the store appends its log entry in the same
+// transaction), puts a manual sync of each secondary on the fast lane,
+// and acknowledges, after AckAfter secondaries hold the entry when
+// AckAfter > 0.
+
+// Submit takes intents on behalf of principal, each at its queue's
+// primary, in order; results are in the order given. An error stops at
+// the intent that failed (those before it are committed).
+func (n *Node) Submit(ctx context.Context, principal string, in []sequencer.Intake) ([]store.EnqueueResult, error) {
+	out := make([]store.EnqueueResult, 0, len(in))
+	for _, it := range in {
+		r, err := n.submitOne(ctx, principal, it)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (n *Node) submitOne(ctx context.Context, principal string, it sequencer.Intake) (store.EnqueueResult, error) {
+	set, err := n.setFor(ctx, it.Queue)
+	if err != nil {
+		return store.EnqueueResult{}, err
+	}
+	for try := 0; ; try++ {
+		if set.Primary == n.self {
+			return n.submitLocal(ctx, it)
+		}
+		r, err := n.forward(ctx, set.Primary, principal, it)
+		if CodeOf(err) != CodeNotPrimary || try > 0 {
+			return r, err
+		}
+		// The primary we held was replaced: read the chain again.
+		s, ok, err := n.refreshSet(ctx, it.Queue)
+		if err != nil || !ok {
+			return store.EnqueueResult{}, fmt.Errorf("%w: %s: the primary moved and the chain could not say where: %v", ErrUnavailable, it.Queue, err)
+		}
+		set = s
+	}
+}
+
+// submitLocal commits an intent of a queue this node is primary of.
+func (n *Node) submitLocal(ctx context.Context, it sequencer.Intake) (store.EnqueueResult, error) {
+	if err := n.ensureAdopted(ctx, it.Queue); err != nil {
+		return store.EnqueueResult{}, fmt.Errorf("%w: %s: %v", ErrUnavailable, it.Queue, err)
+	}
+	res, err := n.cfg.Sequencer.Submit(ctx, []sequencer.Intake{it})
+	if err != nil {
+		return store.EnqueueResult{}, err
+	}
+	set, err := n.cfg.Store.ReplicaSet(ctx, it.Queue)
+	if err != nil {
+		return res[0], err
+	}
+	if res[0].Created {
+		for _, s := range set.Secondaries {
+			if _, _, err := n.insert(ctx, KindManualSync, jobq.QueueManualSync, syncArgs{Queue: it.Queue, Secondary: s}, "push/"+it.Queue+"/"+s, time.Time{}); err != nil {
+				n.log.Warn("smm: manual sync not queued", "queue", it.Queue, "secondary", s, "err", err)
+			}
+		}
+	}
+	if n.c.AckAfter > 0 && len(set.Secondaries) > 0 {
+		head, err := n.cfg.Store.LogHead(ctx, it.Queue)
+		if err != nil {
+			return res[0], err
+		}
+		if err := n.waitAcked(ctx, it.Queue, head.Clock, min(n.c.AckAfter, len(set.Secondaries))); err != nil {
+			return res[0], err
+		}
+	}
+	return res[0], nil
+}
+
+// ErrNotReplicated is an intent committed on its primary whose
+// secondaries did not hold it within AckTimeout (AckAfter > 0): it is not
+// acknowledged; a retry with its idempotency key finds it.
+var ErrNotReplicated = errors.New("smm: committed on the primary, not held by enough secondaries in time")
+
+// waitAcked waits until k secondaries of queue hold its log up to clock.
+func (n *Node) waitAcked(ctx context.Context, queue string, clock uint64, k int) error {
+	ctx, cancel := context.WithTimeout(ctx, n.c.AckTimeout)
+	defer cancel()
+	for {
+		n.mu.Lock()
+		held := 0
+		for _, c := range n.acked[queue] {
+			if c >= clock {
+				held++
+			}
+		}
+		wake := n.ackWake
+		n.mu.Unlock()
+		if held >= k {
+			return nil
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %s at clock %d", ErrNotReplicated, queue, clock)
+		}
+	}
+}
+
+// noteAcked records that secondary holds queue's log up to clock.
+func (n *Node) noteAcked(queue, secondary string, clock uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	m := n.acked[queue]
+	if m == nil {
+		m = map[string]uint64{}
+		n.acked[queue] = m
+	}
+	m[secondary] = clock
+	close(n.ackWake)
+	n.ackWake = make(chan struct{})
+}
+
+// forward sends an intent to its queue's primary.
+func (n *Node) forward(ctx context.Context, primary, principal string, it sequencer.Intake) (store.EnqueueResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, n.c.RequestTimeout+n.c.AckTimeout)
+	defer cancel()
+	resp, err := n.rpc.call(ctx, transport.NodeID(primary), &smmpb.Request{Body: &smmpb.Request_Forward{Forward: &smmpb.ForwardRequest{
+		Principal: principal, Queue: it.Queue, Type: it.Type, Data: it.Data, IdempotencyKey: it.IdempotencyKey}}})
+	switch code := CodeOf(err); {
+	case code == CodeInvalid:
+		return store.EnqueueResult{}, fmt.Errorf("%w: %s", sequencer.ErrInvalid, resp.Error)
+	case code == codeTypeNotAllowed:
+		return store.EnqueueResult{}, fmt.Errorf("%w: %s", sequencer.ErrTypeNotAllowed, resp.Error)
+	case code == codeIdempotency:
+		return store.EnqueueResult{}, fmt.Errorf("%w: %s", sequencer.ErrIdempotencyConflict, resp.Error)
+	case code == CodeForbidden:
+		return store.EnqueueResult{}, fmt.Errorf("%w: %s", ErrForbidden, resp.Error)
+	case code == codeNotReplicated:
+		return store.EnqueueResult{}, fmt.Errorf("%w: %s", ErrNotReplicated, resp.Error)
+	case code == CodeNotPrimary:
+		return store.EnqueueResult{}, err
+	case err != nil:
+		return store.EnqueueResult{}, fmt.Errorf("%w: %s: forwarding to its primary %s: %v", ErrUnavailable, it.Queue, primary, err)
+	}
+	f := resp.GetForward()
+	var t store.Transaction
+	if f == nil || json.Unmarshal(f.Transaction, &t) != nil {
+		return store.EnqueueResult{}, fmt.Errorf("%w: %s: the primary %s answered no transaction", ErrUnavailable, it.Queue, primary)
+	}
+	return store.EnqueueResult{Transaction: t, Created: f.Created}, nil
+}
+
+// Codes of intake errors carried back to the forwarding node.
+const (
+	codeTypeNotAllowed = "type_not_allowed"
+	codeIdempotency    = "idempotency_conflict"
+	codeNotReplicated  = "not_replicated"
+)
+
+// serveForward is the primary's side of forward.
+func (n *Node) serveForward(ctx context.Context, from transport.NodeID, f *smmpb.ForwardRequest) *smmpb.Response {
+	set, err := n.cfg.Store.ReplicaSet(ctx, f.Queue)
+	if err != nil || set.Primary != n.self {
+		// Perhaps the chain names this node now: read it once.
+		if s, ok, rerr := n.refreshSet(ctx, f.Queue); rerr != nil || !ok || s.Primary != n.self {
+			return failure(0, CodeNotPrimary, fmt.Sprintf("%s is not the primary of %q", n.self, f.Queue))
+		}
+	}
+	if n.cfg.Allow != nil {
+		if err := n.cfg.Allow(f.Principal, f.Type); err != nil {
+			return failure(0, CodeForbidden, err.Error())
+		}
+	}
+	r, err := n.submitLocal(ctx, sequencer.Intake{Queue: f.Queue, Type: f.Type, Data: f.Data, IdempotencyKey: f.IdempotencyKey})
+	switch {
+	case errors.Is(err, sequencer.ErrInvalid):
+		return failure(0, CodeInvalid, err.Error())
+	case errors.Is(err, sequencer.ErrTypeNotAllowed):
+		return failure(0, codeTypeNotAllowed, err.Error())
+	case errors.Is(err, sequencer.ErrIdempotencyConflict):
+		return failure(0, codeIdempotency, err.Error())
+	case errors.Is(err, ErrNotReplicated):
+		return failure(0, codeNotReplicated, err.Error())
+	case err != nil:
+		return failure(0, CodeInternal, err.Error())
+	}
+	body, _ := json.Marshal(r.Transaction)
+	n.log.Debug("smm: forwarded intent committed", "from", from, "queue", f.Queue, "uid", r.Transaction.UID)
+	return &smmpb.Response{Body: &smmpb.Response_Forward{Forward: &smmpb.ForwardResponse{Transaction: body, Created: r.Created}}}
+}

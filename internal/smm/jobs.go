@@ -1,0 +1,338 @@
+package smm
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/jobq"
+	"github.com/ordolabs/ordo/internal/replog"
+	"github.com/ordolabs/ordo/internal/smm/smmpb"
+	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/transport"
+)
+
+// The jobs of seed 004 on the kernel's job queue, by queue:
+//   - monitoring (one at a time): monitor-state over a slice of the queues
+//     this node is a member of, which enqueues find-sync-requests and
+//     find-replica-set-updates for that slice and monitor-state for the
+//     next, cycling forever;
+//   - recurring-sync (5 at once): issue-recurring-sync-request;
+//   - manual-sync (15 at once): manual-sync, the write-triggered push;
+//   - replica-set-update (one at a time): issue-replica-set-update, and
+//     refresh-mapping, the periodic refresh of the node registry.
+
+// Job kinds.
+const (
+	KindMonitorState          = "monitor-state"
+	KindFindSyncRequests      = "find-sync-requests"
+	KindFindReplicaSetUpdates = "find-replica-set-updates"
+	KindRecurringSync         = "issue-recurring-sync-request"
+	KindManualSync            = "manual-sync"
+	KindReplicaSetUpdate      = "issue-replica-set-update"
+	KindRefreshMapping        = "refresh-mapping"
+)
+
+// monitorArgs: the slice starts at Offset in the sorted queues.
+type monitorArgs struct {
+	Offset int `json:"offset"`
+}
+
+// sliceArgs: the queues a find job looks at.
+type sliceArgs struct {
+	Queues []string `json:"queues"`
+}
+
+// syncArgs: one secondary of one queue.
+type syncArgs struct {
+	Queue     string `json:"queue"`
+	Secondary string `json:"secondary"`
+}
+
+// updateArgs: the members to replace in one queue's set.
+type updateArgs struct {
+	Queue     string   `json:"queue"`
+	Unhealthy []string `json:"unhealthy"`
+}
+
+func (n *Node) registerJobs() {
+	n.jobs.Register(KindMonitorState, jobFunc(n.monitorState))
+	n.jobs.Register(KindFindSyncRequests, jobFunc(n.findSyncRequests))
+	n.jobs.Register(KindFindReplicaSetUpdates, jobFunc(n.findReplicaSetUpdates))
+	n.jobs.Register(KindRecurringSync, jobFunc(n.recurringSync))
+	n.jobs.Register(KindManualSync, jobFunc(n.manualSync))
+	n.jobs.Register(KindReplicaSetUpdate, jobFunc(n.replicaSetUpdate))
+	n.jobs.Register(KindRefreshMapping, jobq.WorkerFunc(func(ctx context.Context, _ store.Job) error { return n.refreshMapping(ctx) }))
+}
+
+// jobFunc decodes a job's JSON arguments for its worker.
+func jobFunc[A any](f func(ctx context.Context, a A) error) jobq.Worker {
+	return jobq.WorkerFunc(func(ctx context.Context, j store.Job) error {
+		var a A
+		if len(j.Args) > 0 {
+			if err := json.Unmarshal(j.Args, &a); err != nil {
+				return jobq.Cancel(fmt.Errorf("smm: %s: bad args: %w", j.Kind, err))
+			}
+		}
+		return f(ctx, a)
+	})
+}
+
+// insert adds a job (a live one holding unique answers instead).
+func (n *Node) insert(ctx context.Context, kind, queue string, args any, unique string, at time.Time) (store.Job, bool, error) {
+	b, err := json.Marshal(args)
+	if err != nil {
+		return store.Job{}, false, err
+	}
+	return n.jobs.Insert(ctx, jobq.InsertParams{Queue: queue, Kind: kind, Args: b, UniqueKey: unique, RunAt: at})
+}
+
+// memberQueues returns the queues whose held set names this node, sorted.
+func (n *Node) memberQueues(ctx context.Context) ([]store.ReplicaSet, error) {
+	sets, err := n.cfg.Store.ReplicaSets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sets = slices.DeleteFunc(sets, func(s store.ReplicaSet) bool { return !s.Holds(n.self) })
+	slices.SortFunc(sets, func(a, b store.ReplicaSet) int { return cmp.Compare(a.Queue, b.Queue) })
+	return sets, nil
+}
+
+// monitorState is monitor-state: the heads of one slice's queues at every
+// member, and each member's health.
+func (n *Node) monitorState(ctx context.Context, a monitorArgs) error {
+	sets, err := n.memberQueues(ctx)
+	if err != nil {
+		return err
+	}
+	now := n.clock.Now()
+	if a.Offset >= len(sets) {
+		a.Offset = 0
+	}
+	slice := sets[a.Offset:min(a.Offset+n.c.SliceSize, len(sets))]
+	n.mu.Lock()
+	if a.Offset == 0 {
+		if !n.cycle.Started.IsZero() {
+			n.cycle.Last, n.cycle.Finished = now.Sub(n.cycle.Started), now
+			n.cycle.Cycles++
+		}
+		n.cycle.Started = now
+	}
+	n.cycle.Offset = a.Offset
+	n.cycle.Slice = n.cycle.Slice[:0]
+	for _, s := range slice {
+		n.cycle.Slice = append(n.cycle.Slice, s.Queue)
+	}
+	n.mu.Unlock()
+	states := n.gather(ctx, slice)
+	names := make([]string, 0, len(slice))
+	n.mu.Lock()
+	for _, st := range states {
+		n.seen[st.Set.Queue] = st
+		names = append(names, st.Set.Queue)
+	}
+	n.mu.Unlock()
+	if len(names) > 0 {
+		if _, _, err := n.insert(ctx, KindFindSyncRequests, jobq.QueueMonitoring, sliceArgs{Queues: names}, "", time.Time{}); err != nil {
+			return err
+		}
+		if _, _, err := n.insert(ctx, KindFindReplicaSetUpdates, jobq.QueueMonitoring, sliceArgs{Queues: names}, "", time.Time{}); err != nil {
+			return err
+		}
+	}
+	next := a.Offset + len(slice)
+	if next >= len(sets) {
+		next = 0
+	}
+	_, _, err = n.insert(ctx, KindMonitorState, jobq.QueueMonitoring, monitorArgs{Offset: next}, "", now.Add(n.c.MonitorEvery))
+	return err
+}
+
+// gather asks every member of the sets for its heads (one request per
+// member), marking each member's health, and returns each queue's state.
+func (n *Node) gather(ctx context.Context, sets []store.ReplicaSet) []QueueState {
+	byNode := map[string][]string{}
+	for _, s := range sets {
+		for _, m := range s.Members() {
+			byNode[m] = append(byNode[m], s.Queue)
+		}
+	}
+	heads := map[string]map[string]replog.Head{} // node → queue → head
+	versions := map[string]uint64{}              // queue → highest version a member knows
+	for node, queues := range byNode {
+		hs, vs, err := n.headsOf(ctx, node, queues)
+		n.markHealth(node, err == nil)
+		if err != nil {
+			continue
+		}
+		heads[node] = hs
+		for q, v := range vs {
+			versions[q] = max(versions[q], v)
+		}
+	}
+	out := make([]QueueState, 0, len(sets))
+	for _, s := range sets {
+		if versions[s.Queue] > s.Version {
+			// A member knows a newer set: read it, and leave this queue to
+			// the next cycle.
+			if _, _, err := n.refreshSet(ctx, s.Queue); err != nil {
+				n.log.Warn("smm: reading a newer replica set", "queue", s.Queue, "err", err)
+			}
+			continue
+		}
+		st := QueueState{Set: ReplicaSet{Queue: s.Queue, Primary: s.Primary, Secondaries: s.Secondaries, Version: s.Version}, Members: map[string]Member{}}
+		for _, m := range s.Members() {
+			h, reached := heads[m][s.Queue]
+			since, _ := n.unhealthySince(m)
+			st.Members[m] = Member{Node: m, Reached: reached, Head: h, UnhealthySince: since}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// headsOf asks one node (this one: its own store) for its heads.
+func (n *Node) headsOf(ctx context.Context, node string, queues []string) (map[string]replog.Head, map[string]uint64, error) {
+	var resp *smmpb.Response
+	if node == n.self {
+		resp = n.serveHeads(ctx, &smmpb.HeadsRequest{Queues: queues})
+		if resp.Code != "" {
+			return nil, nil, errors.New(resp.Error)
+		}
+	} else {
+		rctx, cancel := context.WithTimeout(ctx, n.c.RequestTimeout)
+		defer cancel()
+		r, err := n.rpc.call(rctx, transport.NodeID(node), &smmpb.Request{Body: &smmpb.Request_Heads{Heads: &smmpb.HeadsRequest{Queues: queues}}})
+		if err != nil {
+			return nil, nil, err
+		}
+		resp = r
+	}
+	hs, vs := map[string]replog.Head{}, map[string]uint64{}
+	for _, h := range resp.GetHeads().GetHeads() {
+		hs[h.Queue] = fromPB(h.Head)
+		vs[h.Queue] = h.Version
+	}
+	return hs, vs, nil
+}
+
+// stateOf returns what monitoring last saw of queues.
+func (n *Node) stateOf(queues []string) []QueueState {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var out []QueueState
+	for _, q := range queues {
+		if st, ok := n.seen[q]; ok {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// findSyncRequests is find-sync-requests: on the queues this node is
+// primary of, a recurring sync for each secondary behind or diverged.
+func (n *Node) findSyncRequests(ctx context.Context, a sliceArgs) error {
+	for _, st := range n.stateOf(a.Queues) {
+		if st.Set.Primary != n.self {
+			continue
+		}
+		for _, r := range FindSyncRequests(st, n.budget) {
+			if _, _, err := n.insert(ctx, KindRecurringSync, jobq.QueueRecurringSync, syncArgs{Queue: r.Queue, Secondary: r.Secondary}, "sync/"+r.Queue+"/"+r.Secondary, time.Time{}); err != nil && !errors.Is(err, jobq.ErrQueueFull) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// budget allows a pair its MaxFailedSyncs failed syncs per day.
+func (n *Node) budget(queue, secondary string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	f := n.failed[queue+"\x00"+secondary]
+	return f.day != n.clock.Now().UTC().Format(time.DateOnly) || f.n < n.c.MaxFailedSyncs
+}
+
+// noteFailedSync counts a failed sync of a pair today.
+func (n *Node) noteFailedSync(queue, secondary string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	k, day := queue+"\x00"+secondary, n.clock.Now().UTC().Format(time.DateOnly)
+	f := n.failed[k]
+	if f.day != day {
+		f = failures{day: day}
+	}
+	f.n++
+	n.failed[k] = f
+}
+
+// findReplicaSetUpdates is find-replica-set-updates: for each queue with
+// a member unhealthy for UnhealthyAfter, an issue-replica-set-update on
+// the node that would sign it (the primary, or the secondary the plan
+// promotes when the primary is the one replaced).
+func (n *Node) findReplicaSetUpdates(ctx context.Context, a sliceArgs) error {
+	now := n.clock.Now()
+	for _, st := range n.stateOf(a.Queues) {
+		bad := FindReplicaSetUpdates(st, now, n.c.UnhealthyAfter)
+		if len(bad) == 0 {
+			continue
+		}
+		next, _, err := PlanReplicaSetUpdate(st, bad, n.candidates(ctx, st.Set), n.mappingFresh())
+		if err != nil {
+			n.log.Warn("smm: replica set needs an update that cannot be planned", "queue", st.Set.Queue, "unhealthy", bad, "err", err)
+			continue
+		}
+		if signer(st.Set, next) != n.self {
+			continue
+		}
+		if _, _, err := n.insert(ctx, KindReplicaSetUpdate, jobq.QueueReplicaSetUpdate, updateArgs{Queue: st.Set.Queue, Unhealthy: bad}, "rsu/"+st.Set.Queue, time.Time{}); err != nil && !errors.Is(err, jobq.ErrQueueFull) {
+			return err
+		}
+	}
+	return nil
+}
+
+// signer is the member of old that signs the update to next: its primary,
+// unless next moves the primary, then the promoted secondary.
+func signer(old, next ReplicaSet) string {
+	if next.Primary != old.Primary {
+		return next.Primary
+	}
+	return old.Primary
+}
+
+// candidates are the registered nodes outside set that answered lately
+// (or were never asked), with their load in the sets this node holds.
+func (n *Node) candidates(ctx context.Context, set ReplicaSet) []Candidate {
+	var out []Candidate
+	for _, node := range n.pickSecondaries(ctx, 1<<20, append([]string{set.Primary}, set.Secondaries...)) {
+		out = append(out, Candidate{Node: node})
+	}
+	// pickSecondaries returns them least loaded first: keep that order.
+	for i := range out {
+		out[i].Load = i
+	}
+	return out
+}
+
+// mappingFresh reports whether the registry was read within 3 periods.
+func (n *Node) mappingFresh() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return !n.mappingAt.IsZero() && n.clock.Now().Sub(n.mappingAt) <= 3*n.c.MappingEvery
+}
+
+// refreshMapping is the mapping job: the node registry read again.
+func (n *Node) refreshMapping(ctx context.Context) error {
+	if err := n.cfg.Registry.Refresh(ctx); err != nil {
+		return err
+	}
+	n.mu.Lock()
+	n.mappingAt = n.clock.Now()
+	n.mu.Unlock()
+	return nil
+}

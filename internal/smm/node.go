@@ -1,0 +1,262 @@
+package smm
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/jobq"
+	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/transport"
+)
+
+// Store is what the state machine manager needs of the node's store: the
+// replication log and replica sets, the sequencer's records (to wait for
+// its own replica-set updates) and the job queue's jobs.
+type Store interface {
+	store.ReplicaStore
+	store.JobStore
+	Get(ctx context.Context, uid string) (store.Transaction, error)
+}
+
+// Sequencer takes intents on this node (sequencer.Node does).
+type Sequencer interface {
+	Submit(ctx context.Context, in []sequencer.Intake) ([]store.EnqueueResult, error)
+}
+
+// Registry is the endpoint → node id mapping (the chain's nodes registry).
+type Registry interface {
+	Refresh(ctx context.Context) error
+	IDs() []transport.NodeID
+}
+
+// NodeConfig assembles a Node.
+type NodeConfig struct {
+	// Config is the replication's configuration (defaults applied here).
+	Config Config
+	// Key is this node's identity key: it signs replica-set updates, and
+	// its node id is Transport.Self().
+	Key       ed25519.PrivateKey
+	Store     Store
+	Transport transport.Transport
+	Chain     chain.Chain
+	Sequencer Sequencer
+	Registry  Registry
+	// Allow checks that a forwarded intent's principal may submit its type
+	// on this node (nil: allowed).
+	Allow func(principal, typ string) error
+	// Clock defaults to clock.Real; Logger to slog.Default().
+	Clock  clock.Clock
+	Logger *slog.Logger
+	// Servers is how many requests from other nodes are served at once.
+	// Defaults to 8.
+	Servers int
+	// NewJobID makes job ids (tests and simulations); defaults to jobq's.
+	NewJobID func() int64
+}
+
+// Node is the state machine manager of one node: the replication of the
+// queues it is a member of (intake routed to primaries, the log pushed to
+// and pulled by secondaries), and the monitoring, reconciliation,
+// manual-sync and replica-set-update jobs on the kernel's job queue.
+type Node struct {
+	cfg   NodeConfig
+	c     Config
+	self  string
+	rpc   *rpc
+	jobs  *jobq.Node
+	clock clock.Clock
+	log   *slog.Logger
+
+	mu        sync.Mutex
+	health    map[string]time.Time // node → unhealthy since (zero: healthy); absent: not probed
+	seen      map[string]QueueState
+	acked     map[string]map[string]uint64 // queue → secondary → clock it holds
+	ackWake   chan struct{}
+	adopted   map[string]bool     // queues adopted since this node became their primary
+	failed    map[string]failures // queue/secondary → failed syncs today
+	mappingAt time.Time
+	locks     map[string]*sync.Mutex
+	cycle     cycleStats
+}
+
+// cycleStats is monitoring's progress.
+type cycleStats struct {
+	Started  time.Time
+	Last     time.Duration
+	Offset   int
+	Slice    []string
+	Cycles   int
+	Finished time.Time
+}
+
+// failures counts a pair's failed syncs on one day.
+type failures struct {
+	day string
+	n   int
+}
+
+// ErrForbidden is a forwarded intent refused by the primary's rules for
+// its principal.
+var ErrForbidden = errors.New("smm: the primary refuses this principal's intent")
+
+// ErrUnavailable is intake for a queue that cannot be served now (its
+// primary unreachable, a failover in progress): retry later with the same
+// idempotency key.
+var ErrUnavailable = errors.New("smm: queue unavailable")
+
+// New returns a Node; Open it, then Run it.
+func New(cfg NodeConfig) (*Node, error) {
+	if cfg.Store == nil || cfg.Transport == nil || cfg.Chain == nil || cfg.Sequencer == nil || cfg.Registry == nil || cfg.Key == nil {
+		return nil, errors.New("smm: store, transport, chain, sequencer, registry and key are required")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Servers <= 0 {
+		cfg.Servers = 8
+	}
+	n := &Node{cfg: cfg, c: cfg.Config.WithDefaults(), self: string(cfg.Transport.Self()), clock: cfg.Clock, log: cfg.Logger,
+		health: map[string]time.Time{}, seen: map[string]QueueState{}, acked: map[string]map[string]uint64{},
+		ackWake: make(chan struct{}), adopted: map[string]bool{}, failed: map[string]failures{}, locks: map[string]*sync.Mutex{}}
+	n.rpc = newRPC(cfg.Transport, 4*cfg.Servers)
+	core := jobq.CoreConfig{Queues: jobq.SMMQueues(), Periodic: []jobq.PeriodicJob{
+		{Name: KindRefreshMapping, Queue: jobq.QueueReplicaSetUpdate, Kind: KindRefreshMapping, Every: n.c.MappingEvery, MaxAttempts: 1},
+	}, BackoffBase: time.Second}
+	jobs, err := jobq.New(jobq.Config{Store: cfg.Store, Core: core, Clock: cfg.Clock, Log: cfg.Logger, NewID: cfg.NewJobID})
+	if err != nil {
+		return nil, fmt.Errorf("smm: job queue: %w", err)
+	}
+	n.jobs = jobs
+	n.registerJobs()
+	cfg.Store.SetReplicaSelf(n.self)
+	return n, nil
+}
+
+// Self is this node's id.
+func (n *Node) Self() string { return n.self }
+
+// Handle takes one of the state machine manager's messages from the
+// transport (IsMessage); it never blocks.
+func (n *Node) Handle(m transport.Message) { n.rpc.handle(m) }
+
+// Open reads the registry and the replica sets naming this node from the
+// chain, adopts the queues it has become primary of, and starts the job
+// queue's state (monitoring's first slice is inserted when none is
+// waiting).
+func (n *Node) Open(ctx context.Context) error {
+	if err := n.refreshMapping(ctx); err != nil {
+		n.log.Warn("smm: node registry not read at start", "err", err)
+	}
+	if err := n.refreshSets(ctx); err != nil {
+		n.log.Warn("smm: replica sets not read at start", "err", err)
+	}
+	if err := n.jobs.Open(ctx); err != nil {
+		return fmt.Errorf("smm: job queue: %w", err)
+	}
+	return nil
+}
+
+// Run serves other nodes' requests and runs the jobs until ctx ends.
+func (n *Node) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for range n.cfg.Servers {
+		wg.Go(func() { n.serveLoop(ctx) })
+	}
+	defer wg.Wait()
+	if err := n.startMonitoring(ctx); err != nil && ctx.Err() == nil {
+		n.log.Warn("smm: monitoring not started", "err", err)
+	}
+	err := n.jobs.Run(ctx)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// startMonitoring inserts the first monitor-state unless one is live
+// (each monitor-state inserts the next: one chain of them at a time).
+func (n *Node) startMonitoring(ctx context.Context) error {
+	live, err := n.cfg.Store.LiveJobs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, j := range live {
+		if j.Kind == KindMonitorState {
+			return nil
+		}
+	}
+	_, _, err = n.insert(ctx, KindMonitorState, jobq.QueueMonitoring, monitorArgs{}, "", time.Time{})
+	return err
+}
+
+// serveLoop is one server worker.
+func (n *Node) serveLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case in := <-n.rpc.serve:
+			rctx, cancel := context.WithTimeout(ctx, n.c.SyncTimeout)
+			resp := n.serve(rctx, in.from, in.req)
+			cancel()
+			resp.Id = in.req.Id
+			n.rpc.reply(ctx, in.from, resp)
+		}
+	}
+}
+
+// lock returns the mutex that serializes the set changes of one queue.
+func (n *Node) lock(queue string) *sync.Mutex {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	l := n.locks[queue]
+	if l == nil {
+		l = &sync.Mutex{}
+		n.locks[queue] = l
+	}
+	return l
+}
+
+// sleep waits d on the node's clock, or ctx.
+func (n *Node) sleep(ctx context.Context, d time.Duration) error {
+	t := n.clock.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// markHealth records whether node answered now.
+func (n *Node) markHealth(node string, ok bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch {
+	case ok:
+		n.health[node] = time.Time{}
+	case n.health[node].IsZero():
+		n.health[node] = n.clock.Now()
+	}
+}
+
+// unhealthySince is when node stopped answering (zero: healthy or never
+// probed) and whether it was probed.
+func (n *Node) unhealthySince(node string) (time.Time, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	t, ok := n.health[node]
+	return t, ok
+}

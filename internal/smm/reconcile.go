@@ -1,0 +1,196 @@
+package smm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/jobq"
+	"github.com/ordolabs/ordo/internal/replog"
+	"github.com/ordolabs/ordo/internal/smm/smmpb"
+	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/transport"
+)
+
+// The jobs that fix what monitoring finds: the manual sync (the primary
+// pushes a secondary what it lacks, queued by each write), the recurring
+// sync (the primary asks a lagging or diverged secondary to pull, then
+// polls its clock), and the replica-set update (unhealthy members
+// replaced on chain, the new members synced).
+
+// isSecondary reports whether this node is queue's primary and node one
+// of its secondaries, in the set held.
+func (n *Node) primaryOf(ctx context.Context, queue, secondary string) (store.ReplicaSet, bool) {
+	set, err := n.cfg.Store.ReplicaSet(ctx, queue)
+	if err != nil || set.Primary != n.self {
+		return set, false
+	}
+	for _, s := range set.Secondaries {
+		if s == secondary {
+			return set, true
+		}
+	}
+	return set, false
+}
+
+// manualSync pushes a secondary the entries after the clock it holds.
+func (n *Node) manualSync(ctx context.Context, a syncArgs) error {
+	set, ok := n.primaryOf(ctx, a.Queue, a.Secondary)
+	if !ok {
+		return nil // no longer ours to push, or no longer a secondary
+	}
+	from, known := n.ackedClock(a.Queue, a.Secondary)
+	if !known {
+		hs, _, err := n.headsOf(ctx, a.Secondary, []string{a.Queue})
+		n.markHealth(a.Secondary, err == nil)
+		if err != nil {
+			return err
+		}
+		from = hs[a.Queue].Clock
+	}
+	for range 64 {
+		es, err := n.cfg.Store.LogAfter(ctx, a.Queue, from, n.c.PushPage)
+		if err != nil || len(es) == 0 {
+			return err
+		}
+		h, err := n.push(ctx, set, a.Secondary, es, false)
+		switch CodeOf(err) {
+		case "":
+		case CodeGap:
+			from = h.Clock // the secondary holds less than we thought
+			continue
+		case CodeFork:
+			_, _, ierr := n.insert(ctx, KindRecurringSync, jobq.QueueRecurringSync, a, "sync/"+a.Queue+"/"+a.Secondary, time.Time{})
+			return ierr
+		case CodeStale, CodeNotPrimary:
+			_, _, rerr := n.refreshSet(ctx, a.Queue)
+			return jobq.Cancel(errors.Join(err, rerr))
+		default:
+			return err
+		}
+		if err != nil {
+			n.markHealth(a.Secondary, false)
+			return err
+		}
+		n.markHealth(a.Secondary, true)
+		n.noteAcked(a.Queue, a.Secondary, h.Clock)
+		from = h.Clock
+	}
+	return nil
+}
+
+// ackedClock is the clock a secondary was last known to hold.
+func (n *Node) ackedClock(queue, secondary string) (uint64, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	c, ok := n.acked[queue][secondary]
+	return c, ok
+}
+
+// push sends entries to a secondary and returns the head it answers
+// (also on a refusal, when it tells it).
+func (n *Node) push(ctx context.Context, set store.ReplicaSet, secondary string, es []replog.Entry, reset bool) (replog.Head, error) {
+	rctx, cancel := context.WithTimeout(ctx, n.c.RequestTimeout)
+	defer cancel()
+	resp, err := n.rpc.call(rctx, transport.NodeID(secondary), &smmpb.Request{Body: &smmpb.Request_Push{Push: &smmpb.PushRequest{
+		Queue: set.Queue, Version: set.Version, Entries: entriesToPB(es), Reset_: reset}}})
+	if resp == nil {
+		return replog.Head{}, err
+	}
+	return fromPB(resp.GetHead().GetHead()), err
+}
+
+// recurringSync is issue-recurring-sync-request: the secondary asked to
+// pull up to the primary's head, then its clock polled every SyncPoll
+// until it gets there, for up to SyncTimeout. A failure counts against the
+// pair's daily budget and is not retried here: the next monitoring cycle
+// finds it again.
+func (n *Node) recurringSync(ctx context.Context, a syncArgs) error {
+	set, ok := n.primaryOf(ctx, a.Queue, a.Secondary)
+	if !ok {
+		return nil
+	}
+	target, err := n.cfg.Store.LogHead(ctx, a.Queue)
+	if err != nil {
+		return err
+	}
+	if err := n.syncTo(ctx, set, a.Secondary, target); err != nil {
+		n.noteFailedSync(a.Queue, a.Secondary)
+		n.log.Warn("smm: recurring sync failed", "queue", a.Queue, "secondary", a.Secondary, "target", target.Clock, "err", err)
+		return jobq.Cancel(err)
+	}
+	return nil
+}
+
+// syncTo asks a secondary to sync and waits for its clock to reach target.
+func (n *Node) syncTo(ctx context.Context, set store.ReplicaSet, secondary string, target replog.Head) error {
+	ctx, cancel := context.WithTimeout(ctx, n.c.SyncTimeout)
+	defer cancel()
+	resp, err := n.rpc.call(ctx, transport.NodeID(secondary), &smmpb.Request{Body: &smmpb.Request_Sync{Sync: &smmpb.SyncRequest{Queue: set.Queue, Target: toPB(target)}}})
+	n.markHealth(secondary, err == nil || CodeOf(err) != "")
+	if err == nil {
+		if h := fromPB(resp.GetHead().GetHead()); h.Clock >= target.Clock {
+			n.noteAcked(set.Queue, secondary, h.Clock)
+			return nil
+		}
+	}
+	for {
+		if err := n.sleep(ctx, n.c.SyncPoll); err != nil {
+			return fmt.Errorf("smm: %s did not reach clock %d of %q in %v", secondary, target.Clock, set.Queue, n.c.SyncTimeout)
+		}
+		hs, _, err := n.headsOf(ctx, secondary, []string{set.Queue})
+		if err != nil {
+			continue
+		}
+		if h := hs[set.Queue]; h.Clock >= target.Clock {
+			n.noteAcked(set.Queue, secondary, h.Clock)
+			return nil
+		}
+	}
+}
+
+// replicaSetUpdate is issue-replica-set-update: the members probed again,
+// the plan made again on what they answer now, written on chain by this
+// node (the signer the plan names), then the new members synced.
+func (n *Node) replicaSetUpdate(ctx context.Context, a updateArgs) error {
+	l := n.lock(a.Queue)
+	l.Lock()
+	defer l.Unlock()
+	held, err := n.cfg.Store.ReplicaSet(ctx, a.Queue)
+	if err != nil {
+		return jobq.Cancel(err)
+	}
+	states := n.gather(ctx, []store.ReplicaSet{held})
+	if len(states) == 0 {
+		return jobq.Cancel(errors.New("smm: a newer replica set is on chain"))
+	}
+	st := states[0]
+	bad := FindReplicaSetUpdates(st, n.clock.Now(), n.c.UnhealthyAfter)
+	next, added, err := PlanReplicaSetUpdate(st, bad, n.candidates(ctx, st.Set), n.mappingFresh())
+	if err != nil {
+		return jobq.Cancel(err)
+	}
+	if signer(st.Set, next) != n.self {
+		return jobq.Cancel(fmt.Errorf("smm: %s signs this update, not this node", signer(st.Set, next)))
+	}
+	n.log.Warn("smm: replacing unhealthy members", "queue", a.Queue, "unhealthy", bad, "primary", next.Primary, "secondaries", next.Secondaries, "replaces", st.Set.Version)
+	err = n.writeSet(ctx, store.ReplicaSet{Queue: next.Queue, Primary: next.Primary, Secondaries: next.Secondaries}, st.Set.Version)
+	if err != nil && !errors.Is(err, ErrLostRace) {
+		return err
+	}
+	set, _, rerr := n.refreshSet(ctx, a.Queue)
+	if err != nil || rerr != nil {
+		return jobq.Cancel(errors.Join(err, rerr))
+	}
+	sync := added
+	if next.Primary != st.Set.Primary {
+		sync = set.Secondaries // a new primary pushes every secondary from where it stands
+	}
+	for _, s := range sync {
+		if _, _, err := n.insert(ctx, KindManualSync, jobq.QueueManualSync, syncArgs{Queue: a.Queue, Secondary: s}, "push/"+a.Queue+"/"+s, time.Time{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,258 @@
+package smm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ordolabs/ordo/internal/replog"
+	"github.com/ordolabs/ordo/internal/smm/smmpb"
+	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/transport"
+)
+
+// The replication between a primary and its secondaries: heads asked by
+// monitoring, entries pushed by the primary (manual sync) and pulled by a
+// secondary (recurring sync). A secondary applies entries only through
+// the store's AppendLog (replog.Extend: no gap, no fork, no deposed
+// primary) or, when its log diverged, ResetLog from the primary's whole
+// log.
+
+// serve answers one request of another node.
+func (n *Node) serve(ctx context.Context, from transport.NodeID, req *smmpb.Request) *smmpb.Response {
+	switch b := req.Body.(type) {
+	case *smmpb.Request_Heads:
+		return n.serveHeads(ctx, b.Heads)
+	case *smmpb.Request_Pull:
+		return n.servePull(ctx, from, b.Pull)
+	case *smmpb.Request_Push:
+		return n.servePush(ctx, from, b.Push)
+	case *smmpb.Request_Sync:
+		return n.serveSync(ctx, from, b.Sync)
+	case *smmpb.Request_Forward:
+		return n.serveForward(ctx, from, b.Forward)
+	}
+	return failure(0, CodeInvalid, "an empty request")
+}
+
+func toPB(h replog.Head) *smmpb.Head { return &smmpb.Head{Clock: h.Clock, Hash: h.Hash[:]} }
+
+func fromPB(h *smmpb.Head) replog.Head {
+	var out replog.Head
+	if h != nil {
+		out.Clock = h.Clock
+		copy(out.Hash[:], h.Hash)
+	}
+	return out
+}
+
+func entriesToPB(es []replog.Entry) []*smmpb.Entry {
+	out := make([]*smmpb.Entry, len(es))
+	for i, e := range es {
+		out[i] = &smmpb.Entry{Queue: e.Queue, Clock: e.Clock, Version: e.Version, Prev: e.Prev[:], Payload: e.Payload, Hash: e.Hash[:]}
+	}
+	return out
+}
+
+func entriesFromPB(es []*smmpb.Entry) []replog.Entry {
+	out := make([]replog.Entry, len(es))
+	for i, e := range es {
+		out[i] = replog.Entry{Queue: e.Queue, Clock: e.Clock, Version: e.Version, Payload: e.Payload}
+		copy(out[i].Prev[:], e.Prev)
+		copy(out[i].Hash[:], e.Hash)
+	}
+	return out
+}
+
+// serveHeads answers this node's head and known version of each queue.
+func (n *Node) serveHeads(ctx context.Context, r *smmpb.HeadsRequest) *smmpb.Response {
+	out := &smmpb.HeadsResponse{}
+	for _, q := range r.Queues {
+		h, err := n.cfg.Store.LogHead(ctx, q)
+		if err != nil {
+			return failure(0, CodeInternal, err.Error())
+		}
+		var v uint64
+		if s, err := n.cfg.Store.ReplicaSet(ctx, q); err == nil {
+			v = s.Version
+		}
+		out.Heads = append(out.Heads, &smmpb.QueueHead{Queue: q, Head: toPB(h), Version: v})
+	}
+	return &smmpb.Response{Body: &smmpb.Response_Heads{Heads: out}}
+}
+
+// servePull is the primary answering a member's pull.
+func (n *Node) servePull(ctx context.Context, from transport.NodeID, r *smmpb.PullRequest) *smmpb.Response {
+	set, err := n.cfg.Store.ReplicaSet(ctx, r.Queue)
+	if err != nil || set.Primary != n.self {
+		return failure(0, CodeNotPrimary, fmt.Sprintf("%s is not the primary of %q", n.self, r.Queue))
+	}
+	if !set.Holds(string(from)) {
+		return failure(0, CodeNotMember, fmt.Sprintf("%s is not a member of %q's replica set", from, r.Queue))
+	}
+	limit := min(int(r.Limit), n.c.PushPage)
+	if limit <= 0 {
+		limit = n.c.PushPage
+	}
+	es, err := n.cfg.Store.LogAfter(ctx, r.Queue, r.After, limit)
+	if err != nil {
+		return failure(0, CodeInternal, err.Error())
+	}
+	h, err := n.cfg.Store.LogHead(ctx, r.Queue)
+	if err != nil {
+		return failure(0, CodeInternal, err.Error())
+	}
+	return &smmpb.Response{Body: &smmpb.Response_Entries{Entries: &smmpb.EntriesResponse{Version: set.Version, Entries: entriesToPB(es), Head: toPB(h)}}}
+}
+
+// servePush is a secondary applying entries its primary pushed.
+func (n *Node) servePush(ctx context.Context, from transport.NodeID, r *smmpb.PushRequest) *smmpb.Response {
+	if resp := n.checkPrimary(ctx, from, r.Queue, r.Version); resp != nil {
+		return resp
+	}
+	es := entriesFromPB(r.Entries)
+	var h replog.Head
+	var err error
+	if r.Reset_ {
+		h, err = n.cfg.Store.ResetLog(ctx, r.Queue, r.Version, es)
+	} else {
+		h, err = n.cfg.Store.AppendLog(ctx, r.Queue, r.Version, es)
+	}
+	if err != nil {
+		cur, _ := n.cfg.Store.LogHead(ctx, r.Queue)
+		resp := failure(0, logCode(err), err.Error())
+		resp.Body = &smmpb.Response_Head{Head: &smmpb.HeadResponse{Head: toPB(cur)}}
+		return resp
+	}
+	return &smmpb.Response{Body: &smmpb.Response_Head{Head: &smmpb.HeadResponse{Head: toPB(h)}}}
+}
+
+// checkPrimary refuses a push or sync from a node that is not the queue's
+// primary in the set this node holds, after reading the chain once when
+// the sender claims a newer version (this node may have missed an
+// update). nil: from is the primary.
+func (n *Node) checkPrimary(ctx context.Context, from transport.NodeID, queue string, version uint64) *smmpb.Response {
+	set, err := n.cfg.Store.ReplicaSet(ctx, queue)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return failure(0, CodeInternal, err.Error())
+	}
+	if err != nil || version > set.Version || set.Primary != string(from) {
+		if s, ok, rerr := n.refreshSet(ctx, queue); rerr == nil && ok {
+			set = s
+		}
+	}
+	switch {
+	case set.Version > version:
+		return failure(0, CodeStale, fmt.Sprintf("sent under version %d; this node knows %d", version, set.Version))
+	case set.Primary != string(from):
+		return failure(0, CodeNotPrimary, fmt.Sprintf("%s is not the primary of %q", from, queue))
+	case !set.Holds(n.self):
+		return failure(0, CodeNotMember, fmt.Sprintf("%s is not a member of %q's replica set", n.self, queue))
+	}
+	return nil
+}
+
+// logCode is the stable code of an AppendLog or ResetLog error.
+func logCode(err error) string {
+	switch {
+	case errors.Is(err, replog.ErrGap):
+		return CodeGap
+	case errors.Is(err, replog.ErrFork):
+		return CodeFork
+	case errors.Is(err, replog.ErrStaleVersion):
+		return CodeStale
+	case errors.Is(err, replog.ErrCorrupt):
+		return CodeCorrupt
+	}
+	return CodeInternal
+}
+
+// serveSync is a secondary asked by its primary to catch up: it pulls
+// until it holds target (or the primary has nothing more), resetting its
+// log from the primary's when it diverged.
+func (n *Node) serveSync(ctx context.Context, from transport.NodeID, r *smmpb.SyncRequest) *smmpb.Response {
+	set, err := n.cfg.Store.ReplicaSet(ctx, r.Queue)
+	if err != nil || set.Primary != string(from) {
+		if s, ok, rerr := n.refreshSet(ctx, r.Queue); rerr == nil && ok {
+			set = s
+		}
+	}
+	if set.Primary != string(from) || !set.Holds(n.self) {
+		return failure(0, CodeNotPrimary, fmt.Sprintf("%s is not the primary of %q in the set this node knows", from, r.Queue))
+	}
+	h, err := n.pull(ctx, set, fromPB(r.Target))
+	if err != nil {
+		return failure(0, logCode(err), err.Error())
+	}
+	return &smmpb.Response{Body: &smmpb.Response_Head{Head: &smmpb.HeadResponse{Head: toPB(h)}}}
+}
+
+// pull fetches and applies the primary's entries until this node's head
+// reaches target's clock or the primary has none after it.
+func (n *Node) pull(ctx context.Context, set store.ReplicaSet, target replog.Head) (replog.Head, error) {
+	head, err := n.cfg.Store.LogHead(ctx, set.Queue)
+	if err != nil {
+		return head, err
+	}
+	for head.Clock < target.Clock || (head.Clock == target.Clock && head != target) {
+		after := head.Clock
+		diverged := head.Clock >= target.Clock
+		if diverged {
+			after = 0
+		}
+		es, version, err := n.pullPage(ctx, set, after)
+		if err != nil {
+			return head, err
+		}
+		if len(es) == 0 {
+			return head, nil
+		}
+		next, err := n.cfg.Store.AppendLog(ctx, set.Queue, version, es)
+		if errors.Is(err, replog.ErrFork) || diverged {
+			next, err = n.resetFromPrimary(ctx, set)
+		}
+		if err != nil {
+			return head, err
+		}
+		if next == head {
+			return head, nil
+		}
+		head = next
+	}
+	return head, nil
+}
+
+// pullPage asks the primary for entries after a clock.
+func (n *Node) pullPage(ctx context.Context, set store.ReplicaSet, after uint64) ([]replog.Entry, uint64, error) {
+	rctx, cancel := context.WithTimeout(ctx, n.c.RequestTimeout)
+	defer cancel()
+	resp, err := n.rpc.call(rctx, transport.NodeID(set.Primary), &smmpb.Request{Body: &smmpb.Request_Pull{Pull: &smmpb.PullRequest{Queue: set.Queue, After: after, Limit: uint32(n.c.PushPage)}}})
+	if err != nil {
+		return nil, 0, err
+	}
+	e := resp.GetEntries()
+	if e == nil {
+		return nil, 0, fmt.Errorf("smm: %s answered a pull of %q with no entries", set.Primary, set.Queue)
+	}
+	return entriesFromPB(e.Entries), e.Version, nil
+}
+
+// resetFromPrimary replaces this node's log of a queue with the primary's
+// whole log, read page by page.
+func (n *Node) resetFromPrimary(ctx context.Context, set store.ReplicaSet) (replog.Head, error) {
+	var all []replog.Entry
+	var version uint64
+	for {
+		es, v, err := n.pullPage(ctx, set, uint64(len(all)))
+		if err != nil {
+			return replog.Head{}, err
+		}
+		version = v
+		all = append(all, es...)
+		if len(es) < n.c.PushPage {
+			break
+		}
+	}
+	n.log.Warn("smm: replica log diverged from its primary's: replaced", "queue", set.Queue, "primary", set.Primary, "entries", len(all))
+	return n.cfg.Store.ResetLog(ctx, set.Queue, version, all)
+}

@@ -1,0 +1,230 @@
+package smm
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// Replica sets: read from the chain's `replicasets` contract and held in
+// the store (which logs the queues whose held set names this node
+// primary); written through this node's sequencer (queue
+// smm/replicasets/<node>), signed by this node's key.
+
+// ErrLostRace is a replica-set update that another node's update beat.
+var ErrLostRace = errors.New("smm: another replica-set update came first")
+
+// setsQueue is the sequencer queue of this node's replica-set updates.
+func (n *Node) setsQueue() string { return "smm/replicasets/" + n.self }
+
+// chainSet reads one queue's set from the chain (found false: none).
+func (n *Node) chainSet(ctx context.Context, queue string) (store.ReplicaSet, bool, error) {
+	args, _ := json.Marshal(map[string]string{"queue": queue})
+	raw, err := n.cfg.Chain.Call(ctx, devchain.ReplicaSetsContract, "set", args)
+	if errors.Is(err, chain.ErrNotFound) {
+		return store.ReplicaSet{}, false, nil
+	}
+	if err != nil {
+		return store.ReplicaSet{}, false, fmt.Errorf("smm: read the replica set of %q: %w", queue, err)
+	}
+	var s devchain.ReplicaSet
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return store.ReplicaSet{}, false, fmt.Errorf("smm: decode the replica set of %q: %w", queue, err)
+	}
+	return store.ReplicaSet{Queue: s.Queue, Primary: s.Primary, Secondaries: s.Secondaries, Version: s.Version}, true, nil
+}
+
+// refreshSets reads every set on chain and holds those naming this node
+// (or already held), adopting the queues it has become primary of.
+func (n *Node) refreshSets(ctx context.Context) error {
+	after := ""
+	for {
+		args, _ := json.Marshal(map[string]any{"after": after, "limit": 0})
+		raw, err := n.cfg.Chain.Call(ctx, devchain.ReplicaSetsContract, "sets", args)
+		if err != nil {
+			return fmt.Errorf("smm: read replica sets: %w", err)
+		}
+		var page devchain.ReplicaSetsPage
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return fmt.Errorf("smm: decode replica sets: %w", err)
+		}
+		for _, s := range page.Sets {
+			set := store.ReplicaSet{Queue: s.Queue, Primary: s.Primary, Secondaries: s.Secondaries, Version: s.Version}
+			if err := n.hold(ctx, set); err != nil {
+				return err
+			}
+		}
+		if page.Next == "" {
+			return nil
+		}
+		after = page.Next
+	}
+}
+
+// hold records a set read from the chain; when it makes this node the
+// queue's primary, the queue is adopted (and, should that fail, adopted
+// again by its next intake, which waits for it).
+func (n *Node) hold(ctx context.Context, set store.ReplicaSet) error {
+	old, err := n.cfg.Store.ReplicaSet(ctx, set.Queue)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		if !set.Holds(n.self) {
+			return nil // not ours, never was
+		}
+	case err != nil:
+		return fmt.Errorf("smm: held set of %q: %w", set.Queue, err)
+	case old.Version >= set.Version:
+		return nil
+	}
+	promoted := set.Primary == n.self && old.Primary != n.self
+	if promoted {
+		n.mu.Lock()
+		n.adopted[set.Queue] = false
+		n.mu.Unlock()
+	}
+	if err := n.cfg.Store.PutReplicaSets(ctx, []store.ReplicaSet{set}); err != nil {
+		return fmt.Errorf("smm: hold the set of %q: %w", set.Queue, err)
+	}
+	if promoted {
+		return n.ensureAdopted(ctx, set.Queue)
+	}
+	return nil
+}
+
+// refreshSet reads one queue's set from the chain and holds it.
+func (n *Node) refreshSet(ctx context.Context, queue string) (store.ReplicaSet, bool, error) {
+	s, ok, err := n.chainSet(ctx, queue)
+	if err != nil || !ok {
+		return s, ok, err
+	}
+	if err := n.hold(ctx, s); err != nil {
+		return s, true, err
+	}
+	return s, true, nil
+}
+
+// setFor is the set of a queue taken in here: held, else read from the
+// chain, else created with this node as its primary.
+func (n *Node) setFor(ctx context.Context, queue string) (store.ReplicaSet, error) {
+	if s, err := n.cfg.Store.ReplicaSet(ctx, queue); err == nil {
+		return s, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return store.ReplicaSet{}, err
+	}
+	l := n.lock(queue)
+	l.Lock()
+	defer l.Unlock()
+	if s, err := n.cfg.Store.ReplicaSet(ctx, queue); err == nil {
+		return s, nil
+	}
+	if s, ok, err := n.refreshSet(ctx, queue); err != nil || ok {
+		return s, err
+	}
+	next := store.ReplicaSet{Queue: queue, Primary: n.self, Secondaries: n.pickSecondaries(ctx, n.c.Secondaries, []string{n.self})}
+	err := n.writeSet(ctx, next, 0)
+	if err != nil && !errors.Is(err, ErrLostRace) {
+		return store.ReplicaSet{}, err
+	}
+	s, ok, err := n.refreshSet(ctx, queue)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: the replica set of %q is not on chain after its update", ErrUnavailable, queue)
+	}
+	return s, err
+}
+
+// pickSecondaries chooses up to k registered nodes outside exclude, healthy
+// or never probed, least loaded first (by the sets this node holds), ties
+// by node id.
+func (n *Node) pickSecondaries(ctx context.Context, k int, exclude []string) []string {
+	load := map[string]int{}
+	if sets, err := n.cfg.Store.ReplicaSets(ctx); err == nil {
+		for _, s := range sets {
+			for _, m := range s.Members() {
+				load[m]++
+			}
+		}
+	}
+	var pool []Candidate
+	for _, id := range n.cfg.Registry.IDs() {
+		node := string(id)
+		if slices.Contains(exclude, node) {
+			continue
+		}
+		if since, _ := n.unhealthySince(node); !since.IsZero() {
+			continue
+		}
+		pool = append(pool, Candidate{Node: node, Load: load[node]})
+	}
+	slices.SortFunc(pool, func(a, b Candidate) int {
+		if a.Load != b.Load {
+			return a.Load - b.Load
+		}
+		return cmp.Compare(a.Node, b.Node)
+	})
+	var out []string
+	for _, c := range pool[:min(k, len(pool))] {
+		out = append(out, c.Node)
+	}
+	return out
+}
+
+// writeSet writes next on chain as the update of version replaces, signed
+// by this node, through its sequencer, and waits for the record to end.
+// ErrLostRace: the chain refused it as stale (another update came first).
+func (n *Node) writeSet(ctx context.Context, next store.ReplicaSet, replaces uint64) error {
+	args := devchain.SignReplicaSetUpdate(n.cfg.Key, n.self, next.Queue, next.Primary, next.Secondaries, replaces)
+	body, _ := json.Marshal(args)
+	data, _ := json.Marshal(dispatch.Call{Contract: devchain.ReplicaSetsContract, Method: devchain.ReplicaSetsUpdate, Args: body})
+	sum := sha256.Sum256(data)
+	key := fmt.Sprintf("replicasets/%s/%d/%s", next.Queue, replaces, hex.EncodeToString(sum[:8]))
+	res, err := n.cfg.Sequencer.Submit(ctx, []sequencer.Intake{{Queue: n.setsQueue(), Type: dispatch.CallType, Data: data, IdempotencyKey: key}})
+	if err != nil {
+		return fmt.Errorf("smm: submit the replica set of %q: %w", next.Queue, err)
+	}
+	uid := res[0].Transaction.UID
+	n.log.Info("smm: replica-set update sent", "queue", next.Queue, "primary", next.Primary, "secondaries", next.Secondaries, "replaces", replaces, "uid", uid)
+	for {
+		t, err := n.cfg.Store.Get(ctx, uid)
+		if err != nil {
+			return fmt.Errorf("smm: the replica-set update %s: %w", uid, err)
+		}
+		switch t.State {
+		case store.Done:
+			return nil
+		case store.Failed:
+			if containsReason(t, devchain.ReasonStaleReplicaSet) {
+				return fmt.Errorf("%w: %s", ErrLostRace, t.Error)
+			}
+			return fmt.Errorf("smm: the replica-set update of %q failed: %s", next.Queue, t.Error)
+		}
+		if err := n.sleep(ctx, 200*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// containsReason reports whether t's error or an attempt's names reason.
+func containsReason(t store.Transaction, reason string) bool {
+	if strings.Contains(t.Error, reason) {
+		return true
+	}
+	for _, a := range t.Attempts {
+		if strings.Contains(a.Error, reason) {
+			return true
+		}
+	}
+	return false
+}
