@@ -7,7 +7,10 @@
 // and the history of their state transitions, queues with their binding to a
 // sender (FREE, BLOCKED, INCLUSION, WAITING_INCLUSION, RETRY, DELAY), and
 // senders; and the processor's (seed 002): processors, their batches and
-// callbacks, and the kernel's event cursors.
+// callbacks, and the kernel's event cursors. It is also store.ReplicaStore
+// (issue 12, replica.go): the replica sets this node holds and each
+// replicated queue's log, written on the primary in the transaction of the
+// change it records.
 //
 // # Durability and concurrency
 //
@@ -64,6 +67,11 @@
 //     receiver's Idempotency-Key) is UNIQUE, NULL when empty; partial index
 //     (processor, seq) WHERE state = 'pending' for the snapshot.
 //   - cursors: PRIMARY KEY name, upserted.
+//   - replica_sets (0008): PRIMARY KEY queue, upserted unless the version
+//     held is newer; secondaries a JSON array.
+//   - replication_log (0008): PRIMARY KEY (queue, clock), WITHOUT ROWID;
+//     prev, payload and hash BLOBs. The key serves LogHead (the last clock),
+//     LogAfter and LogHeads (a skip-scan of the queues).
 //
 // Times are unix nanoseconds (INTEGER), read back in UTC; a zero time is
 // NULL. Durations are nanoseconds. uint64 values are stored as the int64
@@ -87,4 +95,9 @@
 //     changes nothing.
 //   - Seq orders transactions by acceptance store-wide; FIFO per queue is
 //     ascending Seq.
+//   - A logged queue's entries commit with the records they describe, in
+//     commit order, chained from clock 1; with no SetReplicaSelf or no held
+//     set naming it primary, Enqueue and Apply do nothing more than without
+//     replication. The committer's cache of heads and sets is never ahead
+//     of the database (a rollback drops what the group wrote).
 package sqlite

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,5 +99,51 @@ func TestReplicaGroupRollback(t *testing.T) {
 	}
 	if got := fmt.Sprint(uids); got != "[taken first g1 g2 last]" {
 		t.Fatalf("log of %s, want [taken first g1 g2 last]", got)
+	}
+}
+
+// BenchmarkEnqueueReplicated is BenchmarkEnqueueParallel with every queue
+// logged (this node their primary): the cost of the replication log on the
+// write path.
+//
+//	go test ./internal/store/sqlite -run '^$' -bench EnqueueReplicated -cpu 2
+func BenchmarkEnqueueReplicated(b *testing.B) {
+	for _, sync := range []string{SyncFull, SyncNormal} {
+		b.Run("sync="+sync, func(b *testing.B) {
+			s, err := Open(context.Background(), b.TempDir()+"/bench.db", Options{Synchronous: sync})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			sets := make([]store.ReplicaSet, 64)
+			for i := range sets {
+				sets[i] = store.ReplicaSet{Queue: fmt.Sprintf("queue-%d", i), Primary: "n1", Secondaries: []string{"n2", "n3"}, Version: 1}
+			}
+			if err := s.PutReplicaSets(context.Background(), sets); err != nil {
+				b.Fatal(err)
+			}
+			s.SetReplicaSelf("n1")
+			data := []byte(`{"to":"B62qexample","amount":1000000,"memo":"benchmark payload"}`)
+			var next atomic.Int64
+			b.SetParallelism(32)
+			commits := s.commits.Load()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				ctx := context.Background()
+				for pb.Next() {
+					i := next.Add(1)
+					if _, err := s.Enqueue(ctx, []store.NewTransaction{{UID: fmt.Sprintf("tx-%d", i), Queue: fmt.Sprintf("queue-%d", i%64),
+						Type: "SEND_CLAIM_VOTE", Data: data, IdempotencyKey: fmt.Sprintf("key-%d", i), At: time.Unix(0, i)}}); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tx/s")
+			if c := s.commits.Load() - commits; c > 0 {
+				b.ReportMetric(float64(b.N)/float64(c), "tx/commit")
+			}
+		})
 	}
 }
