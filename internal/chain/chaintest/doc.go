@@ -8,8 +8,9 @@
 // the library contract's configured failures and the multicall transaction's
 // all or nothing (issue 8), the registry and workflow contracts of the
 // leader (issue 9), the privacygroup contract of the distributed
-// sequencer (issue 10), the nodes registry (issue 11), every fault knob, determinism from a seed,
-// restart from a data directory.
+// sequencer (issue 10), the nodes registry (issue 11), the memo as an
+// intent nullifier (issue 12: duplicate_intent, the intents read), every
+// fault knob, determinism from a seed, restart from a data directory.
 // Invariants: the suite uses only DevChain methods (so it runs over HTTP too)
 // and virtual time (so it never waits on the wall clock).
 package chaintest
