@@ -26,6 +26,7 @@ import (
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/distseq/token"
 	"github.com/ordolabs/ordo/internal/identity"
+	"github.com/ordolabs/ordo/internal/smm"
 	"github.com/ordolabs/ordo/internal/store"
 )
 
@@ -48,6 +49,9 @@ type committeeConfig struct {
 	// Registry has the nodes find each other in the chain's nodes registry
 	// instead of pinned peers.
 	Registry bool
+	// Replication, when set, is every member's replication config (it
+	// needs Registry).
+	Replication *smm.Config
 	// Proxied routes each directed pair i->j through its own tcpProxy
 	// (node i's peer entry for j names proxy(i->j)), for partitions.
 	Proxied bool
@@ -226,7 +230,11 @@ func (h *committee) config(i int) Config {
 		}
 		peers = append(peers, DistseqPeer{ID: string(o.key.ID()), Endpoint: endpoint, Fingerprint: o.fp})
 	}
-	return Config{Data: m.dir, Chain: h.chain, DevSenders: 1, DevMode: true, Listen: "127.0.0.1:0",
+	var repl smm.Config
+	if h.cfg.Replication != nil {
+		repl = *h.cfg.Replication
+	}
+	return Config{Data: m.dir, Chain: h.chain, DevSenders: 1, DevMode: true, Listen: "127.0.0.1:0", Replication: repl,
 		Distseq: DistseqConfig{Key: filepath.Join(m.dir, "node.key"), Cert: filepath.Join(m.dir, "node.crt"), Listen: m.addr,
 			Peers: peers, RangeSize: h.cfg.RangeSize, PollEvery: Duration(50 * time.Millisecond),
 			Registry: h.cfg.Registry, RegistryEvery: Duration(100 * time.Millisecond)}}

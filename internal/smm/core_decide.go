@@ -102,6 +102,11 @@ func FindReplicaSetUpdates(q QueueState, now time.Time, after time.Duration) []s
 	return out
 }
 
+// Holds reports whether node is a member of the set.
+func (s ReplicaSet) Holds(node string) bool {
+	return s.Primary == node || slices.Contains(s.Secondaries, node)
+}
+
 // Candidate is a node that may join a replica set: healthy now, with its
 // load (queues it holds).
 type Candidate struct {
@@ -117,8 +122,6 @@ var (
 	// ErrNoHealthyReplica: the primary is to be replaced and no healthy
 	// secondary holds the queue.
 	ErrNoHealthyReplica = errors.New("smm: no healthy secondary to promote")
-	// ErrNoCandidate: not enough healthy nodes outside the set to fill it.
-	ErrNoCandidate = errors.New("smm: not enough healthy nodes to replace the unhealthy ones")
 	// ErrNothingToReplace: every member named is healthy or not a member.
 	ErrNothingToReplace = errors.New("smm: nothing to replace")
 )
@@ -128,8 +131,11 @@ var (
 // the members to sync afterwards (the new ones). An unhealthy primary is
 // replaced by the healthy secondary with the highest clock (ties: lowest
 // node id); each slot left is filled from candidates outside the set, least
-// loaded first (ties: lowest node id). The set keeps its size; its Version
-// is the one it replaces (the update names it).
+// loaded first (ties: lowest node id). The set keeps its size when there
+// are candidates enough, else it shrinks by the slots left unfilled (an
+// unhealthy member holds nothing up once it is out of the set: a write
+// waiting for a secondary's ack waits for a live one); its Version is the
+// one it replaces (the update names it).
 func PlanReplicaSetUpdate(q QueueState, unhealthy []string, candidates []Candidate, mappingFresh bool) (ReplicaSet, []string, error) {
 	if !mappingFresh {
 		return ReplicaSet{}, nil, ErrMappingStale
@@ -186,9 +192,6 @@ func PlanReplicaSetUpdate(q QueueState, unhealthy []string, candidates []Candida
 			in[c.Node] = true
 			added = append(added, c.Node)
 		}
-	}
-	if len(kept)+len(added) < len(q.Set.Secondaries) {
-		return ReplicaSet{}, nil, ErrNoCandidate
 	}
 	next.Secondaries = append(kept, added...)
 	return next, added, nil

@@ -11,7 +11,7 @@ import (
 )
 
 // TestPlanProperties: random sets, healths, clocks and pools (ORDO_SEED
-// replays one seed); every plan names no node twice, keeps the set's size,
+// replays one seed); every plan names no node twice, keeps the set's size unless no candidate is left,
 // holds no member unhealthy for the bound, and promotes only a healthy secondary that no healthy kept member is
 // ahead of.
 func TestPlanProperties(t *testing.T) {
@@ -52,8 +52,15 @@ func TestPlanProperties(t *testing.T) {
 				t.Fatalf("case %d: member %s, unhealthy for the bound, kept in %+v", i, m, next)
 			}
 		}
-		if len(next.Secondaries) != len(q.Set.Secondaries) || len(added) > len(next.Secondaries) {
+		if len(next.Secondaries) > len(q.Set.Secondaries) || len(added) > len(next.Secondaries) {
 			t.Fatalf("case %d: %+v from %+v", i, next, q.Set)
+		}
+		if len(next.Secondaries) < len(q.Set.Secondaries) {
+			for _, c := range pool {
+				if !seen[c.Node] && !slices.Contains(unhealthy, c.Node) && !q.Set.Holds(c.Node) {
+					t.Fatalf("case %d: the set shrank to %+v and candidate %s was left out", i, next, c.Node)
+				}
+			}
 		}
 		if next.Primary != q.Set.Primary {
 			p := q.Members[next.Primary]

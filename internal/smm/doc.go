@@ -17,7 +17,7 @@
 //     is replaced by the healthy secondary with the highest clock (ties to
 //     the lowest node id), unhealthy members by healthy nodes outside the
 //     set, least loaded first; no plan while the registry mapping is stale
-//     or when a slot cannot be filled.
+//     and the set shrinks when candidates run out.
 //
 // Invariants: every decision is deterministic (inputs sorted, ties broken
 // by node id); a plan never names a node twice, never keeps a member it

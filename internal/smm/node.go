@@ -174,10 +174,19 @@ func (n *Node) Run(ctx context.Context) error {
 		wg.Go(func() { n.serveLoop(ctx) })
 	}
 	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, 1)
+	wg.Go(func() { errc <- n.jobs.Run(ctx) })
 	if err := n.startMonitoring(ctx); err != nil && ctx.Err() == nil {
 		n.log.Warn("smm: monitoring not started", "err", err)
 	}
-	err := n.jobs.Run(ctx)
+	var err error
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		err = <-errc
+	}
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
