@@ -84,6 +84,12 @@ type cancelError struct{ err error }
 func (e *cancelError) Error() string { return "jobq: cancelled: " + e.err.Error() }
 func (e *cancelError) Unwrap() error { return e.err }
 
+// IsCancel reports whether err is (or wraps) a Cancel result.
+func IsCancel(err error) bool {
+	var ce *cancelError
+	return errors.As(err, &ce)
+}
+
 // Cancel is a Work result that ends the job cancelled, recording why.
 func Cancel(why error) error {
 	if why == nil {

@@ -36,7 +36,7 @@ func validateReplication(r smm.Config, d DistseqConfig, bad func(field, format s
 // sequencer's identity, transport and registry.
 func (n *Node) replication(seq *sequencer.Node, st *sqlite.Store, ds *Distseq, authn *auth.Authenticator, o Options) (*smm.Node, error) {
 	s, err := smm.New(smm.NodeConfig{Config: n.Config.Replication, Key: ds.key.Private, Store: st, Transport: ds.Transport,
-		Chain: n.Chain, Sequencer: seq, Registry: ds.registry, Clock: o.Clock, Logger: o.Logger,
+		Chain: n.Chain, Sequencer: seq, Registry: ds.registry, Clock: o.Clock, Logger: o.Logger, Registerer: n.Registry,
 		Allow: func(principal, typ string) error { return allowForwarded(authn, n.Config.IntakeAccess.TypeRoles, principal, typ) }})
 	if err != nil {
 		return nil, err

@@ -85,6 +85,7 @@ func (n *Node) adopt(ctx context.Context, queue string) error {
 	if err != nil {
 		return fmt.Errorf("smm: adopt %q: %w", queue, err)
 	}
+	n.m.Adopted.Inc()
 	n.log.Info("smm: queue adopted as its primary", "queue", queue, "waiting", len(created), "appliedOnChain", len(applied))
 	return nil
 }

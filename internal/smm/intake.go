@@ -141,6 +141,14 @@ func (n *Node) forward(ctx context.Context, primary, principal string, it sequen
 	defer cancel()
 	resp, err := n.rpc.call(ctx, transport.NodeID(primary), &smmpb.Request{Body: &smmpb.Request_Forward{Forward: &smmpb.ForwardRequest{
 		Principal: principal, Queue: it.Queue, Type: it.Type, Data: it.Data, IdempotencyKey: it.IdempotencyKey}}})
+	switch {
+	case err == nil:
+		n.m.Forwarded.WithLabelValues("ok").Inc()
+	case CodeOf(err) == "" || CodeOf(err) == CodeNotPrimary || CodeOf(err) == codeNotReplicated:
+		n.m.Forwarded.WithLabelValues("unavailable").Inc()
+	default:
+		n.m.Forwarded.WithLabelValues("refused").Inc()
+	}
 	switch code := CodeOf(err); {
 	case code == CodeInvalid:
 		return store.EnqueueResult{}, fmt.Errorf("%w: %s", sequencer.ErrInvalid, resp.Error)

@@ -60,18 +60,40 @@ type updateArgs struct {
 }
 
 func (n *Node) registerJobs() {
-	n.jobs.Register(KindMonitorState, jobFunc(n.monitorState))
-	n.jobs.Register(KindFindSyncRequests, jobFunc(n.findSyncRequests))
-	n.jobs.Register(KindFindReplicaSetUpdates, jobFunc(n.findReplicaSetUpdates))
-	n.jobs.Register(KindRecurringSync, jobFunc(n.recurringSync))
-	n.jobs.Register(KindManualSync, jobFunc(n.manualSync))
-	n.jobs.Register(KindReplicaSetUpdate, jobFunc(n.replicaSetUpdate))
-	n.jobs.Register(KindRefreshMapping, jobq.WorkerFunc(func(ctx context.Context, _ store.Job) error { return n.refreshMapping(ctx) }))
+	n.register(KindMonitorState, jobFunc(n.monitorState))
+	n.register(KindFindSyncRequests, jobFunc(n.findSyncRequests))
+	n.register(KindFindReplicaSetUpdates, jobFunc(n.findReplicaSetUpdates))
+	n.register(KindRecurringSync, jobFunc(n.recurringSync))
+	n.register(KindManualSync, jobFunc(n.manualSync))
+	n.register(KindReplicaSetUpdate, jobFunc(n.replicaSetUpdate))
+	n.register(KindRefreshMapping, func(ctx context.Context, _ store.Job) error { return n.refreshMapping(ctx) })
+}
+
+// register adds a kind's worker, counted and timed per kind.
+func (n *Node) register(kind string, f func(ctx context.Context, j store.Job) error) {
+	n.jobs.Register(kind, jobq.WorkerFunc(func(ctx context.Context, j store.Job) error {
+		start := n.clock.Now()
+		err := f(ctx, j)
+		n.m.JobSeconds.WithLabelValues(kind).Observe(n.clock.Now().Sub(start).Seconds())
+		n.m.Jobs.WithLabelValues(kind, outcomeOf(err)).Inc()
+		return err
+	}))
+}
+
+// outcomeOf names a job run's outcome for the metrics.
+func outcomeOf(err error) string {
+	switch {
+	case err == nil:
+		return "done"
+	case jobq.IsCancel(err):
+		return "cancelled"
+	}
+	return "failed"
 }
 
 // jobFunc decodes a job's JSON arguments for its worker.
-func jobFunc[A any](f func(ctx context.Context, a A) error) jobq.Worker {
-	return jobq.WorkerFunc(func(ctx context.Context, j store.Job) error {
+func jobFunc[A any](f func(ctx context.Context, a A) error) func(context.Context, store.Job) error {
+	return func(ctx context.Context, j store.Job) error {
 		var a A
 		if len(j.Args) > 0 {
 			if err := json.Unmarshal(j.Args, &a); err != nil {
@@ -79,7 +101,7 @@ func jobFunc[A any](f func(ctx context.Context, a A) error) jobq.Worker {
 			}
 		}
 		return f(ctx, a)
-	})
+	}
 }
 
 // insert adds a job (a live one holding unique answers instead).

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
 	"log/slog"
 	"sync"
 	"time"
@@ -60,6 +61,8 @@ type NodeConfig struct {
 	Servers int
 	// NewJobID makes job ids (tests and simulations); defaults to jobq's.
 	NewJobID func() int64
+	// Registerer receives the metrics (nil: not registered).
+	Registerer prometheus.Registerer
 }
 
 // Node is the state machine manager of one node: the replication of the
@@ -74,6 +77,7 @@ type Node struct {
 	jobs  *jobq.Node
 	clock clock.Clock
 	log   *slog.Logger
+	m     *Metrics
 
 	mu        sync.Mutex
 	health    map[string]time.Time // node → unhealthy since (zero: healthy); absent: not probed
@@ -126,7 +130,7 @@ func New(cfg NodeConfig) (*Node, error) {
 	if cfg.Servers <= 0 {
 		cfg.Servers = 8
 	}
-	n := &Node{cfg: cfg, c: cfg.Config.WithDefaults(), self: string(cfg.Transport.Self()), clock: cfg.Clock, log: cfg.Logger,
+	n := &Node{cfg: cfg, c: cfg.Config.WithDefaults(), self: string(cfg.Transport.Self()), clock: cfg.Clock, log: cfg.Logger, m: NewMetrics(cfg.Registerer),
 		health: map[string]time.Time{}, seen: map[string]QueueState{}, acked: map[string]map[string]uint64{},
 		ackWake: make(chan struct{}), adopted: map[string]bool{}, failed: map[string]failures{}, locks: map[string]*sync.Mutex{}}
 	n.rpc = newRPC(cfg.Transport, 4*cfg.Servers)

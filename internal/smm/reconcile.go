@@ -74,6 +74,7 @@ func (n *Node) manualSync(ctx context.Context, a syncArgs) error {
 			return err
 		}
 		n.markHealth(a.Secondary, true)
+		n.m.Entries.Add(float64(len(es)))
 		n.noteAcked(a.Queue, a.Secondary, h.Clock)
 		from = h.Clock
 	}

@@ -207,6 +207,7 @@ func (n *Node) pull(ctx context.Context, set store.ReplicaSet, target replog.Hea
 		if len(es) == 0 {
 			return head, nil
 		}
+		n.m.Entries.Add(float64(len(es)))
 		next, err := n.cfg.Store.AppendLog(ctx, set.Queue, version, es)
 		if errors.Is(err, replog.ErrFork) || diverged {
 			next, err = n.resetFromPrimary(ctx, set)

@@ -203,11 +203,14 @@ func (n *Node) writeSet(ctx context.Context, next store.ReplicaSet, replaces uin
 		}
 		switch t.State {
 		case store.Done:
+			n.m.SetUpdates.WithLabelValues("ok").Inc()
 			return nil
 		case store.Failed:
 			if containsReason(t, devchain.ReasonStaleReplicaSet) {
+				n.m.SetUpdates.WithLabelValues("lost_race").Inc()
 				return fmt.Errorf("%w: %s", ErrLostRace, t.Error)
 			}
+			n.m.SetUpdates.WithLabelValues("failed").Inc()
 			return fmt.Errorf("smm: the replica-set update of %q failed: %s", next.Queue, t.Error)
 		}
 		if err := n.sleep(ctx, 200*time.Millisecond); err != nil {
