@@ -196,3 +196,37 @@ func PlanReplicaSetUpdate(q QueueState, unhealthy []string, candidates []Candida
 	next.Secondaries = append(kept, added...)
 	return next, added, nil
 }
+
+// ErrNoCandidate: a set below its size and no healthy node outside it.
+var ErrNoCandidate = errors.New("smm: no healthy node outside the set to add")
+
+// PlanGrow is issue-replica-set-update for a set below its size (it
+// shrank when no node could fill a slot): the set with candidates
+// outside it added, least loaded first (ties: lowest node id), up to want
+// secondaries, and the members added. ErrNothingToReplace when the set
+// has want secondaries already, ErrNoCandidate when no node can be added.
+func PlanGrow(q QueueState, want int, candidates []Candidate, mappingFresh bool) (ReplicaSet, []string, error) {
+	if !mappingFresh {
+		return ReplicaSet{}, nil, ErrMappingStale
+	}
+	if len(q.Set.Secondaries) >= want {
+		return ReplicaSet{}, nil, ErrNothingToReplace
+	}
+	pool := slices.Clone(candidates)
+	slices.SortFunc(pool, func(a, b Candidate) int { return cmp.Or(cmp.Compare(a.Load, b.Load), cmp.Compare(a.Node, b.Node)) })
+	next := ReplicaSet{Queue: q.Set.Queue, Primary: q.Set.Primary, Secondaries: slices.Clone(q.Set.Secondaries), Version: q.Set.Version}
+	var added []string
+	for _, c := range pool {
+		if len(next.Secondaries) == want {
+			break
+		}
+		if !next.Holds(c.Node) {
+			next.Secondaries = append(next.Secondaries, c.Node)
+			added = append(added, c.Node)
+		}
+	}
+	if len(added) == 0 {
+		return ReplicaSet{}, nil, ErrNoCandidate
+	}
+	return next, added, nil
+}

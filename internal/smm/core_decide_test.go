@@ -123,3 +123,36 @@ func TestPlanReplicaSetUpdate(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanGrow(t *testing.T) {
+	set := func(secs ...string) QueueState {
+		return QueueState{Set: ReplicaSet{Queue: "q", Primary: "a", Secondaries: secs, Version: 3}}
+	}
+	for _, tt := range []struct {
+		name  string
+		q     QueueState
+		want  int
+		pool  []Candidate
+		stale bool
+		out   string
+		err   error
+	}{
+		{"grows least loaded first", set("b"), 3, []Candidate{{"z", 2}, {"y", 0}, {"x", 1}}, false, "a/[b y x]/[y x]", nil},
+		{"never adds a member twice", set("b"), 2, []Candidate{{"b", 0}, {"a", 0}, {"c", 5}}, false, "a/[b c]/[c]", nil},
+		{"at its size", set("b", "c"), 2, []Candidate{{"x", 0}}, false, "", ErrNothingToReplace},
+		{"no candidate", set(), 2, []Candidate{{"a", 0}}, false, "", ErrNoCandidate},
+		{"stale mapping", set(), 2, []Candidate{{"x", 0}}, true, "", ErrMappingStale},
+	} {
+		next, added, err := PlanGrow(tt.q, tt.want, tt.pool, !tt.stale)
+		if !errors.Is(err, tt.err) {
+			t.Errorf("%s: %v, want %v", tt.name, err, tt.err)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if got := fmt.Sprintf("%s/%v/%v", next.Primary, next.Secondaries, added); got != tt.out || next.Version != 3 {
+			t.Errorf("%s: %s v%d, want %s v3", tt.name, got, next.Version, tt.out)
+		}
+	}
+}

@@ -293,17 +293,18 @@ func (n *Node) noteFailedSync(queue, secondary string) {
 }
 
 // findReplicaSetUpdates is find-replica-set-updates: for each queue with
-// a member unhealthy for UnhealthyAfter, an issue-replica-set-update on
-// the node that would sign it (the primary, or the secondary the plan
-// promotes when the primary is the one replaced).
+// a member unhealthy for UnhealthyAfter, or a set that shrank below
+// Secondaries while a healthy node could fill it, an
+// issue-replica-set-update on the node that would sign it (the primary,
+// or the secondary the plan promotes when the primary is the one
+// replaced).
 func (n *Node) findReplicaSetUpdates(ctx context.Context, a sliceArgs) error {
 	now := n.clock.Now()
 	for _, st := range n.stateOf(a.Queues) {
-		bad := FindReplicaSetUpdates(st, now, n.c.UnhealthyAfter)
-		if len(bad) == 0 {
+		next, bad, err := n.plan(ctx, st, now)
+		if errors.Is(err, ErrNothingToReplace) || (errors.Is(err, ErrNoCandidate) && len(bad) == 0) {
 			continue
 		}
-		next, _, err := PlanReplicaSetUpdate(st, bad, n.candidates(ctx, st.Set), n.mappingFresh())
 		if err != nil {
 			n.log.Warn("smm: replica set needs an update that cannot be planned", "queue", st.Set.Queue, "unhealthy", bad, "err", err)
 			continue
@@ -316,6 +317,24 @@ func (n *Node) findReplicaSetUpdates(ctx context.Context, a sliceArgs) error {
 		}
 	}
 	return nil
+}
+
+// plan is the update a queue's set needs now: its members unhealthy for
+// UnhealthyAfter replaced, or, when none is, the set grown back to
+// Secondaries when it shrank. ErrNothingToReplace: none needed.
+func (n *Node) plan(ctx context.Context, st QueueState, now time.Time) (ReplicaSet, []string, error) {
+	bad := FindReplicaSetUpdates(st, now, n.c.UnhealthyAfter)
+	if len(bad) > 0 {
+		next, _, err := PlanReplicaSetUpdate(st, bad, n.candidates(ctx, st.Set), n.mappingFresh())
+		return next, bad, err
+	}
+	for _, m := range st.Members {
+		if !m.Healthy() {
+			return ReplicaSet{}, nil, ErrNothingToReplace // not for long enough yet
+		}
+	}
+	next, _, err := PlanGrow(st, n.c.Secondaries, n.candidates(ctx, st.Set), n.mappingFresh())
+	return next, nil, err
 }
 
 // signer is the member of old that signs the update to next: its primary,

@@ -167,15 +167,20 @@ func (n *Node) replicaSetUpdate(ctx context.Context, a updateArgs) error {
 		return jobq.Cancel(errors.New("smm: a newer replica set is on chain"))
 	}
 	st := states[0]
-	bad := FindReplicaSetUpdates(st, n.clock.Now(), n.c.UnhealthyAfter)
-	next, added, err := PlanReplicaSetUpdate(st, bad, n.candidates(ctx, st.Set), n.mappingFresh())
+	next, bad, err := n.plan(ctx, st, n.clock.Now())
 	if err != nil {
 		return jobq.Cancel(err)
+	}
+	var added []string
+	for _, s := range next.Secondaries {
+		if !st.Set.Holds(s) {
+			added = append(added, s)
+		}
 	}
 	if signer(st.Set, next) != n.self {
 		return jobq.Cancel(fmt.Errorf("smm: %s signs this update, not this node", signer(st.Set, next)))
 	}
-	n.log.Warn("smm: replacing unhealthy members", "queue", a.Queue, "unhealthy", bad, "primary", next.Primary, "secondaries", next.Secondaries, "replaces", st.Set.Version)
+	n.log.Warn("smm: updating a replica set", "queue", a.Queue, "unhealthy", bad, "primary", next.Primary, "secondaries", next.Secondaries, "replaces", st.Set.Version)
 	err = n.writeSet(ctx, store.ReplicaSet{Queue: next.Queue, Primary: next.Primary, Secondaries: next.Secondaries}, st.Set.Version)
 	if err != nil && !errors.Is(err, ErrLostRace) {
 		return err
