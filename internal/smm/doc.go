@@ -5,9 +5,8 @@
 // (internal/replog: a clock and a hash), its "content node endpoint → SP
 // ID mapping" the nodes registry.
 //
-// Built so far: the decisions of its jobs, as pure functions of what
-// monitoring gathered (core_decide.go), which the jobs on the kernel's job
-// queue (internal/jobq) will run:
+// The decisions of its jobs are pure functions of what monitoring
+// gathered (core_decide.go):
 //   - FindSyncRequests (find-sync-requests): a secondary behind its primary,
 //     or at its clock with another hash (a fork: the clock alone would miss
 //     it), needs a sync, unless its daily budget of failed syncs is spent;
@@ -17,7 +16,8 @@
 //     is replaced by the healthy secondary with the highest clock (ties to
 //     the lowest node id), unhealthy members by healthy nodes outside the
 //     set, least loaded first; no plan while the registry mapping is stale
-//     and the set shrinks when candidates run out.
+//     and the set shrinks when candidates run out;
+//   - PlanGrow: a set that shrank grows back, least loaded first.
 //
 // Invariants: every decision is deterministic (inputs sorted, ties broken
 // by node id); a plan never names a node twice, never keeps a member it
@@ -25,6 +25,32 @@
 // size, never demotes a healthy primary, and never promotes a member that
 // is behind another healthy member it keeps.
 //
-// Still to come: the replication write path, the jobs and their queues,
-// the failover rule, the API, the simulation and the benchmark.
+// The driver (Node; every other file) does the I/O around them:
+//   - intake (intake.go): each intent goes to its queue's primary — this
+//     node, or another reached over the node transport with the caller's
+//     principal (rpc.go: requests and responses of proto/ordo/smm/v1 as
+//     `smm.*` messages, served by a fixed pool of workers); a queue with no
+//     set gets one on chain, this node its primary (sets.go); the primary
+//     commits (the store logs the entry in the same transaction), queues a
+//     manual sync of each secondary and acknowledges, after AckAfter
+//     secondaries hold the entry;
+//   - replication (serve.go, reconcile.go): pushes by the primary, pulls by
+//     a secondary asked to sync, heads for monitoring; a secondary applies
+//     entries only through the store's AppendLog (replog.Extend) or, when
+//     diverged, ResetLog from its primary's whole log;
+//   - the seed's jobs on the kernel's job queue (jobs.go, reconcile.go) in
+//     its four queues: monitoring, recurring-sync, manual-sync,
+//     replica-set-update (with the periodic mapping refresh);
+//   - adoption (adopt.go): a node that becomes a queue's primary makes the
+//     queue's records from its log, the chain asked first for every intent
+//     the log does not show final.
+//
+// Invariants of the driver: a node accepts pushes and sync requests only
+// from the primary of the newest set it knows, and refuses a sender whose
+// version is older; intake of a queue this node is primary of is
+// committed only after the queue is adopted (adopted intents keep their
+// order ahead of new ones); a replica-set update is signed by the member
+// the plan names (the primary, or the secondary it promotes) and names
+// the version it replaces; an intent is acknowledged with AckAfter > 0 only
+// once that many secondaries answered a head at or past its entry.
 package smm
