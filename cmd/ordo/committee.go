@@ -23,7 +23,7 @@ func committeeCommand() *cobra.Command {
 func committeeInitCommand() *cobra.Command {
 	o := committee.Options{}
 	cmd := &cobra.Command{
-		Use:   "init --nodes N --out DIR [--chain URL] [--base-port P] [--api-base-port Q] [--host H] [--validity D] [--range-size N] [--poll-every D] [--force]",
+		Use:   "init --nodes N --out DIR [--chain URL] [--base-port P] [--api-base-port Q] [--host H] [--validity D] [--range-size N] [--poll-every D] [--replication [--ack-after N] [--unhealthy-after D] [--monitor-every D] [--mapping-every D]] [--force]",
 		Short: "Write the keys, certificates, tokens and configs of a local committee of N nodes",
 		Long: `init writes, for each node i of a local committee (i from 1), into DIR/node<i>/:
 node.key (its ed25519 identity key, 0600), node.crt (its self-signed TLS certificate),
@@ -34,7 +34,11 @@ as a peer pinned by id, endpoint and certificate fingerprint. It deploys nothing
 starts nothing: it prints each node and the command that starts it. An existing
 non-empty DIR is refused unless --force, which writes over the files init makes and
 deletes nothing (remove DIR/node<i>/data yourself for a fresh start). --range-size
-and --poll-every, when set, go into every node's distseq: (rangeSize, pollEvery).`,
+and --poll-every, when set, go into every node's distseq: (rangeSize, pollEvery).
+--replication turns on the replication of each node's queues (replication: enabled,
+and distseq: registry, as replica sets name registered nodes); --ack-after,
+--unhealthy-after, --monitor-every and --mapping-every, when set, go into every
+node's replication: (ackAfter, unhealthyAfter, monitorEvery, mappingEvery).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Now = clock.Real{}.Now().UTC().Truncate(time.Second)
@@ -56,6 +60,11 @@ and --poll-every, when set, go into every node's distseq: (rangeSize, pollEvery)
 	f.BoolVar(&o.Force, "force", false, "write into a non-empty DIR, over the files init makes")
 	f.Uint64Var(&o.RangeSize, "range-size", 0, "blocks per coordinator range in every node's config (0: the node's default, 100)")
 	f.DurationVar(&o.PollEvery, "poll-every", 0, "how often every node's indexer reads the chain (0: the node's default, 500ms)")
+	f.BoolVar(&o.Replication, "replication", false, "replicate each node's queues (replication.enabled, distseq.registry)")
+	f.IntVar(&o.AckAfter, "ack-after", 0, fmt.Sprintf("secondaries holding an intent before it is acknowledged, 0 to %d (0: the node's default, 0)", committee.MaxAckAfter))
+	f.DurationVar(&o.UnhealthyAfter, "unhealthy-after", 0, "how long a replica-set member is unanswered before it is replaced (0: the node's default, 30s)")
+	f.DurationVar(&o.MonitorEvery, "monitor-every", 0, "the pause between two monitoring slices (0: the node's default, 1s)")
+	f.DurationVar(&o.MappingEvery, "mapping-every", 0, "how often the node registry is read again (0: the node's default, 10m)")
 	_ = cmd.MarkFlagRequired("nodes")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/identity"
+	"github.com/ordolabs/ordo/internal/smm"
 	"github.com/ordolabs/ordo/internal/transport"
 )
 
@@ -89,7 +90,25 @@ type Options struct {
 	// reads the chain). Defaults to 0: not written, the node's default
 	// (500ms).
 	PollEvery time.Duration
+	// Replication turns on every node's replication of its queues (issue
+	// 12): replication.enabled, and distseq.registry (replica sets name
+	// the nodes of the chain's registry, where each node registers). Defaults to
+	// false: neither is written.
+	Replication bool
+	// AckAfter is every node's replication.ackAfter (secondaries holding
+	// an intent before it is acknowledged, 0 to MaxAckAfter). Defaults to
+	// 0: not written, the node's default (0). Needs Replication.
+	AckAfter int
+	// UnhealthyAfter, MonitorEvery and MappingEvery are every node's
+	// replication.unhealthyAfter, monitorEvery and mappingEvery. Default to
+	// 0: not written, the node's defaults (30s, 1s, 10m). Need
+	// Replication.
+	UnhealthyAfter, MonitorEvery, MappingEvery time.Duration
 }
+
+// MaxAckAfter is the largest AckAfter: a replica set's secondaries (the
+// node's default replication.secondaries).
+const MaxAckAfter = smm.DefaultSecondaries
 
 // Member is one node Init wrote.
 type Member struct {
@@ -138,6 +157,9 @@ func (o *Options) setDefaults() error {
 	case o.Now.IsZero():
 		return fmt.Errorf("%w: no start time for the certificates", ErrInvalid)
 	}
+	if err := o.checkReplication(); err != nil {
+		return err
+	}
 	for _, p := range []struct {
 		flag string
 		base int
@@ -149,6 +171,25 @@ func (o *Options) setDefaults() error {
 	if o.BasePort < o.APIBasePort+o.Nodes && o.APIBasePort < o.BasePort+o.Nodes {
 		return fmt.Errorf("%w: the gRPC ports %d-%d and the API ports %d-%d overlap", ErrInvalid,
 			o.BasePort, o.BasePort+o.Nodes-1, o.APIBasePort, o.APIBasePort+o.Nodes-1)
+	}
+	return nil
+}
+
+// checkReplication checks the replication options.
+func (o *Options) checkReplication() error {
+	if !o.Replication && (o.AckAfter != 0 || o.UnhealthyAfter != 0 || o.MonitorEvery != 0 || o.MappingEvery != 0) {
+		return fmt.Errorf("%w: --ack-after, --unhealthy-after, --monitor-every and --mapping-every need --replication", ErrInvalid)
+	}
+	if o.AckAfter < 0 || o.AckAfter > MaxAckAfter {
+		return fmt.Errorf("%w: --ack-after must be from 0 to %d (a replica set's secondaries), got %d", ErrInvalid, MaxAckAfter, o.AckAfter)
+	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--unhealthy-after", o.UnhealthyAfter}, {"--monitor-every", o.MonitorEvery}, {"--mapping-every", o.MappingEvery}} {
+		if d.v < 0 {
+			return fmt.Errorf("%w: %s must be positive, got %s", ErrInvalid, d.flag, d.v)
+		}
 	}
 	return nil
 }
@@ -251,6 +292,17 @@ type fileConfig struct {
 	Principals []filePrincipal `yaml:"principals"`
 	DevSenders int             `yaml:"devSenders"`
 	Distseq    fileDistseq     `yaml:"distseq"`
+	// Replication is written only with Options.Replication.
+	Replication *fileReplication `yaml:"replication,omitempty"`
+}
+
+// fileReplication is the part of smm.Config Init writes.
+type fileReplication struct {
+	Enabled        bool   `yaml:"enabled"`
+	AckAfter       int    `yaml:"ackAfter,omitempty"`
+	UnhealthyAfter string `yaml:"unhealthyAfter,omitempty"`
+	MonitorEvery   string `yaml:"monitorEvery,omitempty"`
+	MappingEvery   string `yaml:"mappingEvery,omitempty"`
 }
 
 type filePrincipal struct {
@@ -266,6 +318,7 @@ type fileDistseq struct {
 	Peers     []filePeer `yaml:"peers"`
 	RangeSize uint64     `yaml:"rangeSize,omitempty"`
 	PollEvery string     `yaml:"pollEvery,omitempty"`
+	Registry  bool       `yaml:"registry,omitempty"`
 }
 
 type filePeer struct {
@@ -285,6 +338,11 @@ func configYAML(o Options, ms []Member, i int, tok string) ([]byte, error) {
 	if o.PollEvery > 0 {
 		fc.Distseq.PollEvery = o.PollEvery.String()
 	}
+	if o.Replication {
+		fc.Distseq.Registry = true
+		fc.Replication = &fileReplication{Enabled: true, AckAfter: o.AckAfter,
+			UnhealthyAfter: durationOrEmpty(o.UnhealthyAfter), MonitorEvery: durationOrEmpty(o.MonitorEvery), MappingEvery: durationOrEmpty(o.MappingEvery)}
+	}
 	for j, p := range ms {
 		if j != i {
 			fc.Distseq.Peers = append(fc.Distseq.Peers, filePeer{ID: string(p.ID), Endpoint: p.GRPC, Fingerprint: p.Fingerprint})
@@ -302,6 +360,14 @@ func configYAML(o Options, ms []Member, i int, tok string) ([]byte, error) {
 		return nil, fmt.Errorf("committee: node %d: config: %w", m.Index, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// durationOrEmpty is d as a Go duration, or "" (not written) for 0.
+func durationOrEmpty(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return d.String()
 }
 
 // writeFile writes data to path with mode perm, also over an existing file

@@ -12,6 +12,7 @@ import (
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/identity"
 	"github.com/ordolabs/ordo/internal/node"
+	"github.com/ordolabs/ordo/internal/smm"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -150,6 +151,55 @@ func TestInitOptions(t *testing.T) {
 	if c.Distseq.RangeSize != 0 || c.Distseq.PollEvery != 0 {
 		t.Errorf("rangeSize %d pollEvery %s written without being asked", c.Distseq.RangeSize, time.Duration(c.Distseq.PollEvery))
 	}
+	raw, err := os.ReadFile(ms[0].Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Replication.Enabled || c.Distseq.Registry || strings.Contains(string(raw), "replication") {
+		t.Errorf("replication written without being asked:\n%s", raw)
+	}
+}
+
+// TestInitReplication: --replication turns on replication and the
+// registry in every config; each tuning is written only when set.
+func TestInitReplication(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    Options
+		want smm.Config
+		// absent are YAML keys the config must not hold.
+		absent []string
+	}{
+		{"defaults", Options{Replication: true}, smm.Config{Enabled: true},
+			[]string{"ackAfter", "unhealthyAfter", "monitorEvery", "mappingEvery"}},
+		{"ack after 1", Options{Replication: true, AckAfter: 1, UnhealthyAfter: 1500 * time.Millisecond},
+			smm.Config{Enabled: true, AckAfter: 1, UnhealthyAfter: 1500 * time.Millisecond}, []string{"monitorEvery", "mappingEvery"}},
+		{"every tuning", Options{Replication: true, AckAfter: 2, UnhealthyAfter: time.Second, MonitorEvery: 100 * time.Millisecond, MappingEvery: time.Second},
+			smm.Config{Enabled: true, AckAfter: 2, UnhealthyAfter: time.Second, MonitorEvery: 100 * time.Millisecond, MappingEvery: time.Second}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.o
+			o.Nodes, o.Out = 3, filepath.Join(t.TempDir(), "c")
+			for _, m := range initT(t, o) {
+				c, err := node.LoadConfig(m.Config)
+				if err != nil {
+					t.Fatal(err)
+				}
+				raw, _ := os.ReadFile(m.Config)
+				if err := c.Validate(); err != nil {
+					t.Fatalf("node %d: %v\n%s", m.Index, err, raw)
+				}
+				if c.Replication != tc.want || !c.Distseq.Registry {
+					t.Errorf("node %d: replication %+v registry %v, want %+v and true", m.Index, c.Replication, c.Distseq.Registry, tc.want)
+				}
+				for _, k := range tc.absent {
+					if strings.Contains(string(raw), k+":") {
+						t.Errorf("node %d: %s written without being asked:\n%s", m.Index, k, raw)
+					}
+				}
+			}
+		})
+	}
 }
 
 // TestInitTuning: RangeSize and PollEvery reach every node's distseq
@@ -185,6 +235,13 @@ func TestInitRefuses(t *testing.T) {
 		{"overlap other way", Options{Nodes: 4, BasePort: 7003, APIBasePort: 7000}},
 		{"port overflow", Options{Nodes: 4, BasePort: 65533}},
 		{"negative port", Options{Nodes: 1, APIBasePort: -1}},
+		{"ack after without replication", Options{Nodes: 3, AckAfter: 1}},
+		{"unhealthy after without replication", Options{Nodes: 3, UnhealthyAfter: time.Second}},
+		{"monitor every without replication", Options{Nodes: 3, MonitorEvery: time.Second}},
+		{"ack after above the secondaries", Options{Nodes: 3, Replication: true, AckAfter: MaxAckAfter + 1}},
+		{"negative ack after", Options{Nodes: 3, Replication: true, AckAfter: -1}},
+		{"negative unhealthy after", Options{Nodes: 3, Replication: true, UnhealthyAfter: -time.Second}},
+		{"negative mapping every", Options{Nodes: 3, Replication: true, MappingEvery: -time.Second}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := tc.o

@@ -17,4 +17,9 @@
 //     node.Config.Validate.
 //   - Init refuses an existing non-empty output directory unless Force;
 //     with Force it writes over the files it makes and deletes nothing.
+//   - Without Options.Replication a config has no replication block and
+//     no distseq.registry, and the replication tunings are refused; with
+//     it every config has replication.enabled and distseq.registry (the
+//     node validation requires both), and each tuning is written only
+//     when set, so a node's own defaults stay in force otherwise.
 package committee
