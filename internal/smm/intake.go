@@ -98,7 +98,7 @@ var ErrNotReplicated = errors.New("smm: committed on the primary, not held by en
 
 // waitAcked waits until k secondaries of queue hold its log up to clock.
 func (n *Node) waitAcked(ctx context.Context, queue string, clock uint64, k int) error {
-	ctx, cancel := context.WithTimeout(ctx, n.c.AckTimeout)
+	ctx, cancel := n.withTimeout(ctx, n.c.AckTimeout)
 	defer cancel()
 	for {
 		n.mu.Lock()

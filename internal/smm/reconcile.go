@@ -126,7 +126,7 @@ func (n *Node) recurringSync(ctx context.Context, a syncArgs) error {
 
 // syncTo asks a secondary to sync and waits for its clock to reach target.
 func (n *Node) syncTo(ctx context.Context, set store.ReplicaSet, secondary string, target replog.Head) error {
-	ctx, cancel := context.WithTimeout(ctx, n.c.SyncTimeout)
+	ctx, cancel := n.withTimeout(ctx, n.c.SyncTimeout)
 	defer cancel()
 	resp, err := n.rpc.call(ctx, transport.NodeID(secondary), &smmpb.Request{Body: &smmpb.Request_Sync{Sync: &smmpb.SyncRequest{Queue: set.Queue, Target: toPB(target)}}})
 	n.markHealth(secondary, err == nil || CodeOf(err) != "")
