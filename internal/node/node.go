@@ -182,6 +182,10 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		n.Close()
 		return nil, err
 	}
+	if pins, err = pinReplication(cfg.Replication, senders, pins, n.log); err != nil {
+		n.Close()
+		return nil, err
+	}
 	var proc *processor.Node
 	var lead *leader.Node
 	var ds *Distseq

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"slices"
 
 	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/auth"
@@ -32,12 +34,54 @@ func validateReplication(r smm.Config, d DistseqConfig, bad func(field, format s
 	}
 }
 
+// pinReplication reserves a sender for the node's replica-set updates
+// (queue smm.SetsQueue), so that a failover's write on chain never waits
+// its turn behind the application queues: replication.sender, else the
+// last sender by id that no other pin holds, when the node has more than
+// one; with one, the updates share it (and a warning says so).
+func pinReplication(r smm.Config, senders []sequencer.SenderConfig, pins map[string]string, log *slog.Logger) (map[string]string, error) {
+	if !r.Enabled {
+		return pins, nil
+	}
+	if pins == nil {
+		pins = map[string]string{}
+	}
+	held := map[string]bool{}
+	for _, s := range pins {
+		held[s] = true
+	}
+	if r.Sender != "" {
+		for _, s := range senders {
+			if string(s.ID) == r.Sender {
+				pins[smm.SetsQueue] = r.Sender
+				return pins, nil
+			}
+		}
+		return nil, fmt.Errorf("replication.sender: %s is not one of the node's senders", r.Sender)
+	}
+	ids := make([]string, 0, len(senders))
+	for _, s := range senders {
+		if !held[string(s.ID)] {
+			ids = append(ids, string(s.ID))
+		}
+	}
+	slices.Sort(ids)
+	if len(ids) < 2 {
+		log.Warn("replication: no sender to reserve for replica-set updates: they share the node's senders with the queues, and a failover waits its turn behind them; configure more senders or replication.sender")
+		return pins, nil
+	}
+	pins[smm.SetsQueue] = ids[len(ids)-1]
+	return pins, nil
+}
+
 // replication builds the state machine manager on the distributed
 // sequencer's identity, transport and registry.
 func (n *Node) replication(seq *sequencer.Node, st *sqlite.Store, ds *Distseq, authn *auth.Authenticator, o Options) (*smm.Node, error) {
 	s, err := smm.New(smm.NodeConfig{Config: n.Config.Replication, Key: ds.key.Private, Store: st, Transport: ds.Transport,
 		Chain: n.Chain, Sequencer: seq, Registry: ds.registry, Clock: o.Clock, Logger: o.Logger, Registerer: n.Registry,
-		Allow: func(principal, typ string) error { return allowForwarded(authn, n.Config.IntakeAccess.TypeRoles, principal, typ) }})
+		Allow: func(principal, typ string) error {
+			return allowForwarded(authn, n.Config.IntakeAccess.TypeRoles, principal, typ)
+		}})
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,11 @@ type Config struct {
 	MappingEvery time.Duration `yaml:"mappingEvery"`
 	// RequestTimeout bounds one request to another node. Defaults to 5s.
 	RequestTimeout time.Duration `yaml:"requestTimeout"`
+	// Sender is the sender (account id) reserved for this node's
+	// replica-set updates. Defaults to the last of the node's senders by
+	// id that no other pin holds, when it has more than one; with one,
+	// the updates share it with the queues.
+	Sender string `yaml:"sender"`
 	// PushPage is the most entries one push or pull carries. Defaults to
 	// 500.
 	PushPage int `yaml:"pushPage"`

@@ -367,7 +367,9 @@ func (n *Node) mappingFresh() bool {
 	return !n.mappingAt.IsZero() && n.clock.Now().Sub(n.mappingAt) <= 3*n.c.MappingEvery
 }
 
-// refreshMapping is the mapping job: the node registry read again.
+// refreshMapping is the mapping job: the node registry read again, and
+// the replica sets on chain (a set another node made that names this
+// node is learnt here, if no push or monitoring brought it first).
 func (n *Node) refreshMapping(ctx context.Context) error {
 	if err := n.cfg.Registry.Refresh(ctx); err != nil {
 		return err
@@ -375,5 +377,5 @@ func (n *Node) refreshMapping(ctx context.Context) error {
 	n.mu.Lock()
 	n.mappingAt = n.clock.Now()
 	n.mu.Unlock()
-	return nil
+	return n.refreshSets(ctx)
 }

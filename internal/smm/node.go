@@ -89,7 +89,13 @@ type Node struct {
 	mappingAt time.Time
 	locks     map[string]*sync.Mutex
 	cycle     cycleStats
+	onSynced  func(queue, secondary string, lag time.Duration)
 }
+
+// SetOnSynced has f called for each intent a manual sync got a secondary
+// to hold, with the time from its commit on the primary (benchmarks). Set
+// it before Run.
+func (n *Node) SetOnSynced(f func(queue, secondary string, lag time.Duration)) { n.onSynced = f }
 
 // cycleStats is monitoring's progress.
 type cycleStats struct {

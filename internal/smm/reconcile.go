@@ -76,9 +76,26 @@ func (n *Node) manualSync(ctx context.Context, a syncArgs) error {
 		n.markHealth(a.Secondary, true)
 		n.m.Entries.Add(float64(len(es)))
 		n.noteAcked(a.Queue, a.Secondary, h.Clock)
+		n.observeLag(a.Queue, a.Secondary, es)
 		from = h.Clock
 	}
 	return nil
+}
+
+// observeLag records the sync lag of the intents among es.
+func (n *Node) observeLag(queue, secondary string, es []replog.Entry) {
+	now := n.clock.Now()
+	for _, e := range es {
+		c, err := store.DecodeChange(e.Payload)
+		if err != nil || c.Op != store.ChangeIntent {
+			continue
+		}
+		lag := now.Sub(c.At)
+		n.m.SyncLag.Observe(lag.Seconds())
+		if n.onSynced != nil {
+			n.onSynced(queue, secondary, lag)
+		}
+	}
 }
 
 // ackedClock is the clock a secondary was last known to hold.

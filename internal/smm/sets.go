@@ -21,14 +21,15 @@ import (
 
 // Replica sets: read from the chain's `replicasets` contract and held in
 // the store (which logs the queues whose held set names this node
-// primary); written through this node's sequencer (queue
-// smm/replicasets/<node>), signed by this node's key.
+// primary); written through this node's sequencer (queue SetsQueue, on a
+// reserved sender), signed by this node's key.
 
 // ErrLostRace is a replica-set update that another node's update beat.
 var ErrLostRace = errors.New("smm: another replica-set update came first")
 
-// setsQueue is the sequencer queue of this node's replica-set updates.
-func (n *Node) setsQueue() string { return "smm/replicasets/" + n.self }
+// SetsQueue is the sequencer queue of this node's replica-set updates
+// (the node reserves a sender for it).
+const SetsQueue = "smm/replicasets"
 
 // chainSet reads one queue's set from the chain (found false: none).
 func (n *Node) chainSet(ctx context.Context, queue string) (store.ReplicaSet, bool, error) {
@@ -190,7 +191,7 @@ func (n *Node) writeSet(ctx context.Context, next store.ReplicaSet, replaces uin
 	data, _ := json.Marshal(dispatch.Call{Contract: devchain.ReplicaSetsContract, Method: devchain.ReplicaSetsUpdate, Args: body})
 	sum := sha256.Sum256(data)
 	key := fmt.Sprintf("replicasets/%s/%d/%s", next.Queue, replaces, hex.EncodeToString(sum[:8]))
-	res, err := n.cfg.Sequencer.Submit(ctx, []sequencer.Intake{{Queue: n.setsQueue(), Type: dispatch.CallType, Data: data, IdempotencyKey: key}})
+	res, err := n.cfg.Sequencer.Submit(ctx, []sequencer.Intake{{Queue: SetsQueue, Type: dispatch.CallType, Data: data, IdempotencyKey: key}})
 	if err != nil {
 		return fmt.Errorf("smm: submit the replica set of %q: %w", next.Queue, err)
 	}

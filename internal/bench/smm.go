@@ -1,0 +1,516 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/identity"
+	"github.com/ordolabs/ordo/internal/node"
+	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/smm"
+)
+
+// SMMOptions configures SMM (`ordo bench smm`). Zero fields take their
+// defaults.
+type SMMOptions struct {
+	// Nodes is how many nodes hold every queue (each set is a primary and
+	// Nodes-1 secondaries). Defaults to 3.
+	Nodes int
+	// Queues is how many replicated queues monitoring cycles over.
+	// Defaults to 10,000.
+	Queues int
+	// SliceSize is monitor-state's slice. Defaults to 100.
+	SliceSize int
+	// MonitorEvery is the pause between two slices. Defaults to 1ms (the
+	// cycle then measures monitoring's own cost).
+	MonitorEvery time.Duration
+	// Rate is the intake, intents/s, open loop, over LoadQueues queues, for
+	// Load. Defaults to 1,000, 100 and 10s.
+	Rate       float64
+	LoadQueues int
+	Load       time.Duration
+	// BlockTime is the devchain's. Defaults to 1s.
+	BlockTime time.Duration
+	// UnhealthyAfter is how long a silent member waits to be replaced.
+	// Defaults to 2s.
+	UnhealthyAfter time.Duration
+	// Dir holds the nodes' data. Defaults to a temporary directory,
+	// removed at the end.
+	Dir string
+	// Progress receives a line per phase (nil: none).
+	Progress io.Writer
+}
+
+func (o *SMMOptions) defaults() {
+	setInt := func(p *int, v int) {
+		if *p <= 0 {
+			*p = v
+		}
+	}
+	setDur := func(p *time.Duration, v time.Duration) {
+		if *p <= 0 {
+			*p = v
+		}
+	}
+	setInt(&o.Nodes, 3)
+	setInt(&o.Queues, 10000)
+	setInt(&o.SliceSize, 100)
+	setInt(&o.LoadQueues, 100)
+	setDur(&o.MonitorEvery, time.Millisecond)
+	setDur(&o.Load, 10*time.Second)
+	setDur(&o.BlockTime, time.Second)
+	setDur(&o.UnhealthyAfter, 2*time.Second)
+	if o.Rate <= 0 {
+		o.Rate = 1000
+	}
+}
+
+// SMMResult is what SMM measured.
+type SMMResult struct {
+	Opts SMMOptions
+	// Cycle is the longest last full monitoring cycle among the nodes.
+	Cycle time.Duration
+	// Offered and Taken count the intents of the load phase.
+	Offered, Taken int
+	// Lags are the sync lags of the intents a manual sync got to a
+	// secondary (one per intent and secondary).
+	LagP50, LagP99 time.Duration
+	Synced         int
+	// FailoverBlocks and FailoverTime run from the primary's loss to the
+	// first transaction of its queue the new primary got included.
+	FailoverBlocks uint64
+	FailoverTime   time.Duration
+	Wall           time.Duration
+}
+
+// String is the one line `ordo bench smm` prints.
+func (r SMMResult) String() string {
+	o := r.Opts
+	return fmt.Sprintf("smm: %d nodes x %d queues: monitoring cycle %v (slices of %d, pause %v); sync lag p50 %v p99 %v "+
+		"(%d intents taken of %d offered at %.0f/s over %d queues, %d syncs to secondaries); failover %d blocks (%v; block %v, unhealthyAfter %v) "+
+		"primary lost -> first dispatch by the new primary included; wall %v",
+		o.Nodes, o.Queues, r.Cycle.Round(time.Millisecond), o.SliceSize, o.MonitorEvery, r.LagP50.Round(100*time.Microsecond), r.LagP99.Round(100*time.Microsecond),
+		r.Taken, r.Offered, o.Rate, o.LoadQueues, r.Synced, r.FailoverBlocks, r.FailoverTime.Round(10*time.Millisecond), o.BlockTime, o.UnhealthyAfter, r.Wall.Round(100*time.Millisecond))
+}
+
+// smmRun is one run: the chain and the nodes.
+type smmRun struct {
+	o     SMMOptions
+	dc    *devchain.Chain
+	url   string
+	keys  []identity.Key
+	dirs  []string
+	nodes []*node.Node
+	stops []context.CancelFunc
+	dones []chan struct{}
+
+	mu   sync.Mutex
+	lags []time.Duration
+}
+
+// SMM runs the state machine manager's benchmark: Nodes full nodes in
+// this process (gRPC with mutual TLS on loopback, one devchain over HTTP
+// on the wall clock) holding Queues replicated queues, each on all of
+// them; it measures a full monitoring cycle, the sync lag under Rate
+// intents/s of intake, and the failover of one loaded queue's primary.
+func SMM(ctx context.Context, o SMMOptions) (res SMMResult, err error) {
+	o.defaults()
+	res.Opts = o
+	start := time.Now()
+	if o.Dir == "" {
+		if o.Dir, err = os.MkdirTemp("", "ordo-bench-smm-"); err != nil {
+			return res, err
+		}
+		defer os.RemoveAll(o.Dir)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := &smmRun{o: o}
+	stop, err := r.chain(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer stop()
+	defer r.stopAll()
+	if err := r.start(ctx); err != nil {
+		return res, err
+	}
+	r.progress("bench smm: %d nodes registered; writing %d replica sets", o.Nodes, o.Queues)
+	if err := r.writeSets(ctx); err != nil {
+		return res, err
+	}
+	if res.Cycle, err = r.cycle(ctx); err != nil {
+		return res, err
+	}
+	r.progress("bench smm: monitoring cycle %v; load %.0f intents/s for %v", res.Cycle, o.Rate, o.Load)
+	uids, err := r.load(ctx, &res)
+	if err != nil {
+		return res, err
+	}
+	r.mu.Lock()
+	lags := slices.Clone(r.lags)
+	r.mu.Unlock()
+	slices.Sort(lags)
+	res.Synced = len(lags)
+	if len(lags) > 0 {
+		res.LagP50, res.LagP99 = lags[len(lags)/2], lags[min(len(lags)-1, len(lags)*99/100)]
+	}
+	r.progress("bench smm: sync lag p50 %v p99 %v over %d syncs; failing over", res.LagP50, res.LagP99, len(lags))
+	if err := r.failover(ctx, uids, &res); err != nil {
+		return res, err
+	}
+	res.Wall = time.Since(start)
+	return res, nil
+}
+
+func (r *smmRun) progress(format string, a ...any) {
+	if r.o.Progress != nil {
+		fmt.Fprintf(r.o.Progress, format+"\n", a...)
+	}
+}
+
+// chain starts the devchain and serves its API on loopback.
+func (r *smmRun) chain(ctx context.Context) (func(), error) {
+	dc, err := devchain.New(devchain.Config{BlockTime: r.o.BlockTime, MaxBlockTxs: 5000})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		dc.Close()
+		return nil, err
+	}
+	srv := &http.Server{Handler: devchain.NewHandler(dc), ReadHeaderTimeout: 10 * time.Second}
+	var wg sync.WaitGroup
+	cctx, cancel := context.WithCancel(ctx)
+	wg.Go(func() { _ = srv.Serve(ln) })
+	wg.Go(func() { _ = dc.Run(cctx) })
+	r.dc, r.url = dc, "http://"+ln.Addr().String()
+	return func() {
+		cancel()
+		_ = srv.Close()
+		wg.Wait()
+		dc.Close()
+	}, nil
+}
+
+// config is node i's: dev mode, its identity, the registry, replication.
+func (r *smmRun) config(i int, grpc string) node.Config {
+	dir := r.dirs[i]
+	return node.Config{Data: dir, Chain: r.url, DevSenders: 8, DevMode: true, Listen: "127.0.0.1:0",
+		Distseq: node.DistseqConfig{Key: filepath.Join(dir, "node.key"), Cert: filepath.Join(dir, "node.crt"), Listen: grpc,
+			Registry: true, RegistryEvery: node.Duration(200 * time.Millisecond), PollEvery: node.Duration(100 * time.Millisecond)},
+		Replication: smm.Config{Enabled: true, Secondaries: r.o.Nodes - 1, SliceSize: r.o.SliceSize, MonitorEvery: r.o.MonitorEvery,
+			UnhealthyAfter: r.o.UnhealthyAfter, SyncPoll: 200 * time.Millisecond, SyncTimeout: 10 * time.Second,
+			MappingEvery: 2 * time.Second, RequestTimeout: 2 * time.Second}}
+}
+
+// start makes each node's identity and starts it; it returns once the
+// nodes registry holds every node.
+func (r *smmRun) start(ctx context.Context) error {
+	for i := range r.o.Nodes {
+		k, err := identity.Generate(rand.Reader)
+		if err != nil {
+			return err
+		}
+		cert, err := identity.NewCertificate(k, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
+		if err != nil {
+			return err
+		}
+		dir := filepath.Join(r.o.Dir, fmt.Sprintf("node%d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := identity.Save(filepath.Join(dir, "node.key"), filepath.Join(dir, "node.crt"), k, cert); err != nil {
+			return err
+		}
+		r.keys, r.dirs = append(r.keys, k), append(r.dirs, dir)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for i := range r.o.Nodes {
+		gl, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		grpc := gl.Addr().String()
+		gl.Close()
+		n, err := node.Build(ctx, r.config(i, grpc), node.Options{Logger: log})
+		if err != nil {
+			return fmt.Errorf("bench smm: node %d: %w", i, err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			_ = n.Close()
+			return err
+		}
+		n.SMM.SetOnSynced(func(_, _ string, lag time.Duration) {
+			r.mu.Lock()
+			r.lags = append(r.lags, lag)
+			r.mu.Unlock()
+		})
+		nctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = n.Serve(nctx, ln)
+		}()
+		r.nodes, r.stops, r.dones = append(r.nodes, n), append(r.stops, stop), append(r.dones, done)
+	}
+	return r.until(ctx, 30*time.Second, "every node in the nodes registry", func() (bool, error) {
+		raw, err := r.dc.Call(ctx, devchain.NodesContract, "nodes", json.RawMessage(`{}`))
+		if err != nil {
+			return false, nil
+		}
+		var out struct {
+			Nodes []json.RawMessage `json:"nodes"`
+		}
+		return json.Unmarshal(raw, &out) == nil && len(out.Nodes) >= r.o.Nodes, nil
+	})
+}
+
+// stop stops node i hard and closes it.
+func (r *smmRun) stop(i int) {
+	if r.nodes[i] == nil {
+		return
+	}
+	r.stops[i]()
+	<-r.dones[i]
+	_ = r.nodes[i].Close()
+	r.nodes[i] = nil
+}
+
+func (r *smmRun) stopAll() {
+	for i := range r.nodes {
+		r.stop(i)
+	}
+}
+
+// until polls cond every 50ms until it holds, it fails, ctx ends or d
+// passes.
+func (r *smmRun) until(ctx context.Context, d time.Duration, what string, cond func() (bool, error)) error {
+	deadline := time.Now().Add(d)
+	for {
+		ok, err := cond()
+		if err != nil || ok {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("bench smm: %s: not within %v", what, d)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// queue is the name of queue q; its primary is node q % Nodes, the
+// others its secondaries.
+func (r *smmRun) queue(q int) string { return fmt.Sprintf("bench-%05d", q) }
+
+func (r *smmRun) setOf(q int) (primary int, secondaries []string) {
+	primary = q % r.o.Nodes
+	for j := range r.o.Nodes {
+		if j != primary {
+			secondaries = append(secondaries, string(r.keys[j].ID()))
+		}
+	}
+	return primary, secondaries
+}
+
+// writeSets puts every queue's set on chain, signed by its primary's key,
+// sent from the chain's dev accounts, and waits for the last.
+func (r *smmRun) writeSets(ctx context.Context) error {
+	accts, err := r.dc.DevAccounts(ctx)
+	if err != nil {
+		return err
+	}
+	nonce := map[chain.Address]uint64{}
+	for q := range r.o.Queues {
+		p, secs := r.setOf(q)
+		k := r.keys[p]
+		args, _ := json.Marshal(devchain.SignReplicaSetUpdate(k.Private, string(k.ID()), r.queue(q), string(k.ID()), secs, 0))
+		from := accts[q%len(accts)].Address
+		if _, err := r.dc.SendTx(ctx, chain.Tx{From: from, Nonce: nonce[from], Fee: 10000, Contract: devchain.ReplicaSetsContract,
+			Method: devchain.ReplicaSetsUpdate, Args: args}); err != nil {
+			return fmt.Errorf("bench smm: set %d: %w", q, err)
+		}
+		nonce[from]++
+	}
+	last, _ := json.Marshal(map[string]string{"queue": r.queue(r.o.Queues - 1)})
+	return r.until(ctx, 2*time.Minute, "the replica sets on chain", func() (bool, error) {
+		_, err := r.dc.Call(ctx, devchain.ReplicaSetsContract, "set", last)
+		return err == nil, nil
+	})
+}
+
+// cycle waits until every node completed two monitoring cycles over all
+// the queues and returns the longest last one.
+func (r *smmRun) cycle(ctx context.Context) (time.Duration, error) {
+	var worst time.Duration
+	err := r.until(ctx, 5*time.Minute, "two full monitoring cycles at every node", func() (bool, error) {
+		worst = 0
+		for _, n := range r.nodes {
+			st, err := n.SMM.Status(ctx)
+			if err != nil {
+				return false, err
+			}
+			if st.Primary+st.Secondary < r.o.Queues || st.Cycles < 2 {
+				return false, nil
+			}
+			d, err := time.ParseDuration(st.LastCycle)
+			if err != nil {
+				return false, err
+			}
+			worst = max(worst, d)
+		}
+		return true, nil
+	})
+	return worst, err
+}
+
+// intake is the i-th intent of queue q: a claim voting account, then votes.
+func (r *smmRun) intake(q, i int) sequencer.Intake {
+	it := sequencer.Intake{Queue: r.queue(q), Type: sequencer.SendClaimVote, Data: json.RawMessage(fmt.Sprintf(`{"voter":"v%d","vote":true}`, i)),
+		IdempotencyKey: fmt.Sprintf("%d/%d", q, i)}
+	if i == 0 {
+		it.Type, it.Data = sequencer.CreateClaimVotingAccount, json.RawMessage(`{"title":"bench"}`)
+	}
+	return it
+}
+
+// load offers Rate intents/s over LoadQueues queues for Load, each to its
+// primary, open loop (a pool of submitters; a tick's intents are dropped,
+// not queued, when the pool is behind), and returns queue 0's uids.
+func (r *smmRun) load(ctx context.Context, res *SMMResult) ([]string, error) {
+	type job struct{ q, i int }
+	jobs := make(chan job, 4096)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	var uids []string
+	for range 64 {
+		wg.Go(func() {
+			for j := range jobs {
+				p, _ := r.setOf(j.q)
+				out, err := r.nodes[p].SMM.Submit(ctx, "bench", []sequencer.Intake{r.intake(j.q, j.i)})
+				mu.Lock()
+				switch {
+				case err != nil && firstErr == nil:
+					firstErr = err
+				case err == nil:
+					res.Taken++
+					if j.q == 0 {
+						uids = append(uids, out[0].Transaction.UID)
+					}
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	next := make([]int, r.o.LoadQueues)
+	tick := 10 * time.Millisecond
+	per := r.o.Rate * tick.Seconds()
+	var owed float64
+	t := time.NewTicker(tick)
+	end := time.Now().Add(r.o.Load)
+	q := 0
+	for time.Now().Before(end) && ctx.Err() == nil {
+		<-t.C
+		owed += per
+		for ; owed >= 1; owed-- {
+			res.Offered++
+			j := job{q: q, i: next[q]}
+			select {
+			case jobs <- j:
+				next[q]++
+			default:
+			}
+			q = (q + 1) % r.o.LoadQueues
+		}
+	}
+	t.Stop()
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, fmt.Errorf("bench smm: intake: %w", firstErr)
+	}
+	return uids, nil
+}
+
+// failover stops queue 0's primary for good and measures until the first
+// block that includes a transaction of queue 0 sent by another node.
+func (r *smmRun) failover(ctx context.Context, uids []string, res *SMMResult) error {
+	p, _ := r.setOf(0)
+	ours := map[string]bool{}
+	for _, u := range uids {
+		ours[u] = true
+	}
+	head, err := r.dc.Head(ctx)
+	if err != nil {
+		return err
+	}
+	oldFrom := map[chain.Address]bool{}
+	blocks, err := r.dc.Blocks(ctx, 1, head.Height)
+	if err != nil {
+		return err
+	}
+	for _, b := range blocks {
+		for _, tx := range b.Txs {
+			if ours[tx.Memo] {
+				oldFrom[tx.From] = true
+			}
+		}
+	}
+	r.stop(p)
+	lost, h0 := time.Now(), head.Height
+	other := (p + 1) % r.o.Nodes
+	for i := 0; ; i++ {
+		// Queue 0 keeps taking intents at another node, as a client would
+		// (503 while the failover is under way).
+		if out, err := r.nodes[other].SMM.Submit(ctx, "bench", []sequencer.Intake{r.intake(0, 1_000_000+i)}); err == nil {
+			ours[out[0].Transaction.UID] = true
+		} else if !errors.Is(err, smm.ErrUnavailable) && !errors.Is(err, smm.ErrNotReplicated) {
+			return fmt.Errorf("bench smm: intake during the failover: %w", err)
+		}
+		hd, err := r.dc.Head(ctx)
+		if err != nil {
+			return err
+		}
+		bs, err := r.dc.Blocks(ctx, h0+1, hd.Height)
+		if err != nil {
+			return err
+		}
+		for _, b := range bs {
+			for _, tx := range b.Txs {
+				if ours[tx.Memo] && !oldFrom[tx.From] {
+					res.FailoverBlocks, res.FailoverTime = b.Height-h0, time.Since(lost)
+					return nil
+				}
+			}
+		}
+		if time.Since(lost) > 2*time.Minute {
+			return fmt.Errorf("bench smm: no dispatch by a new primary within 2m of the primary's loss")
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
