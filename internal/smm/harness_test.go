@@ -533,3 +533,20 @@ func sortedIDs(ids []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// mustJSON decodes b into v or fails the test.
+func mustJSON(t *testing.T, b []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// short abbreviates node ids for messages.
+func short(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id[:min(len(id), 9)]
+	}
+	return out
+}
