@@ -43,7 +43,7 @@ import (
 func testConfig() Config {
 	return Config{Enabled: true, Secondaries: 2, SliceSize: 2, MonitorEvery: time.Second, UnhealthyAfter: 30 * time.Second,
 		SyncPoll: 15 * time.Second, SyncTimeout: 5 * time.Minute, MaxFailedSyncs: 3, MappingEvery: 10 * time.Minute,
-		RequestTimeout: 500 * time.Millisecond, AckTimeout: 10 * time.Second}
+		RequestTimeout: time.Second, AckTimeout: 10 * time.Second}
 }
 
 // harness is N nodes on one chain, network and clock.

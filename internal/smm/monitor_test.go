@@ -8,12 +8,12 @@ import (
 	"time"
 )
 
-// TestMonitorStateSlices: monitor-state over 5 queues in slices of 2 records
+// TestJobMonitorStateSlices: monitor-state over 5 queues in slices of 2 records
 // each queue's member heads, queues find-sync-requests and
 // find-replica-set-updates for its slice and the next monitor-state at
 // offset+size MonitorEvery later; past the end it wraps to 0, and the
 // next slice at 0 closes the cycle (Status().LastCycle).
-func TestMonitorStateSlices(t *testing.T) {
+func TestJobMonitorStateSlices(t *testing.T) {
 	h := newHarness(t, harnessOpts{nodes: 3})
 	a, b, c := h.nodes[0], h.nodes[1], h.nodes[2]
 	var queues []string
@@ -104,11 +104,11 @@ func TestMonitorStateSlices(t *testing.T) {
 	}
 }
 
-// TestMonitorStateUnhealthy: a member that does not answer is recorded
+// TestJobMonitorStateUnhealthy: a member that does not answer is recorded
 // unreached and unhealthy since the slice that asked it; it stays
 // unhealthy since then on the next slices, and healthy again once it
 // answers.
-func TestMonitorStateUnhealthy(t *testing.T) {
+func TestJobMonitorStateUnhealthy(t *testing.T) {
 	h := newHarness(t, harnessOpts{nodes: 3})
 	a, b, c := h.nodes[0], h.nodes[1], h.nodes[2]
 	h.putSet("q", a, b, c)
