@@ -5,15 +5,16 @@ package jobq
 // configuration is here; their jobs come with the SMM.
 const (
 	// QueueMonitoring runs monitor-state, find-sync-requests and
-	// find-replica-set-updates: one job at a time.
+	// find-replica-set-updates (and the registry mapping's refresh): one
+	// job at a time.
 	QueueMonitoring = "monitoring"
 	// QueueManualSync is the fast lane of write-triggered syncs: 15 at once.
 	QueueManualSync = "manual-sync"
 	// QueueRecurringSync runs issue-recurring-sync-request (the
 	// reconciliation queue's syncs): 5 at once.
 	QueueRecurringSync = "recurring-sync"
-	// QueueReplicaSetUpdate runs issue-replica-set-update (and the
-	// registry mapping's refresh): one at a time.
+	// QueueReplicaSetUpdate runs issue-replica-set-update: one at a
+	// time.
 	QueueReplicaSetUpdate = "replica-set-update"
 )
 

@@ -204,7 +204,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	seq, err := sequencer.NewNode(sequencer.Config{Trace: trace, Store: st, Chain: metered, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: seqTypes, EngineTypes: EngineTypes,
 		Policies: policies, Fees: sequencer.FeePolicy(cfg.Fees), InclusionTimeout: cfg.InclusionTimeoutBlocks, Confirmations: cfg.Confirmations, Senders: senders,
 		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: onFinish, Intake: cfg.Intake(), Pins: pins,
-		Pipelines: append(cfg.Sequencer.pipelines(), cfg.Distseq.pipeline()...)})
+		Pipelines: append(append(cfg.Sequencer.pipelines(), cfg.Distseq.pipeline()...), replicationPipeline(cfg.Replication)...)})
 	if err != nil {
 		n.Close()
 		return nil, err

@@ -74,6 +74,16 @@ func pinReplication(r smm.Config, senders []sequencer.SenderConfig, pins map[str
 	return pins, nil
 }
 
+// replicationPipeline lets the node's replica-set updates be in flight
+// together (a lost node's queues fail over in one block, not one per
+// block).
+func replicationPipeline(r smm.Config) []sequencer.Pipeline {
+	if !r.Enabled {
+		return nil
+	}
+	return []sequencer.Pipeline{{Prefix: smm.SetsQueue, InFlight: 64}}
+}
+
 // replication builds the state machine manager on the distributed
 // sequencer's identity, transport and registry.
 func (n *Node) replication(seq *sequencer.Node, st *sqlite.Store, ds *Distseq, authn *auth.Authenticator, o Options) (*smm.Node, error) {

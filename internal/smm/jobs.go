@@ -3,10 +3,14 @@ package smm
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/jobq"
@@ -20,11 +24,12 @@ import (
 //   - monitoring (one at a time): monitor-state over a slice of the queues
 //     this node is a member of, which enqueues find-sync-requests and
 //     find-replica-set-updates for that slice and monitor-state for the
-//     next, cycling forever;
+//     next, cycling forever; and refresh-mapping, the periodic refresh of
+//     the node registry (here, not behind the updates that need it fresh);
 //   - recurring-sync (5 at once): issue-recurring-sync-request;
 //   - manual-sync (15 at once): manual-sync, the write-triggered push;
-//   - replica-set-update (one at a time): issue-replica-set-update, and
-//     refresh-mapping, the periodic refresh of the node registry.
+//   - replica-set-update (one at a time): issue-replica-set-update, one
+//     job per slice's updates, put on chain together.
 
 // Job kinds.
 const (
@@ -53,10 +58,13 @@ type syncArgs struct {
 	Secondary string `json:"secondary"`
 }
 
-// updateArgs: the members to replace in one queue's set.
+// updateArgs: the queues whose sets to update (Queue alone, or Queues;
+// Unhealthy is what monitoring found, for the record: the job plans again
+// on what it finds).
 type updateArgs struct {
-	Queue     string   `json:"queue"`
-	Unhealthy []string `json:"unhealthy"`
+	Queue     string   `json:"queue,omitempty"`
+	Queues    []string `json:"queues,omitempty"`
+	Unhealthy []string `json:"unhealthy,omitempty"`
 }
 
 func (n *Node) registerJobs() {
@@ -185,17 +193,26 @@ func (n *Node) gather(ctx context.Context, sets []store.ReplicaSet) []QueueState
 	}
 	heads := map[string]map[string]replog.Head{} // node → queue → head
 	versions := map[string]uint64{}              // queue → highest version a member knows
+	// One request per member node, all at once: a dead member costs one
+	// RequestTimeout per slice, not one per member.
+	var mu sync.Mutex
+	var wg sync.WaitGroup
 	for node, queues := range byNode {
-		hs, vs, err := n.headsOf(ctx, node, queues)
-		n.markHealth(node, err == nil)
-		if err != nil {
-			continue
-		}
-		heads[node] = hs
-		for q, v := range vs {
-			versions[q] = max(versions[q], v)
-		}
+		wg.Go(func() {
+			hs, vs, err := n.headsOf(ctx, node, queues)
+			n.markHealth(node, err == nil)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			heads[node] = hs
+			for q, v := range vs {
+				versions[q] = max(versions[q], v)
+			}
+		})
 	}
+	wg.Wait()
 	out := make([]QueueState, 0, len(sets))
 	for _, s := range sets {
 		if versions[s.Queue] > s.Version {
@@ -300,6 +317,7 @@ func (n *Node) noteFailedSync(queue, secondary string) {
 // replaced).
 func (n *Node) findReplicaSetUpdates(ctx context.Context, a sliceArgs) error {
 	now := n.clock.Now()
+	var mine []string
 	for _, st := range n.stateOf(a.Queues) {
 		next, bad, err := n.plan(ctx, st, now)
 		if errors.Is(err, ErrNothingToReplace) || (errors.Is(err, ErrNoCandidate) && len(bad) == 0) {
@@ -309,14 +327,22 @@ func (n *Node) findReplicaSetUpdates(ctx context.Context, a sliceArgs) error {
 			n.log.Warn("smm: replica set needs an update that cannot be planned", "queue", st.Set.Queue, "unhealthy", bad, "err", err)
 			continue
 		}
-		if signer(st.Set, next) != n.self {
-			continue
-		}
-		if _, _, err := n.insert(ctx, KindReplicaSetUpdate, jobq.QueueReplicaSetUpdate, updateArgs{Queue: st.Set.Queue, Unhealthy: bad}, "rsu/"+st.Set.Queue, time.Time{}); err != nil && !errors.Is(err, jobq.ErrQueueFull) {
-			return err
+		if signer(st.Set, next) == n.self {
+			mine = append(mine, st.Set.Queue)
 		}
 	}
-	return nil
+	if len(mine) == 0 {
+		return nil
+	}
+	// One job for the slice's updates: the queue runs one at a time, and
+	// the job puts its updates on chain together. The same queues found
+	// again while it waits make no second job.
+	sum := sha256.Sum256([]byte(strings.Join(mine, "\x00")))
+	_, _, err := n.insert(ctx, KindReplicaSetUpdate, jobq.QueueReplicaSetUpdate, updateArgs{Queues: mine}, "rsu/"+hex.EncodeToString(sum[:12]), time.Time{})
+	if errors.Is(err, jobq.ErrQueueFull) {
+		return nil
+	}
+	return err
 }
 
 // plan is the update a queue's set needs now: its members unhealthy for

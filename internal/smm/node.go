@@ -141,7 +141,7 @@ func New(cfg NodeConfig) (*Node, error) {
 		ackWake: make(chan struct{}), adopted: map[string]bool{}, failed: map[string]failures{}, locks: map[string]*sync.Mutex{}}
 	n.rpc = newRPC(cfg.Transport, 4*cfg.Servers)
 	core := jobq.CoreConfig{Queues: jobq.SMMQueues(), Periodic: []jobq.PeriodicJob{
-		{Name: KindRefreshMapping, Queue: jobq.QueueReplicaSetUpdate, Kind: KindRefreshMapping, Every: n.c.MappingEvery, MaxAttempts: 1},
+		{Name: KindRefreshMapping, Queue: jobq.QueueMonitoring, Kind: KindRefreshMapping, Every: n.c.MappingEvery, MaxAttempts: 1},
 	}, BackoffBase: time.Second}
 	jobs, err := jobq.New(jobq.Config{Store: cfg.Store, Core: core, Clock: cfg.Clock, Log: cfg.Logger, NewID: cfg.NewJobID})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/jobq"
@@ -172,6 +173,38 @@ func (n *Node) syncTo(ctx context.Context, set store.ReplicaSet, secondary strin
 // the plan made again on what they answer now, written on chain by this
 // node (the signer the plan names), then the new members synced.
 func (n *Node) replicaSetUpdate(ctx context.Context, a updateArgs) error {
+	queues := a.Queues
+	if a.Queue != "" {
+		queues = append([]string{a.Queue}, queues...)
+	}
+	if len(queues) == 1 {
+		return n.updateOne(ctx, queues[0])
+	}
+	// One job, several queues (a node lost holds many): their updates go
+	// on chain together (the sets queue is a pipeline), each waited for
+	// by its own goroutine, at most updateFanOut at once.
+	sem := make(chan struct{}, updateFanOut)
+	errs := make([]error, len(queues))
+	var wg sync.WaitGroup
+	for i, q := range queues {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := n.updateOne(ctx, q); err != nil && !jobq.IsCancel(err) {
+				errs[i] = fmt.Errorf("%s: %w", q, err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// updateFanOut is how many replica-set updates one job has in flight.
+const updateFanOut = 64
+
+// updateOne is issue-replica-set-update for one queue.
+func (n *Node) updateOne(ctx context.Context, queue string) error {
+	a := updateArgs{Queue: queue}
 	l := n.lock(a.Queue)
 	l.Lock()
 	defer l.Unlock()
