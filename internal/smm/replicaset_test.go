@@ -44,8 +44,8 @@ func TestJobReplicaSetUpdateDeadSecondary(t *testing.T) {
 		t.Fatalf("a secondary queued %d updates: the primary signs", len(js))
 	}
 	ups := jobArgs[updateArgs](h, a, KindReplicaSetUpdate)
-	if len(ups) != 1 || ups[0].Queue != "q" || !slices.Equal(ups[0].Unhealthy, []string{c.id}) {
-		t.Fatalf("updates queued %+v, want q replacing c", ups)
+	if len(ups) != 1 || !slices.Equal(ups[0].Queues, []string{"q"}) {
+		t.Fatalf("updates queued %+v, want one of q (other needs none)", ups)
 	}
 	if err := a.replicaSetUpdate(h.ctx, ups[0]); err != nil {
 		t.Fatal(err)
@@ -107,8 +107,8 @@ func TestJobReplicaSetUpdateDeadPrimary(t *testing.T) {
 		t.Fatalf("c queued %d updates: b, promoted, signs", len(js))
 	}
 	ups := jobArgs[updateArgs](h, b, KindReplicaSetUpdate)
-	if len(ups) != 1 || !slices.Equal(ups[0].Unhealthy, []string{a.id}) {
-		t.Fatalf("updates queued at b %+v, want one replacing a", ups)
+	if len(ups) != 1 || !slices.Equal(ups[0].Queues, []string{"q"}) {
+		t.Fatalf("updates queued at b %+v, want one of q", ups)
 	}
 	if err := b.replicaSetUpdate(h.ctx, ups[0]); err != nil {
 		t.Fatal(err)
@@ -239,13 +239,51 @@ func TestJobRefreshMapping(t *testing.T) {
 	if st := status(); !st.MappingFresh || !st.MappingReadAt.Equal(h.clk.Now()) {
 		t.Fatalf("after a refresh: fresh %v read at %v", st.MappingFresh, st.MappingReadAt)
 	}
-	// It is a periodic job of the replica-set-update queue.
-	waitFor(t, "a periodic refresh-mapping job", func() bool {
-		for _, j := range h.jobs(a, KindRefreshMapping) {
-			if j.Queue == jobq.QueueReplicaSetUpdate {
-				return true
-			}
+	// It is a periodic job: the job queue inserts it each period.
+	waitFor(t, "a periodic refresh-mapping job", func() bool { return len(h.jobs(a, KindRefreshMapping)) > 0 })
+}
+
+// TestJobReplicaSetUpdateManyQueues: a node lost from several sets of one
+// slice: find-replica-set-updates queues one job for the slice, and it
+// replaces the node in every set.
+func TestJobReplicaSetUpdateManyQueues(t *testing.T) {
+	h := newHarness(t, harnessOpts{nodes: 4})
+	a, b, c, d := h.nodes[0], h.nodes[1], h.nodes[2], h.nodes[3]
+	queues := []string{"q1", "q2", "q3"}
+	for _, q := range queues {
+		h.putSet(q, a, b, c)
+		h.intents(a, q, 2)
+	}
+	h.net.setDown(c.id, true)
+	if err := a.monitorState(h.ctx, monitorArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	h.clk.Advance(testConfig().UnhealthyAfter)
+	if err := a.monitorState(h.ctx, monitorArgs{}); err != nil { // slice q1, q2
+		t.Fatal(err)
+	}
+	if err := a.findReplicaSetUpdates(h.ctx, sliceArgs{Queues: queues}); err != nil {
+		t.Fatal(err)
+	}
+	ups := jobArgs[updateArgs](h, a, KindReplicaSetUpdate)
+	if len(ups) != 1 || !slices.Equal(ups[0].Queues, []string{"q1", "q2"}) {
+		t.Fatalf("updates queued %+v, want one job of the slice's q1 and q2", ups)
+	}
+	if err := a.replicaSetUpdate(h.ctx, ups[0]); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range queues {
+		got := h.chainSet(q)
+		want := []string{b.id, d.id}
+		if q == "q3" { // not in the slice monitored: untouched
+			want = []string{b.id, c.id}
 		}
-		return false
-	})
+		wantV := uint64(2)
+		if q == "q3" {
+			wantV = 1
+		}
+		if !slices.Equal(got.Secondaries, want) || got.Version != wantV {
+			t.Fatalf("%s on chain v%d %v, want v%d %v", q, got.Version, short(got.Secondaries), wantV, short(want))
+		}
+	}
 }
