@@ -93,14 +93,16 @@ type Job struct {
 
 // JobBatch is a set of job writes applied in one store transaction.
 //
-// Insert adds new jobs, in order. An insert is not added, and its result is
-// the stored job instead, when the store holds its ID already or when a
-// live job (in the store or earlier in the batch) holds its UniqueKey: so
-// an insert is idempotent by ID, and several inserters of one unique key
-// make one job. Update rewrites whole records of jobs the store holds, by
-// ID, in order (an unknown ID fails the batch with ErrNotFound); an update
-// that would make a second live job hold a unique key fails the batch with
-// ErrUniqueLive.
+// Update rewrites whole records of jobs the store holds, by ID, in order,
+// before any insert (so an update that ends a job frees its unique key for
+// an insert of the same batch: a job finished and its successor inserted
+// in one turn); an unknown ID fails the batch with ErrNotFound, and an
+// update that would make a second live job hold a unique key fails it
+// with ErrUniqueLive. Insert then adds new jobs, in order. An insert is
+// not added, and its result is the stored job instead, when the store
+// holds its ID already or when a live job (in the store, as updated, or
+// earlier in the batch) holds its UniqueKey: so an insert is idempotent by
+// ID, and several inserters of one unique key make one job.
 type JobBatch struct {
 	Insert []Job
 	Update []Job

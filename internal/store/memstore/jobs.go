@@ -97,6 +97,15 @@ func (s *Jobs) ApplyJobs(ctx context.Context, b store.JobBatch) ([]store.JobInse
 		jobs[j.ID] = j
 		return nil
 	}
+	// Updates first (see store.JobBatch).
+	for _, j := range b.Update {
+		if _, ok := get(j.ID); !ok {
+			return nil, fmt.Errorf("memstore: apply jobs: update job %d: %w", j.ID, store.ErrNotFound)
+		}
+		if err := put(copyJob(j)); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]store.JobInserted, 0, len(b.Insert))
 	for _, j := range b.Insert {
 		if old, ok := get(j.ID); ok {
@@ -115,14 +124,6 @@ func (s *Jobs) ApplyJobs(ctx context.Context, b store.JobBatch) ([]store.JobInse
 			return nil, err
 		}
 		out = append(out, store.JobInserted{Job: copyJob(j), Created: true})
-	}
-	for _, j := range b.Update {
-		if _, ok := get(j.ID); !ok {
-			return nil, fmt.Errorf("memstore: apply jobs: update job %d: %w", j.ID, store.ErrNotFound)
-		}
-		if err := put(copyJob(j)); err != nil {
-			return nil, err
-		}
 	}
 	maps.Copy(s.jobs, jobs)
 	for k, id := range live {

@@ -83,6 +83,28 @@ func (s *Store) ApplyJobs(ctx context.Context, b store.JobBatch) ([]store.JobIns
 
 // applyJobs writes b on c, inside the caller's transaction.
 func (s *Store) applyJobs(ctx context.Context, c jobConn, b *store.JobBatch) ([]store.JobInserted, error) {
+	// Updates first: they touch only jobs the store holds, and one may
+	// free a unique key that an insert of the same batch takes (a job
+	// finished and its successor inserted in one turn).
+	for i := range b.Update {
+		j := &b.Update[i]
+		args, err := jobArgs(j)
+		if err != nil {
+			return nil, err
+		}
+		res, err := c.ExecContext(ctx, jobUpdateSQL, append(args[1:], j.ID)...)
+		if err != nil {
+			if isUnique(err) {
+				return nil, fmt.Errorf("sqlite: apply jobs: update %d: key %q: %w: %w", j.ID, j.UniqueKey, store.ErrUniqueLive, err)
+			}
+			return nil, fmt.Errorf("sqlite: apply jobs: update %d: %w", j.ID, err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return nil, fmt.Errorf("sqlite: apply jobs: update %d: %w", j.ID, err)
+		} else if n == 0 {
+			return nil, fmt.Errorf("sqlite: apply jobs: update %d: %w", j.ID, store.ErrNotFound)
+		}
+	}
 	out := make([]store.JobInserted, 0, len(b.Insert))
 	for i := range b.Insert {
 		j := &b.Insert[i]
@@ -112,25 +134,6 @@ func (s *Store) applyJobs(ctx context.Context, c jobConn, b *store.JobBatch) ([]
 			return nil, fmt.Errorf("sqlite: apply jobs: insert %d: %w", j.ID, err)
 		}
 		out = append(out, store.JobInserted{Job: normJob(*j), Created: true})
-	}
-	for i := range b.Update {
-		j := &b.Update[i]
-		args, err := jobArgs(j)
-		if err != nil {
-			return nil, err
-		}
-		res, err := c.ExecContext(ctx, jobUpdateSQL, append(args[1:], j.ID)...)
-		if err != nil {
-			if isUnique(err) {
-				return nil, fmt.Errorf("sqlite: apply jobs: update %d: key %q: %w: %w", j.ID, j.UniqueKey, store.ErrUniqueLive, err)
-			}
-			return nil, fmt.Errorf("sqlite: apply jobs: update %d: %w", j.ID, err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return nil, fmt.Errorf("sqlite: apply jobs: update %d: %w", j.ID, err)
-		} else if n == 0 {
-			return nil, fmt.Errorf("sqlite: apply jobs: update %d: %w", j.ID, store.ErrNotFound)
-		}
 	}
 	return out, nil
 }

@@ -184,6 +184,17 @@ func jobsUniqueLive(t *testing.T, s store.JobStore) {
 	if out = applyJobs(t, s, store.JobBatch{Insert: []store.Job{d}}); !out[0].Created {
 		t.Fatalf("insert after the holder died: %+v", out)
 	}
+	// In ONE batch: the update that ends the holder comes before the
+	// insert that takes its key (the job queue's core does both in one
+	// turn: a job completed and its successor inserted).
+	d.State, d.FinalizedAt = store.JobCompleted, jobAt.Add(2*time.Second)
+	e := newJob(5, "q", "key", store.JobAvailable, jobAt)
+	if out = applyJobs(t, s, store.JobBatch{Insert: []store.Job{e}, Update: []store.Job{d}}); !out[0].Created || out[0].Job.ID != 5 {
+		t.Fatalf("insert of a key its holder frees in the same batch: %+v", out)
+	}
+	if got, err = s.JobByUniqueKey(ctx, "key"); err != nil || got.ID != 5 {
+		t.Fatalf("JobByUniqueKey after the hand-over: %d, %v", got.ID, err)
+	}
 }
 
 func jobsUpdateRefused(t *testing.T, s store.JobStore) {
