@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -18,7 +19,7 @@ import (
 	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
 
-// ErrRunning is returned (wrapped) by States for a node that is running
+// ErrRunning is returned (wrapped) by States and RemoveData for a node that is running
 // (its store is the process's).
 var ErrRunning = errors.New("procs: node is running")
 
@@ -196,6 +197,66 @@ func (c *Committee) do(ctx context.Context, i int, method, path string, body []b
 	}
 	if err := json.Unmarshal(b, out); err != nil {
 		return fmt.Errorf("%s %s: %w: %s", method, path, err, b)
+	}
+	return nil
+}
+
+// StatusError is a node's answer other than 2xx to Request.
+type StatusError struct {
+	Status int
+	Body   string
+}
+
+func (e *StatusError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Body) }
+
+// Request sends one request to node i's API with its token, body (when
+// not nil) as JSON, bounded by ctx alone; it returns the HTTP status and
+// decodes a 2xx answer into out (when not nil). Any other status is a
+// *StatusError with the answer's body.
+func (c *Committee) Request(ctx context.Context, i int, method, path string, body, out any) (int, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, fmt.Errorf("procs: %s %s: %w", method, path, err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.members[i].API+path, rd)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.members[i].Token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.api.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("procs: node%d %s %s: %w", i+1, method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return resp.StatusCode, fmt.Errorf("procs: node%d %s %s: %w", i+1, method, path, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp.StatusCode, &StatusError{Status: resp.StatusCode, Body: string(bytes.TrimSpace(b))}
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			return resp.StatusCode, fmt.Errorf("procs: node%d %s %s: %w: %s", i+1, method, path, err, b)
+		}
+	}
+	return resp.StatusCode, nil
+}
+
+// RemoveData deletes stopped node i's data directory (a lost disk).
+func (c *Committee) RemoveData(i int) error {
+	if c.Running(i) {
+		return fmt.Errorf("%w: node%d", ErrRunning, i+1)
+	}
+	if err := os.RemoveAll(c.members[i].Data); err != nil {
+		return fmt.Errorf("procs: node%d: %w", i+1, err)
 	}
 	return nil
 }

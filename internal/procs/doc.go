@@ -9,9 +9,12 @@
 // compiles one).
 //
 // A Committee lets its caller talk to each node as any client would (the
-// ptx_ JSON-RPC API with the node's bearer token, GET /v1/peers), kill a
-// node with SIGKILL, start it again, find a group's coordinator, and read
-// a stopped node's store for audits.
+// ptx_ JSON-RPC API with the node's bearer token, GET /v1/peers, any JSON
+// route with Request), kill a node with SIGKILL, start it again, delete a
+// stopped node's data directory (a lost disk), find a group's
+// coordinator, and read a stopped node's store for audits. Config's
+// replication fields pass `ordo committee init --replication` and its
+// tunings (issue 12; TestReplicationFailoverProcs).
 //
 // Invariants:
 //   - Every process's stdout and stderr go to a log file under

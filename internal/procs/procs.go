@@ -57,6 +57,14 @@ type Config struct {
 	// PollEvery is how often the nodes' indexers read the chain (`ordo
 	// committee init --poll-every`). Defaults to 0: the node's default.
 	PollEvery time.Duration
+	// Replication turns on the nodes' replication of their queues (`ordo
+	// committee init --replication`), and AckAfter, UnhealthyAfter,
+	// MonitorEvery and MappingEvery tune it (--ack-after,
+	// --unhealthy-after, --monitor-every, --mapping-every). Default to
+	// off and 0: the node's defaults.
+	Replication                                bool
+	AckAfter                                   int
+	UnhealthyAfter, MonitorEvery, MappingEvery time.Duration
 	// ChainArgs are more flags for `ordo devchain` (faults, seed).
 	// Defaults to none.
 	ChainArgs []string
@@ -130,6 +138,7 @@ type Committee struct {
 	nodes    []*Process
 	members  []Member
 	hc       *http.Client
+	api      *http.Client // Request's: no timeout but its context's
 }
 
 // Start runs a devchain, writes a committee of cfg.Nodes with `ordo
@@ -152,7 +161,7 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Committee{cfg: cfg, hc: &http.Client{Timeout: 10 * time.Second}}
+	c := &Committee{cfg: cfg, hc: &http.Client{Timeout: 10 * time.Second}, api: &http.Client{}}
 	chainAddr := net.JoinHostPort(committee.DefaultHost, strconv.Itoa(base+2*cfg.Nodes))
 	c.chainURL = "http://" + chainAddr
 	args := append([]string{"devchain", "--listen", chainAddr, "--data", filepath.Join(dir, "chain"),
@@ -183,6 +192,7 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 	if cfg.PollEvery > 0 {
 		initArgs = append(initArgs, "--poll-every", cfg.PollEvery.String())
 	}
+	initArgs = append(initArgs, replicationArgs(cfg)...)
 	if err := c.run(ctx, "init", initArgs...); err != nil {
 		return nil, err
 	}
@@ -211,6 +221,27 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 	}
 	ok = true
 	return c, nil
+}
+
+// replicationArgs are the `ordo committee init` flags of cfg's
+// replication.
+func replicationArgs(cfg Config) []string {
+	if !cfg.Replication {
+		return nil
+	}
+	args := []string{"--replication"}
+	if cfg.AckAfter > 0 {
+		args = append(args, "--ack-after", strconv.Itoa(cfg.AckAfter))
+	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--unhealthy-after", cfg.UnhealthyAfter}, {"--monitor-every", cfg.MonitorEvery}, {"--mapping-every", cfg.MappingEvery}} {
+		if d.v > 0 {
+			args = append(args, d.flag, d.v.String())
+		}
+	}
+	return args
 }
 
 // LoadMembers reads the members `ordo committee init` wrote into dir,
