@@ -211,7 +211,7 @@ func (r *smmRun) chain(ctx context.Context) (func(), error) {
 // config is node i's: dev mode, its identity, the registry, replication.
 func (r *smmRun) config(i int, grpc string) node.Config {
 	dir := r.dirs[i]
-	return node.Config{Data: dir, Chain: r.url, DevSenders: 8, DevMode: true, Listen: "127.0.0.1:0",
+	return node.Config{Data: dir, Chain: r.url, DevSenders: 32, DevMode: true, Listen: "127.0.0.1:0",
 		Distseq: node.DistseqConfig{Key: filepath.Join(dir, "node.key"), Cert: filepath.Join(dir, "node.crt"), Listen: grpc,
 			Registry: true, RegistryEvery: node.Duration(200 * time.Millisecond), PollEvery: node.Duration(100 * time.Millisecond)},
 		Replication: smm.Config{Enabled: true, Secondaries: r.o.Nodes - 1, SliceSize: r.o.SliceSize, MonitorEvery: r.o.MonitorEvery,

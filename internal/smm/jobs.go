@@ -197,10 +197,11 @@ func (n *Node) gather(ctx context.Context, sets []store.ReplicaSet) []QueueState
 	// RequestTimeout per slice, not one per member.
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	asked := n.clock.Now()
 	for node, queues := range byNode {
 		wg.Go(func() {
 			hs, vs, err := n.headsOf(ctx, node, queues)
-			n.markHealth(node, err == nil)
+			n.markHealthAt(node, err == nil, asked)
 			if err != nil {
 				return
 			}

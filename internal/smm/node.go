@@ -259,15 +259,19 @@ func (n *Node) sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// markHealth records whether node answered now.
-func (n *Node) markHealth(node string, ok bool) {
+// markHealth records whether node answered a request made now.
+func (n *Node) markHealth(node string, ok bool) { n.markHealthAt(node, ok, n.clock.Now()) }
+
+// markHealthAt records whether node answered a request made at asked: an
+// unanswered one counts from when it was asked, not from its timeout.
+func (n *Node) markHealthAt(node string, ok bool, asked time.Time) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch {
 	case ok:
 		n.health[node] = time.Time{}
 	case n.health[node].IsZero():
-		n.health[node] = n.clock.Now()
+		n.health[node] = asked
 	}
 }
 
