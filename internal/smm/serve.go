@@ -187,40 +187,54 @@ func (n *Node) serveSync(ctx context.Context, from transport.NodeID, r *smmpb.Sy
 	return &smmpb.Response{Body: &smmpb.Response_Head{Head: &smmpb.HeadResponse{Head: toPB(h)}}}
 }
 
-// pull fetches and applies the primary's entries until this node's head
-// reaches target's clock or the primary has none after it.
+// pull fetches and applies the primary's entries until this node holds
+// target: its entry at target's clock is target (it may hold more, pushed
+// since). A log whose entry at that clock differs — or that is longer
+// than the primary's with another history, after a failover — diverged:
+// it is reset from the primary's whole log.
 func (n *Node) pull(ctx context.Context, set store.ReplicaSet, target replog.Head) (replog.Head, error) {
 	head, err := n.cfg.Store.LogHead(ctx, set.Queue)
 	if err != nil {
 		return head, err
 	}
-	for head.Clock < target.Clock || (head.Clock == target.Clock && head != target) {
-		after := head.Clock
-		diverged := head.Clock >= target.Clock
-		if diverged {
-			after = 0
+	for range 1 << 16 {
+		if head.Clock >= target.Clock {
+			held, err := n.holds(ctx, set.Queue, target)
+			if err != nil || held {
+				return head, err
+			}
+			return n.resetFromPrimary(ctx, set)
 		}
-		es, version, err := n.pullPage(ctx, set, after)
+		es, version, err := n.pullPage(ctx, set, head.Clock)
 		if err != nil {
 			return head, err
 		}
 		if len(es) == 0 {
-			return head, nil
+			return head, nil // the primary has nothing after our head: it moved on or back
 		}
 		n.m.Entries.Add(float64(len(es)))
 		next, err := n.cfg.Store.AppendLog(ctx, set.Queue, version, es)
-		if errors.Is(err, replog.ErrFork) || diverged {
+		if errors.Is(err, replog.ErrFork) {
 			next, err = n.resetFromPrimary(ctx, set)
 		}
-		if err != nil {
-			return head, err
-		}
-		if next == head {
-			return head, nil
+		if err != nil || next == head {
+			return next, err
 		}
 		head = next
 	}
 	return head, nil
+}
+
+// holds reports whether this node's log of queue has target at its clock.
+func (n *Node) holds(ctx context.Context, queue string, target replog.Head) (bool, error) {
+	if target.Clock == 0 {
+		return true, nil
+	}
+	es, err := n.cfg.Store.LogAfter(ctx, queue, target.Clock-1, 1)
+	if err != nil {
+		return false, err
+	}
+	return len(es) == 1 && es[0].Clock == target.Clock && es[0].Hash == target.Hash, nil
 }
 
 // pullPage asks the primary for entries after a clock.
