@@ -197,7 +197,7 @@ func PlanReplicaSetUpdate(q QueueState, unhealthy []string, candidates []Candida
 	return next, added, nil
 }
 
-// ErrNoCandidate: a set below its size and no healthy node outside it.
+// ErrNoCandidate is a set below its size with no healthy node outside it.
 var ErrNoCandidate = errors.New("smm: no healthy node outside the set to add")
 
 // PlanGrow is issue-replica-set-update for a set below its size (it

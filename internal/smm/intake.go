@@ -52,8 +52,11 @@ func (n *Node) submitOne(ctx context.Context, principal string, it sequencer.Int
 		}
 		// The primary we held was replaced: read the chain again.
 		s, ok, err := n.refreshSet(ctx, it.Queue)
-		if err != nil || !ok {
-			return store.EnqueueResult{}, fmt.Errorf("%w: %s: the primary moved and the chain could not say where: %v", ErrUnavailable, it.Queue, err)
+		if err != nil {
+			return store.EnqueueResult{}, fmt.Errorf("%w: %s: the primary moved and the chain could not say where: %w", ErrUnavailable, it.Queue, err)
+		}
+		if !ok {
+			return store.EnqueueResult{}, fmt.Errorf("%w: %s: the primary moved and the chain holds no set", ErrUnavailable, it.Queue)
 		}
 		set = s
 	}
@@ -62,7 +65,7 @@ func (n *Node) submitOne(ctx context.Context, principal string, it sequencer.Int
 // submitLocal commits an intent of a queue this node is primary of.
 func (n *Node) submitLocal(ctx context.Context, it sequencer.Intake) (store.EnqueueResult, error) {
 	if err := n.ensureAdopted(ctx, it.Queue); err != nil {
-		return store.EnqueueResult{}, fmt.Errorf("%w: %s: %v", ErrUnavailable, it.Queue, err)
+		return store.EnqueueResult{}, fmt.Errorf("%w: %s: %w", ErrUnavailable, it.Queue, err)
 	}
 	res, err := n.cfg.Sequencer.Submit(ctx, []sequencer.Intake{it})
 	if err != nil {
@@ -163,7 +166,7 @@ func (n *Node) forward(ctx context.Context, primary, principal string, it sequen
 	case code == CodeNotPrimary:
 		return store.EnqueueResult{}, err
 	case err != nil:
-		return store.EnqueueResult{}, fmt.Errorf("%w: %s: forwarding to its primary %s: %v", ErrUnavailable, it.Queue, primary, err)
+		return store.EnqueueResult{}, fmt.Errorf("%w: %s: forwarding to its primary %s: %w", ErrUnavailable, it.Queue, primary, err)
 	}
 	f := resp.GetForward()
 	var t store.Transaction
