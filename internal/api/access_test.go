@@ -69,6 +69,11 @@ var routeRules = map[string]string{
 	"POST /rpc": "authenticated",
 	// The distributed sequencer's peers (issue 11).
 	"GET /v1/peers": "read",
+	// The state machine manager (issue 12): reads need read; a manual
+	// sync, admin.
+	"GET /v1/smm":                 "read",
+	"GET /v1/queues/{name}/log":   "read",
+	"POST /v1/queues/{name}/sync": "need(admin)",
 	// Add your engine's routes here.
 }
 

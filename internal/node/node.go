@@ -250,8 +250,9 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 			return nil, fmt.Errorf("replication: %w", err)
 		}
 		si := smmIntake{n.SMM}
-		intake, repl, engines = si, si, append(engines, si)
+		intake, repl = si, si
 	}
+	engines = append(engines, smm.Routes{N: n.SMM})
 	if lead != nil {
 		engines = append(engines, lead)
 	}

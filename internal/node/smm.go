@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"slices"
 
 	"github.com/ordolabs/ordo/internal/api"
@@ -142,23 +141,4 @@ func (i smmIntake) QueueReplication(ctx context.Context, queue string) (any, boo
 		return nil, false, nil
 	}
 	return q, err == nil, err
-}
-
-// Register mounts GET /v1/smm (read) and POST /v1/queues/{name}/sync
-// (admin).
-func (i smmIntake) Register(r *auth.Router) {
-	r.HandleJSON("GET /v1/smm", auth.Read, func(req *http.Request) (any, error) { return i.s.Status(req.Context()) })
-	r.HandleJSON("POST /v1/queues/{name}/sync", auth.Need(auth.RoleAdmin), func(req *http.Request) (any, error) {
-		name := req.PathValue("name")
-		k, err := i.s.Sync(req.Context(), name)
-		switch {
-		case errors.Is(err, smm.ErrNoReplicaSet):
-			return nil, httpjson.Errorf(api.CodeNotFound, "%v", err)
-		case errors.Is(err, smm.ErrNotPrimary):
-			return nil, httpjson.Errorf(api.CodeNotPrimary, "%v", err)
-		case err != nil:
-			return nil, err
-		}
-		return map[string]any{"queue": name, "syncsQueued": k}, nil
-	})
 }

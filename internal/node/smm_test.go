@@ -132,6 +132,43 @@ func TestReplicationFailover(t *testing.T) {
 		return true
 	})
 	h.auditOnce(acked)
+	// The survivors' replicas, entry by entry, once at one head.
+	var survivors []int
+	for i := range h.ms {
+		if i != primary {
+			survivors = append(survivors, i)
+		}
+	}
+	waitUntil(t, 30*time.Second, "the survivors' logs equal entry by entry", func() bool {
+		a, b := h.logOf(survivors[0], queue), h.logOf(survivors[1], queue)
+		return len(a) > 20 && slices.Equal(a, b)
+	})
+}
+
+// logOf reads member i's replica of a queue's log (GET
+// /v1/queues/{name}/log, every page) as "clock:hash" lines.
+func (h *committee) logOf(i int, queue string) []string {
+	var out []string
+	after := ""
+	for {
+		resp, err := http.Get(h.ms[i].api + "/v1/queues/" + queue + "/log?limit=1000&after=" + after)
+		if err != nil {
+			return nil
+		}
+		var page smm.LogPage
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			return nil
+		}
+		for _, e := range page.Entries {
+			out = append(out, fmt.Sprintf("%d:%s", e.Clock, e.Hash))
+		}
+		if page.Next == "" {
+			return out
+		}
+		after = page.Next
+	}
 }
 
 // auditOnce checks the chain: each uid applied by exactly one successful

@@ -22,6 +22,7 @@ import (
 	"github.com/ordolabs/ordo/internal/leader"
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/ptx"
+	"github.com/ordolabs/ordo/internal/smm"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
@@ -208,7 +209,7 @@ func Start(opts Options) (_ *Node, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("apitest: %w", err)
 	}
-	engines := append([]api.Routes{api.DevchainRoutes(devchain.NewHandler(n.Chain, devchain.WithLogger(opts.Logger))), n.Proc, n.Leader, ptx.Handler{}, ptx.Peers{}}, opts.Engines...)
+	engines := append([]api.Routes{api.DevchainRoutes(devchain.NewHandler(n.Chain, devchain.WithLogger(opts.Logger))), n.Proc, n.Leader, ptx.Handler{}, ptx.Peers{}, smm.Routes{}}, opts.Engines...)
 	n.Router = api.NewSequencerHandler(n.Seq, api.Options{Registry: n.Registry, Logger: opts.Logger, MaxBody: opts.MaxBody,
 		Chain: n.Metered, ChainTimeout: opts.ChainTimeout, Auth: a, TypeRoles: opts.TypeRoles, Engines: engines})
 	n.Handler = n.Router
