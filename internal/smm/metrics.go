@@ -20,6 +20,9 @@ type Metrics struct {
 	// SyncLag observes, for each intent a manual sync got a secondary to
 	// hold, the seconds since its commit on the primary.
 	SyncLag prometheus.Histogram
+	// Refused counts pushes this node refused as a secondary, by code
+	// (log_gap, log_fork, stale_replica_set, log_corrupt).
+	Refused *prometheus.CounterVec
 	// Adopted counts queues this node adopted as their new primary.
 	Adopted prometheus.Counter
 	// SetUpdates counts replica-set updates this node wrote, by result
@@ -40,13 +43,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Replication log entries pushed to or pulled by secondaries."}),
 		SyncLag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ordo_smm_sync_lag_seconds",
 			Help: "Seconds from an intent's commit on its primary to a secondary holding it (manual sync).", Buckets: prometheus.ExponentialBuckets(0.0005, 2, 18)}),
+		Refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ordo_smm_refused_total",
+			Help: "Pushes refused by this node as a secondary, nothing applied, by code."}, []string{"code"}),
 		Adopted: prometheus.NewCounter(prometheus.CounterOpts{Name: "ordo_smm_adopted_total",
 			Help: "Queues this node adopted as their new primary."}),
 		SetUpdates: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ordo_smm_set_updates_total",
 			Help: "Replica-set updates this node wrote on chain, by result."}, []string{"result"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.Jobs, m.JobSeconds, m.Forwarded, m.Entries, m.SyncLag, m.Adopted, m.SetUpdates)
+		reg.MustRegister(m.Jobs, m.JobSeconds, m.Forwarded, m.Entries, m.SyncLag, m.Refused, m.Adopted, m.SetUpdates)
 	}
 	return m
 }

@@ -120,6 +120,8 @@ func (n *Node) servePush(ctx context.Context, from transport.NodeID, r *smmpb.Pu
 	}
 	if err != nil {
 		cur, _ := n.cfg.Store.LogHead(ctx, r.Queue)
+		n.m.Refused.WithLabelValues(logCode(err)).Inc()
+		n.log.Warn("smm: entries refused, nothing applied", "queue", r.Queue, "from", from, "version", r.Version, "head", cur.Clock, "err", err)
 		resp := failure(0, logCode(err), err.Error())
 		resp.Body = &smmpb.Response_Head{Head: &smmpb.HeadResponse{Head: toPB(cur)}}
 		return resp
