@@ -174,36 +174,12 @@ func (h *committee) logOf(i int, queue string) []string {
 // auditOnce checks the chain: each uid applied by exactly one successful
 // transaction, in the order of uids.
 func (h *committee) auditOnce(uids []string) {
-	t := h.t
-	head, err := h.dc.Head(h.ctx)
+	problems, err := chain.AuditOnceInOrder(h.ctx, h.dc, uids)
 	if err != nil {
-		t.Fatal(err)
+		h.t.Fatal(err)
 	}
-	blocks, err := h.dc.Blocks(h.ctx, 1, head.Height)
-	if err != nil {
-		t.Fatal(err)
+	for _, p := range problems {
+		h.t.Error(p)
 	}
-	want := map[string]bool{}
-	for _, u := range uids {
-		want[u] = true
-	}
-	var order []string
-	seen := map[string]int{}
-	for _, b := range blocks {
-		for _, tx := range b.Txs {
-			if tx.Status == chain.OutcomeSucceeded && want[tx.Memo] {
-				seen[tx.Memo]++
-				order = append(order, tx.Memo)
-			}
-		}
-	}
-	for _, u := range uids {
-		if seen[u] != 1 {
-			t.Errorf("intent %s applied %d times on chain", u, seen[u])
-		}
-	}
-	if !slices.Equal(order, uids) {
-		t.Errorf("chain order %v, taken in as %v", order, uids)
-	}
-	t.Logf("audit: %d intents, each applied once, in order", len(uids))
+	h.t.Logf("audit: %d intents, each applied once, in order", len(uids))
 }

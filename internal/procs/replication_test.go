@@ -285,37 +285,12 @@ func TestReplicationFailoverProcs(t *testing.T) {
 // successful transaction (its memo the uid), in the order of uids.
 func auditOnceInOrder(ctx context.Context, t *testing.T, dc *devchain.Client, uids []string) {
 	t.Helper()
-	head, err := dc.Head(ctx)
+	problems, err := chain.AuditOnceInOrder(ctx, dc, uids)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bool{}
-	for _, u := range uids {
-		want[u] = true
-	}
-	var order []string
-	seen := map[string]int{}
-	for from := uint64(1); from <= head.Height; from += devchain.MaxBlocksPerRequest {
-		blocks, err := dc.Blocks(ctx, from, min(head.Height, from+devchain.MaxBlocksPerRequest-1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, b := range blocks {
-			for _, tx := range b.Txs {
-				if tx.Status == chain.OutcomeSucceeded && want[tx.Memo] {
-					seen[tx.Memo]++
-					order = append(order, tx.Memo)
-				}
-			}
-		}
-	}
-	for _, u := range uids {
-		if seen[u] != 1 {
-			t.Errorf("intent %s applied %d times on chain", u, seen[u])
-		}
-	}
-	if !slices.Equal(order, uids) {
-		t.Errorf("chain order %v, acknowledged in the order %v", order, uids)
+	for _, p := range problems {
+		t.Error(p)
 	}
 	t.Logf("audit: %d intents, each applied once, in the order acknowledged", len(uids))
 }
