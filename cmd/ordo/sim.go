@@ -19,6 +19,7 @@ func simCommand() *cobra.Command {
 	}
 	cmd.AddCommand(simSequencerCommand(), simProcessorCommand(), simLeaderCommand())
 	cmd.AddCommand(simDistseqCommand())
+	cmd.AddCommand(simSMMCommand())
 	return cmd
 }
 

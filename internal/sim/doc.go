@@ -95,4 +95,28 @@
 // acknowledged intent ends Confirmed or Reverted, every intent confirmed on
 // chain ends Confirmed at its sender, and every member holds every state
 // unspent on chain (minted + created - spent) of every group.
+//
+// The state machine manager's simulation (seed 004, issue 12, smm*.go) is
+// a deterministic MODEL of the replication protocol, not its driver: the
+// driver (internal/smm) runs on goroutines with real requests, so the model
+// runs in one goroutine on a virtual clock, built on the protocol's real
+// pure pieces (replog.Seal and Extend, smm.FindSyncRequests,
+// FindReplicaSetUpdates, PlanReplicaSetUpdate and PlanGrow,
+// store.EncodeChange and DecodeChange) and modelled after the driver's code
+// for the rest (forwarding to the primary, checkPrimary, acks by clock,
+// resets, adoption against the chain's nullifier). Nodes hold logs and the
+// sets they read from a chain of versioned sets (an update names the
+// version it replaces, landing after a delay: the loser of a race fails);
+// messages cross a network with drops, duplicates, delays, reorders and
+// partitions. Actions: intake, dispatch, monitoring ticks, pulls, crashes
+// with or without the disk, restarts. Invariants (smmcheck.go), after every
+// action: every log a node holds that the step touched is a hash chain of
+// valid entries (no gap, no fork); no intent applied twice on chain, each
+// queue's applied in intake order; an acknowledged intent not applied is
+// in some log while a node that held it keeps its disk. Quiet phase
+// (DefaultSMMDrainBound, two minutes of virtual time): every set's members
+// up and at the primary's head with equal hashes, every intent final at
+// its primary, every acknowledged intent applied once. The known findings
+// the runs break (a primary that lost its disk keeps its role; promotion
+// from a partial view; a secondary ahead of its primary) are in smm_test.go.
 package sim

@@ -1,0 +1,190 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/clock"
+)
+
+// The state machine manager's simulation (seed 004, issue 12): a
+// deterministic MODEL of the replication protocol, not its driver. The real
+// driver (internal/smm's Node) runs on goroutines with real requests and
+// answers, so it cannot be stepped from a seed; this model runs in one
+// goroutine on a virtual clock and uses the protocol's real pure pieces:
+// replog.Seal and replog.Extend for every log entry a replica takes,
+// smm.FindSyncRequests, smm.FindReplicaSetUpdates, smm.PlanReplicaSetUpdate
+// and smm.PlanGrow for every decision, store.EncodeChange and
+// store.DecodeChange for every payload. What the driver does around them
+// (forwarding intake to the primary, checkPrimary's refresh of the set
+// from the chain, acknowledgement by a secondary's clock, reset of a
+// diverged secondary, adoption from the log against the chain's
+// nullifier) is modelled after internal/smm's code; see smmworld.go.
+
+// SMMConfig configures a state-machine-manager simulation.
+type SMMConfig struct {
+	// Seed draws every action and every network fault.
+	Seed uint64
+	// Steps is how many actions to draw. Defaults to 300.
+	Steps int
+	// Nodes is how many nodes there are (A, B, ...; at most 26). Defaults
+	// to 5.
+	Nodes int
+	// Replicas is how many members each queue's set has (its primary and
+	// Replicas-1 secondaries; at most Nodes). Defaults to 3.
+	Replicas int
+	// Queues is how many queues are replicated. Defaults to 4.
+	Queues int
+	// AckAfter is 0 (an intent is acknowledged once its primary holds it)
+	// or 1 (once a secondary holds it too). Defaults to 1; -1 means 0.
+	AckAfter int
+	// UnhealthyAfter is how long a member stays unhealthy before monitoring
+	// replaces it. Defaults to 5s.
+	UnhealthyAfter time.Duration
+	// DrainBound is the virtual time the quiet phase (no faults, every node
+	// restarted, the partition healed) has to converge. Defaults to
+	// DefaultSMMDrainBound.
+	DrainBound time.Duration
+	// NoWipes makes every wipe action a crash that keeps the disk (a
+	// primary that lost its disk and restarts before it is replaced keeps
+	// its role with an empty log: see the package doc).
+	NoWipes bool
+	// Clock measures ShrinkBudget. Defaults to the wall clock.
+	Clock clock.Clock
+	// ShrinkBudget bounds the wall time spent looking for a shorter failing
+	// action list. Defaults to 60s; negative: no shrinking.
+	ShrinkBudget time.Duration
+	// bug plants a deliberate fault in the model (the checker's self-test).
+	bug smmBug
+}
+
+// smmBug is a deliberately broken rule the tests plant.
+type smmBug int
+
+const (
+	_ smmBug = iota
+	// smmBugNoExtend: a secondary appends pushed entries as they come,
+	// without replog.Extend.
+	smmBugNoExtend
+	// smmBugNoNullifier: the chain applies an intent id again.
+	smmBugNoNullifier
+)
+
+// DefaultSMMDrainBound is SMMConfig.DrainBound's default: two minutes of
+// virtual time for the sets to replace what is dead, the secondaries to
+// catch up and the primaries to dispatch what they hold.
+const DefaultSMMDrainBound = 2 * time.Minute
+
+func (c *SMMConfig) setDefaults() {
+	if c.Steps <= 0 {
+		c.Steps = 300
+	}
+	if c.Nodes <= 0 {
+		c.Nodes = 5
+	}
+	c.Nodes = min(c.Nodes, 26)
+	if c.Replicas <= 0 {
+		c.Replicas = 3
+	}
+	c.Replicas = min(c.Replicas, c.Nodes)
+	if c.Queues <= 0 {
+		c.Queues = 4
+	}
+	switch {
+	case c.AckAfter == 0:
+		c.AckAfter = 1
+	case c.AckAfter < 0:
+		c.AckAfter = 0
+	default:
+		c.AckAfter = 1
+	}
+	if c.UnhealthyAfter <= 0 {
+		c.UnhealthyAfter = 5 * time.Second
+	}
+	if c.DrainBound <= 0 {
+		c.DrainBound = DefaultSMMDrainBound
+	}
+	var dir string
+	runDefaults(&dir, &c.Clock, &c.ShrinkBudget)
+}
+
+// SMMResult is what a passing state-machine-manager run did.
+type SMMResult struct {
+	Seed  uint64
+	Steps int
+	// Intents taken in by a primary, Acked of them acknowledged, Applied
+	// on chain (each once), Duplicates refused by the chain's nullifier.
+	Intents, Acked, Applied, Duplicates int
+	// SetUpdates landed on chain, LostRaces refused (stale version).
+	SetUpdates, LostRaces int
+	// Resets of a diverged secondary; Refused pushes (gap, fork, stale,
+	// not primary).
+	Resets, Refused int
+	// Crashes (memory only) and Wipes (disk lost too).
+	Crashes, Wipes int
+	// Messages sent on the model network.
+	Messages int
+	// Drain is the virtual time the quiet phase took to converge.
+	Drain time.Duration
+	// Digest is a SHA-256 over every step's action and outcome and the
+	// world's heads: the same seed and flags give the same digest.
+	Digest string
+}
+
+// SMMViolation is a broken invariant of a state-machine-manager run.
+type SMMViolation struct {
+	Seed uint64
+	// Step is the action (from 1) after which the invariant broke; Steps+1
+	// means during the quiet phase.
+	Step      int
+	Invariant string
+	Detail    string
+	// Trace is the shortest failing action list found.
+	Trace []SMMAction
+}
+
+func (v *SMMViolation) Error() string {
+	return fmt.Sprintf("seed %d, step %d: %s: %s", v.Seed, v.Step, v.Invariant, v.Detail)
+}
+
+func (v *SMMViolation) broke() (int, string)       { return v.Step, v.Invariant }
+func (v *SMMViolation) setTrace(trace []SMMAction) { v.Trace = trace }
+
+// RunSMM runs one state-machine-manager simulation. A broken invariant is
+// returned as a *SMMViolation, its action list shrunk within ShrinkBudget.
+func RunSMM(ctx context.Context, cfg SMMConfig) (SMMResult, error) {
+	cfg.setDefaults()
+	actions := genSMMActions(cfg.Seed, cfg.Steps, cfg.Nodes, cfg.Queues)
+	return runShrunk[SMMAction, SMMResult, *SMMViolation](ctx, actions, func(_ context.Context, as []SMMAction) (SMMResult, error) {
+		return runSMMActions(cfg, as)
+	}, func(_ context.Context, cand []SMMAction) error {
+		_, err := runSMMActions(cfg, cand)
+		return err
+	}, cfg.Clock, cfg.ShrinkBudget)
+}
+
+// RunSMMActions runs a given action list (a printed failing trace, read
+// back with ParseSMMAction) with cfg's seed, without shrinking.
+func RunSMMActions(_ context.Context, cfg SMMConfig, actions []SMMAction) (SMMResult, error) {
+	cfg.setDefaults()
+	res, err := runSMMActions(cfg, actions)
+	return res, traced[SMMAction, *SMMViolation](err, actions)
+}
+
+// runSMMActions runs actions on a new world, checking after each, then
+// the quiet phase.
+func runSMMActions(cfg SMMConfig, actions []SMMAction) (SMMResult, error) {
+	w := newSMMWorld(cfg)
+	for i, a := range actions {
+		out := w.do(a)
+		if err := w.check(i + 1); err != nil {
+			return SMMResult{}, err
+		}
+		w.digestStep(i, a, out)
+	}
+	if err := w.quiet(len(actions) + 1); err != nil {
+		return SMMResult{}, err
+	}
+	return w.result(len(actions)), nil
+}

@@ -1,0 +1,524 @@
+package sim
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/replog"
+	"github.com/ordolabs/ordo/internal/smm"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// The world of the state machine manager's model: nodes with their logs
+// and the sets they hold, the chain (replica sets, the intents' nullifier),
+// the model network and the virtual clock. Modelled after internal/smm:
+//   - intake at a node goes to the primary of the set it holds; a node that
+//     is not the primary answers NOT_PRIMARY and the sender reads the chain
+//     once and tries again (submitOne);
+//   - the primary seals a ChangeIntent entry under its set's version,
+//     pushes it to each secondary (manual sync), and with AckAfter 1
+//     acknowledges once a secondary's clock reaches the entry (noteAcked
+//     records clocks, as the driver does) within the ack timeout;
+//   - a secondary takes a push or a pulled batch only from the primary of
+//     the set it holds, reading the chain once when the sender claims a
+//     newer version or is not its primary (checkPrimary), and only through
+//     replog.Extend; a diverged one is reset to its primary's whole log
+//     (also through Extend, from the empty head);
+//   - dispatch is the primary's sequencer: the oldest intent its log does
+//     not show final is applied on chain unless the nullifier holds it
+//     (duplicate_intent: taken as applied), then a ChangeFinal is sealed.
+//     That is adoption too: a new primary's open intents are checked
+//     against the chain in log order before new ones;
+//   - monitoring refreshes the sets it holds from the chain, observes the
+//     members it reaches (their heads), and runs the pure decisions; a set
+//     update lands on chain after a delay and fails when it names a
+//     version that is no longer current (the loser of a race).
+
+const (
+	smmAckTimeout = 3 * time.Second
+	smmQuietTick  = 500 * time.Millisecond
+)
+
+// smmNode is one node: its disk (logs and the sets it holds) and its
+// memory (acknowledgements, health, intake waiting for an ack).
+type smmNode struct {
+	id   string
+	up   bool
+	logs map[string][]replog.Entry
+	sets map[string]smm.ReplicaSet
+	// memory
+	acked     map[string]map[string]uint64
+	unhealthy map[string]map[string]time.Time
+	waiting   []smmWait
+	updating  map[string]bool
+}
+
+// smmWait is an intent its primary took in, waiting for a secondary's ack.
+type smmWait struct {
+	id       string
+	queue    string
+	clock    uint64
+	deadline time.Time
+}
+
+// smmIntent is the checker's record of an intent taken in by a primary.
+type smmIntent struct {
+	id, queue string
+	seq       int
+	acked     bool
+	// holders are the nodes that held its entry and did not lose their
+	// disk since.
+	holders map[string]bool
+}
+
+// smmUpdate is a replica-set update on its way to the chain.
+type smmUpdate struct {
+	at   time.Time
+	next smm.ReplicaSet
+	by   string
+}
+
+// smmMsg is a message on the model network.
+type smmMsg struct {
+	at       time.Time
+	seq      int
+	from, to string
+	kind     string // push, pushed, pull, entries, hint
+	queue    string
+	version  uint64
+	entries  []replog.Entry
+	reset    bool
+	head     replog.Head
+	code     string
+}
+
+type smmWorld struct {
+	cfg   SMMConfig
+	clk   *clock.Virtual
+	rng   *rand.Rand
+	nodes []*smmNode
+	names []string
+	qs    []string
+	// chain
+	sets    map[string]smm.ReplicaSet
+	applied map[string]int      // intent id -> applications (the nullifier refuses a second)
+	order   map[string][]string // queue -> intent ids in the order applied
+	updates []smmUpdate
+	// network
+	msgs             []smmMsg
+	msgSeq           int
+	drop, dup, delay float64
+	reorder          bool
+	side             map[string]bool
+	intents          map[string]*smmIntent
+	intentOrder      []string
+	seq              int
+	touched          map[string]map[string]bool // node -> queues whose log changed this step
+	budget           map[string]int
+	digest           hash.Hash
+	res              SMMResult
+	stepNo           int
+}
+
+func newSMMWorld(cfg SMMConfig) *smmWorld {
+	w := &smmWorld{cfg: cfg, clk: clock.NewVirtual(clock.Epoch), rng: rand.New(rand.NewPCG(cfg.Seed, 0x6e6574)),
+		sets: map[string]smm.ReplicaSet{}, applied: map[string]int{}, order: map[string][]string{}, side: map[string]bool{},
+		intents: map[string]*smmIntent{}, touched: map[string]map[string]bool{}, budget: map[string]int{}, digest: sha256.New()}
+	w.res.Seed = cfg.Seed
+	for i := range cfg.Nodes {
+		w.names = append(w.names, string(rune('A'+i)))
+	}
+	for q := range cfg.Queues {
+		name := fmt.Sprintf("q%d", q)
+		w.qs = append(w.qs, name)
+		set := smm.ReplicaSet{Queue: name, Primary: w.names[q%cfg.Nodes], Version: 1}
+		for k := 1; k < cfg.Replicas; k++ {
+			set.Secondaries = append(set.Secondaries, w.names[(q+k)%cfg.Nodes])
+		}
+		w.sets[name] = set
+	}
+	for _, id := range w.names {
+		n := &smmNode{id: id, up: true, logs: map[string][]replog.Entry{}, sets: map[string]smm.ReplicaSet{}}
+		n.clearMemory()
+		for q, s := range w.sets {
+			n.sets[q] = cloneSet(s)
+		}
+		w.nodes = append(w.nodes, n)
+	}
+	return w
+}
+
+func cloneSet(s smm.ReplicaSet) smm.ReplicaSet {
+	s.Secondaries = slices.Clone(s.Secondaries)
+	return s
+}
+
+func (n *smmNode) clearMemory() {
+	n.acked, n.unhealthy, n.waiting, n.updating = map[string]map[string]uint64{}, map[string]map[string]time.Time{}, nil, map[string]bool{}
+}
+
+func (w *smmWorld) node(id string) *smmNode { return w.nodes[int(id[0]-'A')] }
+
+func headOf(log []replog.Entry) replog.Head {
+	if len(log) == 0 {
+		return replog.Head{}
+	}
+	return log[len(log)-1].Head()
+}
+
+func (w *smmWorld) reachable(a, b string) bool { return w.side[a] == w.side[b] }
+
+// refreshSet reads queue's set from the chain into n's store when it is
+// newer than the one n holds.
+func (w *smmWorld) refreshSet(n *smmNode, q string) smm.ReplicaSet {
+	if c := w.sets[q]; c.Version > n.sets[q].Version {
+		n.sets[q] = cloneSet(c)
+	}
+	return n.sets[q]
+}
+
+// send puts a message on the network, subject to its faults.
+func (w *smmWorld) send(m smmMsg) {
+	w.res.Messages++
+	if w.rng.Float64() < w.drop {
+		return
+	}
+	copies := 1
+	if w.rng.Float64() < w.dup {
+		copies = 2
+	}
+	for range copies {
+		d := time.Duration(5+w.rng.IntN(45)) * time.Millisecond
+		if w.rng.Float64() < w.delay {
+			d += time.Duration(w.rng.IntN(3000)) * time.Millisecond
+		}
+		if w.reorder {
+			d += time.Duration(w.rng.IntN(200)) * time.Millisecond
+		}
+		w.msgSeq++
+		m.at, m.seq = w.clk.Now().Add(d), w.msgSeq
+		m.entries = slices.Clone(m.entries)
+		w.msgs = append(w.msgs, m)
+	}
+}
+
+// touch notes that n's log of q changed this step.
+func (w *smmWorld) touch(n, q string) {
+	if w.touched[n] == nil {
+		w.touched[n] = map[string]bool{}
+	}
+	w.touched[n][q] = true
+}
+
+// holdEntries records n as a holder of the intents among es.
+func (w *smmWorld) holdEntries(n string, es []replog.Entry) {
+	for _, e := range es {
+		c, err := store.DecodeChange(e.Payload)
+		if err == nil && c.Op == store.ChangeIntent {
+			if it := w.intents[c.UID]; it != nil {
+				it.holders[n] = true
+			}
+		}
+	}
+}
+
+// do performs one action and says what it did (for the digest).
+func (w *smmWorld) do(a SMMAction) string {
+	w.stepNo++
+	w.touched = map[string]map[string]bool{}
+	nd := w.nodes[a.Node%len(w.nodes)]
+	q := w.qs[a.Queue%len(w.qs)]
+	switch a.Kind {
+	case SIntake:
+		return w.intake(nd, q)
+	case SAdvance:
+		w.advance(time.Duration(a.DtMs) * time.Millisecond)
+	case SDispatch:
+		return w.dispatchAll(q)
+	case SMonitor:
+		if nd.up {
+			w.monitor(nd)
+		}
+	case SPull:
+		if nd.up {
+			w.pull(nd, q, false)
+		}
+	case SNet:
+		w.drop, w.dup, w.delay, w.reorder = a.Drop, a.Dup, a.Delay, a.Reorder
+	case SPartition:
+		for i, id := range w.names {
+			w.side[id] = a.Mask&(1<<i) != 0
+		}
+	case SHeal:
+		w.side = map[string]bool{}
+	case SCrash, SWipe:
+		if !nd.up {
+			return "down"
+		}
+		nd.up = false
+		nd.clearMemory()
+		w.res.Crashes++
+		if a.Kind == SWipe && !w.cfg.NoWipes {
+			w.res.Wipes++
+			nd.logs, nd.sets = map[string][]replog.Entry{}, map[string]smm.ReplicaSet{}
+			for _, it := range w.intents {
+				delete(it.holders, nd.id)
+			}
+			for _, q := range w.qs {
+				w.touch(nd.id, q)
+			}
+		}
+	case SRestart:
+		if nd.up {
+			return "up"
+		}
+		nd.up = true
+		for _, q := range w.qs { // Open: refreshSets
+			if _, ok := nd.sets[q]; !ok {
+				nd.sets[q] = cloneSet(w.sets[q])
+			}
+			w.refreshSet(nd, q)
+		}
+	}
+	return ""
+}
+
+// intake takes an intent in at nd, as submitOne does.
+func (w *smmWorld) intake(nd *smmNode, q string) string {
+	if !nd.up {
+		return "down"
+	}
+	set := nd.sets[q]
+	for try := 0; ; try++ {
+		p := w.node(set.Primary)
+		if p != nd && (!p.up || !w.reachable(nd.id, p.id) || w.rng.Float64() < w.drop) {
+			return "unavailable"
+		}
+		if p.sets[q].Primary == p.id {
+			return w.submitLocal(p, q)
+		}
+		if try > 0 || p == nd {
+			return "not primary"
+		}
+		set = w.refreshSet(nd, q)
+	}
+}
+
+// submitLocal commits an intent at its primary p.
+func (w *smmWorld) submitLocal(p *smmNode, q string) string {
+	w.seq++
+	id := fmt.Sprintf("i%d", w.seq)
+	data, _ := json.Marshal(map[string]int{"seq": w.seq})
+	it := &smmIntent{id: id, queue: q, seq: w.seq, holders: map[string]bool{}}
+	w.intents[id] = it
+	w.intentOrder = append(w.intentOrder, id)
+	w.res.Intents++
+	e := w.appendChange(p, q, store.Change{Op: store.ChangeIntent, UID: id, Type: "sim", Data: data, At: w.clk.Now()})
+	set := p.sets[q]
+	w.pushAll(p, q)
+	if w.cfg.AckAfter == 0 || len(set.Secondaries) == 0 {
+		w.ack(it)
+		return "acked " + id
+	}
+	p.waiting = append(p.waiting, smmWait{id: id, queue: q, clock: e.Clock, deadline: w.clk.Now().Add(smmAckTimeout)})
+	return "taken " + id
+}
+
+func (w *smmWorld) ack(it *smmIntent) {
+	if !it.acked {
+		it.acked = true
+		w.res.Acked++
+	}
+}
+
+// appendChange seals c at the head of p's log of q under p's set version.
+func (w *smmWorld) appendChange(p *smmNode, q string, c store.Change) replog.Entry {
+	log := p.logs[q]
+	h := headOf(log)
+	e := replog.Seal(q, h.Clock+1, p.sets[q].Version, h.Hash, store.EncodeChange(c))
+	p.logs[q] = append(log, e)
+	w.touch(p.id, q)
+	w.holdEntries(p.id, []replog.Entry{e})
+	return e
+}
+
+// pushAll is the manual sync after a commit: each secondary gets the
+// entries after the clock it was last known to hold.
+func (w *smmWorld) pushAll(p *smmNode, q string) {
+	set := p.sets[q]
+	for _, s := range set.Secondaries {
+		after := p.acked[q][s]
+		log := p.logs[q]
+		if after > uint64(len(log)) {
+			after = 0
+		}
+		w.send(smmMsg{from: p.id, to: s, kind: "push", queue: q, version: set.Version, entries: log[after:]})
+	}
+}
+
+// noteAcked records that secondary s holds p's log of q up to clock, and
+// acknowledges what waited for it.
+func (w *smmWorld) noteAcked(p *smmNode, q, s string, clock uint64) {
+	if p.acked[q] == nil {
+		p.acked[q] = map[string]uint64{}
+	}
+	p.acked[q][s] = clock
+	p.waiting = slices.DeleteFunc(p.waiting, func(wt smmWait) bool {
+		if wt.queue != q || !w.clk.Now().Before(wt.deadline) {
+			return false
+		}
+		for _, c := range p.acked[q] { // any node that acked, as waitAcked counts
+			if c >= wt.clock {
+				w.ack(w.intents[wt.id])
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// dispatchAll has every node holding itself q's primary dispatch.
+func (w *smmWorld) dispatchAll(q string) string {
+	var out []string
+	for _, n := range w.nodes {
+		if n.up && n.sets[q].Primary == n.id {
+			if id := w.dispatch(n, q); id != "" {
+				out = append(out, n.id+":"+id)
+			}
+		}
+	}
+	return fmt.Sprint(out)
+}
+
+// dispatch applies the oldest intent of n's log of q not shown final, and
+// seals its ChangeFinal. "" when there is none.
+func (w *smmWorld) dispatch(n *smmNode, q string) string {
+	final := map[string]bool{}
+	var open []string
+	for _, e := range n.logs[q] {
+		c, err := store.DecodeChange(e.Payload)
+		if err != nil {
+			continue // the checker reports a log that does not decode
+		}
+		if c.Op == store.ChangeFinal {
+			final[c.UID] = true
+		} else {
+			open = append(open, c.UID)
+		}
+	}
+	for _, id := range open {
+		if final[id] {
+			continue
+		}
+		if w.applied[id] > 0 && w.cfg.bug != smmBugNoNullifier {
+			w.res.Duplicates++ // duplicate_intent: applied already
+		} else {
+			w.applied[id]++
+			w.order[q] = append(w.order[q], id)
+		}
+		w.appendChange(n, q, store.Change{Op: store.ChangeFinal, UID: id, State: store.Done, At: w.clk.Now()})
+		w.pushAll(n, q)
+		return id
+	}
+	return ""
+}
+
+// advance runs the world for dt: messages delivered in order of arrival,
+// set updates landed, acknowledgements timed out.
+func (w *smmWorld) advance(dt time.Duration) {
+	end := w.clk.Now().Add(dt)
+	for {
+		sort.SliceStable(w.msgs, func(i, j int) bool {
+			return w.msgs[i].at.Before(w.msgs[j].at) || w.msgs[i].at.Equal(w.msgs[j].at) && w.msgs[i].seq < w.msgs[j].seq
+		})
+		next := end
+		if len(w.msgs) > 0 && w.msgs[0].at.Before(next) {
+			next = w.msgs[0].at
+		}
+		for _, u := range w.updates {
+			if u.at.Before(next) {
+				next = u.at
+			}
+		}
+		if next.After(w.clk.Now()) {
+			w.clk.Set(next)
+		}
+		w.landUpdates()
+		w.expireWaits()
+		if len(w.msgs) > 0 && !w.msgs[0].at.After(w.clk.Now()) {
+			m := w.msgs[0]
+			w.msgs = w.msgs[1:]
+			w.deliver(m)
+			continue
+		}
+		if !w.clk.Now().Before(end) {
+			return
+		}
+	}
+}
+
+// landUpdates applies the set updates whose time came, in order; one that
+// names a version no longer current loses its race.
+func (w *smmWorld) landUpdates() {
+	now := w.clk.Now()
+	var rest []smmUpdate
+	for _, u := range w.updates {
+		if u.at.After(now) {
+			rest = append(rest, u)
+			continue
+		}
+		w.node(u.by).updating[u.next.Queue] = false
+		cur := w.sets[u.next.Queue]
+		if cur.Version != u.next.Version {
+			w.res.LostRaces++
+			continue
+		}
+		u.next.Version++
+		w.sets[u.next.Queue] = cloneSet(u.next)
+		w.res.SetUpdates++
+	}
+	w.updates = rest
+}
+
+func (w *smmWorld) expireWaits() {
+	now := w.clk.Now()
+	for _, n := range w.nodes {
+		n.waiting = slices.DeleteFunc(n.waiting, func(wt smmWait) bool { return !now.Before(wt.deadline) })
+	}
+}
+
+// digestStep adds a step to the digest: the action, its outcome and every
+// node's heads.
+func (w *smmWorld) digestStep(i int, a SMMAction, out string) {
+	fmt.Fprintf(w.digest, "%d|%s|%s|%d|", i, a, out, w.clk.Now().UnixNano())
+	for _, n := range w.nodes {
+		for _, q := range w.qs {
+			h := headOf(n.logs[q])
+			fmt.Fprintf(w.digest, "%s/%s:%d:%x,", n.id, q, h.Clock, h.Hash[:4])
+		}
+	}
+	for _, q := range w.qs {
+		s := w.sets[q]
+		fmt.Fprintf(w.digest, "%s=%s%v@%d;", q, s.Primary, s.Secondaries, s.Version)
+	}
+}
+
+func (w *smmWorld) result(steps int) SMMResult {
+	r := w.res
+	r.Steps = steps
+	for _, n := range w.applied {
+		if n > 0 {
+			r.Applied++
+		}
+	}
+	r.Digest = hex.EncodeToString(w.digest.Sum(nil))
+	return r
+}
