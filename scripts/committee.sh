@@ -16,6 +16,11 @@
 # range, 20), GROUP (g), COINS (100), THRESHOLD (endorsements a transaction
 # needs, NODES-1: the group goes on while one member is down). A start wipes the previous run's chain and
 # committee in that directory.
+# Replicated queues (issue 12): REPLICATION=1 passes --replication to ordo committee init, and
+# ACK_AFTER, UNHEALTHY_AFTER, MONITOR_EVERY and MAPPING_EVERY (when set) its --ack-after,
+# --unhealthy-after, --monitor-every and --mapping-every; MAPPING_EVERY defaults to 5s here (the
+# node's own default is 10m), and the start then waits until every node has read the chain's nodes
+# registry with all NODES nodes in it (a queue's replica set names the nodes its node knows).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +34,11 @@ RANGE_SIZE=${RANGE_SIZE:-20}
 GROUP=${GROUP:-g}
 COINS=${COINS:-100}
 THRESHOLD=${THRESHOLD:-$((NODES > 1 ? NODES - 1 : 1))}
+REPLICATION=${REPLICATION:-}
+ACK_AFTER=${ACK_AFTER:-}
+UNHEALTHY_AFTER=${UNHEALTHY_AFTER:-}
+MONITOR_EVERY=${MONITOR_EVERY:-}
+MAPPING_EVERY=${MAPPING_EVERY:-5s}
 BIN=$DIR/ordo
 CHAIN=http://127.0.0.1:$CHAIN_PORT
 
@@ -83,6 +93,45 @@ status() {
 	done
 }
 
+# replication_flags: ordo committee init's replication flags from the settings.
+replication_flags() {
+	[ -n "$REPLICATION" ] && [ "$REPLICATION" != 0 ] || return 0
+	printf '%s\n' --replication
+	[ -z "$ACK_AFTER" ] || printf '%s\n' --ack-after "$ACK_AFTER"
+	[ -z "$UNHEALTHY_AFTER" ] || printf '%s\n' --unhealthy-after "$UNHEALTHY_AFTER"
+	[ -z "$MONITOR_EVERY" ] || printf '%s\n' --monitor-every "$MONITOR_EVERY"
+	[ -z "$MAPPING_EVERY" ] || printf '%s\n' --mapping-every "$MAPPING_EVERY"
+}
+
+# mapping_read_at I: node I's last read of the nodes registry (GET /v1/smm).
+mapping_read_at() {
+	curl -fsS -H "Authorization: Bearer $(cat "$DIR/committee/node$1/token")" "http://127.0.0.1:$((API_BASE_PORT + $1 - 1))/v1/smm" 2>/dev/null |
+		sed -n 's/.*"mappingReadAt":"\([^"]*\)".*/\1/p'
+}
+
+# wait_registry: every node registered on chain, then every node's registry read again after that (60s).
+wait_registry() {
+	local n=0
+	for _ in $(seq 600); do
+		n=$(curl -fsS -H 'Content-Type: application/json' "$CHAIN/v1/call" -d '{"contract":"nodes","method":"nodes","args":{}}' 2>/dev/null |
+			grep -o '"id":"n[0-9a-f]*"' | sort -u | wc -l) || n=0
+		[ "$n" -ge "$NODES" ] && break
+		sleep 0.1
+	done
+	[ "$n" -ge "$NODES" ] || { echo "only $n of $NODES nodes in the chain's nodes registry after 60s; see $DIR/logs" >&2; exit 1; }
+	local i before
+	for i in $(seq "$NODES"); do
+		before=$(mapping_read_at "$i") || before=
+		for _ in $(seq 600); do
+			[ "$(mapping_read_at "$i" || true)" != "$before" ] && continue 2
+			sleep 0.1
+		done
+		echo "node$i did not read the nodes registry again within 60s" >&2
+		exit 1
+	done
+	echo "every node knows the $NODES registered nodes (replication: a new queue's set can name them all)"
+}
+
 kill_node() {
 	alive "$DIR/pids/node$1" || { echo "node$1 is not running" >&2; exit 1; }
 	local pid
@@ -121,7 +170,8 @@ start() {
 	echo "devchain on $CHAIN (pid $(cat "$DIR/pids/chain"))"
 
 	"$BIN" committee init --nodes "$NODES" --out "$DIR/committee" --chain "$CHAIN" \
-		--base-port "$GRPC_BASE_PORT" --api-base-port "$API_BASE_PORT" --range-size "$RANGE_SIZE" >"$DIR/logs/init.log"
+		--base-port "$GRPC_BASE_PORT" --api-base-port "$API_BASE_PORT" --range-size "$RANGE_SIZE" \
+		$(replication_flags) >"$DIR/logs/init.log"
 	"$BIN" committee deploy --out "$DIR/committee" --group "$GROUP" --chain "$CHAIN" --coins "$COINS" --threshold "$THRESHOLD"
 
 	for i in $(seq "$NODES"); do launch_node "$i"; done
@@ -129,6 +179,7 @@ start() {
 		wait_http "http://127.0.0.1:$((API_BASE_PORT + i - 1))/readyz" "node$i" "$DIR/pids/node$i"
 		echo "node$i: API http://127.0.0.1:$((API_BASE_PORT + i - 1)), gRPC 127.0.0.1:$((GRPC_BASE_PORT + i - 1)), pid $(cat "$DIR/pids/node$i"), log $DIR/logs/node$i.log"
 	done
+	if [ -n "$(replication_flags)" ]; then wait_registry; fi
 
 	cat <<EOF
 
