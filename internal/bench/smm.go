@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -454,9 +453,12 @@ func (r *smmRun) load(ctx context.Context, res *SMMResult) ([]string, error) {
 }
 
 // failover stops queue 0's primary for good and measures until the first
-// block that includes a transaction of queue 0 sent by another node.
+// block that includes a transaction of queue 0 sent by the new primary
+// (one of its senders), while a client keeps sending queue 0 intents to
+// another node (503 while the failover is under way).
 func (r *smmRun) failover(ctx context.Context, uids []string, res *SMMResult) error {
 	p, _ := r.setOf(0)
+	var mu sync.Mutex
 	ours := map[string]bool{}
 	for _, u := range uids {
 		ours[u] = true
@@ -465,52 +467,67 @@ func (r *smmRun) failover(ctx context.Context, uids []string, res *SMMResult) er
 	if err != nil {
 		return err
 	}
-	oldFrom := map[chain.Address]bool{}
-	blocks, err := r.dc.Blocks(ctx, 1, head.Height)
-	if err != nil {
-		return err
-	}
-	for _, b := range blocks {
-		for _, tx := range b.Txs {
-			if ours[tx.Memo] {
-				oldFrom[tx.From] = true
-			}
-		}
-	}
 	r.stop(p)
 	lost, h0 := time.Now(), head.Height
 	other := (p + 1) % r.o.Nodes
-	for i := 0; ; i++ {
-		// Queue 0 keeps taking intents at another node, as a client would
-		// (503 while the failover is under way).
-		if out, err := r.nodes[other].SMM.Submit(ctx, "bench", []sequencer.Intake{r.intake(0, 1_000_000+i)}); err == nil {
-			ours[out[0].Transaction.UID] = true
-		} else if !errors.Is(err, smm.ErrUnavailable) && !errors.Is(err, smm.ErrNotReplicated) {
-			return fmt.Errorf("bench smm: intake during the failover: %w", err)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
+		for i := 0; cctx.Err() == nil; i++ {
+			if out, err := r.nodes[other].SMM.Submit(cctx, "bench", []sequencer.Intake{r.intake(0, 1_000_000+i)}); err == nil {
+				mu.Lock()
+				ours[out[0].Transaction.UID] = true
+				mu.Unlock()
+			}
+			select {
+			case <-cctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	})
+	var senders map[chain.Address]bool
+	q0, _ := json.Marshal(map[string]string{"queue": r.queue(0)})
+	return r.until(ctx, 2*time.Minute, "a dispatch of queue 0 by its new primary", func() (bool, error) {
+		if senders == nil {
+			raw, err := r.dc.Call(ctx, devchain.ReplicaSetsContract, "set", q0)
+			if err != nil {
+				return false, nil
+			}
+			var set devchain.ReplicaSet
+			if json.Unmarshal(raw, &set) != nil || set.Primary == string(r.keys[p].ID()) {
+				return false, nil
+			}
+			np := slices.IndexFunc(r.keys, func(k identity.Key) bool { return string(k.ID()) == set.Primary })
+			ss, err := r.nodes[np].Sequencer.Store().Senders(ctx)
+			if err != nil {
+				return false, err
+			}
+			senders = map[chain.Address]bool{}
+			for _, s := range ss {
+				senders[chain.Address(s.ID)] = true
+			}
 		}
 		hd, err := r.dc.Head(ctx)
 		if err != nil {
-			return err
+			return false, err
 		}
 		bs, err := r.dc.Blocks(ctx, h0+1, hd.Height)
 		if err != nil {
-			return err
+			return false, err
 		}
+		mu.Lock()
+		defer mu.Unlock()
 		for _, b := range bs {
 			for _, tx := range b.Txs {
-				if ours[tx.Memo] && !oldFrom[tx.From] {
+				if ours[tx.Memo] && senders[tx.From] {
 					res.FailoverBlocks, res.FailoverTime = b.Height-h0, time.Since(lost)
-					return nil
+					r.progress("bench smm: primary lost at height %d, first dispatch by the new primary included at %d (%s %s)", h0, b.Height, tx.Status, tx.Reason)
+					return true, nil
 				}
 			}
 		}
-		if time.Since(lost) > 2*time.Minute {
-			return fmt.Errorf("bench smm: no dispatch by a new primary within 2m of the primary's loss")
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+		return false, nil
+	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/replog"
 	"github.com/ordolabs/ordo/internal/store"
 )
 
@@ -59,8 +60,12 @@ func (n *Node) ensureAdopted(ctx context.Context, queue string) error {
 	return nil
 }
 
-// adopt makes this node's records of queue from its log.
+// adopt makes this node's records of queue from its log, after catching
+// its log up with the most advanced member's.
 func (n *Node) adopt(ctx context.Context, queue string) error {
+	if err := n.catchUp(ctx, queue); err != nil {
+		return fmt.Errorf("smm: adopt %q: %w", queue, err)
+	}
 	open, err := n.unfinished(ctx, queue)
 	if err != nil {
 		return err
@@ -87,6 +92,68 @@ func (n *Node) adopt(ctx context.Context, queue string) error {
 	}
 	n.m.Adopted.Inc()
 	n.log.Info("smm: queue adopted as its primary", "queue", queue, "waiting", len(created), "appliedOnChain", len(applied))
+	return nil
+}
+
+// catchUp brings this node's log of a queue it has become primary of up to
+// the most advanced member's: a secondary promoted over one that holds
+// more, or a primary back with its disk lost, must not take the queue on
+// (nor have its secondaries reset to its shorter log) with less than an
+// answering member holds — that member may hold intents acknowledged by
+// the primary before. A member's log that continues this node's is
+// appended; one that forks from it replaces it when it is longer (the
+// longer history holds what was acknowledged). Members that do not answer
+// are passed over (the plan waits for them before promoting anyone; a
+// restart does not).
+func (n *Node) catchUp(ctx context.Context, queue string) error {
+	set, err := n.cfg.Store.ReplicaSet(ctx, queue)
+	if err != nil {
+		return err
+	}
+	own, err := n.cfg.Store.LogHead(ctx, queue)
+	if err != nil {
+		return err
+	}
+	states := n.gather(ctx, []store.ReplicaSet{set})
+	if len(states) == 0 {
+		return nil // a member knows a newer set: the next intake reads it
+	}
+	best, bestHead := "", own
+	for m, st := range states[0].Members {
+		if m != n.self && st.Reached && st.Head.Clock > bestHead.Clock {
+			best, bestHead = m, st.Head
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	for own.Clock < bestHead.Clock {
+		es, _, err := n.pullFrom(ctx, best, queue, own.Clock)
+		if err != nil {
+			return fmt.Errorf("catch up from %s: %w", best, err)
+		}
+		if len(es) == 0 {
+			break
+		}
+		next, err := n.cfg.Store.AppendLog(ctx, queue, set.Version, es)
+		if errors.Is(err, replog.ErrFork) {
+			all, _, werr := n.wholeLog(ctx, best, queue)
+			if werr != nil {
+				return fmt.Errorf("catch up from %s: %w", best, werr)
+			}
+			n.log.Warn("smm: new primary's log forks from a longer member's: replaced by it", "queue", queue, "member", best, "own", own.Clock, "member", len(all))
+			next, err = n.cfg.Store.ResetLog(ctx, queue, set.Version, all)
+		}
+		if err != nil {
+			return fmt.Errorf("catch up from %s: %w", best, err)
+		}
+		if next == own {
+			break
+		}
+		n.m.Entries.Add(float64(next.Clock - own.Clock))
+		own = next
+	}
+	n.log.Info("smm: caught up before taking the queue on", "queue", queue, "from", best, "clock", own.Clock)
 	return nil
 }
 

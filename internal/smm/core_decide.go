@@ -102,6 +102,9 @@ func FindReplicaSetUpdates(q QueueState, now time.Time, after time.Duration) []s
 	return out
 }
 
+// Members returns the primary, then the secondaries.
+func (s ReplicaSet) Members() []string { return append([]string{s.Primary}, s.Secondaries...) }
+
 // Holds reports whether node is a member of the set.
 func (s ReplicaSet) Holds(node string) bool {
 	return s.Primary == node || slices.Contains(s.Secondaries, node)
@@ -122,13 +125,24 @@ var (
 	// ErrNoHealthyReplica: the primary is to be replaced and no healthy
 	// secondary holds the queue.
 	ErrNoHealthyReplica = errors.New("smm: no healthy secondary to promote")
+	// ErrUnsettled: a member is unanswered but not for long enough to be
+	// replaced: no plan until it answers or is replaced too.
+	ErrUnsettled = errors.New("smm: a member is unanswered, not yet for long enough: waiting")
+	// ErrNoQuorum: fewer than a majority of the set's members answer: the
+	// planner may be the one cut off, so it replaces no one.
+	ErrNoQuorum = errors.New("smm: fewer than a majority of the set answer: no replacement")
 	// ErrNothingToReplace: every member named is healthy or not a member.
 	ErrNothingToReplace = errors.New("smm: nothing to replace")
 )
 
 // PlanReplicaSetUpdate is issue-replica-set-update's choice: the set that
 // replaces q's unhealthy members (as FindReplicaSetUpdates named them) and
-// the members to sync afterwards (the new ones). An unhealthy primary is
+// the members to sync afterwards (the new ones). It plans nothing while a
+// member is unanswered but not yet replaceable (ErrUnsettled: it may hold
+// entries the others lack, acknowledged by the primary) or when fewer
+// than a majority of the set's members answer (ErrNoQuorum: the planner
+// may be the one partitioned away, and the primary alive on the other
+// side). An unhealthy primary is
 // replaced by the healthy secondary with the highest clock (ties: lowest
 // node id); each slot left is filled from candidates outside the set, least
 // loaded first (ties: lowest node id). The set keeps its size when there
@@ -148,6 +162,25 @@ func PlanReplicaSetUpdate(q QueueState, unhealthy []string, candidates []Candida
 	}
 	if len(drop) == 0 {
 		return ReplicaSet{}, nil, ErrNothingToReplace
+	}
+	members := q.Set.Members()
+	healthy := 0
+	for _, m := range members {
+		switch {
+		case q.Members[m].Healthy():
+			healthy++
+		case !drop[m]:
+			// Unanswered, but not for long enough to be replaced: it may
+			// hold what the others lack. Wait for it to answer or to be
+			// replaced with the others.
+			return ReplicaSet{}, nil, ErrUnsettled
+		}
+	}
+	if healthy < len(members)/2+1 {
+		// A planner that reaches only a minority of the set may be the
+		// one cut off: replacing the others could depose a primary that
+		// still serves, and lose what it acknowledged since.
+		return ReplicaSet{}, nil, ErrNoQuorum
 	}
 	next := ReplicaSet{Queue: q.Set.Queue, Primary: q.Set.Primary, Version: q.Set.Version}
 	var kept []string

@@ -13,6 +13,9 @@ func seeState(n *testNode, st QueueState) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.seen[st.Set.Queue] = st
+	// The state is made up, not on chain: a primary of it has taken the
+	// queue on already (find-sync-requests syncs only from such a log).
+	n.adopted[st.Set.Queue] = st.Set.Primary == n.self
 }
 
 // TestJobFindSyncRequests: find-sync-requests inserts an

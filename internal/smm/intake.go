@@ -82,12 +82,15 @@ func (n *Node) submitLocal(ctx context.Context, it sequencer.Intake) (store.Enqu
 			}
 		}
 	}
-	if n.c.AckAfter > 0 && len(set.Secondaries) > 0 {
+	if n.c.AckAfter > 0 {
+		if len(set.Secondaries) < n.c.AckAfter {
+			return res[0], fmt.Errorf("%w: %s has %d secondaries, ackAfter asks %d", ErrNotReplicated, it.Queue, len(set.Secondaries), n.c.AckAfter)
+		}
 		head, err := n.cfg.Store.LogHead(ctx, it.Queue)
 		if err != nil {
 			return res[0], err
 		}
-		if err := n.waitAcked(ctx, it.Queue, head.Clock, min(n.c.AckAfter, len(set.Secondaries))); err != nil {
+		if err := n.waitAcked(ctx, it.Queue, set.Secondaries, head.Clock, n.c.AckAfter); err != nil {
 			return res[0], err
 		}
 	}
@@ -99,15 +102,17 @@ func (n *Node) submitLocal(ctx context.Context, it sequencer.Intake) (store.Enqu
 // acknowledged; a retry with its idempotency key finds it.
 var ErrNotReplicated = errors.New("smm: committed on the primary, not held by enough secondaries in time")
 
-// waitAcked waits until k secondaries of queue hold its log up to clock.
-func (n *Node) waitAcked(ctx context.Context, queue string, clock uint64, k int) error {
+// waitAcked waits until k of secondaries (the queue's, in the set the
+// intent was committed under: a former secondary's ack does not count)
+// hold its log up to clock.
+func (n *Node) waitAcked(ctx context.Context, queue string, secondaries []string, clock uint64, k int) error {
 	ctx, cancel := n.withTimeout(ctx, n.c.AckTimeout)
 	defer cancel()
 	for {
 		n.mu.Lock()
 		held := 0
-		for _, c := range n.acked[queue] {
-			if c >= clock {
+		for _, s := range secondaries {
+			if c, ok := n.acked[queue][s]; ok && c >= clock {
 				held++
 			}
 		}
@@ -138,8 +143,12 @@ func (n *Node) noteAcked(queue, secondary string, clock uint64) {
 	n.ackWake = make(chan struct{})
 }
 
-// forward sends an intent to its queue's primary.
+// forward sends an intent to its queue's primary; one monitoring found
+// unanswered is not waited for (a client is told at once to come back).
 func (n *Node) forward(ctx context.Context, primary, principal string, it sequencer.Intake) (store.EnqueueResult, error) {
+	if since, _ := n.unhealthySince(primary); !since.IsZero() {
+		return store.EnqueueResult{}, fmt.Errorf("%w: %s: its primary %s has not answered since %s; its replacement is under way", ErrUnavailable, it.Queue, primary, since.Format(time.RFC3339))
+	}
 	ctx, cancel := context.WithTimeout(ctx, n.c.RequestTimeout+n.c.AckTimeout)
 	defer cancel()
 	resp, err := n.rpc.call(ctx, transport.NodeID(primary), &smmpb.Request{Body: &smmpb.Request_Forward{Forward: &smmpb.ForwardRequest{

@@ -280,6 +280,12 @@ func (n *Node) findSyncRequests(ctx context.Context, a sliceArgs) error {
 		if st.Set.Primary != n.self {
 			continue
 		}
+		// Never sync secondaries to a log not yet caught up (a primary
+		// back with its disk lost would reset them to less).
+		if err := n.ensureAdopted(ctx, st.Set.Queue); err != nil {
+			n.log.Warn("smm: primary not ready to sync its secondaries", "queue", st.Set.Queue, "err", err)
+			continue
+		}
 		for _, r := range FindSyncRequests(st, n.budget) {
 			if _, _, err := n.insert(ctx, KindRecurringSync, jobq.QueueRecurringSync, syncArgs{Queue: r.Queue, Secondary: r.Secondary}, "sync/"+r.Queue+"/"+r.Secondary, time.Time{}); err != nil && !errors.Is(err, jobq.ErrQueueFull) {
 				return err
@@ -321,7 +327,7 @@ func (n *Node) findReplicaSetUpdates(ctx context.Context, a sliceArgs) error {
 	var mine []string
 	for _, st := range n.stateOf(a.Queues) {
 		next, bad, err := n.plan(ctx, st, now)
-		if errors.Is(err, ErrNothingToReplace) || (errors.Is(err, ErrNoCandidate) && len(bad) == 0) {
+		if errors.Is(err, ErrNothingToReplace) || errors.Is(err, ErrUnsettled) || (errors.Is(err, ErrNoCandidate) && len(bad) == 0) {
 			continue
 		}
 		if err != nil {

@@ -41,6 +41,9 @@ func (n *Node) manualSync(ctx context.Context, a syncArgs) error {
 	if !ok {
 		return nil // no longer ours to push, or no longer a secondary
 	}
+	if err := n.ensureAdopted(ctx, a.Queue); err != nil {
+		return err
+	}
 	from, known := n.ackedClock(a.Queue, a.Secondary)
 	if !known {
 		hs, _, err := n.headsOf(ctx, a.Secondary, []string{a.Queue})
@@ -129,6 +132,9 @@ func (n *Node) recurringSync(ctx context.Context, a syncArgs) error {
 	set, ok := n.primaryOf(ctx, a.Queue, a.Secondary)
 	if !ok {
 		return nil
+	}
+	if err := n.ensureAdopted(ctx, a.Queue); err != nil {
+		return err
 	}
 	target, err := n.cfg.Store.LogHead(ctx, a.Queue)
 	if err != nil {

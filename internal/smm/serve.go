@@ -81,11 +81,18 @@ func (n *Node) serveHeads(ctx context.Context, r *smmpb.HeadsRequest) *smmpb.Res
 	return &smmpb.Response{Body: &smmpb.Response_Heads{Heads: out}}
 }
 
-// servePull is the primary answering a member's pull.
+// servePull answers a member's pull: the entries of this node's log after
+// a clock. The primary serves its secondaries; any member serves a new
+// primary catching up before it takes the queue on (adopt.go).
 func (n *Node) servePull(ctx context.Context, from transport.NodeID, r *smmpb.PullRequest) *smmpb.Response {
 	set, err := n.cfg.Store.ReplicaSet(ctx, r.Queue)
-	if err != nil || set.Primary != n.self {
-		return failure(0, CodeNotPrimary, fmt.Sprintf("%s is not the primary of %q", n.self, r.Queue))
+	if err != nil || !set.Holds(string(from)) {
+		if s, ok, rerr := n.refreshSet(ctx, r.Queue); rerr == nil && ok {
+			set, err = s, nil
+		}
+	}
+	if err != nil || !set.Holds(n.self) {
+		return failure(0, CodeNotMember, fmt.Sprintf("%s holds no replica of %q", n.self, r.Queue))
 	}
 	if !set.Holds(string(from)) {
 		return failure(0, CodeNotMember, fmt.Sprintf("%s is not a member of %q's replica set", from, r.Queue))
@@ -241,15 +248,20 @@ func (n *Node) holds(ctx context.Context, queue string, target replog.Head) (boo
 
 // pullPage asks the primary for entries after a clock.
 func (n *Node) pullPage(ctx context.Context, set store.ReplicaSet, after uint64) ([]replog.Entry, uint64, error) {
+	return n.pullFrom(ctx, set.Primary, set.Queue, after)
+}
+
+// pullFrom asks a member for the entries of its log after a clock.
+func (n *Node) pullFrom(ctx context.Context, member, queue string, after uint64) ([]replog.Entry, uint64, error) {
 	rctx, cancel := context.WithTimeout(ctx, n.c.RequestTimeout)
 	defer cancel()
-	resp, err := n.rpc.call(rctx, transport.NodeID(set.Primary), &smmpb.Request{Body: &smmpb.Request_Pull{Pull: &smmpb.PullRequest{Queue: set.Queue, After: after, Limit: uint32(n.c.PushPage)}}})
+	resp, err := n.rpc.call(rctx, transport.NodeID(member), &smmpb.Request{Body: &smmpb.Request_Pull{Pull: &smmpb.PullRequest{Queue: queue, After: after, Limit: uint32(n.c.PushPage)}}})
 	if err != nil {
 		return nil, 0, err
 	}
 	e := resp.GetEntries()
 	if e == nil {
-		return nil, 0, fmt.Errorf("smm: %s answered a pull of %q with no entries", set.Primary, set.Queue)
+		return nil, 0, fmt.Errorf("smm: %s answered a pull of %q with no entries", member, queue)
 	}
 	return entriesFromPB(e.Entries), e.Version, nil
 }
@@ -257,19 +269,27 @@ func (n *Node) pullPage(ctx context.Context, set store.ReplicaSet, after uint64)
 // resetFromPrimary replaces this node's log of a queue with the primary's
 // whole log, read page by page.
 func (n *Node) resetFromPrimary(ctx context.Context, set store.ReplicaSet) (replog.Head, error) {
+	all, version, err := n.wholeLog(ctx, set.Primary, set.Queue)
+	if err != nil {
+		return replog.Head{}, err
+	}
+	n.log.Warn("smm: replica log diverged from its primary's: replaced", "queue", set.Queue, "primary", set.Primary, "entries", len(all))
+	return n.cfg.Store.ResetLog(ctx, set.Queue, version, all)
+}
+
+// wholeLog reads a member's whole log of a queue, page by page.
+func (n *Node) wholeLog(ctx context.Context, member, queue string) ([]replog.Entry, uint64, error) {
 	var all []replog.Entry
 	var version uint64
 	for {
-		es, v, err := n.pullPage(ctx, set, uint64(len(all)))
+		es, v, err := n.pullFrom(ctx, member, queue, uint64(len(all)))
 		if err != nil {
-			return replog.Head{}, err
+			return nil, 0, err
 		}
 		version = v
 		all = append(all, es...)
 		if len(es) < n.c.PushPage {
-			break
+			return all, version, nil
 		}
 	}
-	n.log.Warn("smm: replica log diverged from its primary's: replaced", "queue", set.Queue, "primary", set.Primary, "entries", len(all))
-	return n.cfg.Store.ResetLog(ctx, set.Queue, version, all)
 }
