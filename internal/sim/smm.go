@@ -121,6 +121,16 @@ type SMMResult struct {
 	// Resets of a diverged secondary; Refused pushes (gap, fork, stale,
 	// not primary).
 	Resets, Refused int
+	// CatchUps: new primaries that took entries from a more advanced
+	// member before adopting their queue.
+	CatchUps int
+	// DeposedOrder counts intents applied out of intake order where one of
+	// the two was dispatched by a deposed primary that had not read the
+	// set update yet (the driver's known gap: not a failure).
+	DeposedOrder int
+	// DeposedLost counts acknowledged intents lost that a deposed primary
+	// (not having read the set update) took in: the same known gap.
+	DeposedLost int
 	// Crashes (memory only) and Wipes (disk lost too).
 	Crashes, Wipes int
 	// Messages sent on the model network.

@@ -51,14 +51,14 @@ func (w *smmWorld) deliver(m smmMsg) {
 		case "":
 			w.noteAcked(p, m.queue, m.from, m.head.Clock)
 		case smmCodeGap:
-			if p.sets[m.queue].Primary == p.id {
+			if p.sets[m.queue].Primary == p.id && p.adopted[m.queue] {
 				log := p.logs[m.queue]
 				if m.head.Clock <= uint64(len(log)) {
 					w.send(smmMsg{from: p.id, to: m.from, kind: "push", queue: m.queue, version: p.sets[m.queue].Version, entries: log[m.head.Clock:]})
 				}
 			}
 		case smmCodeFork:
-			if p.sets[m.queue].Primary == p.id {
+			if p.sets[m.queue].Primary == p.id && p.adopted[m.queue] {
 				w.send(smmMsg{from: p.id, to: m.from, kind: "push", queue: m.queue, version: p.sets[m.queue].Version,
 					entries: p.logs[m.queue], reset: true})
 			}
@@ -66,10 +66,16 @@ func (w *smmWorld) deliver(m smmMsg) {
 			w.refreshSet(p, m.queue)
 		}
 	case "pull":
-		// serveLog at the primary: its entries after the secondary's head
-		// (the whole log for a reset), under the set it holds.
+		// servePull: any member serves a member of the set it holds (read
+		// from the chain once when the asker is not in it) its entries
+		// after the asker's head (the whole log for a reset). A pull that
+		// reaches the primary is part of a sync the primary's jobs run
+		// only once it caught up and adopted the queue.
 		set := to.sets[m.queue]
-		if set.Primary != to.id {
+		if !set.Holds(m.from) {
+			set = w.refreshSet(to, m.queue)
+		}
+		if !set.Holds(to.id) || !set.Holds(m.from) || set.Primary == to.id && !w.ensureAdopted(to, m.queue) {
 			return
 		}
 		log := to.logs[m.queue]
@@ -79,9 +85,12 @@ func (w *smmWorld) deliver(m smmMsg) {
 		}
 		w.send(smmMsg{from: to.id, to: m.from, kind: "entries", queue: m.queue, version: set.Version, entries: log[after:], reset: m.reset})
 	case "hint":
-		// serveSync: diverged when at or past the target with another head
-		h := headOf(to.logs[m.queue])
-		w.pull(to, m.queue, h != m.head && h.Clock >= m.head.Clock)
+		// serveSync: diverged when at or past the target without holding
+		// it at its clock (holds)
+		log := to.logs[m.queue]
+		t := m.head
+		held := t.Clock == 0 || t.Clock <= uint64(len(log)) && log[t.Clock-1].Head() == t
+		w.pull(to, m.queue, uint64(len(log)) >= t.Clock && !held)
 	}
 }
 
@@ -190,28 +199,45 @@ func (w *smmWorld) monitor(n *smmNode) {
 			}
 			qs.Members[id] = mem
 		}
-		for _, r := range smm.FindSyncRequests(qs, w.syncBudget) {
-			w.budget[r.Queue+"/"+r.Secondary+"/"+now.Truncate(time.Minute).String()]++
-			w.send(smmMsg{from: n.id, to: r.Secondary, kind: "hint", queue: q, head: r.Target})
+		// find-sync-requests: only at the primary, once caught up
+		if set.Primary == n.id && w.ensureAdopted(n, q) {
+			w.findSyncRequests(n, qs)
 		}
 		if n.updating[q] {
 			continue
 		}
-		var next smm.ReplicaSet
-		var err error
-		if un := smm.FindReplicaSetUpdates(qs, now, w.cfg.UnhealthyAfter); len(un) > 0 {
-			next, _, err = smm.PlanReplicaSetUpdate(qs, un, w.candidates(n, set), true)
-		} else if w.allHealthy(qs) {
-			next, _, err = smm.PlanGrow(qs, w.cfg.Replicas-1, w.candidates(n, set), true)
-		} else {
-			continue
-		}
-		if err != nil {
-			continue
-		}
-		n.updating[q] = true
-		w.updates = append(w.updates, smmUpdate{at: now.Add(time.Duration(500+w.rng.IntN(1500)) * time.Millisecond), next: next, by: n.id})
+		w.plan(n, qs)
 	}
+}
+
+// findSyncRequests hints the secondaries of qs that are behind or diverged
+// to pull.
+func (w *smmWorld) findSyncRequests(n *smmNode, qs smm.QueueState) {
+	now, q := w.clk.Now(), qs.Set.Queue
+	for _, r := range smm.FindSyncRequests(qs, w.syncBudget) {
+		w.budget[r.Queue+"/"+r.Secondary+"/"+now.Truncate(time.Minute).String()]++
+		w.send(smmMsg{from: n.id, to: r.Secondary, kind: "hint", queue: q, head: r.Target})
+	}
+}
+
+// plan is find-replica-set-updates and issue-replica-set-update at n (or
+// a grow of a shrunk set): the update goes on chain after a delay.
+func (w *smmWorld) plan(n *smmNode, qs smm.QueueState) {
+	now, set := w.clk.Now(), qs.Set
+	var next smm.ReplicaSet
+	var err error
+	if un := smm.FindReplicaSetUpdates(qs, now, w.cfg.UnhealthyAfter); len(un) > 0 {
+		next, _, err = smm.PlanReplicaSetUpdate(qs, un, w.candidates(n, set), true)
+	} else if w.allHealthy(qs) {
+		next, _, err = smm.PlanGrow(qs, w.cfg.Replicas-1, w.candidates(n, set), true)
+	} else {
+		return
+	}
+	if err != nil {
+		return
+	}
+	n.updating[set.Queue] = true
+	w.updates = append(w.updates, smmUpdate{at: now.Add(time.Duration(500+w.rng.IntN(1500)) * time.Millisecond), next: next, by: n.id})
 }
 
 func (w *smmWorld) allHealthy(qs smm.QueueState) bool {

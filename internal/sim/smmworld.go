@@ -25,8 +25,14 @@ import (
 //     once and tries again (submitOne);
 //   - the primary seals a ChangeIntent entry under its set's version,
 //     pushes it to each secondary (manual sync), and with AckAfter 1
-//     acknowledges once a secondary's clock reaches the entry (noteAcked
-//     records clocks, as the driver does) within the ack timeout;
+//     acknowledges once a secondary of the set it was committed under has
+//     a clock at the entry's (noteAcked records clocks, waitAcked counts
+//     only those secondaries, as the driver does) within the ack timeout;
+//     a set with fewer secondaries than AckAfter is refused an ack;
+//   - a node that becomes a queue's primary, or finds itself one after a
+//     restart, catches up with the most advanced member that answers and
+//     adopts the queue before it takes intake, dispatches or syncs its
+//     secondaries (smmadopt.go);
 //   - a secondary takes a push or a pulled batch only from the primary of
 //     the set it holds, reading the chain once when the sender claims a
 //     newer version or is not its primary (checkPrimary), and only through
@@ -59,14 +65,17 @@ type smmNode struct {
 	unhealthy map[string]map[string]time.Time
 	waiting   []smmWait
 	updating  map[string]bool
+	adopted   map[string]bool // queues adopted since it became their primary or restarted
 }
 
-// smmWait is an intent its primary took in, waiting for a secondary's ack.
+// smmWait is an intent its primary took in, waiting for AckAfter of the
+// secondaries of the set it was committed under to ack it.
 type smmWait struct {
-	id       string
-	queue    string
-	clock    uint64
-	deadline time.Time
+	id          string
+	queue       string
+	clock       uint64
+	deadline    time.Time
+	secondaries []string
 }
 
 // smmIntent is the checker's record of an intent taken in by a primary.
@@ -74,9 +83,29 @@ type smmIntent struct {
 	id, queue string
 	seq       int
 	acked     bool
+	// deposed: taken in by a primary the chain had already replaced,
+	// that had not read the update (finding 4).
+	deposed bool
 	// holders are the nodes that held its entry and did not lose their
-	// disk since.
+	// disk, nor were replaced out of its queue's set (as unhealthy), since:
+	// with none left, more members failed than the ack allowed for.
 	holders map[string]bool
+}
+
+// smmApplied is an intent applied on chain: by which node, and whether
+// that node was deposed then (the chain's set names another primary, or
+// a newer version than the one the node holds: it has not read the
+// update yet).
+type smmApplied struct {
+	id, by  string
+	seq     int
+	deposed bool
+}
+
+// deposed is whether n dispatching q now is a deposed primary.
+func (w *smmWorld) deposed(n *smmNode, q string) bool {
+	c := w.sets[q]
+	return c.Primary != n.id || c.Version != n.sets[q].Version
 }
 
 // smmUpdate is a replica-set update on its way to the chain.
@@ -109,9 +138,16 @@ type smmWorld struct {
 	qs    []string
 	// chain
 	sets    map[string]smm.ReplicaSet
-	applied map[string]int      // intent id -> applications (the nullifier refuses a second)
-	order   map[string][]string // queue -> intent ids in the order applied
-	updates []smmUpdate
+	applied map[string]int          // intent id -> applications (the nullifier refuses a second)
+	order   map[string][]smmApplied // queue -> intents in the order applied
+	// orderSeen[q] is how many of order[q] the intake-order check saw;
+	// orderMax[q] the one of them with the highest intake sequence.
+	orderSeen map[string]int
+	orderMax  map[string]smmApplied
+	// deposedLost: acknowledged intents taken in by a deposed primary and
+	// lost (counted once).
+	deposedLost map[string]bool
+	updates     []smmUpdate
 	// network
 	msgs             []smmMsg
 	msgSeq           int
@@ -130,7 +166,8 @@ type smmWorld struct {
 
 func newSMMWorld(cfg SMMConfig) *smmWorld {
 	w := &smmWorld{cfg: cfg, clk: clock.NewVirtual(clock.Epoch), rng: rand.New(rand.NewPCG(cfg.Seed, 0x6e6574)),
-		sets: map[string]smm.ReplicaSet{}, applied: map[string]int{}, order: map[string][]string{}, side: map[string]bool{},
+		sets: map[string]smm.ReplicaSet{}, applied: map[string]int{}, order: map[string][]smmApplied{},
+		orderSeen: map[string]int{}, orderMax: map[string]smmApplied{}, deposedLost: map[string]bool{}, side: map[string]bool{},
 		intents: map[string]*smmIntent{}, touched: map[string]map[string]bool{}, budget: map[string]int{}, digest: sha256.New()}
 	w.res.Seed = cfg.Seed
 	for i := range cfg.Nodes {
@@ -163,6 +200,7 @@ func cloneSet(s smm.ReplicaSet) smm.ReplicaSet {
 
 func (n *smmNode) clearMemory() {
 	n.acked, n.unhealthy, n.waiting, n.updating = map[string]map[string]uint64{}, map[string]map[string]time.Time{}, nil, map[string]bool{}
+	n.adopted = map[string]bool{}
 }
 
 func (w *smmWorld) node(id string) *smmNode { return w.nodes[int(id[0]-'A')] }
@@ -177,10 +215,13 @@ func headOf(log []replog.Entry) replog.Head {
 func (w *smmWorld) reachable(a, b string) bool { return w.side[a] == w.side[b] }
 
 // refreshSet reads queue's set from the chain into n's store when it is
-// newer than the one n holds.
+// newer than the one n holds (a node it makes the primary catches up and
+// adopts at once, as the driver's hold).
 func (w *smmWorld) refreshSet(n *smmNode, q string) smm.ReplicaSet {
 	if c := w.sets[q]; c.Version > n.sets[q].Version {
+		old := n.sets[q]
 		n.sets[q] = cloneSet(c)
+		w.noteHeld(n, q, old)
 	}
 	return n.sets[q]
 }
@@ -266,6 +307,10 @@ func (w *smmWorld) do(a SMMAction) string {
 		nd.up = false
 		nd.clearMemory()
 		w.res.Crashes++
+		// its requests in flight die with its connections: a restart at
+		// the same virtual instant must not see its old pushes land after
+		// its catch-up (a real restart takes longer than a request)
+		w.msgs = slices.DeleteFunc(w.msgs, func(m smmMsg) bool { return m.from == nd.id })
 		if a.Kind == SWipe && !w.cfg.NoWipes {
 			w.res.Wipes++
 			nd.logs, nd.sets = map[string][]replog.Entry{}, map[string]smm.ReplicaSet{}
@@ -283,7 +328,8 @@ func (w *smmWorld) do(a SMMAction) string {
 		nd.up = true
 		for _, q := range w.qs { // Open: refreshSets
 			if _, ok := nd.sets[q]; !ok {
-				nd.sets[q] = cloneSet(w.sets[q])
+				nd.sets[q] = cloneSet(w.sets[q]) // hold: none held before
+				w.noteHeld(nd, q, smm.ReplicaSet{})
 			}
 			w.refreshSet(nd, q)
 		}
@@ -314,21 +360,29 @@ func (w *smmWorld) intake(nd *smmNode, q string) string {
 
 // submitLocal commits an intent at its primary p.
 func (w *smmWorld) submitLocal(p *smmNode, q string) string {
+	if !w.ensureAdopted(p, q) {
+		return "unavailable: catch-up"
+	}
 	w.seq++
 	id := fmt.Sprintf("i%d", w.seq)
 	data, _ := json.Marshal(map[string]int{"seq": w.seq})
-	it := &smmIntent{id: id, queue: q, seq: w.seq, holders: map[string]bool{}}
+	it := &smmIntent{id: id, queue: q, seq: w.seq, holders: map[string]bool{}, deposed: w.deposed(p, q)}
 	w.intents[id] = it
 	w.intentOrder = append(w.intentOrder, id)
 	w.res.Intents++
 	e := w.appendChange(p, q, store.Change{Op: store.ChangeIntent, UID: id, Type: "sim", Data: data, At: w.clk.Now()})
 	set := p.sets[q]
 	w.pushAll(p, q)
-	if w.cfg.AckAfter == 0 || len(set.Secondaries) == 0 {
+	if w.cfg.AckAfter == 0 {
 		w.ack(it)
 		return "acked " + id
 	}
-	p.waiting = append(p.waiting, smmWait{id: id, queue: q, clock: e.Clock, deadline: w.clk.Now().Add(smmAckTimeout)})
+	if len(set.Secondaries) < w.cfg.AckAfter {
+		return "not replicated " + id // committed, refused an ack: too few secondaries
+	}
+	p.waiting = append(p.waiting, smmWait{id: id, queue: q, clock: e.Clock, deadline: w.clk.Now().Add(smmAckTimeout),
+		secondaries: slices.Clone(set.Secondaries)})
+	w.settleWaits(p, q)
 	return "taken " + id
 }
 
@@ -371,15 +425,26 @@ func (w *smmWorld) noteAcked(p *smmNode, q, s string, clock uint64) {
 		p.acked[q] = map[string]uint64{}
 	}
 	p.acked[q][s] = clock
+	w.settleWaits(p, q)
+}
+
+// settleWaits acknowledges p's intents of q that AckAfter of the
+// secondaries they were committed under hold (waitAcked: a node that is
+// not one of them does not count).
+func (w *smmWorld) settleWaits(p *smmNode, q string) {
 	p.waiting = slices.DeleteFunc(p.waiting, func(wt smmWait) bool {
 		if wt.queue != q || !w.clk.Now().Before(wt.deadline) {
 			return false
 		}
-		for _, c := range p.acked[q] { // any node that acked, as waitAcked counts
-			if c >= wt.clock {
-				w.ack(w.intents[wt.id])
-				return true
+		held := 0
+		for _, s := range wt.secondaries {
+			if c, ok := p.acked[q][s]; ok && c >= wt.clock {
+				held++
 			}
+		}
+		if held >= w.cfg.AckAfter {
+			w.ack(w.intents[wt.id])
+			return true
 		}
 		return false
 	})
@@ -399,8 +464,14 @@ func (w *smmWorld) dispatchAll(q string) string {
 }
 
 // dispatch applies the oldest intent of n's log of q not shown final, and
-// seals its ChangeFinal. "" when there is none.
+// seals its ChangeFinal. "" when there is none, or when n has not adopted
+// q since it became its primary or restarted (the model's records are its
+// log; the driver's sequencer would also dispatch the records a restarted
+// primary kept on disk: here they wait for its first adoption).
 func (w *smmWorld) dispatch(n *smmNode, q string) string {
+	if !n.adopted[q] {
+		return ""
+	}
 	final := map[string]bool{}
 	var open []string
 	for _, e := range n.logs[q] {
@@ -422,7 +493,7 @@ func (w *smmWorld) dispatch(n *smmNode, q string) string {
 			w.res.Duplicates++ // duplicate_intent: applied already
 		} else {
 			w.applied[id]++
-			w.order[q] = append(w.order[q], id)
+			w.order[q] = append(w.order[q], smmApplied{id: id, by: n.id, seq: w.intents[id].seq, deposed: w.deposed(n, q)})
 		}
 		w.appendChange(n, q, store.Change{Op: store.ChangeFinal, UID: id, State: store.Done, At: w.clk.Now()})
 		w.pushAll(n, q)
@@ -484,6 +555,15 @@ func (w *smmWorld) landUpdates() {
 		u.next.Version++
 		w.sets[u.next.Queue] = cloneSet(u.next)
 		w.res.SetUpdates++
+		for _, it := range w.intents { // a member replaced as unhealthy is a failure as a lost disk is
+			if it.queue == u.next.Queue {
+				for h := range it.holders {
+					if cur.Holds(h) && !u.next.Holds(h) {
+						delete(it.holders, h)
+					}
+				}
+			}
+		}
 	}
 	w.updates = rest
 }
