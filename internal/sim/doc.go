@@ -116,7 +116,19 @@
 // in some log while a node that held it keeps its disk. Quiet phase
 // (DefaultSMMDrainBound, two minutes of virtual time): every set's members
 // up and at the primary's head with equal hashes, every intent final at
-// its primary, every acknowledged intent applied once. The known findings
-// the runs break (a primary that lost its disk keeps its role; promotion
-// from a partial view; a secondary ahead of its primary) are in smm_test.go.
+// its primary, every acknowledged intent applied once (an intent all of
+// whose holders lost their disk or were replaced out of the set as
+// unhealthy is excused: more failed than its ack allowed for). The model
+// follows the driver's fixes of 8336803: a new or restarted primary catches
+// up with the most advanced member that answers before it adopts, takes
+// intake, dispatches or syncs (smmadopt.go); acks count only the secondaries
+// of the set an intent was committed under; the plan's ErrUnsettled and
+// ErrNoQuorum come from smm.PlanReplicaSetUpdate itself. A crash drops the
+// node's requests in flight. The driver's known gap — a deposed primary
+// that has not read the set update still takes intake and dispatches — is
+// counted apart, not failed: deposed-order (one of an out-of-order pair was
+// dispatched by a node the chain no longer names primary at the version it
+// holds) and deposed-lost (an acknowledged intent lost that such a node took
+// in). What the runs still break (a primary whose catch-up passed over a
+// member holding more) is in smm_test.go.
 package sim
