@@ -63,9 +63,15 @@ func (n *Node) ensureAdopted(ctx context.Context, queue string) error {
 // adopt makes this node's records of queue from its log, after catching
 // its log up with the most advanced member's.
 func (n *Node) adopt(ctx context.Context, queue string) error {
-	if err := n.catchUp(ctx, queue); err != nil {
+	if _, err := n.catchUp(ctx, queue, true); err != nil {
 		return fmt.Errorf("smm: adopt %q: %w", queue, err)
 	}
+	return n.adoptLog(ctx, queue)
+}
+
+// adoptLog makes this node's records of queue from its log: the chain
+// asked for each intent the log does not show final.
+func (n *Node) adoptLog(ctx context.Context, queue string) error {
 	open, err := n.unfinished(ctx, queue)
 	if err != nil {
 		return err
@@ -95,57 +101,73 @@ func (n *Node) adopt(ctx context.Context, queue string) error {
 	return nil
 }
 
+// ErrNoMajority is a primary that could not hear from a majority of its
+// set before taking the queue on: a member it cannot reach may hold
+// intents acknowledged before; intake waits (503) and the next try asks
+// again.
+var ErrNoMajority = errors.New("smm: a majority of the set did not answer the new primary")
+
 // catchUp brings this node's log of a queue it has become primary of up to
 // the most advanced member's: a secondary promoted over one that holds
 // more, or a primary back with its disk lost, must not take the queue on
-// (nor have its secondaries reset to its shorter log) with less than an
-// answering member holds — that member may hold intents acknowledged by
-// the primary before. A member's log that continues this node's is
-// appended; one that forks from it replaces it when it is longer (the
-// longer history holds what was acknowledged). Members that do not answer
-// are passed over (the plan waits for them before promoting anyone; a
-// restart does not).
-func (n *Node) catchUp(ctx context.Context, queue string) error {
+// (nor have its secondaries reset to its shorter log) with less than a
+// member holds — that member may hold intents acknowledged by the primary
+// before. It needs answers from a majority of the set (itself counted;
+// ErrNoMajority otherwise): an acknowledged entry is on the primary and
+// ackAfter secondaries, and the plan that promoted this node heard every
+// member it kept. A member's log that continues this node's is appended;
+// one that forks from it replaces it when it is longer and mayReset (no
+// intent taken since the last adoption: the longer history holds what was
+// acknowledged). It reports whether it appended anything.
+func (n *Node) catchUp(ctx context.Context, queue string, mayReset bool) (bool, error) {
 	set, err := n.cfg.Store.ReplicaSet(ctx, queue)
 	if err != nil {
-		return err
+		return false, err
 	}
 	own, err := n.cfg.Store.LogHead(ctx, queue)
 	if err != nil {
-		return err
+		return false, err
 	}
 	states := n.gather(ctx, []store.ReplicaSet{set})
 	if len(states) == 0 {
-		return nil // a member knows a newer set: the next intake reads it
+		return false, fmt.Errorf("%w: a member knows a newer set of %q", ErrNoMajority, queue)
 	}
-	best, bestHead := "", own
+	best, bestHead, answered := "", own, 1
 	for m, st := range states[0].Members {
-		if m != n.self && st.Reached && st.Head.Clock > bestHead.Clock {
+		if m == n.self || !st.Reached {
+			continue
+		}
+		answered++
+		if st.Head.Clock > bestHead.Clock {
 			best, bestHead = m, st.Head
 		}
 	}
-	if best == "" {
-		return nil
+	if members := len(set.Members()); answered < members/2+1 {
+		return false, fmt.Errorf("%w: %d of %d members of %q answered", ErrNoMajority, answered, members, queue)
 	}
+	if best == "" {
+		return false, nil
+	}
+	start := own.Clock
 	for own.Clock < bestHead.Clock {
 		es, _, err := n.pullFrom(ctx, best, queue, own.Clock)
 		if err != nil {
-			return fmt.Errorf("catch up from %s: %w", best, err)
+			return own.Clock > start, fmt.Errorf("catch up from %s: %w", best, err)
 		}
 		if len(es) == 0 {
 			break
 		}
 		next, err := n.cfg.Store.AppendLog(ctx, queue, set.Version, es)
-		if errors.Is(err, replog.ErrFork) {
+		if errors.Is(err, replog.ErrFork) && mayReset {
 			all, _, werr := n.wholeLog(ctx, best, queue)
 			if werr != nil {
-				return fmt.Errorf("catch up from %s: %w", best, werr)
+				return own.Clock > start, fmt.Errorf("catch up from %s: %w", best, werr)
 			}
-			n.log.Warn("smm: new primary's log forks from a longer member's: replaced by it", "queue", queue, "member", best, "own", own.Clock, "member", len(all))
+			n.log.Warn("smm: new primary's log forks from a longer member's: replaced by it", "queue", queue, "member", best, "own", own.Clock, "theirs", len(all))
 			next, err = n.cfg.Store.ResetLog(ctx, queue, set.Version, all)
 		}
 		if err != nil {
-			return fmt.Errorf("catch up from %s: %w", best, err)
+			return own.Clock > start, fmt.Errorf("catch up from %s: %w", best, err)
 		}
 		if next == own {
 			break
@@ -153,8 +175,22 @@ func (n *Node) catchUp(ctx context.Context, queue string) error {
 		n.m.Entries.Add(float64(next.Clock - own.Clock))
 		own = next
 	}
-	n.log.Info("smm: caught up before taking the queue on", "queue", queue, "from", best, "clock", own.Clock)
-	return nil
+	n.log.Info("smm: caught up with the most advanced member", "queue", queue, "from", best, "clock", own.Clock)
+	return own.Clock != start, nil
+}
+
+// recatch is a primary that saw a secondary ahead of it (a member it did
+// not reach when it took the queue on): it catches up again, appending
+// only (its log may have moved on since), and adopts what that brought.
+func (n *Node) recatch(ctx context.Context, queue string) error {
+	l := n.lock("adopt/" + queue)
+	l.Lock()
+	defer l.Unlock()
+	pulled, err := n.catchUp(ctx, queue, false)
+	if err != nil || !pulled {
+		return err
+	}
+	return n.adoptLog(ctx, queue)
 }
 
 // unfinished returns the uids of the intents of queue's log that it does

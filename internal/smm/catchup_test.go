@@ -2,6 +2,8 @@ package smm
 
 import (
 	"testing"
+
+	"github.com/ordolabs/ordo/internal/store"
 )
 
 // TestCatchUpBeforeTakingTheQueueOn: a secondary promoted with less than
@@ -52,4 +54,37 @@ func TestCatchUpAfterDiskLoss(t *testing.T) {
 		t.Fatalf("b was reset to %d entries, it held 4", got.Clock)
 	}
 	h.sameLog(b, c, "q")
+}
+
+// TestRecatchFromASecondaryAhead: a primary that took the queue on
+// without hearing from a secondary holding more (a majority answered
+// without it) catches up from it once monitoring sees it ahead, instead
+// of syncing it down to the shorter head.
+func TestRecatchFromASecondaryAhead(t *testing.T) {
+	h := newHarness(t, harnessOpts{nodes: 3})
+	a, b, c := h.nodes[0], h.nodes[1], h.nodes[2]
+	h.putSet("q", a, b, c)
+	uids := h.intents(a, "q", 6)
+	h.copyLog(a, b, "q", 6)
+	h.copyLog(a, c, "q", 2)
+	h.putSet("q", c, a, b)
+	c.mu.Lock()
+	c.adopted["q"] = true // took it on from its 2 entries
+	c.mu.Unlock()
+	st := c.gather(h.ctx, []store.ReplicaSet{h.chainSet("q")})
+	seeState(c, st[0])
+	if err := c.findSyncRequests(h.ctx, sliceArgs{Queues: []string{"q"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.head(c, "q"); got.Clock != 6 {
+		t.Fatalf("the primary's head %d after seeing a secondary at 6", got.Clock)
+	}
+	if js := h.jobs(c, KindRecurringSync); len(js) != 0 {
+		t.Fatalf("%d recurring syncs: the secondary ahead was synced down", len(js))
+	}
+	for _, u := range uids {
+		if _, err := c.st.Get(h.ctx, u); err != nil {
+			t.Errorf("intent %s not adopted: %v", u, err)
+		}
+	}
 }

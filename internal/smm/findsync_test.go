@@ -46,11 +46,14 @@ func TestJobFindSyncRequests(t *testing.T) {
 			Member{Node: b.id, Reached: true, Head: head(3, 1)},
 			Member{Node: c.id, Reached: true, Head: head(5, 1)},
 			Member{Node: d.id, Reached: true, Head: head(5, 9)}), nil, []string{b.id, d.id}},
-		{"ahead of the primary is diverged", a, state(
+		// A secondary ahead of its primary holds what the primary lacks:
+		// the primary catches up from it (recatch) rather than syncing it
+		// to the shorter head.
+		{"ahead of the primary: no sync, the primary catches up", a, state(
 			Member{Node: a.id, Reached: true, Head: head(5, 1)},
 			Member{Node: b.id, Reached: true, Head: head(7, 2)},
 			Member{Node: c.id, Reached: true, Head: head(5, 1)},
-			Member{Node: d.id, Reached: true, Head: head(5, 1)}), nil, []string{b.id}},
+			Member{Node: d.id, Reached: true, Head: head(5, 1)}), nil, nil},
 		{"not on a secondary", b, state(
 			Member{Node: a.id, Reached: true, Head: head(5, 1)},
 			Member{Node: b.id, Reached: true, Head: head(3, 1)},

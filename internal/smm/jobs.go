@@ -286,6 +286,15 @@ func (n *Node) findSyncRequests(ctx context.Context, a sliceArgs) error {
 			n.log.Warn("smm: primary not ready to sync its secondaries", "queue", st.Set.Queue, "err", err)
 			continue
 		}
+		if n.aheadOfPrimary(st) {
+			// A secondary holds more than its primary: one this node did
+			// not reach when it took the queue on. Catch up from it;
+			// syncing it to the shorter head would drop what it holds.
+			if err := n.recatch(ctx, st.Set.Queue); err != nil {
+				n.log.Warn("smm: catching up with a secondary ahead of its primary", "queue", st.Set.Queue, "err", err)
+			}
+			continue
+		}
 		for _, r := range FindSyncRequests(st, n.budget) {
 			if _, _, err := n.insert(ctx, KindRecurringSync, jobq.QueueRecurringSync, syncArgs{Queue: r.Queue, Secondary: r.Secondary}, "sync/"+r.Queue+"/"+r.Secondary, time.Time{}); err != nil && !errors.Is(err, jobq.ErrQueueFull) {
 				return err
@@ -293,6 +302,18 @@ func (n *Node) findSyncRequests(ctx context.Context, a sliceArgs) error {
 		}
 	}
 	return nil
+}
+
+// aheadOfPrimary reports whether a reached secondary's clock is past the
+// primary's in what monitoring gathered.
+func (n *Node) aheadOfPrimary(st QueueState) bool {
+	p := st.Members[st.Set.Primary]
+	for _, s := range st.Set.Secondaries {
+		if m := st.Members[s]; m.Reached && p.Reached && m.Head.Clock > p.Head.Clock {
+			return true
+		}
+	}
+	return false
 }
 
 // budget allows a pair its MaxFailedSyncs failed syncs per day.

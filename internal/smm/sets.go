@@ -90,6 +90,13 @@ func (n *Node) hold(ctx context.Context, set store.ReplicaSet) error {
 	case old.Version >= set.Version:
 		return nil
 	}
+	if old.Primary == n.self && set.Primary != n.self {
+		// Deposed. Its sequencer may still hold the queue's WAITING
+		// intents: the chain's nullifier keeps any of them from applying
+		// twice, but one it dispatches before it stops could land out of
+		// order with the new primary's (a known gap, README).
+		n.log.Warn("smm: this node is no longer the queue's primary", "queue", set.Queue, "primary", set.Primary, "version", set.Version)
+	}
 	promoted := set.Primary == n.self && old.Primary != n.self
 	if promoted {
 		n.mu.Lock()
