@@ -470,10 +470,10 @@ func (r *smmRun) failover(ctx context.Context, uids []string, res *SMMResult) er
 	r.stop(p)
 	lost, h0 := time.Now(), head.Height
 	other := (p + 1) % r.o.Nodes
+	var wg sync.WaitGroup
+	defer wg.Wait() // after cancel: defers run last first
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
-	defer wg.Wait()
 	wg.Go(func() {
 		for i := 0; cctx.Err() == nil; i++ {
 			if out, err := r.nodes[other].SMM.Submit(cctx, "bench", []sequencer.Intake{r.intake(0, 1_000_000+i)}); err == nil {
