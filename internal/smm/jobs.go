@@ -166,20 +166,31 @@ func (n *Node) monitorState(ctx context.Context, a monitorArgs) error {
 		names = append(names, st.Set.Queue)
 	}
 	n.mu.Unlock()
-	if len(names) > 0 {
-		if _, _, err := n.insert(ctx, KindFindSyncRequests, jobq.QueueMonitoring, sliceArgs{Queues: names}, "", time.Time{}); err != nil {
-			return err
-		}
-		if _, _, err := n.insert(ctx, KindFindReplicaSetUpdates, jobq.QueueMonitoring, sliceArgs{Queues: names}, "", time.Time{}); err != nil {
-			return err
-		}
-	}
 	next := a.Offset + len(slice)
 	if next >= len(sets) {
 		next = 0
 	}
-	_, _, err = n.insert(ctx, KindMonitorState, jobq.QueueMonitoring, monitorArgs{Offset: next}, "", now.Add(n.c.MonitorEvery))
-	return err
+	// The three inserts at once: the job queue's loop takes them in one
+	// turn, one store commit instead of three.
+	jobs := []monitorJob{{KindMonitorState, monitorArgs{Offset: next}, now.Add(n.c.MonitorEvery)}}
+	if len(names) > 0 {
+		jobs = append(jobs, monitorJob{KindFindSyncRequests, sliceArgs{Queues: names}, time.Time{}},
+			monitorJob{KindFindReplicaSetUpdates, sliceArgs{Queues: names}, time.Time{}})
+	}
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Go(func() { _, _, errs[i] = n.insert(ctx, j.kind, jobq.QueueMonitoring, j.args, "", j.at) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// monitorJob is a job monitor-state queues on the monitoring queue.
+type monitorJob struct {
+	kind string
+	args any
+	at   time.Time
 }
 
 // gather asks every member of the sets for its heads (one request per
@@ -199,6 +210,9 @@ func (n *Node) gather(ctx context.Context, sets []store.ReplicaSet) []QueueState
 	var wg sync.WaitGroup
 	asked := n.clock.Now()
 	for node, queues := range byNode {
+		if !n.probeDue(node, asked) {
+			continue // unanswered lately: not reached, without another wait
+		}
 		wg.Go(func() {
 			hs, vs, err := n.headsOf(ctx, node, queues)
 			n.markHealthAt(node, err == nil, asked)
@@ -233,6 +247,23 @@ func (n *Node) gather(ctx context.Context, sets []store.ReplicaSet) []QueueState
 		out = append(out, st)
 	}
 	return out
+}
+
+// probeDue reports whether monitoring should ask node now: always while it
+// answers; once it does not, at most once per RequestTimeout, so that a
+// dead member costs each slice nothing but the first (every slice of a
+// cycle would otherwise wait out a request to it).
+func (n *Node) probeDue(node string, now time.Time) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.health[node].IsZero() {
+		return true
+	}
+	if now.Sub(n.probed[node]) < n.c.RequestTimeout {
+		return false
+	}
+	n.probed[node] = now
+	return true
 }
 
 // headsOf asks one node (this one: its own store) for its heads.

@@ -81,6 +81,7 @@ type Node struct {
 
 	mu        sync.Mutex
 	health    map[string]time.Time // node → unhealthy since (zero: healthy); absent: not probed
+	probed    map[string]time.Time // unhealthy node → when monitoring last asked it
 	seen      map[string]QueueState
 	acked     map[string]map[string]uint64 // queue → secondary → clock it holds
 	ackWake   chan struct{}
@@ -137,7 +138,7 @@ func New(cfg NodeConfig) (*Node, error) {
 		cfg.Servers = 8
 	}
 	n := &Node{cfg: cfg, c: cfg.Config.WithDefaults(), self: string(cfg.Transport.Self()), clock: cfg.Clock, log: cfg.Logger, m: NewMetrics(cfg.Registerer),
-		health: map[string]time.Time{}, seen: map[string]QueueState{}, acked: map[string]map[string]uint64{},
+		health: map[string]time.Time{}, probed: map[string]time.Time{}, seen: map[string]QueueState{}, acked: map[string]map[string]uint64{},
 		ackWake: make(chan struct{}), adopted: map[string]bool{}, failed: map[string]failures{}, locks: map[string]*sync.Mutex{}}
 	n.rpc = newRPC(cfg.Transport, 4*cfg.Servers)
 	core := jobq.CoreConfig{Queues: jobq.SMMQueues(), Periodic: []jobq.PeriodicJob{
