@@ -15,8 +15,10 @@
 //   - PlanReplicaSetUpdate (issue-replica-set-update): an unhealthy primary
 //     is replaced by the healthy secondary with the highest clock (ties to
 //     the lowest node id), unhealthy members by healthy nodes outside the
-//     set, least loaded first; no plan while the registry mapping is stale
-//     and the set shrinks when candidates run out;
+//     set, least loaded first; no plan while the registry mapping is
+//     stale, while a member is unanswered but not yet replaceable, or
+//     when fewer than a majority of the set answer; the set shrinks when
+//     candidates run out;
 //   - PlanGrow: a set that shrank grows back, least loaded first.
 //
 // Invariants: every decision is deterministic (inputs sorted, ties broken
@@ -52,5 +54,9 @@
 // order ahead of new ones); a replica-set update is signed by the member
 // the plan names (the primary, or the secondary it promotes) and names
 // the version it replaces; an intent is acknowledged with AckAfter > 0 only
-// once that many secondaries answered a head at or past its entry.
+// once that many of the set's current secondaries answered a head at or
+// past its entry; a node takes a queue on as its primary only after a
+// majority of the set answered it and its log caught up with the most
+// advanced of them, and it never syncs a secondary ahead of it down to its
+// shorter head (it catches up from it instead).
 package smm
