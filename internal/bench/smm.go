@@ -489,7 +489,7 @@ func (r *smmRun) failover(ctx context.Context, uids []string, res *SMMResult) er
 	})
 	var senders map[chain.Address]bool
 	q0, _ := json.Marshal(map[string]string{"queue": r.queue(0)})
-	return r.until(ctx, 2*time.Minute, "a dispatch of queue 0 by its new primary", func() (bool, error) {
+	return r.until(ctx, 10*time.Minute, "a dispatch of queue 0 by its new primary", func() (bool, error) {
 		if senders == nil {
 			raw, err := r.dc.Call(ctx, devchain.ReplicaSetsContract, "set", q0)
 			if err != nil {

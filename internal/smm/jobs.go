@@ -376,7 +376,7 @@ func (n *Node) noteFailedSync(queue, secondary string) {
 // replaced).
 func (n *Node) findReplicaSetUpdates(ctx context.Context, a sliceArgs) error {
 	now := n.clock.Now()
-	var mine []string
+	var failovers, others []string
 	for _, st := range n.stateOf(a.Queues) {
 		next, bad, err := n.plan(ctx, st, now)
 		if errors.Is(err, ErrNothingToReplace) || errors.Is(err, ErrUnsettled) || (errors.Is(err, ErrNoCandidate) && len(bad) == 0) {
@@ -386,18 +386,34 @@ func (n *Node) findReplicaSetUpdates(ctx context.Context, a sliceArgs) error {
 			n.log.Warn("smm: replica set needs an update that cannot be planned", "queue", st.Set.Queue, "unhealthy", bad, "err", err)
 			continue
 		}
-		if signer(st.Set, next) == n.self {
-			mine = append(mine, st.Set.Queue)
+		switch {
+		case signer(st.Set, next) != n.self:
+		case next.Primary != st.Set.Primary:
+			failovers = append(failovers, st.Set.Queue)
+		default:
+			others = append(others, st.Set.Queue)
 		}
 	}
-	if len(mine) == 0 {
+	// Failovers first: a queue without its primary takes no intent, one
+	// short of a secondary does. The job queue runs its jobs by due time,
+	// so the other updates are due UnhealthyAfter later: a lost node's
+	// failovers found over a cycle's slices run before its replacements.
+	if err := n.insertUpdates(ctx, failovers, time.Time{}); err != nil {
+		return err
+	}
+	return n.insertUpdates(ctx, others, now.Add(n.c.UnhealthyAfter))
+}
+
+// insertUpdates queues one issue-replica-set-update for queues (the job
+// puts their updates on chain together; the replica-set-update queue runs
+// one job at a time). The same queues found again while it waits make no
+// second job.
+func (n *Node) insertUpdates(ctx context.Context, queues []string, at time.Time) error {
+	if len(queues) == 0 {
 		return nil
 	}
-	// One job for the slice's updates: the queue runs one at a time, and
-	// the job puts its updates on chain together. The same queues found
-	// again while it waits make no second job.
-	sum := sha256.Sum256([]byte(strings.Join(mine, "\x00")))
-	_, _, err := n.insert(ctx, KindReplicaSetUpdate, jobq.QueueReplicaSetUpdate, updateArgs{Queues: mine}, "rsu/"+hex.EncodeToString(sum[:12]), time.Time{})
+	sum := sha256.Sum256([]byte(strings.Join(queues, "\x00")))
+	_, _, err := n.insert(ctx, KindReplicaSetUpdate, jobq.QueueReplicaSetUpdate, updateArgs{Queues: queues}, "rsu/"+hex.EncodeToString(sum[:12]), at)
 	if errors.Is(err, jobq.ErrQueueFull) {
 		return nil
 	}
