@@ -124,6 +124,12 @@ type SMMResult struct {
 	// CatchUps: new primaries that took entries from a more advanced
 	// member before adopting their queue.
 	CatchUps int
+	// NoMajority: catch-ups refused for want of a majority of the set
+	// answering (or a member knowing a newer set): nothing adopted.
+	NoMajority int
+	// Recatches: primaries that monitoring showed behind a secondary and
+	// that took entries from a member again (appending only).
+	Recatches int
 	// DeposedOrder counts intents applied out of intake order where one of
 	// the two was dispatched by a deposed primary that had not read the
 	// set update yet (the driver's known gap: not a failure).

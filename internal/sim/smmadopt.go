@@ -8,25 +8,39 @@ import (
 )
 
 // A new primary's catch-up and adoption, after internal/smm's adopt.go
-// (ensureAdopted, adopt, catchUp) and sets.go (hold): a node that becomes
-// a queue's primary (or, after a restart, finds itself one) asks every
-// member of its set for its head; an answering member with a higher clock
-// gives it the entries after its head (replog.Extend), or, when they fork
-// from its log, its whole log (Extend from the empty head). Members that do
-// not answer are passed over. Only then is the queue adopted: intake,
-// dispatch and the primary's sync jobs (find-sync-requests, a manual
-// sync's gap or fork resend, serving a sync's pull) wait for it. The
-// adoption is memory: a crash forgets it.
+// (ensureAdopted, adopt, catchUp, recatch), sets.go (hold) and jobs.go
+// (findSyncRequests, aheadOfPrimary), as of 89800d4: a node that becomes a
+// queue's primary (or, after a restart, finds itself one) asks every
+// member of its set for its head, and goes on only when a majority of the
+// set answered (itself counted; ErrNoMajority otherwise: nothing adopted,
+// intake answers unavailable, the sync jobs skip the queue, the next
+// intake, sync job or monitoring tick tries again). A member that knows a
+// newer set is ErrNoMajority too (the newer set is read). The most
+// advanced answering member gives it the entries after its head
+// (replog.Extend), or, when they fork from its log, its whole log (Extend
+// from the empty head): the reset is allowed on the first adoption only.
+// Only then is the queue adopted: intake, dispatch and the primary's sync
+// jobs (find-sync-requests, a manual sync's gap or fork resend, serving a
+// sync's pull) wait for it. The adoption is memory: a crash forgets it. A
+// primary whose monitoring shows a reached secondary past its own head
+// syncs no one of that queue this tick: it catches up again, appending
+// only (a fork is left as it is), and dispatches what that brought in log
+// order (the model's records are its log).
 
 // ensureAdopted adopts q at n unless n has since it became q's primary (or
-// restarted). false: the catch-up's pull failed; nothing is adopted and
-// the caller does not go on (the driver's intake answers unavailable).
+// restarted). false: no majority answered, or the catch-up's pull failed;
+// nothing is adopted and the caller does not go on (the driver's intake
+// answers unavailable).
 func (w *smmWorld) ensureAdopted(n *smmNode, q string) bool {
 	if n.adopted[q] {
 		return true
 	}
-	if !w.catchUp(n, q) {
+	pulled, ok := w.catchUp(n, q, true)
+	if !ok {
 		return false
+	}
+	if pulled {
+		w.res.CatchUps++
 	}
 	n.adopted[q] = true
 	return true
@@ -38,19 +52,25 @@ func (w *smmWorld) answers(n, m *smmNode) bool {
 	return m == n || m.up && w.reachable(n.id, m.id) && w.rng.Float64() >= w.drop
 }
 
-// catchUp is the driver's catchUp: gather the members' heads, then take
-// what the most advanced answering member holds past n's head.
-func (w *smmWorld) catchUp(n *smmNode, q string) bool {
+// catchUp is the driver's catchUp: gather the members' heads; with a
+// majority of the set answering (n counted), take what the most advanced
+// answering member holds past n's head (its whole log on a fork when
+// mayReset). pulled: n's log changed; ok: no error (ErrNoMajority, a
+// failed pull, a fork without mayReset are errors).
+func (w *smmWorld) catchUp(n *smmNode, q string, mayReset bool) (pulled, ok bool) {
 	set := n.sets[q]
 	own := headOf(n.logs[q])
 	var best *smmNode
 	bestHead := own
 	newer := false
-	for _, id := range set.Members() {
+	answered := 1
+	members := set.Members()
+	for _, id := range members {
 		m := w.node(id)
 		if m == n || !w.answers(n, m) {
-			continue // passed over: the plan waits for it, a restart does not
+			continue
 		}
+		answered++
 		if m.sets[q].Version > set.Version {
 			newer = true
 		}
@@ -60,39 +80,65 @@ func (w *smmWorld) catchUp(n *smmNode, q string) bool {
 	}
 	if newer {
 		// gather: a member knows a newer set; it is read, this queue is
-		// left out, and catchUp returns nil (adopt goes on).
+		// left out (ErrNoMajority: the next try asks again).
 		w.refreshSet(n, q)
-		return true
+		w.res.NoMajority++
+		return false, false
+	}
+	if answered < len(members)/2+1 {
+		w.res.NoMajority++
+		return false, false
 	}
 	if best == nil {
-		return true
+		return false, true
 	}
 	if !w.answers(n, best) {
-		return false // the pull failed: adopt fails, the next try catches up
+		return false, false // the pull failed: adopt fails, the next try catches up
 	}
 	log := n.logs[q]
 	apply, _, err := replog.Extend(q, own, set.Version, set.Version, best.logs[q][own.Clock:])
 	reset := false
-	if errors.Is(err, replog.ErrFork) {
+	if errors.Is(err, replog.ErrFork) && mayReset {
 		// the member's log forks from n's and is longer: it replaces n's
 		apply, _, err = replog.Extend(q, replog.Head{}, set.Version, set.Version, best.logs[q])
 		reset = true
 	}
 	if err != nil {
 		w.res.Refused++
-		return false
+		return false, false
 	}
 	if reset {
 		n.logs[q] = apply
 	} else {
 		n.logs[q] = append(log, apply...)
 	}
-	if len(apply) > 0 {
-		w.res.CatchUps++
-		w.touch(n.id, q)
-		w.holdEntries(n.id, apply)
+	if len(apply) == 0 && !reset {
+		return false, true
 	}
-	return true
+	w.touch(n.id, q)
+	w.holdEntries(n.id, apply)
+	return true, true
+}
+
+// aheadOfPrimary is the driver's: a reached secondary of qs (what
+// monitoring gathered) has a clock past its reached primary's.
+func aheadOfPrimary(qs smm.QueueState) bool {
+	p := qs.Members[qs.Set.Primary]
+	for _, s := range qs.Set.Secondaries {
+		if m := qs.Members[s]; m.Reached && p.Reached && m.Head.Clock > p.Head.Clock {
+			return true
+		}
+	}
+	return false
+}
+
+// recatch is the driver's recatch: a primary that saw a secondary ahead of
+// it catches up again, appending only; what that brought is adopted
+// (dispatched in log order after the intents already open).
+func (w *smmWorld) recatch(n *smmNode, q string) {
+	if pulled, _ := w.catchUp(n, q, false); pulled {
+		w.res.Recatches++
+	}
 }
 
 // noteHeld is the driver's hold after a newer set was stored at n: a node

@@ -199,9 +199,14 @@ func (w *smmWorld) monitor(n *smmNode) {
 			}
 			qs.Members[id] = mem
 		}
-		// find-sync-requests: only at the primary, once caught up
+		// find-sync-requests: only at the primary, once caught up; a
+		// primary behind a reached secondary catches up again instead
 		if set.Primary == n.id && w.ensureAdopted(n, q) {
-			w.findSyncRequests(n, qs)
+			if aheadOfPrimary(qs) {
+				w.recatch(n, q)
+			} else {
+				w.findSyncRequests(n, qs)
+			}
 		}
 		if n.updating[q] {
 			continue
