@@ -132,7 +132,8 @@ func (n *Node) catchUp(ctx context.Context, queue string, mayReset bool) (bool, 
 	if len(states) == 0 {
 		return false, fmt.Errorf("%w: a member knows a newer set of %q", ErrNoMajority, queue)
 	}
-	best, bestHead, answered := "", own, 1
+	answered := 1 // this node
+	best, bestHead := "", own
 	for m, st := range states[0].Members {
 		if m == n.self || !st.Reached {
 			continue
@@ -142,8 +143,8 @@ func (n *Node) catchUp(ctx context.Context, queue string, mayReset bool) (bool, 
 			best, bestHead = m, st.Head
 		}
 	}
-	if members := len(set.Members()); answered < members/2+1 {
-		return false, fmt.Errorf("%w: %d of %d members of %q answered", ErrNoMajority, answered, members, queue)
+	if need := n.quorum(set, own); answered < need {
+		return false, fmt.Errorf("%w: %d of %d members of %q answered, %d needed", ErrNoMajority, answered, len(set.Members()), queue, need)
 	}
 	if best == "" {
 		return false, nil
@@ -158,7 +159,12 @@ func (n *Node) catchUp(ctx context.Context, queue string, mayReset bool) (bool, 
 			break
 		}
 		next, err := n.cfg.Store.AppendLog(ctx, queue, set.Version, es)
-		if errors.Is(err, replog.ErrFork) && mayReset {
+		if errors.Is(err, replog.ErrFork) && !mayReset {
+			// Its log forks from ours after we took intents: it is a
+			// diverged secondary, for a sync to reset.
+			return own.Clock > start, fmt.Errorf("%w: %s's log of %q forks from this primary's", errForked, best, queue)
+		}
+		if errors.Is(err, replog.ErrFork) {
 			all, _, werr := n.wholeLog(ctx, best, queue)
 			if werr != nil {
 				return own.Clock > start, fmt.Errorf("catch up from %s: %w", best, werr)
@@ -178,6 +184,23 @@ func (n *Node) catchUp(ctx context.Context, queue string, mayReset bool) (bool, 
 	n.log.Info("smm: caught up with the most advanced member", "queue", queue, "from", best, "clock", own.Clock)
 	return own.Clock != start, nil
 }
+
+// quorum is how many members (this node counted) must answer a catch-up
+// before this node takes the queue on: a majority of the set; and, when
+// its own log is empty with AckAfter > 0 (a disk lost, or a log never
+// held: it cannot tell), enough secondaries to be sure to hear from one
+// that holds each acknowledged intent: an intent was acknowledged once
+// AckAfter of them held it, so len(secondaries)-AckAfter+1 of them.
+func (n *Node) quorum(set store.ReplicaSet, own replog.Head) int {
+	need := len(set.Members())/2 + 1
+	if own.Clock == 0 && n.c.AckAfter > 0 {
+		need = max(need, 1+len(set.Secondaries)-n.c.AckAfter+1)
+	}
+	return need
+}
+
+// errForked is a re-catch-up that found the member ahead forked.
+var errForked = errors.New("smm: forked")
 
 // recatch is a primary that saw a secondary ahead of it (a member it did
 // not reach when it took the queue on): it catches up again, appending

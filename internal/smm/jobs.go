@@ -321,10 +321,14 @@ func (n *Node) findSyncRequests(ctx context.Context, a sliceArgs) error {
 			// A secondary holds more than its primary: one this node did
 			// not reach when it took the queue on. Catch up from it;
 			// syncing it to the shorter head would drop what it holds.
-			if err := n.recatch(ctx, st.Set.Queue); err != nil {
-				n.log.Warn("smm: catching up with a secondary ahead of its primary", "queue", st.Set.Queue, "err", err)
+			// One whose log forks from ours is diverged: synced below.
+			err := n.recatch(ctx, st.Set.Queue)
+			if !errors.Is(err, errForked) {
+				if err != nil {
+					n.log.Warn("smm: catching up with a secondary ahead of its primary", "queue", st.Set.Queue, "err", err)
+				}
+				continue
 			}
-			continue
 		}
 		for _, r := range FindSyncRequests(st, n.budget) {
 			if _, _, err := n.insert(ctx, KindRecurringSync, jobq.QueueRecurringSync, syncArgs{Queue: r.Queue, Secondary: r.Secondary}, "sync/"+r.Queue+"/"+r.Secondary, time.Time{}); err != nil && !errors.Is(err, jobq.ErrQueueFull) {
