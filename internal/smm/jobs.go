@@ -135,7 +135,7 @@ func (n *Node) memberQueues(ctx context.Context) ([]store.ReplicaSet, error) {
 // monitorState is monitor-state: the heads of one slice's queues at every
 // member, and each member's health.
 func (n *Node) monitorState(ctx context.Context, a monitorArgs) error {
-	sets, err := n.memberQueues(ctx)
+	sets, err := n.cycleSets(ctx, a.Offset)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,12 @@ func (n *Node) monitorState(ctx context.Context, a monitorArgs) error {
 	if a.Offset >= len(sets) {
 		a.Offset = 0
 	}
-	slice := sets[a.Offset:min(a.Offset+n.c.SliceSize, len(sets))]
+	slice := slices.Clone(sets[a.Offset:min(a.Offset+n.c.SliceSize, len(sets))])
+	for i, s := range slice {
+		if cur, err := n.cfg.Store.ReplicaSet(ctx, s.Queue); err == nil {
+			slice[i] = cur // as held now, not as the cycle began
+		}
+	}
 	n.mu.Lock()
 	if a.Offset == 0 {
 		if !n.cycle.Started.IsZero() {
@@ -191,6 +196,27 @@ type monitorJob struct {
 	kind string
 	args any
 	at   time.Time
+}
+
+// cycleSets is the sets a monitoring cycle goes through: read when the
+// cycle starts (offset 0, or none read yet), then kept for its slices; a
+// set made or changed meanwhile is met in the next cycle, or in the slice
+// that reads it again (gather reads a newer version a member knows).
+func (n *Node) cycleSets(ctx context.Context, offset int) ([]store.ReplicaSet, error) {
+	n.mu.Lock()
+	sets := n.cycleList
+	n.mu.Unlock()
+	if offset > 0 && sets != nil {
+		return sets, nil
+	}
+	sets, err := n.memberQueues(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n.mu.Lock()
+	n.cycleList = sets
+	n.mu.Unlock()
+	return sets, nil
 }
 
 // gather asks every member of the sets for its heads (one request per

@@ -91,6 +91,9 @@ type Node struct {
 	locks     map[string]*sync.Mutex
 	cycle     cycleStats
 	onSynced  func(queue, secondary string, lag time.Duration)
+	cycleList []store.ReplicaSet // the sets of the monitoring cycle under way
+	load      map[string]int     // loads: sets per node, as of loadAt
+	loadAt    time.Time
 }
 
 // SetOnSynced has f called for each intent a manual sync got a secondary

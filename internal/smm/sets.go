@@ -153,10 +153,21 @@ func (n *Node) setFor(ctx context.Context, queue string) (store.ReplicaSet, erro
 	return s, err
 }
 
-// pickSecondaries chooses up to k registered nodes outside exclude, healthy
-// or never probed, least loaded first (by the sets this node holds), ties
-// by node id.
-func (n *Node) pickSecondaries(ctx context.Context, k int, exclude []string) []string {
+// loadsEvery is how long a count of the sets each node is in serves: a
+// planner choosing replacements for a slice's queues reads the held sets
+// once, not once per queue.
+const loadsEvery = time.Second
+
+// loads counts the sets this node holds that name each node.
+func (n *Node) loads(ctx context.Context) map[string]int {
+	now := n.clock.Now()
+	n.mu.Lock()
+	if n.load != nil && now.Sub(n.loadAt) < loadsEvery {
+		l := n.load
+		n.mu.Unlock()
+		return l
+	}
+	n.mu.Unlock()
 	load := map[string]int{}
 	if sets, err := n.cfg.Store.ReplicaSets(ctx); err == nil {
 		for _, s := range sets {
@@ -165,6 +176,17 @@ func (n *Node) pickSecondaries(ctx context.Context, k int, exclude []string) []s
 			}
 		}
 	}
+	n.mu.Lock()
+	n.load, n.loadAt = load, now
+	n.mu.Unlock()
+	return load
+}
+
+// pickSecondaries chooses up to k registered nodes outside exclude, healthy
+// or never probed, least loaded first (by the sets this node holds), ties
+// by node id.
+func (n *Node) pickSecondaries(ctx context.Context, k int, exclude []string) []string {
+	load := n.loads(ctx)
 	var pool []Candidate
 	for _, id := range n.cfg.Registry.IDs() {
 		node := string(id)
