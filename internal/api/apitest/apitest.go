@@ -22,9 +22,9 @@ import (
 	"github.com/ordolabs/ordo/internal/leader"
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/ptx"
-	"github.com/ordolabs/ordo/internal/smm"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
+	"github.com/ordolabs/ordo/internal/smm"
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
