@@ -93,8 +93,8 @@ func reportSMM(cmd *cobra.Command, res sim.SMMResult, err error) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "sim smm seed %d: ok; steps %d, intents %d acked %d applied %d (duplicates refused %d), set updates %d (lost races %d), catch-ups %d (no majority %d, re-catch-ups %d), resets %d, refused %d, crashes %d (wipes %d), messages %d, deposed-order %d, deposed-lost %d, drain %v, digest %s\n",
-		res.Seed, res.Steps, res.Intents, res.Acked, res.Applied, res.Duplicates, res.SetUpdates, res.LostRaces, res.CatchUps, res.NoMajority, res.Recatches, res.Resets, res.Refused,
+	fmt.Fprintf(cmd.OutOrStdout(), "sim smm seed %d: ok; steps %d, intents %d acked %d applied %d (duplicates refused %d), set updates %d (lost races %d), catch-ups %d (no majority %d, re-catch-ups %d, forked %d), resets %d, refused %d, crashes %d (wipes %d), messages %d, deposed-order %d, deposed-lost %d, drain %v, digest %s\n",
+		res.Seed, res.Steps, res.Intents, res.Acked, res.Applied, res.Duplicates, res.SetUpdates, res.LostRaces, res.CatchUps, res.NoMajority, res.Recatches, res.Forked, res.Resets, res.Refused,
 		res.Crashes, res.Wipes, res.Messages, res.DeposedOrder, res.DeposedLost, res.Drain, res.Digest)
 	return nil
 }

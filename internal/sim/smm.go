@@ -130,6 +130,10 @@ type SMMResult struct {
 	// Recatches: primaries that monitoring showed behind a secondary and
 	// that took entries from a member again (appending only).
 	Recatches int
+	// Forked: re-catch-ups that found the member ahead forked from the
+	// primary's log (the driver's errForked): that tick's
+	// find-sync-requests ran as usual, the diverged secondary is synced.
+	Forked int
 	// DeposedOrder counts intents applied out of intake order where one of
 	// the two was dispatched by a deposed primary that had not read the
 	// set update yet (the driver's known gap: not a failure).

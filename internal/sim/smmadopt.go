@@ -8,35 +8,48 @@ import (
 )
 
 // A new primary's catch-up and adoption, after internal/smm's adopt.go
-// (ensureAdopted, adopt, catchUp, recatch), sets.go (hold) and jobs.go
-// (findSyncRequests, aheadOfPrimary), as of 89800d4: a node that becomes a
-// queue's primary (or, after a restart, finds itself one) asks every
-// member of its set for its head, and goes on only when a majority of the
-// set answered (itself counted; ErrNoMajority otherwise: nothing adopted,
+// (ensureAdopted, adopt, catchUp, quorum, recatch), sets.go (hold) and
+// jobs.go (findSyncRequests, aheadOfPrimary), as of 281eb9f: a node that
+// becomes a queue's primary (or, after a restart, finds itself one) asks
+// every member of its set for its head, and goes on only when its quorum
+// answered (itself counted; ErrNoMajority otherwise: nothing adopted,
 // intake answers unavailable, the sync jobs skip the queue, the next
-// intake, sync job or monitoring tick tries again). A member that knows a
-// newer set is ErrNoMajority too (the newer set is read). The most
-// advanced answering member gives it the entries after its head
-// (replog.Extend), or, when they fork from its log, its whole log (Extend
-// from the empty head): the reset is allowed on the first adoption only.
-// Only then is the queue adopted: intake, dispatch and the primary's sync
-// jobs (find-sync-requests, a manual sync's gap or fork resend, serving a
-// sync's pull) wait for it. The adoption is memory: a crash forgets it. A
-// primary whose monitoring shows a reached secondary past its own head
-// syncs no one of that queue this tick: it catches up again, appending
-// only (a fork is left as it is), and dispatches what that brought in log
-// order (the model's records are its log).
+// intake, sync job or monitoring tick tries again): a majority of the set,
+// and, when its own log is empty and AckAfter k > 0, 1 + len(secondaries)
+// - k + 1 members (all but k-1 of its secondaries: one of them holds each
+// acknowledged intent). A member that knows a newer set is ErrNoMajority
+// too (the newer set is read). The most advanced answering member gives
+// it the entries after its head (replog.Extend), or, when they fork from
+// its log, its whole log (Extend from the empty head): the reset is
+// allowed on the first adoption only. Only then is the queue adopted:
+// intake, dispatch and the primary's sync jobs (find-sync-requests, a
+// manual sync's gap or fork resend, serving a sync's pull) wait for it.
+// The adoption is memory: a crash forgets it. A primary whose monitoring
+// shows a reached secondary past its own head catches up again, appending
+// only, and dispatches what that brought in log order (the model's records
+// are its log); it syncs no one of that queue this tick, unless that
+// member's log forks from its own (errForked): then find-sync-requests
+// runs as usual and the diverged secondary is synced (reset).
+
+// The ways a catch-up fails (the driver's errors, as the model needs
+// them): only errSMMForked lets find-sync-requests go on.
+var (
+	errSMMNoMajority = errors.New("sim smm: the catch-up's quorum did not answer")
+	errSMMPull       = errors.New("sim smm: the catch-up's pull failed")
+	errSMMForked     = errors.New("sim smm: the member ahead forks from the primary's log")
+	errSMMRefused    = errors.New("sim smm: the catch-up's entries were refused")
+)
 
 // ensureAdopted adopts q at n unless n has since it became q's primary (or
-// restarted). false: no majority answered, or the catch-up's pull failed;
+// restarted). false: no quorum answered, or the catch-up's pull failed;
 // nothing is adopted and the caller does not go on (the driver's intake
 // answers unavailable).
 func (w *smmWorld) ensureAdopted(n *smmNode, q string) bool {
 	if n.adopted[q] {
 		return true
 	}
-	pulled, ok := w.catchUp(n, q, true)
-	if !ok {
+	pulled, err := w.catchUp(n, q, true)
+	if err != nil {
 		return false
 	}
 	if pulled {
@@ -52,12 +65,23 @@ func (w *smmWorld) answers(n, m *smmNode) bool {
 	return m == n || m.up && w.reachable(n.id, m.id) && w.rng.Float64() >= w.drop
 }
 
-// catchUp is the driver's catchUp: gather the members' heads; with a
-// majority of the set answering (n counted), take what the most advanced
-// answering member holds past n's head (its whole log on a fork when
-// mayReset). pulled: n's log changed; ok: no error (ErrNoMajority, a
-// failed pull, a fork without mayReset are errors).
-func (w *smmWorld) catchUp(n *smmNode, q string, mayReset bool) (pulled, ok bool) {
+// quorum is the driver's: how many members (n counted) must answer n's
+// catch-up of set: a majority; and, when n's log is empty with AckAfter
+// k > 0 (a disk lost, or a log never held), 1 + len(secondaries) - k + 1.
+func (w *smmWorld) quorum(set smm.ReplicaSet, own replog.Head) int {
+	need := len(set.Members())/2 + 1
+	if own.Clock == 0 && w.cfg.AckAfter > 0 {
+		need = max(need, 1+len(set.Secondaries)-w.cfg.AckAfter+1)
+	}
+	return need
+}
+
+// catchUp is the driver's catchUp: gather the members' heads; with its
+// quorum answering (n counted), take what the most advanced answering
+// member holds past n's head (its whole log on a fork when mayReset).
+// pulled: n's log changed; err: errSMMNoMajority, errSMMPull, errSMMForked
+// (a fork without mayReset) or errSMMRefused.
+func (w *smmWorld) catchUp(n *smmNode, q string, mayReset bool) (pulled bool, err error) {
 	set := n.sets[q]
 	own := headOf(n.logs[q])
 	var best *smmNode
@@ -83,29 +107,34 @@ func (w *smmWorld) catchUp(n *smmNode, q string, mayReset bool) (pulled, ok bool
 		// left out (ErrNoMajority: the next try asks again).
 		w.refreshSet(n, q)
 		w.res.NoMajority++
-		return false, false
+		return false, errSMMNoMajority
 	}
-	if answered < len(members)/2+1 {
+	if answered < w.quorum(set, own) {
 		w.res.NoMajority++
-		return false, false
+		return false, errSMMNoMajority
 	}
 	if best == nil {
-		return false, true
+		return false, nil
 	}
 	if !w.answers(n, best) {
-		return false, false // the pull failed: adopt fails, the next try catches up
+		return false, errSMMPull // adopt fails, the next try catches up
 	}
 	log := n.logs[q]
-	apply, _, err := replog.Extend(q, own, set.Version, set.Version, best.logs[q][own.Clock:])
+	apply, _, xerr := replog.Extend(q, own, set.Version, set.Version, best.logs[q][own.Clock:])
 	reset := false
-	if errors.Is(err, replog.ErrFork) && mayReset {
+	if errors.Is(xerr, replog.ErrFork) {
+		if !mayReset {
+			// its log forks from n's after n took intents: a diverged
+			// secondary, for a sync to reset
+			return false, errSMMForked
+		}
 		// the member's log forks from n's and is longer: it replaces n's
-		apply, _, err = replog.Extend(q, replog.Head{}, set.Version, set.Version, best.logs[q])
+		apply, _, xerr = replog.Extend(q, replog.Head{}, set.Version, set.Version, best.logs[q])
 		reset = true
 	}
-	if err != nil {
+	if xerr != nil {
 		w.res.Refused++
-		return false, false
+		return false, errSMMRefused
 	}
 	if reset {
 		n.logs[q] = apply
@@ -113,11 +142,11 @@ func (w *smmWorld) catchUp(n *smmNode, q string, mayReset bool) (pulled, ok bool
 		n.logs[q] = append(log, apply...)
 	}
 	if len(apply) == 0 && !reset {
-		return false, true
+		return false, nil
 	}
 	w.touch(n.id, q)
 	w.holdEntries(n.id, apply)
-	return true, true
+	return true, nil
 }
 
 // aheadOfPrimary is the driver's: a reached secondary of qs (what
@@ -134,11 +163,19 @@ func aheadOfPrimary(qs smm.QueueState) bool {
 
 // recatch is the driver's recatch: a primary that saw a secondary ahead of
 // it catches up again, appending only; what that brought is adopted
-// (dispatched in log order after the intents already open).
-func (w *smmWorld) recatch(n *smmNode, q string) {
-	if pulled, _ := w.catchUp(n, q, false); pulled {
+// (dispatched in log order after the intents already open). forked: the
+// member ahead forks from n's log (errForked): the caller syncs the queue
+// as usual; otherwise it syncs no one of it this tick.
+func (w *smmWorld) recatch(n *smmNode, q string) (forked bool) {
+	pulled, err := w.catchUp(n, q, false)
+	if errors.Is(err, errSMMForked) {
+		w.res.Forked++
+		return true
+	}
+	if pulled {
 		w.res.Recatches++
 	}
+	return false
 }
 
 // noteHeld is the driver's hold after a newer set was stored at n: a node

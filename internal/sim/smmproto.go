@@ -200,11 +200,10 @@ func (w *smmWorld) monitor(n *smmNode) {
 			qs.Members[id] = mem
 		}
 		// find-sync-requests: only at the primary, once caught up; a
-		// primary behind a reached secondary catches up again instead
+		// primary behind a reached secondary catches up again instead,
+		// unless that secondary's log forks from its own (synced: reset)
 		if set.Primary == n.id && w.ensureAdopted(n, q) {
-			if aheadOfPrimary(qs) {
-				w.recatch(n, q)
-			} else {
+			if !aheadOfPrimary(qs) || w.recatch(n, q) {
 				w.findSyncRequests(n, qs)
 			}
 		}
