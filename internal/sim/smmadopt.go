@@ -66,12 +66,14 @@ func (w *smmWorld) answers(n, m *smmNode) bool {
 }
 
 // quorum is the driver's: how many members (n counted) must answer n's
-// catch-up of set: a majority; and, when n's log is empty with AckAfter
-// k > 0 (a disk lost, or a log never held), 1 + len(secondaries) - k + 1.
+// catch-up of set: a majority; and, when n's log is empty (a disk lost,
+// or a log never held), all but k-1 of its secondaries with AckAfter k,
+// every member with AckAfter 0.
 func (w *smmWorld) quorum(set smm.ReplicaSet, own replog.Head) int {
-	need := len(set.Members())/2 + 1
-	if own.Clock == 0 && w.cfg.AckAfter > 0 {
-		need = max(need, 1+len(set.Secondaries)-w.cfg.AckAfter+1)
+	members := len(set.Members())
+	need := members/2 + 1
+	if own.Clock == 0 {
+		need = max(need, min(members, 2+len(set.Secondaries)-w.cfg.AckAfter))
 	}
 	return need
 }

@@ -187,14 +187,16 @@ func (n *Node) catchUp(ctx context.Context, queue string, mayReset bool) (bool, 
 
 // quorum is how many members (this node counted) must answer a catch-up
 // before this node takes the queue on: a majority of the set; and, when
-// its own log is empty with AckAfter > 0 (a disk lost, or a log never
-// held: it cannot tell), enough secondaries to be sure to hear from one
-// that holds each acknowledged intent: an intent was acknowledged once
-// AckAfter of them held it, so len(secondaries)-AckAfter+1 of them.
+// its own log is empty (a disk lost, or a log never held: it cannot
+// tell), enough secondaries to be sure to hear from one that holds each
+// intent it acknowledged: with AckAfter k > 0 an acknowledged intent is
+// on k of them, so all but k-1; with AckAfter 0 one pushed to a single
+// secondary survives only there, so every member.
 func (n *Node) quorum(set store.ReplicaSet, own replog.Head) int {
-	need := len(set.Members())/2 + 1
-	if own.Clock == 0 && n.c.AckAfter > 0 {
-		need = max(need, 1+len(set.Secondaries)-n.c.AckAfter+1)
+	members := len(set.Members())
+	need := members/2 + 1
+	if own.Clock == 0 {
+		need = max(need, min(members, 2+len(set.Secondaries)-n.c.AckAfter))
 	}
 	return need
 }
