@@ -182,14 +182,14 @@ func (n *Node) Open(ctx context.Context) error {
 }
 
 // Run serves other nodes' requests and runs the jobs until ctx ends.
-func (n *Node) Run(ctx context.Context) error {
+func (n *Node) Run(parent context.Context) error {
+	ctx, cancel := context.WithCancel(parent)
 	var wg sync.WaitGroup
+	defer wg.Wait() // after cancel: defers run last first
+	defer cancel()
 	for range n.cfg.Servers {
 		wg.Go(func() { n.serveLoop(ctx) })
 	}
-	defer wg.Wait()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	errc := make(chan error, 1)
 	wg.Go(func() { errc <- n.jobs.Run(ctx) })
 	if err := n.startMonitoring(ctx); err != nil && ctx.Err() == nil {
