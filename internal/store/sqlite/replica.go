@@ -431,14 +431,29 @@ func (s *Store) heldVersion(ctx context.Context, queue string) (uint64, error) {
 
 // AppendLog implements store.ReplicaStore.
 func (s *Store) AppendLog(ctx context.Context, queue string, from uint64, entries []replog.Entry) (replog.Head, error) {
+	return s.extendLog(ctx, "append log", queue, from, entries, false)
+}
+
+// ResetLog implements store.ReplicaStore.
+func (s *Store) ResetLog(ctx context.Context, queue string, from uint64, entries []replog.Entry) (replog.Head, error) {
+	return s.extendLog(ctx, "reset log", queue, from, entries, true)
+}
+
+// extendLog checks entries with replog.Extend against the queue's head
+// (an empty one to reset) and the held set's version, then writes what
+// applies (the old log deleted first to reset), through the committer.
+func (s *Store) extendLog(ctx context.Context, op, queue string, from uint64, entries []replog.Entry, reset bool) (replog.Head, error) {
 	if queue == "" {
-		return replog.Head{}, errors.New("sqlite: append log: empty queue")
+		return replog.Head{}, fmt.Errorf("sqlite: %s: empty queue", op)
 	}
 	var out replog.Head
 	_, err := s.submitReplica(ctx, len(entries), func(ctx context.Context, _ *request) error {
-		head, err := s.head(ctx, queue)
-		if err != nil {
-			return err
+		var head replog.Head
+		if !reset {
+			var err error
+			if head, err = s.head(ctx, queue); err != nil {
+				return err
+			}
 		}
 		known, err := s.heldVersion(ctx, queue)
 		if err != nil {
@@ -446,7 +461,17 @@ func (s *Store) AppendLog(ctx context.Context, queue string, from uint64, entrie
 		}
 		apply, next, err := replog.Extend(queue, head, from, known, entries)
 		if err != nil {
-			return unwritten(fmt.Errorf("sqlite: append log %s: %w", queue, err))
+			return unwritten(fmt.Errorf("sqlite: %s %s: %w", op, queue, err))
+		}
+		if reset {
+			del, err := s.repStmt(ctx, repDeleteLog)
+			if err != nil {
+				return err
+			}
+			if _, err := del.ExecContext(ctx, queue); err != nil {
+				return fmt.Errorf("sqlite: %s %s: %w", op, queue, err)
+			}
+			s.setHead(queue, replog.Head{}) // written: dropped from the cache on a rollback
 		}
 		if len(apply) > 0 {
 			if err := s.insertEntries(ctx, apply); err != nil {
@@ -454,42 +479,6 @@ func (s *Store) AppendLog(ctx context.Context, queue string, from uint64, entrie
 			}
 			s.setHead(queue, next)
 		}
-		out = next
-		return nil
-	})
-	if err != nil {
-		return replog.Head{}, err
-	}
-	return out, nil
-}
-
-// ResetLog implements store.ReplicaStore.
-func (s *Store) ResetLog(ctx context.Context, queue string, from uint64, entries []replog.Entry) (replog.Head, error) {
-	if queue == "" {
-		return replog.Head{}, errors.New("sqlite: reset log: empty queue")
-	}
-	var out replog.Head
-	_, err := s.submitReplica(ctx, len(entries), func(ctx context.Context, _ *request) error {
-		known, err := s.heldVersion(ctx, queue)
-		if err != nil {
-			return err
-		}
-		apply, next, err := replog.Extend(queue, replog.Head{}, from, known, entries)
-		if err != nil {
-			return unwritten(fmt.Errorf("sqlite: reset log %s: %w", queue, err))
-		}
-		del, err := s.repStmt(ctx, repDeleteLog)
-		if err != nil {
-			return err
-		}
-		if _, err := del.ExecContext(ctx, queue); err != nil {
-			return fmt.Errorf("sqlite: reset log %s: %w", queue, err)
-		}
-		s.setHead(queue, replog.Head{}) // written: dropped from the cache on a rollback
-		if err := s.insertEntries(ctx, apply); err != nil {
-			return err
-		}
-		s.setHead(queue, next)
 		out = next
 		return nil
 	})
