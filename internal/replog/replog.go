@@ -24,11 +24,22 @@ type Entry struct {
 	Hash    Hash   `json:"hash"`
 }
 
-// Head is a replica's position in a queue's log: the clock and hash of
-// the last entry it holds (0 and the zero hash for none).
+// Head is a replica's position in a queue's log: the clock, hash and
+// replica-set version of the last entry it holds (zero for none).
 type Head struct {
 	Clock uint64 `json:"clock"`
 	Hash  Hash   `json:"hash"`
+	// Version is the replica-set version the last entry was written under.
+	Version uint64 `json:"version"`
+}
+
+// Newer reports whether a log at h is more up to date than one at o: its
+// last entry written under a later replica-set version, or under the same
+// one at a higher clock. A longer log written under an older set (a
+// member that held a queue under a set since replaced) is not: its extra
+// entries were never the newer primary's, whatever their number.
+func (h Head) Newer(o Head) bool {
+	return h.Version > o.Version || (h.Version == o.Version && h.Clock > o.Clock)
 }
 
 // Errors Extend answers (wrapped, with the clock concerned).
@@ -79,7 +90,7 @@ func (e Entry) sum() Hash {
 func (e Entry) Valid() bool { return e.Clock > 0 && e.sum() == e.Hash }
 
 // Head returns the head a replica holding e last is at.
-func (e Entry) Head() Head { return Head{Clock: e.Clock, Hash: e.Hash} }
+func (e Entry) Head() Head { return Head{Clock: e.Clock, Hash: e.Hash, Version: e.Version} }
 
 // Extend checks a batch of entries that a primary of replica-set version
 // from sends a replica of queue at head that knows version known, and

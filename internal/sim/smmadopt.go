@@ -100,7 +100,7 @@ func (w *smmWorld) catchUp(n *smmNode, q string, mayReset bool) (pulled bool, er
 		if m.sets[q].Version > set.Version {
 			newer = true
 		}
-		if h := headOf(m.logs[q]); h.Clock > bestHead.Clock {
+		if h := headOf(m.logs[q]); h.Newer(bestHead) {
 			best, bestHead = m, h
 		}
 	}
@@ -122,7 +122,11 @@ func (w *smmWorld) catchUp(n *smmNode, q string, mayReset bool) (pulled bool, er
 		return false, errSMMPull // adopt fails, the next try catches up
 	}
 	log := n.logs[q]
-	apply, _, xerr := replog.Extend(q, own, set.Version, set.Version, best.logs[q][own.Clock:])
+	var apply []replog.Entry
+	xerr := replog.ErrFork // more up to date without more entries: another history
+	if bestHead.Clock > own.Clock {
+		apply, _, xerr = replog.Extend(q, own, set.Version, set.Version, best.logs[q][own.Clock:])
+	}
 	reset := false
 	if errors.Is(xerr, replog.ErrFork) {
 		if !mayReset {
@@ -130,7 +134,8 @@ func (w *smmWorld) catchUp(n *smmNode, q string, mayReset bool) (pulled bool, er
 			// secondary, for a sync to reset
 			return false, errSMMForked
 		}
-		// the member's log forks from n's and is longer: it replaces n's
+		// the member's log forks from n's and is more up to date (a later
+		// last version, or longer at the same): it replaces n's
 		apply, _, xerr = replog.Extend(q, replog.Head{}, set.Version, set.Version, best.logs[q])
 		reset = true
 	}
@@ -156,7 +161,7 @@ func (w *smmWorld) catchUp(n *smmNode, q string, mayReset bool) (pulled bool, er
 func aheadOfPrimary(qs smm.QueueState) bool {
 	p := qs.Members[qs.Set.Primary]
 	for _, s := range qs.Set.Secondaries {
-		if m := qs.Members[s]; m.Reached && p.Reached && m.Head.Clock > p.Head.Clock {
+		if m := qs.Members[s]; m.Reached && p.Reached && m.Head.Newer(p.Head) {
 			return true
 		}
 	}

@@ -108,7 +108,9 @@ func (n *Node) adoptLog(ctx context.Context, queue string) error {
 var ErrNoMajority = errors.New("smm: a majority of the set did not answer the new primary")
 
 // catchUp brings this node's log of a queue it has become primary of up to
-// the most advanced member's: a secondary promoted over one that holds
+// the most up-to-date member's (replog.Head.Newer: the last entry's
+// replica-set version first, then the clock — a longer log written under
+// a set since replaced is not more up to date): a secondary promoted over one that holds
 // more, or a primary back with its disk lost, must not take the queue on
 // (nor have its secondaries reset to its shorter log) with less than a
 // member holds — that member may hold intents acknowledged by the primary
@@ -139,7 +141,7 @@ func (n *Node) catchUp(ctx context.Context, queue string, mayReset bool) (bool, 
 			continue
 		}
 		answered++
-		if st.Head.Clock > bestHead.Clock {
+		if st.Head.Newer(bestHead) {
 			best, bestHead = m, st.Head
 		}
 	}
@@ -149,40 +151,46 @@ func (n *Node) catchUp(ctx context.Context, queue string, mayReset bool) (bool, 
 	if best == "" {
 		return false, nil
 	}
-	start := own.Clock
-	for own.Clock < bestHead.Clock {
-		es, _, err := n.pullFrom(ctx, best, queue, own.Clock)
-		if err != nil {
-			return own.Clock > start, fmt.Errorf("catch up from %s: %w", best, err)
+	start := own
+	for bestHead.Newer(own) {
+		var next replog.Head
+		err := replog.ErrFork // more up to date without more entries: another history
+		if bestHead.Clock > own.Clock {
+			var es []replog.Entry
+			if es, _, err = n.pullFrom(ctx, best, queue, own.Clock); err != nil {
+				return own != start, fmt.Errorf("catch up from %s: %w", best, err)
+			}
+			if len(es) == 0 {
+				break
+			}
+			next, err = n.cfg.Store.AppendLog(ctx, queue, set.Version, es)
 		}
-		if len(es) == 0 {
-			break
-		}
-		next, err := n.cfg.Store.AppendLog(ctx, queue, set.Version, es)
 		if errors.Is(err, replog.ErrFork) && !mayReset {
 			// Its log forks from ours after we took intents: it is a
 			// diverged secondary, for a sync to reset.
-			return own.Clock > start, fmt.Errorf("%w: %s's log of %q forks from this primary's", errForked, best, queue)
+			return own != start, fmt.Errorf("%w: %s's log of %q forks from this primary's", errForked, best, queue)
 		}
 		if errors.Is(err, replog.ErrFork) {
 			all, _, werr := n.wholeLog(ctx, best, queue)
 			if werr != nil {
-				return own.Clock > start, fmt.Errorf("catch up from %s: %w", best, werr)
+				return own != start, fmt.Errorf("catch up from %s: %w", best, werr)
 			}
-			n.log.Warn("smm: new primary's log forks from a longer member's: replaced by it", "queue", queue, "member", best, "own", own.Clock, "theirs", len(all))
+			n.log.Warn("smm: new primary's log forks from a more up-to-date member's: replaced by it", "queue", queue, "member", best, "own", own.Clock, "theirs", len(all))
 			next, err = n.cfg.Store.ResetLog(ctx, queue, set.Version, all)
 		}
 		if err != nil {
-			return own.Clock > start, fmt.Errorf("catch up from %s: %w", best, err)
+			return own != start, fmt.Errorf("catch up from %s: %w", best, err)
 		}
 		if next == own {
 			break
 		}
-		n.m.Entries.Add(float64(next.Clock - own.Clock))
+		if next.Clock > own.Clock {
+			n.m.Entries.Add(float64(next.Clock - own.Clock))
+		}
 		own = next
 	}
-	n.log.Info("smm: caught up with the most advanced member", "queue", queue, "from", best, "clock", own.Clock)
-	return own.Clock != start, nil
+	n.log.Info("smm: caught up with the most up-to-date member", "queue", queue, "from", best, "clock", own.Clock)
+	return own != start, nil
 }
 
 // quorum is how many members (this node counted) must answer a catch-up

@@ -365,12 +365,12 @@ func (n *Node) findSyncRequests(ctx context.Context, a sliceArgs) error {
 	return nil
 }
 
-// aheadOfPrimary reports whether a reached secondary's clock is past the
-// primary's in what monitoring gathered.
+// aheadOfPrimary reports whether a reached secondary's log is more up to
+// date than the primary's (replog.Head.Newer) in what monitoring gathered.
 func (n *Node) aheadOfPrimary(st QueueState) bool {
 	p := st.Members[st.Set.Primary]
 	for _, s := range st.Set.Secondaries {
-		if m := st.Members[s]; m.Reached && p.Reached && m.Head.Clock > p.Head.Clock {
+		if m := st.Members[s]; m.Reached && p.Reached && m.Head.Newer(p.Head) {
 			return true
 		}
 	}

@@ -35,12 +35,14 @@ func (n *Node) serve(ctx context.Context, from transport.NodeID, req *smmpb.Requ
 	return failure(0, CodeInvalid, "an empty request")
 }
 
-func toPB(h replog.Head) *smmpb.Head { return &smmpb.Head{Clock: h.Clock, Hash: h.Hash[:]} }
+func toPB(h replog.Head) *smmpb.Head {
+	return &smmpb.Head{Clock: h.Clock, Hash: h.Hash[:], Version: h.Version}
+}
 
 func fromPB(h *smmpb.Head) replog.Head {
 	var out replog.Head
 	if h != nil {
-		out.Clock = h.Clock
+		out.Clock, out.Version = h.Clock, h.Version
 		copy(out.Hash[:], h.Hash)
 	}
 	return out

@@ -113,11 +113,13 @@ func (x *Entry) GetHash() []byte {
 	return nil
 }
 
-// Head is a replica's position in a queue's log.
+// Head is a replica's position in a queue's log: its last entry's clock,
+// hash and the replica-set version it was written under.
 type Head struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Clock         uint64                 `protobuf:"varint,1,opt,name=clock,proto3" json:"clock,omitempty"`
 	Hash          []byte                 `protobuf:"bytes,2,opt,name=hash,proto3" json:"hash,omitempty"`
+	Version       uint64                 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -164,6 +166,13 @@ func (x *Head) GetHash() []byte {
 		return x.Hash
 	}
 	return nil
+}
+
+func (x *Head) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
 }
 
 // Request is what one node asks another.
@@ -1034,10 +1043,11 @@ const file_ordo_smm_v1_smm_proto_rawDesc = "" +
 	"\aversion\x18\x03 \x01(\x04R\aversion\x12\x12\n" +
 	"\x04prev\x18\x04 \x01(\fR\x04prev\x12\x18\n" +
 	"\apayload\x18\x05 \x01(\fR\apayload\x12\x12\n" +
-	"\x04hash\x18\x06 \x01(\fR\x04hash\"0\n" +
+	"\x04hash\x18\x06 \x01(\fR\x04hash\"J\n" +
 	"\x04Head\x12\x14\n" +
 	"\x05clock\x18\x01 \x01(\x04R\x05clock\x12\x12\n" +
-	"\x04hash\x18\x02 \x01(\fR\x04hash\"\x9d\x02\n" +
+	"\x04hash\x18\x02 \x01(\fR\x04hash\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\x04R\aversion\"\x9d\x02\n" +
 	"\aRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x121\n" +
 	"\x05heads\x18\x02 \x01(\v2\x19.ordo.smm.v1.HeadsRequestH\x00R\x05heads\x12.\n" +

@@ -131,7 +131,7 @@ const (
 
 var repSQL = [numRepStmts]string{
 	repInsertEntry: `INSERT INTO replication_log (queue, clock, version, prev, payload, hash) VALUES (?, ?, ?, ?, ?, ?)`,
-	repHead:        `SELECT clock, hash FROM replication_log WHERE queue = ? ORDER BY clock DESC LIMIT 1`,
+	repHead:        `SELECT clock, hash, version FROM replication_log WHERE queue = ? ORDER BY clock DESC LIMIT 1`,
 	repSets:        `SELECT ` + replicaSetCols + ` FROM replica_sets`,
 	repUpsertSet: `INSERT INTO replica_sets (` + replicaSetCols + `) VALUES (?, ?, ?, ?)
 		ON CONFLICT (queue) DO UPDATE SET primary_node = excluded.primary_node,

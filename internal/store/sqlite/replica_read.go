@@ -20,7 +20,7 @@ const replicaSetCols = `queue, primary_node, secondaries, version`
 const (
 	replicaSetsSQL = `SELECT ` + replicaSetCols + ` FROM replica_sets ORDER BY queue`
 	replicaSetSQL  = `SELECT ` + replicaSetCols + ` FROM replica_sets WHERE queue = ?`
-	logHeadSQL     = `SELECT clock, hash FROM replication_log WHERE queue = ? ORDER BY clock DESC LIMIT 1`
+	logHeadSQL     = `SELECT clock, hash, version FROM replication_log WHERE queue = ? ORDER BY clock DESC LIMIT 1`
 	logAfterSQL    = `SELECT queue, clock, version, prev, payload, hash FROM replication_log WHERE queue = ? AND clock > ? ORDER BY clock LIMIT ?`
 	// A skip-scan of the primary key: one seek per queue with a log for its
 	// name, one for its last clock.
@@ -29,7 +29,7 @@ const (
 			UNION ALL
 			SELECT (SELECT MIN(queue) FROM replication_log WHERE queue > q.name) FROM q WHERE q.name IS NOT NULL
 		)
-		SELECT q.name, l.clock, l.hash FROM q JOIN replication_log l
+		SELECT q.name, l.clock, l.hash, l.version FROM q JOIN replication_log l
 			ON l.queue = q.name AND l.clock = (SELECT MAX(clock) FROM replication_log WHERE queue = q.name)
 		WHERE q.name IS NOT NULL`
 )
@@ -63,14 +63,14 @@ func hashOf(b []byte) (replog.Hash, error) {
 
 func scanHead(row scanner) (replog.Head, error) {
 	var (
-		clock int64
-		hash  []byte
+		clock, version int64
+		hash           []byte
 	)
-	if err := row.Scan(&clock, &hash); err != nil {
+	if err := row.Scan(&clock, &hash, &version); err != nil {
 		return replog.Head{}, err
 	}
 	h, err := hashOf(hash)
-	return replog.Head{Clock: uint64(clock), Hash: h}, err
+	return replog.Head{Clock: uint64(clock), Hash: h, Version: uint64(version)}, err
 }
 
 func scanEntry(row scanner) (replog.Entry, error) {
@@ -141,15 +141,15 @@ func (s *Store) LogHeads(ctx context.Context) (map[string]replog.Head, error) {
 	}
 	heads, err := collectRows(rows, func(r scanner) (named, error) {
 		var (
-			n     named
-			clock int64
-			hash  []byte
+			n              named
+			clock, version int64
+			hash           []byte
 		)
-		if err := r.Scan(&n.queue, &clock, &hash); err != nil {
+		if err := r.Scan(&n.queue, &clock, &hash, &version); err != nil {
 			return n, err
 		}
 		h, err := hashOf(hash)
-		n.head = replog.Head{Clock: uint64(clock), Hash: h}
+		n.head = replog.Head{Clock: uint64(clock), Hash: h, Version: uint64(version)}
 		return n, err
 	})
 	if err != nil {
