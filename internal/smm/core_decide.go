@@ -142,9 +142,9 @@ var (
 // entries the others lack, acknowledged by the primary) or when fewer
 // than a majority of the set's members answer (ErrNoQuorum: the planner
 // may be the one partitioned away, and the primary alive on the other
-// side). An unhealthy primary is
-// replaced by the healthy secondary with the highest clock (ties: lowest
-// node id); each slot left is filled from candidates outside the set, least
+// side). An unhealthy primary is replaced by the most up-to-date healthy
+// secondary (replog.Head.Newer: its last entry's version, then its
+// clock; ties: lowest node id); each slot left is filled from candidates outside the set, least
 // loaded first (ties: lowest node id). The set keeps its size when there
 // are candidates enough, else it shrinks by the slots left unfilled (an
 // unhealthy member holds nothing up once it is out of the set: a write
@@ -197,7 +197,7 @@ func PlanReplicaSetUpdate(q QueueState, unhealthy []string, candidates []Candida
 			if !m.Healthy() {
 				continue
 			}
-			if best == "" || m.Head.Clock > head.Clock || (m.Head.Clock == head.Clock && s < best) {
+			if best == "" || m.Head.Newer(head) || (!head.Newer(m.Head) && s < best) {
 				best, head = s, m.Head
 			}
 		}

@@ -158,3 +158,14 @@ func TestPlanGrow(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanPromotesTheMostUpToDate: a secondary whose log is longer but
+// ends under an older set version is not promoted over one whose last
+// entry is newer (replog.Head.Newer).
+func TestPlanPromotesTheMostUpToDate(t *testing.T) {
+	q := state(down("a", time.Hour), up("b", replog.Head{Clock: 9, Version: 1}), up("c", replog.Head{Clock: 5, Version: 2}))
+	next, _, err := PlanReplicaSetUpdate(q, []string{"a"}, nil, true)
+	if err != nil || next.Primary != "c" {
+		t.Fatalf("promoted %q (%v), want c: its log ends under version 2", next.Primary, err)
+	}
+}

@@ -13,8 +13,8 @@
 //   - FindReplicaSetUpdates (find-replica-set-updates): a member unhealthy
 //     for longer than a bound needs replacing;
 //   - PlanReplicaSetUpdate (issue-replica-set-update): an unhealthy primary
-//     is replaced by the healthy secondary with the highest clock (ties to
-//     the lowest node id), unhealthy members by healthy nodes outside the
+//     is replaced by the most up-to-date healthy secondary (its last
+//     entry's version, then its clock; ties to the lowest node id), unhealthy members by healthy nodes outside the
 //     set, least loaded first; no plan while the registry mapping is
 //     stale, while a member is unanswered but not yet replaceable, or
 //     when fewer than a majority of the set answer; the set shrinks when
