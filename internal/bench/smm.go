@@ -129,7 +129,7 @@ type smmRun struct {
 func SMM(ctx context.Context, o SMMOptions) (res SMMResult, err error) {
 	o.defaults()
 	res.Opts = o
-	start := time.Now()
+	start := wall.Now()
 	if o.Dir == "" {
 		if o.Dir, err = os.MkdirTemp("", "ordo-bench-smm-"); err != nil {
 			return res, err
@@ -172,7 +172,7 @@ func SMM(ctx context.Context, o SMMOptions) (res SMMResult, err error) {
 	if err := r.failover(ctx, uids, &res); err != nil {
 		return res, err
 	}
-	res.Wall = time.Since(start)
+	res.Wall = wall.Now().Sub(start)
 	return res, nil
 }
 
@@ -226,7 +226,7 @@ func (r *smmRun) start(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		cert, err := identity.NewCertificate(k, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
+		cert, err := identity.NewCertificate(k, wall.Now().Add(-time.Hour), wall.Now().Add(24*time.Hour))
 		if err != nil {
 			return err
 		}
@@ -301,19 +301,17 @@ func (r *smmRun) stopAll() {
 // until polls cond every 50ms until it holds, it fails, ctx ends or d
 // passes.
 func (r *smmRun) until(ctx context.Context, d time.Duration, what string, cond func() (bool, error)) error {
-	deadline := time.Now().Add(d)
+	deadline := wall.Now().Add(d)
 	for {
 		ok, err := cond()
 		if err != nil || ok {
 			return err
 		}
-		if time.Now().After(deadline) {
+		if wall.Now().After(deadline) {
 			return fmt.Errorf("bench smm: %s: not within %v", what, d)
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		if err := pause(ctx, 50*time.Millisecond); err != nil {
+			return err
 		}
 	}
 }
@@ -423,17 +421,12 @@ func (r *smmRun) load(ctx context.Context, res *SMMResult) ([]string, error) {
 		})
 	}
 	next := make([]int, r.o.LoadQueues)
-	tick := 10 * time.Millisecond
-	per := r.o.Rate * tick.Seconds()
-	var owed float64
-	t := time.NewTicker(tick)
-	end := time.Now().Add(r.o.Load)
+	start := wall.Now()
+	end := start.Add(r.o.Load)
 	q := 0
-	for time.Now().Before(end) && ctx.Err() == nil {
-		<-t.C
-		owed += per
-		for ; owed >= 1; owed-- {
-			res.Offered++
+	// Every 10ms, what fell due since the start at Rate per second.
+	for now := start; now.Before(end) && ctx.Err() == nil; now = wall.Now() {
+		for due := int(r.o.Rate * now.Sub(start).Seconds()); res.Offered < due; res.Offered++ {
 			j := job{q: q, i: next[q]}
 			select {
 			case jobs <- j:
@@ -442,8 +435,8 @@ func (r *smmRun) load(ctx context.Context, res *SMMResult) ([]string, error) {
 			}
 			q = (q + 1) % r.o.LoadQueues
 		}
+		_ = pause(ctx, 10*time.Millisecond)
 	}
-	t.Stop()
 	close(jobs)
 	wg.Wait()
 	if firstErr != nil {
@@ -468,7 +461,7 @@ func (r *smmRun) failover(ctx context.Context, uids []string, res *SMMResult) er
 		return err
 	}
 	r.stop(p)
-	lost, h0 := time.Now(), head.Height
+	lost, h0 := wall.Now(), head.Height
 	other := (p + 1) % r.o.Nodes
 	var wg sync.WaitGroup
 	defer wg.Wait() // after cancel: defers run last first
@@ -481,10 +474,7 @@ func (r *smmRun) failover(ctx context.Context, uids []string, res *SMMResult) er
 				ours[out[0].Transaction.UID] = true
 				mu.Unlock()
 			}
-			select {
-			case <-cctx.Done():
-			case <-time.After(100 * time.Millisecond):
-			}
+			_ = pause(cctx, 100*time.Millisecond)
 		}
 	})
 	var senders map[chain.Address]bool
@@ -522,7 +512,7 @@ func (r *smmRun) failover(ctx context.Context, uids []string, res *SMMResult) er
 		for _, b := range bs {
 			for _, tx := range b.Txs {
 				if ours[tx.Memo] && senders[tx.From] {
-					res.FailoverBlocks, res.FailoverTime = b.Height-h0, time.Since(lost)
+					res.FailoverBlocks, res.FailoverTime = b.Height-h0, wall.Now().Sub(lost)
 					r.progress("bench smm: primary lost at height %d, first dispatch by the new primary included at %d (%s %s)", h0, b.Height, tx.Status, tx.Reason)
 					return true, nil
 				}
