@@ -197,6 +197,9 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		if lead != nil {
 			lead.Finished(uid, state)
 		}
+		if n.SMM != nil {
+			n.SMM.Finished(uid)
+		}
 		if o.OnFinish != nil {
 			o.OnFinish(uid, state, blocks)
 		}

@@ -161,18 +161,13 @@ func (n *Node) forward(ctx context.Context, primary, principal string, it sequen
 	default:
 		n.m.Forwarded.WithLabelValues("refused").Inc()
 	}
-	switch code := CodeOf(err); {
-	case code == CodeInvalid:
-		return store.EnqueueResult{}, fmt.Errorf("%w: %s", sequencer.ErrInvalid, resp.Error)
-	case code == codeTypeNotAllowed:
-		return store.EnqueueResult{}, fmt.Errorf("%w: %s", sequencer.ErrTypeNotAllowed, resp.Error)
-	case code == codeIdempotency:
-		return store.EnqueueResult{}, fmt.Errorf("%w: %s", sequencer.ErrIdempotencyConflict, resp.Error)
-	case code == CodeForbidden:
-		return store.EnqueueResult{}, fmt.Errorf("%w: %s", ErrForbidden, resp.Error)
-	case code == codeNotReplicated:
-		return store.EnqueueResult{}, fmt.Errorf("%w: %s", ErrNotReplicated, resp.Error)
-	case code == CodeNotPrimary:
+	for _, c := range intakeCodes {
+		if CodeOf(err) == c.code {
+			return store.EnqueueResult{}, fmt.Errorf("%w: %s", c.err, resp.Error)
+		}
+	}
+	switch {
+	case CodeOf(err) == CodeNotPrimary:
 		return store.EnqueueResult{}, err
 	case err != nil:
 		return store.EnqueueResult{}, fmt.Errorf("%w: %s: forwarding to its primary %s: %w", ErrUnavailable, it.Queue, primary, err)
@@ -192,6 +187,19 @@ const (
 	codeNotReplicated  = "not_replicated"
 )
 
+// intakeCodes map the intake errors a primary answers a forward with to
+// their codes on the wire, and back at the forwarding node.
+var intakeCodes = []struct {
+	code string
+	err  error
+}{
+	{CodeInvalid, sequencer.ErrInvalid},
+	{codeTypeNotAllowed, sequencer.ErrTypeNotAllowed},
+	{codeIdempotency, sequencer.ErrIdempotencyConflict},
+	{CodeForbidden, ErrForbidden},
+	{codeNotReplicated, ErrNotReplicated},
+}
+
 // serveForward is the primary's side of forward.
 func (n *Node) serveForward(ctx context.Context, from transport.NodeID, f *smmpb.ForwardRequest) *smmpb.Response {
 	set, err := n.cfg.Store.ReplicaSet(ctx, f.Queue)
@@ -207,16 +215,12 @@ func (n *Node) serveForward(ctx context.Context, from transport.NodeID, f *smmpb
 		}
 	}
 	r, err := n.submitLocal(ctx, sequencer.Intake{Queue: f.Queue, Type: f.Type, Data: f.Data, IdempotencyKey: f.IdempotencyKey})
-	switch {
-	case errors.Is(err, sequencer.ErrInvalid):
-		return failure(0, CodeInvalid, err.Error())
-	case errors.Is(err, sequencer.ErrTypeNotAllowed):
-		return failure(0, codeTypeNotAllowed, err.Error())
-	case errors.Is(err, sequencer.ErrIdempotencyConflict):
-		return failure(0, codeIdempotency, err.Error())
-	case errors.Is(err, ErrNotReplicated):
-		return failure(0, codeNotReplicated, err.Error())
-	case err != nil:
+	if err != nil {
+		for _, c := range intakeCodes {
+			if errors.Is(err, c.err) {
+				return failure(0, c.code, err.Error())
+			}
+		}
 		return failure(0, CodeInternal, err.Error())
 	}
 	body, _ := json.Marshal(r.Transaction)

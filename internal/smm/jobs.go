@@ -456,7 +456,7 @@ func (n *Node) insertUpdates(ctx context.Context, queues []string, at time.Time)
 func (n *Node) plan(ctx context.Context, st QueueState, now time.Time) (ReplicaSet, []string, error) {
 	bad := FindReplicaSetUpdates(st, now, n.c.UnhealthyAfter)
 	if len(bad) > 0 {
-		next, _, err := PlanReplicaSetUpdate(st, bad, n.candidates(ctx, st.Set), n.mappingFresh())
+		next, _, err := PlanReplicaSetUpdate(st, bad, n.candidates(ctx, st.Set.Members()), n.mappingFresh())
 		return next, bad, err
 	}
 	for _, m := range st.Members {
@@ -464,7 +464,7 @@ func (n *Node) plan(ctx context.Context, st QueueState, now time.Time) (ReplicaS
 			return ReplicaSet{}, nil, ErrNothingToReplace // not for long enough yet
 		}
 	}
-	next, _, err := PlanGrow(st, n.c.Secondaries, n.candidates(ctx, st.Set), n.mappingFresh())
+	next, _, err := PlanGrow(st, n.c.Secondaries, n.candidates(ctx, st.Set.Members()), n.mappingFresh())
 	return next, nil, err
 }
 
@@ -475,20 +475,6 @@ func signer(old, next ReplicaSet) string {
 		return next.Primary
 	}
 	return old.Primary
-}
-
-// candidates are the registered nodes outside set that answered lately
-// (or were never asked), with their load in the sets this node holds.
-func (n *Node) candidates(ctx context.Context, set ReplicaSet) []Candidate {
-	var out []Candidate
-	for _, node := range n.pickSecondaries(ctx, 1<<20, append([]string{set.Primary}, set.Secondaries...)) {
-		out = append(out, Candidate{Node: node})
-	}
-	// pickSecondaries returns them least loaded first: keep that order.
-	for i := range out {
-		out[i].Load = i
-	}
-	return out
 }
 
 // mappingFresh reports whether the registry was read within 3 periods.

@@ -91,8 +91,9 @@ type Node struct {
 	locks     map[string]*sync.Mutex
 	cycle     cycleStats
 	onSynced  func(queue, secondary string, lag time.Duration)
-	cycleList []store.ReplicaSet // the sets of the monitoring cycle under way
-	load      map[string]int     // loads: sets per node, as of loadAt
+	finishing map[string]chan struct{} // sequencer records a writeSet waits for
+	cycleList []store.ReplicaSet       // the sets of the monitoring cycle under way
+	load      map[string]int           // loads: sets per node, as of loadAt
 	loadAt    time.Time
 }
 
@@ -142,7 +143,7 @@ func New(cfg NodeConfig) (*Node, error) {
 	}
 	n := &Node{cfg: cfg, c: cfg.Config.WithDefaults(), self: string(cfg.Transport.Self()), clock: cfg.Clock, log: cfg.Logger, m: NewMetrics(cfg.Registerer),
 		health: map[string]time.Time{}, probed: map[string]time.Time{}, seen: map[string]QueueState{}, acked: map[string]map[string]uint64{},
-		ackWake: make(chan struct{}), adopted: map[string]bool{}, failed: map[string]failures{}, locks: map[string]*sync.Mutex{}}
+		ackWake: make(chan struct{}), adopted: map[string]bool{}, finishing: map[string]chan struct{}{}, failed: map[string]failures{}, locks: map[string]*sync.Mutex{}}
 	n.rpc = newRPC(cfg.Transport, 4*cfg.Servers)
 	core := jobq.CoreConfig{Queues: jobq.SMMQueues(), Periodic: []jobq.PeriodicJob{
 		{Name: KindRefreshMapping, Queue: jobq.QueueMonitoring, Kind: KindRefreshMapping, Every: n.c.MappingEvery, MaxAttempts: 1},
@@ -252,11 +253,17 @@ func (n *Node) lock(queue string) *sync.Mutex {
 }
 
 // sleep waits d on the node's clock, or ctx.
-func (n *Node) sleep(ctx context.Context, d time.Duration) error {
+func (n *Node) sleep(ctx context.Context, d time.Duration) error { return n.sleepOrWake(ctx, d, nil) }
+
+// sleepOrWake waits d on the node's clock, or until wake is closed, or
+// ctx.
+func (n *Node) sleepOrWake(ctx context.Context, d time.Duration, wake <-chan struct{}) error {
 	t := n.clock.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C():
+		return nil
+	case <-wake:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -20,8 +20,8 @@ import (
 // polls its clock), and the replica-set update (unhealthy members
 // replaced on chain, the new members synced).
 
-// isSecondary reports whether this node is queue's primary and node one
-// of its secondaries, in the set held.
+// primaryOf returns the held set of queue and whether this node is its
+// primary and secondary one of its secondaries.
 func (n *Node) primaryOf(ctx context.Context, queue, secondary string) (store.ReplicaSet, bool) {
 	set, err := n.cfg.Store.ReplicaSet(ctx, queue)
 	if err != nil || set.Primary != n.self {

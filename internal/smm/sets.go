@@ -1,7 +1,6 @@
 package smm
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -141,7 +140,10 @@ func (n *Node) setFor(ctx context.Context, queue string) (store.ReplicaSet, erro
 	if s, ok, err := n.refreshSet(ctx, queue); err != nil || ok {
 		return s, err
 	}
-	next := store.ReplicaSet{Queue: queue, Primary: n.self, Secondaries: n.pickSecondaries(ctx, n.c.Secondaries, []string{n.self})}
+	// A new set: this node and the least loaded others (alone when none is
+	// registered and healthy).
+	grown, _, _ := PlanGrow(QueueState{Set: ReplicaSet{Queue: queue, Primary: n.self}}, n.c.Secondaries, n.candidates(ctx, []string{n.self}), true)
+	next := store.ReplicaSet{Queue: queue, Primary: n.self, Secondaries: grown.Secondaries}
 	err := n.writeSet(ctx, next, 0)
 	if err != nil && !errors.Is(err, ErrLostRace) {
 		return store.ReplicaSet{}, err
@@ -182,10 +184,11 @@ func (n *Node) loads(ctx context.Context) map[string]int {
 	return load
 }
 
-// pickSecondaries chooses up to k registered nodes outside exclude, healthy
-// or never probed, least loaded first (by the sets this node holds), ties
-// by node id.
-func (n *Node) pickSecondaries(ctx context.Context, k int, exclude []string) []string {
+// candidates are the registered nodes outside exclude that are healthy
+// or never probed, each with its load (the sets this node holds that name
+// it): what the plans (PlanReplicaSetUpdate, PlanGrow) choose from, least
+// loaded first.
+func (n *Node) candidates(ctx context.Context, exclude []string) []Candidate {
 	load := n.loads(ctx)
 	var pool []Candidate
 	for _, id := range n.cfg.Registry.IDs() {
@@ -198,17 +201,7 @@ func (n *Node) pickSecondaries(ctx context.Context, k int, exclude []string) []s
 		}
 		pool = append(pool, Candidate{Node: node, Load: load[node]})
 	}
-	slices.SortFunc(pool, func(a, b Candidate) int {
-		if a.Load != b.Load {
-			return a.Load - b.Load
-		}
-		return cmp.Compare(a.Node, b.Node)
-	})
-	var out []string
-	for _, c := range pool[:min(k, len(pool))] {
-		out = append(out, c.Node)
-	}
-	return out
+	return pool
 }
 
 // writeSet writes next on chain as the update of version replaces, signed
@@ -226,6 +219,8 @@ func (n *Node) writeSet(ctx context.Context, next store.ReplicaSet, replaces uin
 	}
 	uid := res[0].Transaction.UID
 	n.log.Info("smm: replica-set update sent", "queue", next.Queue, "primary", next.Primary, "secondaries", next.Secondaries, "replaces", replaces, "uid", uid)
+	ended := n.awaitFinish(uid)
+	defer n.Finished(uid)
 	for {
 		t, err := n.cfg.Store.Get(ctx, uid)
 		if err != nil {
@@ -243,9 +238,38 @@ func (n *Node) writeSet(ctx context.Context, next store.ReplicaSet, replaces uin
 			n.m.SetUpdates.WithLabelValues("failed").Inc()
 			return fmt.Errorf("smm: the replica-set update of %q failed: %s", next.Queue, t.Error)
 		}
-		if err := n.sleep(ctx, 200*time.Millisecond); err != nil {
+		// The sequencer says when the record ends (Finished); the slow
+		// poll covers a node whose OnFinish is not wired to this one.
+		if err := n.sleepOrWake(ctx, finishPoll, ended); err != nil {
 			return err
 		}
+		ended = nil // woken once: the record is read again, then polled
+	}
+}
+
+// finishPoll is how often writeSet reads its record when no Finished
+// comes.
+const finishPoll = 5 * time.Second
+
+// awaitFinish returns a channel closed when the sequencer reports uid
+// ended (Finished).
+func (n *Node) awaitFinish(uid string) <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	ch := make(chan struct{})
+	n.finishing[uid] = ch
+	return ch
+}
+
+// Finished is the node's sequencer OnFinish for the state machine
+// manager: a replica-set update waiting for its record wakes.
+func (n *Node) Finished(uid string) {
+	n.mu.Lock()
+	ch := n.finishing[uid]
+	delete(n.finishing, uid)
+	n.mu.Unlock()
+	if ch != nil {
+		close(ch)
 	}
 }
 
