@@ -3,13 +3,11 @@ package api
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,9 +74,15 @@ const (
 // Options configures NewSequencerHandler. The zero value of each field means
 // its default.
 type Options struct {
-	// MaxBody limits a request body, in bytes. Defaults to DefaultMaxBody
-	// (1 MiB).
+	// MaxBody limits a request body, in bytes, but for the array form of
+	// POST /v1/transactions. Defaults to DefaultMaxBody (1 MiB).
 	MaxBody int64
+	// MaxBatchBody limits the body of the array form of POST
+	// /v1/transactions (up to MaxBatch intents), in bytes. Defaults to
+	// DefaultMaxBatchBody (8 MiB); never below MaxBody. The router reads
+	// every body up to the larger of the two (httpjson has one limit per
+	// server), so the routes of Options.Engines take bodies up to it too.
+	MaxBatchBody int64
 	// Registry is served at /metrics. When nil, /metrics answers 404.
 	Registry *prometheus.Registry
 	// Logger logs internal errors. Defaults to slog.Default().
@@ -197,6 +201,9 @@ type server struct {
 	typeRoles map[string][]auth.Role
 	intake    Intake
 	repl      Replication
+	// maxBody is the limit of every body but an array of intents.
+	maxBody int64
+	log     *slog.Logger
 }
 
 // NewSequencerHandler returns the node's HTTP API over n: the sequencer's
@@ -216,14 +223,22 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) *auth.Router {
 	if typeRoles == nil {
 		typeRoles = DefaultTypeRoles()
 	}
+	maxBody := opts.MaxBody
+	if maxBody <= 0 {
+		maxBody = DefaultMaxBody
+	}
+	maxBatchBody := opts.MaxBatchBody
+	if maxBatchBody <= 0 {
+		maxBatchBody = DefaultMaxBatchBody
+	}
 	rt := auth.NewRouter(a, httpjson.Options{
 		Status:  statusOf,
-		MaxBody: opts.MaxBody,
+		MaxBody: max(maxBody, maxBatchBody),
 		Logger:  log,
 		Name:    "api",
 	})
 	s := &server{n: n, st: n.Store(), health: newHealth(opts.Chain, opts.ChainTimeout), api: rt.Server(), typeRoles: typeRoles,
-		intake: opts.Intake, repl: opts.Replication}
+		intake: opts.Intake, repl: opts.Replication, maxBody: maxBody, log: log}
 	rt.Handle("POST /v1/transactions", auth.Need(auth.RoleSubmit), s.jsonOnly(s.submit))
 	rt.HandleJSON("GET /v1/transactions", auth.Read, s.list)
 	rt.HandleJSON("GET /v1/transactions/{uid}", auth.Read, s.get)
@@ -252,129 +267,6 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) *auth.Router {
 type slogPrintln struct{ l *slog.Logger }
 
 func (p slogPrintln) Println(v ...any) { p.l.Error("api: metrics", "err", fmt.Sprint(v...)) }
-
-// submit is POST /v1/transactions.
-func (s *server) submit(w http.ResponseWriter, r *http.Request) {
-	it, err := s.readIntake(r)
-	if err != nil {
-		s.api.WriteError(w, err)
-		return
-	}
-	if err := s.checkType(r, it.Type); err != nil {
-		s.api.WriteError(w, err)
-		return
-	}
-	var res []store.EnqueueResult
-	if s.intake != nil {
-		p, _ := auth.PrincipalFrom(r.Context())
-		res, err = s.intake.Submit(r.Context(), p.Name, []sequencer.Intake{it})
-	} else {
-		res, err = s.n.Submit(r.Context(), []sequencer.Intake{it})
-	}
-	switch {
-	case errors.Is(err, sequencer.ErrTypeNotAllowed):
-		s.api.WriteError(w, httpjson.Errorf(CodeTypeNotAllowed, "%w", err))
-		return
-	case errors.Is(err, sequencer.ErrInvalid):
-		s.api.WriteError(w, httpjson.Errorf(CodeInvalid, "%w", err))
-		return
-	case errors.Is(err, sequencer.ErrIdempotencyConflict):
-		s.api.WriteError(w, httpjson.Errorf(CodeIdempotency, "%w", err))
-		return
-	case err != nil:
-		s.api.WriteError(w, fmt.Errorf("api: submit: %w", err))
-		return
-	case len(res) != 1:
-		s.api.WriteError(w, fmt.Errorf("api: submit returned %d results for one intent", len(res)))
-		return
-	}
-	t := normTx(res[0].Transaction)
-	status := http.StatusOK
-	if res[0].Created {
-		status = http.StatusCreated
-		w.Header().Set("Location", "/v1/transactions/"+url.PathEscape(t.UID))
-	}
-	s.api.WriteJSON(w, status, t)
-}
-
-// intakeBody is the body of POST /v1/transactions.
-type intakeBody struct {
-	Queue          jsonString      `json:"queue"`
-	Type           jsonString      `json:"type"`
-	Data           json.RawMessage `json:"data"`
-	IdempotencyKey jsonString      `json:"idempotencyKey"`
-}
-
-// jsonString is a string that must be given as a JSON string: null and
-// other values are errors rather than "". It remembers the first escaped
-// lone surrogate of the string as written ("\ud800"), which encoding/json
-// decodes as U+FFFD.
-type jsonString struct {
-	s string
-	// surrogate is the first escaped lone surrogate, "" when none.
-	surrogate string
-}
-
-// UnmarshalJSON decodes a JSON string and rejects any other value.
-func (s *jsonString) UnmarshalJSON(b []byte) error {
-	kind := "number"
-	switch string(b[:min(len(b), 1)]) {
-	case `"`:
-		if _, esc, ok := sequencer.LoneSurrogate(b); ok {
-			s.surrogate = esc
-		}
-		return json.Unmarshal(b, &s.s)
-	case "n":
-		kind = "null"
-	case "t", "f":
-		kind = "bool"
-	case "{":
-		kind = "object"
-	case "[":
-		kind = "array"
-	}
-	return &json.UnmarshalTypeError{Value: kind, Type: reflect.TypeFor[string]()}
-}
-
-// readIntake reads and checks the body of POST /v1/transactions. It accepts
-// exactly one JSON object whose keys are the documented ones, spelled
-// exactly, each at most once; queue, type and idempotencyKey are strings and
-// data is any JSON value. A string with an escaped lone surrogate is refused
-// here, naming its field: decoded, it would read as U+FFFD, and two distinct
-// names would become one. The rest of intake's rules are the sequencer's
-// (sequencer.IntakeRules.CheckIntake), applied by Submit.
-func (s *server) readIntake(r *http.Request) (sequencer.Intake, error) {
-	b, err := s.api.ReadBody(r)
-	if err != nil {
-		return sequencer.Intake{}, err
-	}
-	if !utf8.Valid(b) {
-		return sequencer.Intake{}, httpjson.Errorf(CodeBadJSON, "request body is not valid UTF-8")
-	}
-	var body *intakeBody // stays nil for a JSON null
-	if err := httpjson.DecodeStrictRaw(b, &body); err != nil {
-		return sequencer.Intake{}, httpjson.Errorf(CodeBadJSON, "%s (fields are queue, type, data, idempotencyKey)", excerptQuoted(err.Error()))
-	}
-	if body == nil {
-		return sequencer.Intake{}, httpjson.Errorf(CodeBadJSON, "request body: expected a JSON object")
-	}
-	it := sequencer.Intake{Queue: body.Queue.s, Type: body.Type.s, Data: body.Data, IdempotencyKey: body.IdempotencyKey.s}
-	for _, f := range []struct {
-		name string
-		v    jsonString
-	}{{"queue", body.Queue}, {"type", body.Type}, {"idempotencyKey", body.IdempotencyKey}} {
-		if f.v.surrogate != "" {
-			return it, httpjson.Errorf(CodeInvalid, "%s contains the escape %s, a lone UTF-16 surrogate: it is not a character, and decoding would replace it with U+FFFD; %s must be valid Unicode", f.name, f.v.surrogate, f.name)
-		}
-	}
-	if it.Queue == "" {
-		return it, httpjson.Errorf(CodeInvalid, "queue is required")
-	}
-	if it.Type == "" {
-		return it, httpjson.Errorf(CodeInvalid, "type is required; allowed types are %s", strings.Join(s.n.AllowedTypes(), ", "))
-	}
-	return it, nil
-}
 
 // excerptQuoted returns msg, an error message made by code this package
 // does not control (a decoder's, which quotes a field name of any length),

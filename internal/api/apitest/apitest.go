@@ -39,6 +39,8 @@ type Options struct {
 	BlockTime time.Duration
 	// MaxBody is api.Options.MaxBody.
 	MaxBody int64
+	// MaxBatchBody is api.Options.MaxBatchBody.
+	MaxBatchBody int64
 	// Senders is how many dev accounts become senders. Defaults to 4.
 	Senders int
 	// MaxRetries is each built-in dispatcher's. Defaults to 3.
@@ -210,7 +212,7 @@ func Start(opts Options) (_ *Node, err error) {
 		return nil, fmt.Errorf("apitest: %w", err)
 	}
 	engines := append([]api.Routes{api.DevchainRoutes(devchain.NewHandler(n.Chain, devchain.WithLogger(opts.Logger))), n.Proc, n.Leader, ptx.Handler{}, ptx.Peers{}, smm.Routes{}}, opts.Engines...)
-	n.Router = api.NewSequencerHandler(n.Seq, api.Options{Registry: n.Registry, Logger: opts.Logger, MaxBody: opts.MaxBody,
+	n.Router = api.NewSequencerHandler(n.Seq, api.Options{Registry: n.Registry, Logger: opts.Logger, MaxBody: opts.MaxBody, MaxBatchBody: opts.MaxBatchBody,
 		Chain: n.Metered, ChainTimeout: opts.ChainTimeout, Auth: a, TypeRoles: opts.TypeRoles, Engines: engines})
 	n.Handler = n.Router
 	n.Server = httptest.NewServer(n.Handler)
