@@ -1,0 +1,246 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// The write path, as SQLite's: one goroutine, the committer, runs every
+// write. Enqueue, Apply and ApplyJobs (and the other engines' writes, each
+// a request with its own run function) hand it a request and wait; the
+// committer takes every request already waiting (up to Options.MaxGroup
+// records), runs them in one PostgreSQL transaction, commits once (one WAL
+// flush under synchronous_commit=on), and then wakes each caller. A request
+// the database refuses (a constraint, an unknown uid) rolls the
+// transaction back, gets its error, and the group runs again without it:
+// each call stays atomic, and the common path pays for no savepoints.
+//
+// A group that enqueues takes the transaction-scoped advisory lock
+// seqLockKey first, so transactions are numbered in commit order even when
+// several stores (several nodes) write to one database: a reader that has
+// seen seq n never sees a smaller seq commit later.
+
+// seqLockKey is the pg_advisory_xact_lock key of groups that enqueue.
+const seqLockKey int64 = 0x6f72646f_73657120 // "ordoseq "
+
+// request is one write call.
+type request struct {
+	// canceled is the caller's ctx.Err: the committer drops a request whose
+	// caller has given up before its group starts.
+	canceled func() error
+	weight   int // records, for bounding a group
+	// enqueues says the request creates transactions (the group takes
+	// seqLockKey).
+	enqueues bool
+	// run does the request's writes in the group's transaction. It may be
+	// run again (a rerun of its group), so it sets its outputs each time.
+	run func(ctx context.Context, tx pgx.Tx) error
+	// created, when set, returns the transactions run created, for the
+	// notifier (read after the commit).
+	created func() []store.Transaction
+
+	err  error
+	done chan struct{}
+}
+
+// write hands the committer a request running fn and waits for it, or for
+// ctx. The other engines' Apply calls are built on it.
+func (s *Store) write(ctx context.Context, weight int, fn func(ctx context.Context, tx pgx.Tx) error) error {
+	return s.submit(ctx, &request{canceled: ctx.Err, weight: weight, run: fn, done: make(chan struct{})})
+}
+
+// submit hands r to the committer and waits for it, or for ctx.
+func (s *Store) submit(ctx context.Context, r *request) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return ErrClosed
+	}
+	s.inflight.Add(1)
+	s.mu.RUnlock()
+	select {
+	case s.reqs <- r:
+		s.inflight.Done()
+	case <-ctx.Done():
+		s.inflight.Done()
+		return ctx.Err()
+	}
+	select {
+	case <-r.done:
+		return r.err
+	case <-ctx.Done():
+		// The committer may still commit r; the caller learns nothing more
+		// (an idempotency key makes a retry safe).
+		return ctx.Err()
+	}
+}
+
+// SetOnEnqueued implements store.Notifier: f is called by the committer with
+// the transactions each commit created, in Seq order, before their callers
+// are woken.
+func (s *Store) SetOnEnqueued(f func([]store.Transaction)) { s.onEnqueued.Store(&f) }
+
+// run is the committer.
+func (s *Store) run() {
+	defer close(s.exited)
+	var carry *request
+	group := make([]*request, 0, 256)
+	for {
+		first := carry
+		carry = nil
+		if first == nil {
+			r, ok := <-s.reqs
+			if !ok {
+				return
+			}
+			first = r
+		}
+		group = append(group[:0], first)
+		w := first.weight
+	fill:
+		for w < s.opts.MaxGroup {
+			select {
+			case r, ok := <-s.reqs:
+				if !ok {
+					break fill
+				}
+				if w+r.weight > s.opts.MaxGroup {
+					carry = r
+					break fill
+				}
+				group = append(group, r)
+				w += r.weight
+			default:
+				break fill
+			}
+		}
+		s.commit(group)
+		clear(group)
+	}
+}
+
+// commit runs a group in one transaction and wakes its callers (see the
+// file's comment).
+func (s *Store) commit(group []*request) {
+	live := make([]*request, 0, len(group))
+	for _, r := range group {
+		if err := r.canceled(); err != nil {
+			r.err = err
+			close(r.done)
+			continue
+		}
+		live = append(live, r)
+	}
+	if len(live) == 0 {
+		return
+	}
+	s.commits.Add(1)
+	ctx := context.Background() // a caller giving up must not abort the group
+	for len(live) > 0 {
+		failed, err := s.runGroup(ctx, live)
+		switch {
+		case failed >= 0:
+			close(live[failed].done)
+			live = append(live[:failed], live[failed+1:]...)
+			s.reruns.Add(1)
+			continue
+		case err != nil:
+			for _, r := range live {
+				r.err = err
+				close(r.done)
+			}
+		default:
+			s.notify(live)
+			for _, r := range live {
+				close(r.done)
+			}
+		}
+		return
+	}
+}
+
+// notify hands the notifier the transactions the group created, in Seq
+// order (the order the group ran them).
+func (s *Store) notify(live []*request) {
+	f := s.onEnqueued.Load()
+	if f == nil {
+		return
+	}
+	var created []store.Transaction
+	for _, r := range live {
+		if r.created != nil {
+			created = append(created, r.created()...)
+		}
+	}
+	if len(created) > 0 {
+		(*f)(created)
+	}
+}
+
+// runGroup runs the requests in one transaction and commits it. If a request
+// fails on its own account it rolls back and returns its index (the request
+// holds its error); otherwise it returns the group's error, if any.
+func (s *Store) runGroup(ctx context.Context, live []*request) (failed int, err error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return -1, fmt.Errorf("postgres: begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }() // a no-op after Commit
+	for _, r := range live {
+		if r.enqueues {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, seqLockKey); err != nil {
+				return -1, fmt.Errorf("postgres: seq lock: %w", err)
+			}
+			break
+		}
+	}
+	for i, r := range live {
+		r.err = nil
+		if err := r.run(ctx, tx); err != nil {
+			if !refused(err) {
+				return -1, err
+			}
+			r.err = err
+			return i, nil
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return -1, fmt.Errorf("postgres: commit: %w", err)
+	}
+	return -1, nil
+}
+
+// refused reports whether err is a request's own failure (the store refused
+// its input) rather than the database failing: store.ErrNotFound,
+// store.ErrUniqueLive, or an integrity constraint or data exception.
+func refused(err error) bool {
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrUniqueLive) || errors.Is(err, errRefused) {
+		return true
+	}
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code[:2] == "23" || pe.Code[:2] == "22")
+}
+
+// errRefused marks an input the store refuses on its own account.
+var errRefused = errors.New("refused")
+
+// Constraint classes of PostgreSQL's SQLSTATE codes.
+const (
+	codeForeignKey = "23503"
+	codeUnique     = "23505"
+)
+
+// isCode reports whether err is a PostgreSQL error with SQLSTATE code.
+func isCode(err error, code string) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == code
+}

@@ -1,0 +1,76 @@
+// Package postgres is the PostgreSQL implementation of the node's store
+// (issue 13), on pgx v5 (a pgxpool): so far store.Store (the sequencer's
+// records, seed 000) and store.JobStore (the kernel's job queue, issue 12).
+// The schema holds every engine's tables already (the processor's, the
+// leader's, the distributed sequencer's: migrations 0003–0006), for their
+// stores to come in files of their own (processor*.go, leader*.go,
+// distseq*.go) on the base below. store.ReplicaStore is not implemented:
+// replica sets are refused on PostgreSQL (0008's tables stay empty).
+//
+// # Files
+//
+// postgres.go (Open, Options, Close, inTx and the value helpers),
+// migrate.go (the migrations), committer.go (the group commit and the
+// write helper every engine's Apply is built on), store_write.go and
+// store_read.go (store.Store), jobs*.go (store.JobStore).
+//
+// # Durability and concurrency
+//
+// synchronous_commit is left on (PostgreSQL's default, never lowered by
+// this package): a commit has been flushed to the server's WAL when Enqueue,
+// Apply or ApplyJobs returns (durable before acknowledged). The server's
+// fsync must be on as well (the test harness's is).
+//
+// Writes go through one committer goroutine, as SQLite's: Enqueue, Apply
+// and ApplyJobs queue a request and wait for it (or for their ctx). The
+// committer takes every request already queued, up to Options.MaxGroup
+// records, runs them back to back in one transaction on a pooled
+// connection, commits once and wakes each caller. Each request writes its
+// rows with one multi-row statement per kind of row (unnest of arrays;
+// Apply's statements go in one pgx.Batch). A request refused on its own
+// account (a constraint, an unknown uid) rolls the transaction back and
+// the group runs again without it: each call stays atomic. A request whose
+// ctx ended before its group starts is dropped; a caller whose ctx ends
+// while it waits gets ctx.Err(), and its request may still commit.
+//
+// A group that enqueues first takes pg_advisory_xact_lock(seqLockKey):
+// groups that create transactions commit one at a time across every store
+// open on the database (several nodes), so seq is assigned in commit order
+// and a reader never sees a smaller seq appear after a larger one. Reads
+// run on the pool; a read of several queries runs in one read-only
+// REPEATABLE READ transaction (one snapshot).
+//
+// # Schema
+//
+// Migrations are embedded (migrations/NNNN_name.sql, numbered as SQLite's:
+// 0002 is empty here, its index being in 0001), applied in order on Open,
+// each in a transaction with its row in schema_migrations, under the
+// session advisory lock migrateLockKey, so several nodes opening one
+// database at once apply each once. A database whose schema is newer than
+// the binary is refused. Tables and indexes mirror SQLite's, with these
+// types: times are unix nanoseconds in BIGINT (UTC; NULL for a zero time),
+// not TIMESTAMPTZ, which keeps microseconds only; uint64 values are the
+// BIGINT with the same bits; JSON bodies are BYTEA, kept byte for byte
+// (NULL when empty), not JSONB, which would rewrite them; text keys that
+// are ordered or ranged over are COLLATE "C" (byte order, as SQLite's,
+// whatever the database's locale). transactions.seq and history.id are
+// identity columns.
+//
+// # Invariants
+//
+//   - An acknowledged Enqueue, Apply or ApplyJobs is committed; a failed one
+//     wrote nothing (each call is atomic, even inside a group).
+//   - An idempotency key maps to one uid forever: a known key, in the store or
+//     earlier in the same group or call, returns the existing record with
+//     Created=false and writes nothing.
+//   - Seq orders transactions by acceptance store-wide, in commit order,
+//     across every store on the database; FIFO per queue is ascending Seq.
+//   - The notifier (SetOnEnqueued) is called by the committer with the
+//     transactions each commit created, in Seq order, before their callers
+//     are woken; a known key is not reported.
+//   - History of a transaction starts with its creation, "" → WAITING at
+//     CreatedAt (note "enqueued"), made from the transactions row.
+//   - Apply with a TxUpdate of an unknown uid, or a history entry of one,
+//     fails with store.ErrNotFound and changes nothing; within a batch the
+//     last write of a key (uid, (uid, n), queue, sender) wins.
+package postgres

@@ -1,0 +1,364 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// The sequencer's writes. Each call is one request of the committer
+// (committer.go) and writes its rows with one multi-row statement per kind
+// of row (unnest of arrays), sent together in one pgx.Batch: a round trip
+// per call, whatever its size.
+
+// enqueueSQL inserts the new transactions in the order given (seq is
+// drawn in that order: the defaults are evaluated above the sort) and
+// skips those whose idempotency key is known, stored or earlier in the
+// statement.
+const enqueueSQL = `INSERT INTO transactions
+		(uid, queue, type, data, state, idempotency_key, created_at, updated_at)
+	SELECT v.uid, v.queue, v.type, v.data, 'WAITING', NULLIF(v.key, ''), v.at, v.at
+	FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::text[], $6::bigint[])
+		WITH ORDINALITY AS v(uid, queue, type, data, key, at, o)
+	ORDER BY v.o
+	ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+	RETURNING seq, uid`
+
+// Enqueue implements store.Store. It returns once the records are committed.
+// If ctx ends first, Enqueue returns ctx.Err() and the records may or may not
+// have been committed.
+func (s *Store) Enqueue(ctx context.Context, txs []store.NewTransaction) ([]store.EnqueueResult, error) {
+	if len(txs) == 0 {
+		return []store.EnqueueResult{}, ctx.Err()
+	}
+	for i := range txs {
+		if txs[i].UID == "" {
+			return nil, fmt.Errorf("postgres: enqueue: transaction %d: empty uid", i)
+		}
+		if txs[i].Queue == "" {
+			return nil, fmt.Errorf("postgres: enqueue: transaction %s: empty queue", txs[i].UID)
+		}
+	}
+	var out []store.EnqueueResult
+	r := &request{
+		canceled: ctx.Err,
+		weight:   len(txs),
+		enqueues: true,
+		done:     make(chan struct{}),
+	}
+	r.run = func(ctx context.Context, tx pgx.Tx) error {
+		var err error
+		out, err = s.enqueue(ctx, tx, txs)
+		return err
+	}
+	r.created = func() []store.Transaction {
+		var c []store.Transaction
+		for _, res := range out {
+			if res.Created {
+				c = append(c, res.Transaction)
+			}
+		}
+		return c
+	}
+	if err := s.submit(ctx, r); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// enqueue inserts txs in tx and answers each.
+func (s *Store) enqueue(ctx context.Context, tx pgx.Tx, txs []store.NewTransaction) ([]store.EnqueueResult, error) {
+	n := len(txs)
+	uids, queues, types, keys := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	data, ats := make([][]byte, n), make([]int64, n)
+	for i := range txs {
+		nt := &txs[i]
+		uids[i], queues[i], types[i], keys[i] = nt.UID, nt.Queue, nt.Type, nt.IdempotencyKey
+		data[i], ats[i] = blob(nt.Data), s.at(nt.At)
+	}
+	rows, err := tx.Query(ctx, enqueueSQL, uids, queues, types, data, keys, ats)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: enqueue: %w", err)
+	}
+	seqs := make(map[string]int64, n)
+	var (
+		seq int64
+		uid string
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&seq, &uid}, func() error {
+		seqs[uid] = seq
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("postgres: enqueue: %w", err)
+	}
+	out := make([]store.EnqueueResult, n)
+	var known []string // the keys of the transactions not inserted
+	for i := range txs {
+		nt := &txs[i]
+		seq, ok := seqs[nt.UID]
+		// A later one of a uid and key given twice was not inserted either.
+		if !ok || (nt.IdempotencyKey != "" && firstWithUID(txs, nt.UID) != i) {
+			known = append(known, nt.IdempotencyKey)
+			continue
+		}
+		at := time.Unix(0, ats[i]).UTC()
+		out[i] = store.EnqueueResult{
+			Transaction: store.Transaction{
+				UID:            nt.UID,
+				Queue:          nt.Queue,
+				Type:           nt.Type,
+				Data:           cloneRaw(nt.Data),
+				State:          store.Waiting,
+				IdempotencyKey: nt.IdempotencyKey,
+				Seq:            seq,
+				CreatedAt:      at,
+				UpdatedAt:      at,
+				Attempts:       []store.Attempt{},
+			},
+			Created: true,
+		}
+	}
+	if len(known) == 0 {
+		return out, nil
+	}
+	// The records holding the known keys (stored, or inserted earlier in
+	// this group), with their attempts.
+	existing, err := readTxs(ctx, tx, `SELECT `+txCols+` FROM transactions WHERE idempotency_key = ANY($1)`, known)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: enqueue: %w", err)
+	}
+	byKey := make(map[string]store.Transaction, len(existing))
+	for _, t := range existing {
+		byKey[t.IdempotencyKey] = t
+	}
+	for i := range txs {
+		if out[i].Created {
+			continue
+		}
+		t, ok := byKey[txs[i].IdempotencyKey]
+		if !ok || txs[i].IdempotencyKey == "" {
+			return nil, fmt.Errorf("postgres: enqueue %s: key %q: %w", txs[i].UID, txs[i].IdempotencyKey, store.ErrNotFound)
+		}
+		out[i] = store.EnqueueResult{Transaction: t}
+	}
+	return out, nil
+}
+
+// firstWithUID is the index of the first transaction of txs with uid.
+func firstWithUID(txs []store.NewTransaction, uid string) int {
+	for i := range txs {
+		if txs[i].UID == uid {
+			return i
+		}
+	}
+	return -1
+}
+
+// Apply implements store.Store: the batch commits atomically, through the
+// committer, so it shares group commits with Enqueue.
+func (s *Store) Apply(ctx context.Context, b store.Batch) error {
+	if b.Empty() {
+		return ctx.Err()
+	}
+	if err := validateBatch(&b); err != nil {
+		return err
+	}
+	w := len(b.Txs) + len(b.Queues) + len(b.Senders) + len(b.History)
+	return s.write(ctx, w, func(ctx context.Context, tx pgx.Tx) error { return s.applyBatch(ctx, tx, &b) })
+}
+
+func validateBatch(b *store.Batch) error {
+	for i, u := range b.Txs {
+		if u.UID == "" {
+			return fmt.Errorf("postgres: apply: tx update %d: empty uid", i)
+		}
+		if !u.State.Valid() {
+			return fmt.Errorf("postgres: apply: tx %s: invalid state %q", u.UID, u.State)
+		}
+		if u.Attempt != nil && u.Attempt.N < 1 {
+			return fmt.Errorf("postgres: apply: tx %s: attempt number %d, want >= 1", u.UID, u.Attempt.N)
+		}
+	}
+	for i, q := range b.Queues {
+		if q.Name == "" {
+			return fmt.Errorf("postgres: apply: queue %d: empty name", i)
+		}
+		if !q.State.Valid() {
+			return fmt.Errorf("postgres: apply: queue %s: invalid state %q", q.Name, q.State)
+		}
+	}
+	for i, sd := range b.Senders {
+		if sd.ID == "" {
+			return fmt.Errorf("postgres: apply: sender %d: empty id", i)
+		}
+	}
+	for i, h := range b.History {
+		if h.UID == "" {
+			return fmt.Errorf("postgres: apply: history %d: empty uid", i)
+		}
+		if h.From != "" && !h.From.Valid() {
+			return fmt.Errorf("postgres: apply: history of %s: invalid from state %q", h.UID, h.From)
+		}
+		if !h.To.Valid() {
+			return fmt.Errorf("postgres: apply: history of %s: invalid to state %q", h.UID, h.To)
+		}
+		if h.Binding != "" && !h.Binding.Valid() {
+			return fmt.Errorf("postgres: apply: history of %s: invalid binding %q", h.UID, h.Binding)
+		}
+	}
+	return nil
+}
+
+// The batch's statements. An upsert of one statement may not touch a row
+// twice, so applyBatch passes each the last row of each key.
+const (
+	updateTxsSQL = `UPDATE transactions AS t
+		SET state = v.state, retries = v.retries, result = v.result, error = v.error, updated_at = v.at
+		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bytea[], $5::text[], $6::bigint[])
+			AS v(uid, state, retries, result, error, at)
+		WHERE t.uid = v.uid`
+	upsertAttemptsSQL = `INSERT INTO attempts (` + attemptCols + `)
+		SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[],
+			$7::bigint[], $8::text[], $9::text[], $10::bigint[])
+		ON CONFLICT (uid, n) DO UPDATE SET
+			sender = excluded.sender, nonce = excluded.nonce, fee = excluded.fee,
+			hash = excluded.hash, at = excluded.at, outcome = excluded.outcome,
+			error = excluded.error, height = excluded.height`
+	upsertQueuesSQL = `INSERT INTO queues (name, state, sender, tx_uid, delay_until, deadline, updated_at)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[])
+		ON CONFLICT (name) DO UPDATE SET
+			state = excluded.state, sender = excluded.sender, tx_uid = excluded.tx_uid,
+			delay_until = excluded.delay_until, deadline = excluded.deadline,
+			updated_at = excluded.updated_at`
+	upsertSendersSQL = `INSERT INTO senders (id, worker, queue, next_nonce, updated_at)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+		ON CONFLICT (id) DO UPDATE SET
+			worker = excluded.worker, queue = excluded.queue,
+			next_nonce = excluded.next_nonce, updated_at = excluded.updated_at`
+	insertHistorySQL = `INSERT INTO history (uid, at, from_state, to_state, binding, note)
+		SELECT v.uid, v.at, v.f, v.t, v.b, v.note
+		FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
+			WITH ORDINALITY AS v(uid, at, f, t, b, note, o)
+		ORDER BY v.o`
+)
+
+// lastOf returns, for n rows with keys key(i), the index of the last row of
+// each key, in the order of the keys' first rows.
+func lastOf[K comparable](n int, key func(i int) K) []int {
+	last := make([]int, 0, n)
+	pos := make(map[K]int, n)
+	for i := range n {
+		k := key(i)
+		if j, ok := pos[k]; ok {
+			last[j] = i
+			continue
+		}
+		pos[k] = len(last)
+		last = append(last, i)
+	}
+	return last
+}
+
+// applyBatch writes b in tx: one pgx.Batch of up to five statements.
+func (s *Store) applyBatch(ctx context.Context, tx pgx.Tx, b *store.Batch) error {
+	var pb pgx.Batch
+	// A zero time is now; the clock is read once per row, in batch order.
+	upd := lastOf(len(b.Txs), func(i int) string { return b.Txs[i].UID })
+	if len(upd) > 0 {
+		n := len(upd)
+		uids, states, errs := make([]string, n), make([]string, n), make([]string, n)
+		retries, ats, results := make([]int64, n), make([]int64, n), make([][]byte, n)
+		for j, i := range upd {
+			u := &b.Txs[i]
+			uids[j], states[j], errs[j] = u.UID, string(u.State), u.Error
+			retries[j], ats[j], results[j] = int64(u.Retries), s.at(u.At), blob(u.Result)
+		}
+		pb.Queue(updateTxsSQL, uids, states, retries, results, errs, ats)
+	}
+	var with []int
+	for i := range b.Txs {
+		if b.Txs[i].Attempt != nil {
+			with = append(with, i)
+		}
+	}
+	att := lastOf(len(with), func(j int) [2]any {
+		u := &b.Txs[with[j]]
+		return [2]any{u.UID, u.Attempt.N}
+	})
+	if len(att) > 0 {
+		n := len(att)
+		uids, senders, hashes, outcomes, errs := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		ns, nonces, fees, heights := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+		ats := make([]*int64, n)
+		for j, k := range att {
+			u := &b.Txs[with[k]]
+			a := u.Attempt
+			uids[j], ns[j], senders[j], nonces[j], fees[j] = u.UID, int64(a.N), a.Sender, int64(a.Nonce), int64(a.Fee)
+			hashes[j], ats[j], outcomes[j], errs[j], heights[j] = a.Hash, nanos(a.At), string(a.Outcome), a.Error, int64(a.Height)
+		}
+		pb.Queue(upsertAttemptsSQL, uids, ns, senders, nonces, fees, hashes, ats, outcomes, errs, heights)
+	}
+	if qs := lastOf(len(b.Queues), func(i int) string { return b.Queues[i].Name }); len(qs) > 0 {
+		n := len(qs)
+		names, states, senders, txUIDs := make([]string, n), make([]string, n), make([]string, n), make([]*string, n)
+		delays, deadlines, updated := make([]*int64, n), make([]int64, n), make([]*int64, n)
+		for j, i := range qs {
+			q := &b.Queues[i]
+			names[j], states[j], senders[j], txUIDs[j] = q.Name, string(q.State), q.Sender, nullString(q.TxUID)
+			delays[j], deadlines[j], updated[j] = nanos(q.DelayUntil), int64(q.Deadline), nanos(q.UpdatedAt)
+		}
+		pb.Queue(upsertQueuesSQL, names, states, senders, txUIDs, delays, deadlines, updated)
+	}
+	if ss := lastOf(len(b.Senders), func(i int) string { return b.Senders[i].ID }); len(ss) > 0 {
+		n := len(ss)
+		ids, workers, queues := make([]string, n), make([]string, n), make([]string, n)
+		nonces, updated := make([]int64, n), make([]*int64, n)
+		for j, i := range ss {
+			sd := &b.Senders[i]
+			ids[j], workers[j], queues[j], nonces[j], updated[j] = sd.ID, sd.Worker, sd.Queue, int64(sd.NextNonce), nanos(sd.UpdatedAt)
+		}
+		pb.Queue(upsertSendersSQL, ids, workers, queues, nonces, updated)
+	}
+	if n := len(b.History); n > 0 {
+		uids, froms, tos, binds, notes := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		ats := make([]int64, n)
+		for i := range b.History {
+			h := &b.History[i]
+			uids[i], ats[i], froms[i], tos[i], binds[i], notes[i] = h.UID, s.at(h.At), string(h.From), string(h.To), string(h.Binding), h.Note
+		}
+		pb.Queue(insertHistorySQL, uids, ats, froms, tos, binds, notes)
+	}
+	br := tx.SendBatch(ctx, &pb)
+	defer func() { _ = br.Close() }()
+	if len(upd) > 0 {
+		tag, err := br.Exec()
+		if err != nil {
+			return applyErr(err)
+		}
+		if int(tag.RowsAffected()) != len(upd) {
+			return fmt.Errorf("postgres: apply: %d of %d transactions updated: %w", tag.RowsAffected(), len(upd), store.ErrNotFound)
+		}
+	}
+	for range pb.Len() - min(len(upd), 1) {
+		if _, err := br.Exec(); err != nil {
+			return applyErr(err)
+		}
+	}
+	if err := br.Close(); err != nil {
+		return applyErr(err)
+	}
+	return nil
+}
+
+// applyErr wraps a refused write: a missing parent (a history entry or an
+// attempt of an unknown uid) wraps store.ErrNotFound, as SQLite's.
+func applyErr(err error) error {
+	if isCode(err, codeForeignKey) {
+		return fmt.Errorf("postgres: apply: %w: %w", err, store.ErrNotFound)
+	}
+	return fmt.Errorf("postgres: apply: %w", err)
+}

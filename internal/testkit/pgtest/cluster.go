@@ -1,0 +1,250 @@
+package pgtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ordolabs/ordo/internal/clock"
+)
+
+// cluster is a throwaway PostgreSQL: its directory, its postmaster, its port.
+type cluster struct {
+	dir  string
+	port int
+	cmd  *exec.Cmd
+	logf *os.File
+	// exited is closed when the postmaster has exited, with exitErr set.
+	exited  chan struct{}
+	exitErr error
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+var (
+	runningMu sync.Mutex
+	running   *cluster // the started cluster, for stop on a signal
+)
+
+// findBin returns the directory holding initdb and postgres: PATH first,
+// then the highest version under /usr/lib/postgresql.
+func findBin() (string, error) {
+	if p, err := exec.LookPath("initdb"); err == nil {
+		if p, err = filepath.EvalSymlinks(p); err == nil {
+			dir := filepath.Dir(p)
+			if _, err := os.Stat(filepath.Join(dir, "postgres")); err == nil {
+				return dir, nil
+			}
+		}
+	}
+	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	sort.Slice(matches, func(i, j int) bool { return version(matches[i]) > version(matches[j]) })
+	for _, m := range matches {
+		dir := filepath.Dir(m)
+		if _, err := os.Stat(filepath.Join(dir, "postgres")); err == nil {
+			return dir, nil
+		}
+	}
+	return "", errNoBin
+}
+
+// version is the major version in /usr/lib/postgresql/<v>/bin/initdb.
+func version(p string) float64 {
+	v, _ := strconv.ParseFloat(filepath.Base(filepath.Dir(filepath.Dir(p))), 64)
+	return v
+}
+
+// credential is who runs initdb and postgres: nil for the current user,
+// or "nobody" (ORDO_TEST_POSTGRES_USER) when running as root.
+func credential() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	name := os.Getenv("ORDO_TEST_POSTGRES_USER")
+	if name == "" {
+		name = "nobody"
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: running as root, and user %s for PostgreSQL: %w", name, err)
+	}
+	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("pgtest: user %s: uid %q gid %q", name, u.Uid, u.Gid)
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+// startCluster runs initdb and starts postgres, waiting until it answers.
+func startCluster(bin string) (_ *cluster, err error) {
+	cred, err := credential()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "ordo-pgtest-")
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = os.RemoveAll(dir)
+		}
+	}()
+	if cred != nil {
+		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			return nil, fmt.Errorf("pgtest: chown %s: %w", dir, err)
+		}
+	}
+	data := filepath.Join(dir, "data")
+	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres",
+		"--auth=trust", "--encoding=UTF8", "--locale=C", "--no-instructions")
+	initdb.Dir = dir
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("pgtest: initdb: %w\n%s", err, out)
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	logf, err := os.Create(filepath.Join(dir, "postgres.log"))
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: %w", err)
+	}
+	c := &cluster{dir: dir, port: port, logf: logf}
+	c.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data,
+		"-c", "listen_addresses=127.0.0.1",
+		"-c", "port="+strconv.Itoa(port),
+		"-c", "unix_socket_directories="+dir,
+		"-c", "fsync=on",
+		"-c", "synchronous_commit=on",
+		"-c", "max_connections=400",
+		"-c", "shared_buffers=64MB",
+		"-c", "log_min_messages=warning")
+	c.cmd.Dir = dir
+	c.cmd.Stdout, c.cmd.Stderr = logf, logf
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
+	if err := c.cmd.Start(); err != nil {
+		_ = logf.Close()
+		return nil, fmt.Errorf("pgtest: start postgres: %w", err)
+	}
+	c.exited = make(chan struct{})
+	go func() {
+		c.exitErr = c.cmd.Wait()
+		close(c.exited)
+	}()
+	if err := c.waitReady(); err != nil {
+		_ = c.cmd.Process.Kill()
+		<-c.exited
+		_ = logf.Close()
+		log, _ := os.ReadFile(logf.Name())
+		return nil, fmt.Errorf("%w\n%s", err, bytes.TrimSpace(log))
+	}
+	runningMu.Lock()
+	running = c
+	runningMu.Unlock()
+	return c, nil
+}
+
+// waitReady polls the server until it accepts a connection, it exits, or
+// 60s pass.
+func (c *cluster) waitReady() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var wall clock.Real
+	for {
+		conn, err := pgx.Connect(ctx, c.url("postgres").String())
+		if err == nil {
+			return conn.Close(ctx)
+		}
+		t := wall.NewTimer(20 * time.Millisecond)
+		select {
+		case <-c.exited:
+			t.Stop()
+			return fmt.Errorf("pgtest: postgres exited: %w", c.exitErr)
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("pgtest: postgres not ready after 60s: %w", err)
+		case <-t.C():
+		}
+	}
+}
+
+// url is the URL of a database of the cluster.
+func (c *cluster) url(db string) *url.URL {
+	return &url.URL{
+		Scheme:   "postgres",
+		User:     url.User("postgres"),
+		Host:     net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port)),
+		Path:     "/" + db,
+		RawQuery: "sslmode=disable",
+	}
+}
+
+// stop asks postgres for a fast shutdown, waits for it (at most 30s, then
+// kills it) and removes the directory.
+func (c *cluster) stop() error {
+	c.stopOnce.Do(func() {
+		pid := c.cmd.Process.Pid
+		_ = syscall.Kill(pid, syscall.SIGINT)
+		var wall clock.Real
+		t := wall.NewTimer(30 * time.Second)
+		select {
+		case <-c.exited:
+			t.Stop()
+		case <-t.C():
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			<-c.exited
+			c.stopErr = fmt.Errorf("pgtest: postgres did not stop within 30s: killed")
+		}
+		_ = c.logf.Close()
+		if err := os.RemoveAll(c.dir); err != nil {
+			c.stopErr = errors.Join(c.stopErr, err)
+		}
+	})
+	return c.stopErr
+}
+
+// freePort asks the kernel for a free loopback port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("pgtest: free port: %w", err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// stopOnSignal stops the cluster on SIGINT or SIGTERM, then exits.
+func stopOnSignal() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		sig := <-ch
+		runningMu.Lock()
+		c := running
+		runningMu.Unlock()
+		if c != nil {
+			_ = c.stop()
+		}
+		fmt.Fprintf(os.Stderr, "pgtest: %v: cluster stopped\n", sig)
+		os.Exit(2)
+	}()
+}

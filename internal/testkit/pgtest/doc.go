@@ -1,0 +1,29 @@
+// Package pgtest gives tests a fresh, empty PostgreSQL database (issue 13).
+//
+// URL(t) returns the URL of a database made for the calling test and
+// dropped when it ends; URLFor(t, key) returns the database kept for a key
+// (the stores' conformance suites reopen "the store in dir": the key is the
+// dir), created on its first call. Where the server comes from:
+//
+//   - ORDO_TEST_POSTGRES set (postgres://user:pass@host:port/db?…): that
+//     server; each database is created there with CREATE DATABASE under a
+//     unique name and dropped (WITH (FORCE)) at the test's cleanup. The
+//     user needs CREATEDB.
+//   - otherwise one throwaway cluster per test binary, started on first use
+//     (sync.Once): initdb into a temporary directory, postgres on a free
+//     loopback port with fsync on and its unix socket in that directory,
+//     trust authentication, superuser "postgres". The binaries are found on
+//     PATH or in /usr/lib/postgresql/<version>/bin (the highest version).
+//     As root (initdb and postgres refuse root) they run as the user
+//     "nobody" (ORDO_TEST_POSTGRES_USER overrides), the directory chowned to
+//     it. Main(m) stops the cluster and removes the directory after m.Run,
+//     and on SIGINT or SIGTERM; should the test binary die otherwise, the
+//     postmaster gets SIGQUIT from the kernel (Pdeathsig) and its directory
+//     is left in the temporary directory.
+//   - no binaries and no ORDO_TEST_POSTGRES: the test is skipped with the
+//     reason, except under CI=true, where it fails (CI installs them).
+//
+// Invariants: every URL names a database no other test uses (URLFor: no
+// other key); the cluster is started at most once per binary; a database
+// is dropped only by the test that created it. Test code only.
+package pgtest
