@@ -186,6 +186,11 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		n.Close()
 		return nil, err
 	}
+	gated, err := deposedQueues(ctx, cfg, st)
+	if err != nil {
+		n.Close()
+		return nil, err
+	}
 	var proc *processor.Node
 	var lead *leader.Node
 	var ds *Distseq
@@ -206,7 +211,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	}
 	seq, err := sequencer.NewNode(sequencer.Config{Trace: trace, Store: st, Chain: metered, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: seqTypes, EngineTypes: EngineTypes,
 		Policies: policies, Fees: sequencer.FeePolicy(cfg.Fees), InclusionTimeout: cfg.InclusionTimeoutBlocks, Confirmations: cfg.Confirmations, Senders: senders,
-		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: onFinish, Intake: cfg.Intake(), Pins: pins,
+		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: onFinish, Intake: cfg.Intake(), Pins: pins, Gated: gated,
 		Pipelines: append(append(cfg.Sequencer.pipelines(), cfg.Distseq.pipeline()...), replicationPipeline(cfg.Replication)...)})
 	if err != nil {
 		n.Close()

@@ -10,6 +10,7 @@ import (
 	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/httpjson"
+	"github.com/ordolabs/ordo/internal/identity"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/smm"
 	"github.com/ordolabs/ordo/internal/store"
@@ -71,6 +72,32 @@ func pinReplication(r smm.Config, senders []sequencer.SenderConfig, pins map[str
 	}
 	pins[smm.SetsQueue] = ids[len(ids)-1]
 	return pins, nil
+}
+
+// deposedQueues are the queues whose held replica set names another node
+// primary: the sequencer starts them closed (sequencer.Config.Gated), so
+// that a node deposed before it stopped does not dispatch copies of
+// intents its queue's new primary owns. The state machine manager opens
+// a queue when this node adopts it again.
+func deposedQueues(ctx context.Context, cfg Config, st *sqlite.Store) ([]string, error) {
+	if !cfg.Replication.Enabled {
+		return nil, nil
+	}
+	key, _, err := identity.Load(cfg.Distseq.Key, cfg.Distseq.Cert)
+	if err != nil {
+		return nil, fmt.Errorf("replication: %w", err)
+	}
+	sets, err := st.ReplicaSets(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("replication: held replica sets: %w", err)
+	}
+	var out []string
+	for _, s := range sets {
+		if s.Primary != string(key.ID()) {
+			out = append(out, s.Queue)
+		}
+	}
+	return out, nil
 }
 
 // replicationPipeline lets the node's replica-set updates be in flight

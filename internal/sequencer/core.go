@@ -59,6 +59,9 @@ type CoreConfig struct {
 	// an attempt never moves to another sender (a sender's nonces are its
 	// own), so the pins apply from the queue's next transaction.
 	Pins map[string]string `json:"Pins,omitempty"`
+	// Gated are the queues that start closed (see InputGate): they take no
+	// new transaction until an InputGate opens them. Defaults to none.
+	Gated []string `json:"Gated,omitempty"`
 }
 
 // ErrPinUnknownSender is returned by NewCore (and NewNode) when a pin in
@@ -141,6 +144,8 @@ type queue struct {
 	// depth is how many transactions the queue may have in flight
 	// (CoreConfig.Pipelines).
 	depth int
+	// closed: the queue takes no new transaction (InputGate).
+	closed bool
 }
 
 // lead returns the queue's oldest transaction in flight, or nil.
@@ -230,6 +235,9 @@ type Core struct {
 	// their inclusion, for the last maxReorgTrack heights: a reorg deeper
 	// than declared that replaces one of those blocks flags them.
 	finals map[uint64][]string
+	// closed are the queues InputGate (or CoreConfig.Gated) closed, also
+	// those not in memory yet.
+	closed map[string]bool
 	// seqSeen is the highest Seq the core has been shown (intake, loads,
 	// the snapshot): a notification at or below it is late.
 	seqSeen int64
@@ -253,9 +261,13 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 	}
 	cfg.Pins = maps.Clone(cfg.Pins)
 	cfg.Pipelines = slices.Clone(cfg.Pipelines)
+	cfg.Gated = slices.Clone(cfg.Gated)
 	c := &Core{cfg: cfg, now: now, queues: map[string]*queue{}, senders: map[string]*sender{},
 		watch: map[string]*queue{}, hooks: map[string]*txn{}, flying: map[string]*txn{},
-		head: st.Head, minFee: st.MinFee, reorgDepth: st.ReorgDepth, finals: map[uint64][]string{}}
+		head: st.Head, minFee: st.MinFee, reorgDepth: st.ReorgDepth, finals: map[uint64][]string{}, closed: map[string]bool{}}
+	for _, name := range cfg.Gated {
+		c.closed[name] = true
+	}
 	for _, s := range st.Senders {
 		c.senders[s.ID] = &sender{rec: s}
 	}
@@ -349,7 +361,7 @@ type Snapshot struct {
 func (c *Core) queue(name string) *queue {
 	q := c.queues[name]
 	if q == nil {
-		q = &queue{rec: store.Queue{Name: name, State: store.Free}, pin: c.cfg.Pins[name], depth: InFlightFor(c.cfg.Pipelines, name)}
+		q = &queue{rec: store.Queue{Name: name, State: store.Free}, pin: c.cfg.Pins[name], depth: InFlightFor(c.cfg.Pipelines, name), closed: c.closed[name]}
 		c.queues[name] = q
 		c.order = append(c.order, q)
 	}

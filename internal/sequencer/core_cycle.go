@@ -79,6 +79,14 @@ func (c *Core) maxRetries(t *txn) int { return c.cfg.Policies[t.rec.Type].MaxRet
 // startNext takes the queue's next WAITING transaction (FIFO) and dispatches
 // it once a sender is bound.
 func (c *Core) startNext(q *queue) {
+	if q.closed {
+		// InputGate: its WAITING transactions wait, and a sender handed
+		// to it from the line goes to the next queue.
+		if q.lead() == nil {
+			c.release(q)
+		}
+		return
+	}
 	if len(q.waiting) == 0 {
 		c.loadMore(q)
 		return
@@ -112,6 +120,22 @@ func (c *Core) startNext(q *queue) {
 		return
 	}
 	c.dispatch(q)
+}
+
+// gate closes or opens a queue (InputGate); an opened one takes its next
+// transaction at once.
+func (c *Core) gate(name string, closed bool) {
+	if closed {
+		c.closed[name] = true
+	} else {
+		delete(c.closed, name)
+	}
+	if q := c.queues[name]; q != nil {
+		q.closed = closed
+		if !closed {
+			c.pump(q)
+		}
+	}
 }
 
 // loadMore asks the store for q's next WAITING transactions, if it holds

@@ -41,6 +41,12 @@ const (
 	// anomaly. The DONE transactions whose inclusion those blocks held are
 	// flagged in their history.
 	InputReorg
+	// InputGate: Queue is closed (Closed) or opened again. A closed queue
+	// takes no new transaction: what is in flight settles as usual, its
+	// WAITING ones wait. The state machine manager closes a queue this node
+	// is no longer the primary of (issue 12), so that it does not dispatch
+	// copies its new primary now owns.
+	InputGate
 )
 
 // String returns the input kind's name.
@@ -64,6 +70,8 @@ func (k InputKind) String() string {
 		return "hook-done"
 	case InputReorg:
 		return "reorg"
+	case InputGate:
+		return "gate"
 	}
 	return fmt.Sprintf("InputKind(%d)", k)
 }
@@ -98,6 +106,8 @@ type Input struct {
 	Code string `json:"code,omitempty"`
 	// Permanent says no retry can change Err (InputDispatched).
 	Permanent bool `json:"permanent,omitempty"`
+	// Closed closes Queue (InputGate); false opens it.
+	Closed bool `json:"closed,omitempty"`
 }
 
 // errText is err's text, "" for nil.
@@ -106,6 +116,11 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// Gate is the input that closes queue (closed) or opens it again.
+func Gate(at time.Time, queue string, closed bool) Input {
+	return Input{Kind: InputGate, At: at, Queue: queue, Closed: closed}
 }
 
 // Tick is the input of a clock that moved to at.
@@ -180,6 +195,8 @@ func (c *Core) Step(in Input) {
 		c.checked(in)
 	case InputHookDone:
 		c.hookDone(in.UID, in.Result, in.Err)
+	case InputGate:
+		c.gate(in.Queue, in.Closed)
 	default:
 		panic(fmt.Sprintf("sequencer: unknown input kind %d", in.Kind))
 	}

@@ -103,7 +103,7 @@ func (q *queue) attemptOf(h string) (*flight, *store.Attempt) {
 // a restart); otherwise it waits to lead, and the pipeline waits with it.
 func (c *Core) grow(q *queue) {
 	s := q.snd
-	if q.depth < 2 || q.load != loadIdle || len(q.flights) == 0 || s == nil || s.rec.Worker != "" || s.nonce != nonceKnown || q.offPin {
+	if q.closed || q.depth < 2 || q.load != loadIdle || len(q.flights) == 0 || s == nil || s.rec.Worker != "" || s.nonce != nonceKnown || q.offPin {
 		// (A remote worker's attempt may go unreported: its nonce is not
 		// surely its own, so worker senders keep one in flight.)
 		return

@@ -69,6 +69,9 @@ type Config struct {
 	// A pinned queue is sent only by its sender; a pinned sender serves only
 	// its queues. See CoreConfig.Pins. Defaults to none.
 	Pins map[string]string
+	// Gated are queues that start closed: they take no new transaction
+	// until Gate opens them (see InputGate). Defaults to none.
+	Gated []string
 	// Pipelines is the in-flight-per-queue policy: queues whose name starts
 	// with a rule's Prefix (longest prefix wins) may have up to its InFlight
 	// transactions in flight, nonce-ordered on one sender. See
@@ -228,6 +231,14 @@ func (n *Node) AllowedTypes() []string { return append([]string(nil), n.cfg.Allo
 
 // Store returns the node's store, for reads.
 func (n *Node) Store() store.Store { return n.cfg.Store }
+
+// Gate closes queue (closed) or opens it again: a closed queue takes no
+// new transaction, what it has in flight settles as usual (InputGate). It
+// takes effect at the loop's next turn; a restart forgets it (Config.Gated
+// says which queues start closed).
+func (n *Node) Gate(queue string, closed bool) {
+	n.inputs.Put(Input{Kind: InputGate, Queue: queue, Closed: closed})
+}
 
 // enqueued hands committed transactions to the core, and counts them.
 func (n *Node) enqueued(created []store.Transaction) {
@@ -429,7 +440,7 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 			"confirmations", c, "reorgDepth", hd.ReorgDepth)
 	}
 	return n.newCore(CoreConfig{Policies: policies, Fees: n.cfg.Fees, InclusionTimeout: n.cfg.InclusionTimeout, Confirmations: n.cfg.Confirmations,
-		PollStatus: !canReadBlocks(n.cfg.Chain), Pins: n.cfg.Pins, Pipelines: n.cfg.Pipelines}, n.cfg.Clock.Now(), snap)
+		PollStatus: !canReadBlocks(n.cfg.Chain), Pins: n.cfg.Pins, Pipelines: n.cfg.Pipelines, Gated: n.cfg.Gated}, n.cfg.Clock.Now(), snap)
 }
 
 // newCore records the start of a core in the trace and builds it.

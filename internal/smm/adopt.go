@@ -54,6 +54,7 @@ func (n *Node) ensureAdopted(ctx context.Context, queue string) error {
 	if err := n.adopt(ctx, queue); err != nil {
 		return err
 	}
+	n.cfg.Sequencer.Gate(queue, false) // closed if this node was deposed before
 	n.mu.Lock()
 	n.adopted[queue] = true
 	n.mu.Unlock()
@@ -140,7 +141,9 @@ func (n *Node) catchUp(ctx context.Context, queue string, mayReset bool) (bool, 
 		if m == n.self || !st.Reached {
 			continue
 		}
-		answered++
+		if st.Version >= set.Version {
+			answered++ // fenced: it takes nothing more from a deposed primary
+		}
 		if st.Head.Newer(bestHead) {
 			best, bestHead = m, st.Head
 		}
@@ -157,7 +160,7 @@ func (n *Node) catchUp(ctx context.Context, queue string, mayReset bool) (bool, 
 		err := replog.ErrFork // more up to date without more entries: another history
 		if bestHead.Clock > own.Clock {
 			var es []replog.Entry
-			if es, _, err = n.pullFrom(ctx, best, queue, own.Clock); err != nil {
+			if es, _, err = n.pullFrom(ctx, best, queue, set.Version, own.Clock); err != nil {
 				return own != start, fmt.Errorf("catch up from %s: %w", best, err)
 			}
 			if len(es) == 0 {
@@ -171,7 +174,7 @@ func (n *Node) catchUp(ctx context.Context, queue string, mayReset bool) (bool, 
 			return own != start, fmt.Errorf("%w: %s's log of %q forks from this primary's", errForked, best, queue)
 		}
 		if errors.Is(err, replog.ErrFork) {
-			all, _, werr := n.wholeLog(ctx, best, queue)
+			all, _, werr := n.wholeLog(ctx, best, queue, set.Version)
 			if werr != nil {
 				return own != start, fmt.Errorf("catch up from %s: %w", best, werr)
 			}
@@ -193,20 +196,19 @@ func (n *Node) catchUp(ctx context.Context, queue string, mayReset bool) (bool, 
 	return own != start, nil
 }
 
-// quorum is how many members (this node counted) must answer a catch-up
-// before this node takes the queue on: a majority of the set; and, when
-// its own log is empty (a disk lost, or a log never held: it cannot
-// tell), enough secondaries to be sure to hear from one that holds each
-// intent it acknowledged: with AckAfter k > 0 an acknowledged intent is
-// on k of them, so all but k-1; with AckAfter 0 one pushed to a single
-// secondary survives only there, so every member.
+// quorum is how many members (this node counted) must answer a catch-up,
+// fenced (holding this set's version or a newer one), before this node
+// takes the queue on. With AckAfter k > 0 an acknowledged intent is on k
+// secondaries of the set it was taken under, and the plan that made this
+// set replaced only members that did not answer: all members but k-1
+// (never less than a majority) are sure to include one of them, and the
+// k-1 left out cannot acknowledge anything more for a deposed primary.
+// With AckAfter 0 (the documented window: an intent acknowledged before
+// any secondary holds it) a majority; every member when this node's own
+// log is empty (a disk lost, or a log never held), since one pushed to a
+// single secondary survives only there.
 func (n *Node) quorum(set store.ReplicaSet, own replog.Head) int {
-	members := len(set.Members())
-	need := members/2 + 1
-	if own.Clock == 0 {
-		need = max(need, min(members, 2+len(set.Secondaries)-n.c.AckAfter))
-	}
-	return need
+	return Quorum(len(set.Members()), n.c.AckAfter, own.Clock == 0)
 }
 
 // errForked is a re-catch-up that found the member ahead forked.

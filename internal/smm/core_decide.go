@@ -21,9 +21,12 @@ type ReplicaSet struct {
 // its head in the queue's log (Reached false when it did not answer) and
 // since when it is unhealthy (zero: healthy).
 type Member struct {
-	Node           string
-	Reached        bool
-	Head           replog.Head
+	Node    string
+	Reached bool
+	Head    replog.Head
+	// Version is the replica-set version the member holds for the queue
+	// (after reading the chain when the asker held a newer one).
+	Version        uint64
 	UnhealthySince time.Time
 }
 
@@ -262,4 +265,20 @@ func PlanGrow(q QueueState, want int, candidates []Candidate, mappingFresh bool)
 		return ReplicaSet{}, nil, ErrNoCandidate
 	}
 	return next, added, nil
+}
+
+// Quorum is how many of a set's members (the new primary counted) must
+// answer a new primary's catch-up, fenced, before it takes the queue on
+// (adopt.go's quorum says why): all but ackAfter-1 when ackAfter > 0,
+// never below a majority; with ackAfter 0 a majority, or every member when
+// the new primary's own log is empty.
+func Quorum(members, ackAfter int, emptyLog bool) int {
+	majority := members/2 + 1
+	switch {
+	case ackAfter > 0:
+		return min(members, max(majority, members-ackAfter+1))
+	case emptyLog:
+		return members
+	}
+	return majority
 }

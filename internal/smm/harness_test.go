@@ -190,8 +190,24 @@ func (h *harness) send(contract, method string, args json.RawMessage, memo strin
 }
 
 // putSet writes a queue's set on chain, signed by its primary (a first
-// set) or by signer, and has every node read it.
+// set) or by the current one, and has every node read it.
 func (h *harness) putSet(queue string, primary *testNode, secondaries ...*testNode) store.ReplicaSet {
+	h.t.Helper()
+	h.writeSet(queue, primary, secondaries...)
+	var out store.ReplicaSet
+	for _, n := range h.nodes {
+		s, ok, err := n.refreshSet(h.ctx, queue)
+		if err != nil || !ok {
+			h.t.Fatalf("%s reads the set of %s: %v %v", n.id, queue, ok, err)
+		}
+		out = s
+	}
+	return out
+}
+
+// writeSet writes a queue's set on chain, as putSet, without any node
+// reading it.
+func (h *harness) writeSet(queue string, primary *testNode, secondaries ...*testNode) {
 	h.t.Helper()
 	cur, found, err := h.nodes[0].chainSet(h.ctx, queue)
 	if err != nil {
@@ -209,15 +225,6 @@ func (h *harness) putSet(queue string, primary *testNode, secondaries ...*testNo
 	if ok, reason := h.send(devchain.ReplicaSetsContract, devchain.ReplicaSetsUpdate, args, ""); !ok {
 		h.t.Fatalf("set of %s: %s", queue, reason)
 	}
-	var out store.ReplicaSet
-	for _, n := range h.nodes {
-		s, ok, err := n.refreshSet(h.ctx, queue)
-		if err != nil || !ok {
-			h.t.Fatalf("%s reads the set of %s: %v %v", n.id, queue, ok, err)
-		}
-		out = s
-	}
-	return out
 }
 
 // node returns the member with id.
@@ -492,6 +499,25 @@ type fakeSequencer struct {
 	st     *sqlite.Store
 	prefix string
 	next   atomic.Int64
+	gmu    sync.Mutex
+	closed map[string]bool // queues Gate closed
+}
+
+// Gate records a queue closed or opened.
+func (s *fakeSequencer) Gate(queue string, closed bool) {
+	s.gmu.Lock()
+	defer s.gmu.Unlock()
+	if s.closed == nil {
+		s.closed = map[string]bool{}
+	}
+	s.closed[queue] = closed
+}
+
+// isClosed reports whether Gate last closed queue.
+func (s *fakeSequencer) isClosed(queue string) bool {
+	s.gmu.Lock()
+	defer s.gmu.Unlock()
+	return s.closed[queue]
 }
 
 func (s *fakeSequencer) Submit(ctx context.Context, in []sequencer.Intake) ([]store.EnqueueResult, error) {

@@ -229,7 +229,12 @@ func (n *Node) gather(ctx context.Context, sets []store.ReplicaSet) []QueueState
 		}
 	}
 	heads := map[string]map[string]replog.Head{} // node → queue → head
+	held := map[string]map[string]uint64{}       // node → queue → version it holds
 	versions := map[string]uint64{}              // queue → highest version a member knows
+	asking := map[string]uint64{}                // queue → version this node holds
+	for _, s := range sets {
+		asking[s.Queue] = s.Version
+	}
 	// One request per member node, all at once: a dead member costs one
 	// RequestTimeout per slice, not one per member.
 	var mu sync.Mutex
@@ -240,14 +245,14 @@ func (n *Node) gather(ctx context.Context, sets []store.ReplicaSet) []QueueState
 			continue // unanswered lately: not reached, without another wait
 		}
 		wg.Go(func() {
-			hs, vs, err := n.headsOf(ctx, node, queues)
+			hs, vs, err := n.headsOf(ctx, node, queues, asking)
 			n.markHealthAt(node, err == nil, asked)
 			if err != nil {
 				return
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			heads[node] = hs
+			heads[node], held[node] = hs, vs
 			for q, v := range vs {
 				versions[q] = max(versions[q], v)
 			}
@@ -268,7 +273,7 @@ func (n *Node) gather(ctx context.Context, sets []store.ReplicaSet) []QueueState
 		for _, m := range s.Members() {
 			h, reached := heads[m][s.Queue]
 			since, _ := n.unhealthySince(m)
-			st.Members[m] = Member{Node: m, Reached: reached, Head: h, UnhealthySince: since}
+			st.Members[m] = Member{Node: m, Reached: reached, Head: h, Version: held[m][s.Queue], UnhealthySince: since}
 		}
 		out = append(out, st)
 	}
@@ -293,17 +298,21 @@ func (n *Node) probeDue(node string, now time.Time) bool {
 }
 
 // headsOf asks one node (this one: its own store) for its heads.
-func (n *Node) headsOf(ctx context.Context, node string, queues []string) (map[string]replog.Head, map[string]uint64, error) {
+func (n *Node) headsOf(ctx context.Context, node string, queues []string, asking map[string]uint64) (map[string]replog.Head, map[string]uint64, error) {
+	req := &smmpb.HeadsRequest{Queues: queues, Versions: make([]uint64, len(queues))}
+	for i, q := range queues {
+		req.Versions[i] = asking[q]
+	}
 	var resp *smmpb.Response
 	if node == n.self {
-		resp = n.serveHeads(ctx, &smmpb.HeadsRequest{Queues: queues})
+		resp = n.serveHeads(ctx, req)
 		if resp.Code != "" {
 			return nil, nil, errors.New(resp.Error)
 		}
 	} else {
 		rctx, cancel := context.WithTimeout(ctx, n.c.RequestTimeout)
 		defer cancel()
-		r, err := n.rpc.call(rctx, transport.NodeID(node), &smmpb.Request{Body: &smmpb.Request_Heads{Heads: &smmpb.HeadsRequest{Queues: queues}}})
+		r, err := n.rpc.call(rctx, transport.NodeID(node), &smmpb.Request{Body: &smmpb.Request_Heads{Heads: req}})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -25,6 +25,12 @@ type Metrics struct {
 	Refused *prometheus.CounterVec
 	// Adopted counts queues this node adopted as their new primary.
 	Adopted prometheus.Counter
+	// Fenced counts newer replica sets this node read from the chain
+	// because another member asked under a newer version (the fence).
+	Fenced prometheus.Counter
+	// Deposed counts queues this node learnt it is no longer the primary
+	// of.
+	Deposed prometheus.Counter
 	// SetUpdates counts replica-set updates this node wrote, by result
 	// (ok, lost_race, failed).
 	SetUpdates *prometheus.CounterVec
@@ -47,11 +53,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Pushes refused by this node as a secondary, nothing applied, by code."}, []string{"code"}),
 		Adopted: prometheus.NewCounter(prometheus.CounterOpts{Name: "ordo_smm_adopted_total",
 			Help: "Queues this node adopted as their new primary."}),
+		Fenced: prometheus.NewCounter(prometheus.CounterOpts{Name: "ordo_smm_fenced_total",
+			Help: "Newer replica sets read from the chain because a member asked under a newer version."}),
+		Deposed: prometheus.NewCounter(prometheus.CounterOpts{Name: "ordo_smm_deposed_total",
+			Help: "Queues this node learnt it is no longer the primary of."}),
 		SetUpdates: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ordo_smm_set_updates_total",
 			Help: "Replica-set updates this node wrote on chain, by result."}, []string{"result"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.Jobs, m.JobSeconds, m.Forwarded, m.Entries, m.SyncLag, m.Refused, m.Adopted, m.SetUpdates)
+		reg.MustRegister(m.Jobs, m.JobSeconds, m.Forwarded, m.Entries, m.SyncLag, m.Refused, m.Adopted, m.Fenced, m.Deposed, m.SetUpdates)
 	}
 	return m
 }

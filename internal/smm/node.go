@@ -27,9 +27,13 @@ type Store interface {
 	Get(ctx context.Context, uid string) (store.Transaction, error)
 }
 
-// Sequencer takes intents on this node (sequencer.Node does).
+// Sequencer takes intents on this node and dispatches them (sequencer.Node
+// does).
 type Sequencer interface {
 	Submit(ctx context.Context, in []sequencer.Intake) ([]store.EnqueueResult, error)
+	// Gate closes a queue's dispatch (closed) or opens it again: a
+	// deposed primary's queue is closed, an adopted one opened.
+	Gate(queue string, closed bool)
 }
 
 // Registry is the endpoint → node id mapping (the chain's nodes registry).

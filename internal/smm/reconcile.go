@@ -46,7 +46,7 @@ func (n *Node) manualSync(ctx context.Context, a syncArgs) error {
 	}
 	from, known := n.ackedClock(a.Queue, a.Secondary)
 	if !known {
-		hs, _, err := n.headsOf(ctx, a.Secondary, []string{a.Queue})
+		hs, _, err := n.headsOf(ctx, a.Secondary, []string{a.Queue}, map[string]uint64{a.Queue: set.Version})
 		n.markHealth(a.Secondary, err == nil)
 		if err != nil {
 			return err
@@ -164,7 +164,7 @@ func (n *Node) syncTo(ctx context.Context, set store.ReplicaSet, secondary strin
 		if err := n.sleep(ctx, n.c.SyncPoll); err != nil {
 			return fmt.Errorf("smm: %s did not reach clock %d of %q in %v", secondary, target.Clock, set.Queue, n.c.SyncTimeout)
 		}
-		hs, _, err := n.headsOf(ctx, secondary, []string{set.Queue})
+		hs, _, err := n.headsOf(ctx, secondary, []string{set.Queue}, map[string]uint64{set.Queue: set.Version})
 		if err != nil {
 			continue
 		}

@@ -69,24 +69,52 @@ func entriesFromPB(es []*smmpb.Entry) []replog.Entry {
 // serveHeads answers this node's head and known version of each queue.
 func (n *Node) serveHeads(ctx context.Context, r *smmpb.HeadsRequest) *smmpb.Response {
 	out := &smmpb.HeadsResponse{}
-	for _, q := range r.Queues {
+	for i, q := range r.Queues {
+		var asking uint64
+		if i < len(r.Versions) {
+			asking = r.Versions[i]
+		}
+		v := n.fence(ctx, q, asking)
 		h, err := n.cfg.Store.LogHead(ctx, q)
 		if err != nil {
 			return failure(0, CodeInternal, err.Error())
-		}
-		var v uint64
-		if s, err := n.cfg.Store.ReplicaSet(ctx, q); err == nil {
-			v = s.Version
 		}
 		out.Heads = append(out.Heads, &smmpb.QueueHead{Queue: q, Head: toPB(h), Version: v})
 	}
 	return &smmpb.Response{Body: &smmpb.Response_Heads{Heads: out}}
 }
 
+// fence returns the replica-set version this node holds for queue, after
+// reading the chain when the asker holds a newer one (asking): from then
+// on the store refuses entries sent under an older version (AppendLog
+// checks the held version in the same transaction), so a member that
+// answered a new primary's catch-up takes nothing more from the primary
+// it replaced. A chain that cannot be read leaves the old version, which
+// the asker does not count as fenced.
+func (n *Node) fence(ctx context.Context, queue string, asking uint64) uint64 {
+	var held uint64
+	if s, err := n.cfg.Store.ReplicaSet(ctx, queue); err == nil {
+		held = s.Version
+	}
+	if asking <= held {
+		return held
+	}
+	s, ok, err := n.refreshSet(ctx, queue)
+	if err != nil || !ok {
+		if err != nil {
+			n.log.Warn("smm: reading a newer replica set an asker holds", "queue", queue, "err", err)
+		}
+		return held
+	}
+	n.m.Fenced.Inc()
+	return max(held, s.Version)
+}
+
 // servePull answers a member's pull: the entries of this node's log after
 // a clock. The primary serves its secondaries; any member serves a new
 // primary catching up before it takes the queue on (adopt.go).
 func (n *Node) servePull(ctx context.Context, from transport.NodeID, r *smmpb.PullRequest) *smmpb.Response {
+	n.fence(ctx, r.Queue, r.Version)
 	set, err := n.cfg.Store.ReplicaSet(ctx, r.Queue)
 	if err != nil || !set.Holds(string(from)) {
 		if s, ok, rerr := n.refreshSet(ctx, r.Queue); rerr == nil && ok {
@@ -250,14 +278,16 @@ func (n *Node) holds(ctx context.Context, queue string, target replog.Head) (boo
 
 // pullPage asks the primary for entries after a clock.
 func (n *Node) pullPage(ctx context.Context, set store.ReplicaSet, after uint64) ([]replog.Entry, uint64, error) {
-	return n.pullFrom(ctx, set.Primary, set.Queue, after)
+	return n.pullFrom(ctx, set.Primary, set.Queue, set.Version, after)
 }
 
 // pullFrom asks a member for the entries of its log after a clock.
-func (n *Node) pullFrom(ctx context.Context, member, queue string, after uint64) ([]replog.Entry, uint64, error) {
+// version is the set version this node holds (the member reads the chain
+// first when it holds an older one: fence).
+func (n *Node) pullFrom(ctx context.Context, member, queue string, version, after uint64) ([]replog.Entry, uint64, error) {
 	rctx, cancel := context.WithTimeout(ctx, n.c.RequestTimeout)
 	defer cancel()
-	resp, err := n.rpc.call(rctx, transport.NodeID(member), &smmpb.Request{Body: &smmpb.Request_Pull{Pull: &smmpb.PullRequest{Queue: queue, After: after, Limit: uint32(n.c.PushPage)}}})
+	resp, err := n.rpc.call(rctx, transport.NodeID(member), &smmpb.Request{Body: &smmpb.Request_Pull{Pull: &smmpb.PullRequest{Queue: queue, After: after, Limit: uint32(n.c.PushPage), Version: version}}})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -271,7 +301,7 @@ func (n *Node) pullFrom(ctx context.Context, member, queue string, after uint64)
 // resetFromPrimary replaces this node's log of a queue with the primary's
 // whole log, read page by page.
 func (n *Node) resetFromPrimary(ctx context.Context, set store.ReplicaSet) (replog.Head, error) {
-	all, version, err := n.wholeLog(ctx, set.Primary, set.Queue)
+	all, version, err := n.wholeLog(ctx, set.Primary, set.Queue, set.Version)
 	if err != nil {
 		return replog.Head{}, err
 	}
@@ -280,11 +310,11 @@ func (n *Node) resetFromPrimary(ctx context.Context, set store.ReplicaSet) (repl
 }
 
 // wholeLog reads a member's whole log of a queue, page by page.
-func (n *Node) wholeLog(ctx context.Context, member, queue string) ([]replog.Entry, uint64, error) {
+func (n *Node) wholeLog(ctx context.Context, member, queue string, held uint64) ([]replog.Entry, uint64, error) {
 	var all []replog.Entry
 	var version uint64
 	for {
-		es, v, err := n.pullFrom(ctx, member, queue, uint64(len(all)))
+		es, v, err := n.pullFrom(ctx, member, queue, held, uint64(len(all)))
 		if err != nil {
 			return nil, 0, err
 		}

@@ -90,11 +90,17 @@ func (n *Node) hold(ctx context.Context, set store.ReplicaSet) error {
 		return nil
 	}
 	if old.Primary == n.self && set.Primary != n.self {
-		// Deposed. Its sequencer may still hold the queue's WAITING
-		// intents: the chain's nullifier keeps any of them from applying
-		// twice, but one it dispatches before it stops could land out of
-		// order with the new primary's (a known gap, README).
-		n.log.Warn("smm: this node is no longer the queue's primary", "queue", set.Queue, "primary", set.Primary, "version", set.Version)
+		// Deposed: its sequencer's copies of the queue's WAITING intents
+		// belong to the new primary now. Closed before the set is held,
+		// so that no dispatch starts after this node knows (what is in
+		// flight settles; the chain's nullifier keeps an intent the new
+		// primary dispatches too from applying twice).
+		n.cfg.Sequencer.Gate(set.Queue, true)
+		n.m.Deposed.Inc()
+		n.mu.Lock()
+		n.adopted[set.Queue] = false
+		n.mu.Unlock()
+		n.log.Warn("smm: this node is no longer the queue's primary: its dispatch is closed", "queue", set.Queue, "primary", set.Primary, "version", set.Version)
 	}
 	promoted := set.Primary == n.self && old.Primary != n.self
 	if promoted {

@@ -315,10 +315,16 @@ func (*Request_Sync) isRequest_Body() {}
 
 func (*Request_Forward) isRequest_Body() {}
 
-// HeadsRequest: monitoring asks a member for its heads of queues.
+// HeadsRequest: monitoring, or a new primary catching up, asks a member
+// for its heads of queues. versions[i] is the replica-set version the
+// asker holds for queues[i] (0: none): a member holding an older one
+// reads the set from the chain before it answers, so that, once it has
+// answered a new primary, it refuses a deposed primary's entries (the
+// fence).
 type HeadsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Queues        []string               `protobuf:"bytes,1,rep,name=queues,proto3" json:"queues,omitempty"`
+	Versions      []uint64               `protobuf:"varint,2,rep,packed,name=versions,proto3" json:"versions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -360,12 +366,22 @@ func (x *HeadsRequest) GetQueues() []string {
 	return nil
 }
 
+func (x *HeadsRequest) GetVersions() []uint64 {
+	if x != nil {
+		return x.Versions
+	}
+	return nil
+}
+
 // PullRequest: a secondary asks the primary for entries after a clock.
+// version is the replica-set version the asker holds (0: none): a member
+// holding an older one reads the set from the chain first.
 type PullRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Queue         string                 `protobuf:"bytes,1,opt,name=queue,proto3" json:"queue,omitempty"`
 	After         uint64                 `protobuf:"varint,2,opt,name=after,proto3" json:"after,omitempty"`
 	Limit         uint32                 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	Version       uint64                 `protobuf:"varint,4,opt,name=version,proto3" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -417,6 +433,13 @@ func (x *PullRequest) GetAfter() uint64 {
 func (x *PullRequest) GetLimit() uint32 {
 	if x != nil {
 		return x.Limit
+	}
+	return 0
+}
+
+func (x *PullRequest) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
 	}
 	return 0
 }
@@ -1055,13 +1078,15 @@ const file_ordo_smm_v1_smm_proto_rawDesc = "" +
 	"\x04push\x18\x04 \x01(\v2\x18.ordo.smm.v1.PushRequestH\x00R\x04push\x12.\n" +
 	"\x04sync\x18\x05 \x01(\v2\x18.ordo.smm.v1.SyncRequestH\x00R\x04sync\x127\n" +
 	"\aforward\x18\x06 \x01(\v2\x1b.ordo.smm.v1.ForwardRequestH\x00R\aforwardB\x06\n" +
-	"\x04body\"&\n" +
+	"\x04body\"B\n" +
 	"\fHeadsRequest\x12\x16\n" +
-	"\x06queues\x18\x01 \x03(\tR\x06queues\"O\n" +
+	"\x06queues\x18\x01 \x03(\tR\x06queues\x12\x1a\n" +
+	"\bversions\x18\x02 \x03(\x04R\bversions\"i\n" +
 	"\vPullRequest\x12\x14\n" +
 	"\x05queue\x18\x01 \x01(\tR\x05queue\x12\x14\n" +
 	"\x05after\x18\x02 \x01(\x04R\x05after\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\rR\x05limit\"\x81\x01\n" +
+	"\x05limit\x18\x03 \x01(\rR\x05limit\x12\x18\n" +
+	"\aversion\x18\x04 \x01(\x04R\aversion\"\x81\x01\n" +
 	"\vPushRequest\x12\x14\n" +
 	"\x05queue\x18\x01 \x01(\tR\x05queue\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12,\n" +
