@@ -1,15 +1,19 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/httpjson"
 	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/store"
 )
 
 // intent is one item of an array body, written as JSON (raw, when set, is
@@ -233,5 +237,93 @@ func TestIntakeArrayTypeRoles(t *testing.T) {
 	}
 	if res := post(tokAdmin); res[0].Status != 201 || res[1].Status != 201 || res[2].Status == 201 {
 		t.Fatalf("admin: %+v", res)
+	}
+}
+
+// recorder is an api.Intake that records the size of each Submit. With
+// oneByOne it takes intents one at a time and stops at the first it
+// refuses, as the replicated intake does; it refuses every intent of the
+// queue "down" as unavailable.
+type recorder struct {
+	next     api.Intake
+	oneByOne bool
+	mu       sync.Mutex
+	sizes    []int
+	down     int // intents of "down" handed to it
+}
+
+func (c *recorder) Submit(ctx context.Context, p string, in []sequencer.Intake) ([]store.EnqueueResult, error) {
+	c.mu.Lock()
+	c.sizes = append(c.sizes, len(in))
+	c.mu.Unlock()
+	if !c.oneByOne {
+		return c.next.Submit(ctx, p, in)
+	}
+	var out []store.EnqueueResult
+	for _, it := range in {
+		if it.Queue == "down" {
+			c.mu.Lock()
+			c.down++
+			c.mu.Unlock()
+			return out, httpjson.Errorf(api.CodeUnavailable, "down is unavailable")
+		}
+		r, err := c.next.Submit(ctx, p, []sequencer.Intake{it})
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r...)
+	}
+	return out, nil
+}
+
+func (c *recorder) take() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.sizes
+	c.sizes = nil
+	return s
+}
+
+// The valid intents of an array go in one Submit; with refused ones among
+// them, the valid ones are still all committed, the refused found by
+// halves; an intake that stops at its first refusal has the intents after
+// it submitted again, never the refused one.
+func TestIntakeArraySubmits(t *testing.T) {
+	for _, oneByOne := range []bool{false, true} {
+		t.Run(fmt.Sprintf("oneByOne=%v", oneByOne), func(t *testing.T) {
+			rec := &recorder{oneByOne: oneByOne}
+			e := newEnv(t, envOptions{NoRun: true, WrapIntake: func(next api.Intake) api.Intake { rec.next = next; return rec }})
+			r := e.do(t, http.MethodPost, "/v1/transactions", arrayBody(manyIntents(100, "s1")...))
+			if r.status != 200 {
+				t.Fatalf("%d %s", r.status, r.body)
+			}
+			if got := rec.take(); len(got) != 1 || got[0] != 100 {
+				t.Fatalf("Submits of %v intents, want one of 100", got)
+			}
+			items := manyIntents(16, "s2")
+			items[5].data = `{"zkapp":1}` // refused by the sequencer's schema
+			items[11].queue = "down"
+			items[12].queue = "down"
+			r = e.do(t, http.MethodPost, "/v1/transactions", arrayBody(items...))
+			res := decode[[]api.BatchResult](t, r)
+			for i, g := range res {
+				want := 201
+				switch {
+				case i == 5:
+					want = 422
+				case (i == 11 || i == 12) && oneByOne:
+					want = 503
+				}
+				if g.Status != want {
+					t.Errorf("item %d: %d %+v, want %d", i, g.Status, g.Error, want)
+				}
+			}
+			if got := rec.take(); got[0] != 16 || len(got) > 12 {
+				t.Errorf("Submits of %v intents", got)
+			}
+			if oneByOne && rec.down != 2 {
+				t.Errorf("the intents of down were handed %d times, want 2", rec.down)
+			}
+		})
 	}
 }

@@ -17,6 +17,10 @@
 //	POST /v1/transactions             [submit] {"queue","type","data","idempotencyKey"} → 201 Transaction (200 on a known idempotency key);
 //	                                  a type listed in Options.TypeRoles only from one of its roles, else 403 type_forbidden
 //	                                  (the contract-call type "call" from none, by default)
+//	POST /v1/transactions             [submit] [intent, ...] (1 to MaxBatch) → 200 [BatchResult...], one per intent in order:
+//	                                  {"status":201|200,"created","transaction"} or {"status","created":false,"error":{"code","message"}},
+//	                                  status what the intent alone would have answered; an empty array 400 bad_json,
+//	                                  over MaxBatch intents or Options.MaxBatchBody bytes (default 8 MiB) 413 too_large
 //	GET  /v1/transactions/{uid}       [read] {"transaction","history"}
 //	GET  /v1/transactions?queue=&state=&limit=&cursor=
 //	                                  [read] {"transactions":[...],"next":"<cursor or empty>"}
@@ -41,6 +45,16 @@
 //   - a known idempotency key never creates a second record: the answer is
 //     200 with the existing record when the intent is the same (queue, type,
 //     and data in canonical JSON), 409 naming what differs otherwise;
+//   - an array of intents is answered item by item, in order: an item the
+//     API or the sequencer refuses gets its own error and stops no other;
+//     the others are committed in one Submit (one store transaction) when
+//     none is refused, else the refused ones are found by halves, never by
+//     committing them; an item whose error may follow a commit (the
+//     replicated intake's unavailable, not_replicated) is never submitted
+//     again. Two items with one idempotency key: the second is the first's
+//     repeat (200, its record) when the intents are the same, else 409;
+//   - one intent's body is limited by Options.MaxBody, an array's by
+//     Options.MaxBatchBody (the router reads every body up to the larger);
 //   - a mutating request (POST, PUT, PATCH, DELETE), to the sequencer or to
 //     the devchain behind DevchainRoutes, is served only with Content-Type:
 //     application/json (parameters allowed, a charset only utf-8), else 415

@@ -70,6 +70,16 @@ type Options struct {
 	TypeRoles map[string][]auth.Role
 	// Engines are api.Options.Engines, mounted after the devchain's.
 	Engines []api.Routes
+	// WrapIntake, when set, makes api.Options.Intake of the sequencer's
+	// intake (a test double that counts or refuses intents, say).
+	WrapIntake func(api.Intake) api.Intake
+}
+
+// seqIntake is the sequencer as an api.Intake.
+type seqIntake struct{ n *sequencer.Node }
+
+func (i seqIntake) Submit(ctx context.Context, _ string, in []sequencer.Intake) ([]store.EnqueueResult, error) {
+	return i.n.Submit(ctx, in)
 }
 
 // Node is a running node and its parts.
@@ -212,8 +222,12 @@ func Start(opts Options) (_ *Node, err error) {
 		return nil, fmt.Errorf("apitest: %w", err)
 	}
 	engines := append([]api.Routes{api.DevchainRoutes(devchain.NewHandler(n.Chain, devchain.WithLogger(opts.Logger))), n.Proc, n.Leader, ptx.Handler{}, ptx.Peers{}, smm.Routes{}}, opts.Engines...)
+	var intake api.Intake
+	if opts.WrapIntake != nil {
+		intake = opts.WrapIntake(seqIntake{n.Seq})
+	}
 	n.Router = api.NewSequencerHandler(n.Seq, api.Options{Registry: n.Registry, Logger: opts.Logger, MaxBody: opts.MaxBody, MaxBatchBody: opts.MaxBatchBody,
-		Chain: n.Metered, ChainTimeout: opts.ChainTimeout, Auth: a, TypeRoles: opts.TypeRoles, Engines: engines})
+		Chain: n.Metered, ChainTimeout: opts.ChainTimeout, Auth: a, TypeRoles: opts.TypeRoles, Engines: engines, Intake: intake})
 	n.Handler = n.Router
 	n.Server = httptest.NewServer(n.Handler)
 	n.URL = n.Server.URL
