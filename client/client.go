@@ -51,7 +51,7 @@ const (
 	StateFailed   = "FAILED"
 )
 
-// Intake is a transaction intent for Send.
+// Intake is a transaction intent for Send and SendMany.
 type Intake struct {
 	// Queue names the queue (for the built-in zkApp types, the zkApp).
 	Queue string `json:"queue"`
@@ -287,6 +287,68 @@ func (c *Client) Send(ctx context.Context, in Intake) (tx Transaction, created b
 		return Transaction{}, false, err
 	}
 	return tx, status == http.StatusCreated, nil
+}
+
+// MaxSendMany is the most intents SendMany takes in one call (the node's
+// limit on one request).
+const MaxSendMany = 1000
+
+// SendResult is one intent's result from SendMany: the record (Created as
+// Send's created) or the error the node would have answered Send of that
+// intent alone with, an *APIError.
+type SendResult struct {
+	Transaction Transaction
+	Created     bool
+	Err         error
+}
+
+// SendMany submits 1 to MaxSendMany intents in one request (the array form
+// of POST /v1/transactions) and returns one result per intent, in order.
+// The node commits the intents it accepts together and refuses the others
+// one by one: a refused intent (invalid, a conflicting idempotency key, a
+// type the principal may not submit) has its Err and does not stop the
+// rest. err is for the request as a whole (it failed, or the node refused
+// it); then no result is returned. As with Send, a queue, type or key that
+// is not valid UTF-8 is refused here, and a request that fails may have
+// committed its intents: send them again with their idempotency keys.
+func (c *Client) SendMany(ctx context.Context, in []Intake) ([]SendResult, error) {
+	if len(in) == 0 || len(in) > MaxSendMany {
+		return nil, fmt.Errorf("ordo client: SendMany takes 1 to %d intents, got %d", MaxSendMany, len(in))
+	}
+	for i, it := range in {
+		for _, f := range []struct{ name, v string }{{"queue", it.Queue}, {"type", it.Type}, {"idempotencyKey", it.IdempotencyKey}} {
+			if !utf8.ValidString(f.v) {
+				return nil, fmt.Errorf("ordo client: intent %d: %s is not valid UTF-8", i, f.name)
+			}
+		}
+	}
+	var items []struct {
+		Status      int          `json:"status"`
+		Created     bool         `json:"created"`
+		Transaction *Transaction `json:"transaction"`
+		Error       *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if _, err := c.do(ctx, http.MethodPost, "/v1/transactions", in, &items); err != nil {
+		return nil, err
+	}
+	if len(items) != len(in) {
+		return nil, fmt.Errorf("ordo client: SendMany: %d results for %d intents", len(items), len(in))
+	}
+	out := make([]SendResult, len(in))
+	for i, it := range items {
+		switch {
+		case it.Error != nil:
+			out[i].Err = &APIError{Status: it.Status, Code: it.Error.Code, Message: it.Error.Message}
+		case it.Transaction != nil:
+			out[i] = SendResult{Transaction: *it.Transaction, Created: it.Created}
+		default:
+			return nil, fmt.Errorf("ordo client: SendMany: result %d has neither a transaction nor an error", i)
+		}
+	}
+	return out, nil
 }
 
 // Get returns a transaction, with its attempts, and its history of state

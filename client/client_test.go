@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ordolabs/ordo/client"
+	"github.com/ordolabs/ordo/internal/api/apitest"
 )
 
 // TestErrors checks how answers that are not the node's usual ones become
@@ -113,5 +115,68 @@ func TestSendRefusesInvalidUTF8(t *testing.T) {
 	}
 	if requests != 0 {
 		t.Fatalf("%d requests sent", requests)
+	}
+}
+
+// SendMany against a real node: results in order, created or found by the
+// idempotency key, refusals item by item; what the node refuses whole and
+// what the client refuses before sending.
+func TestSendMany(t *testing.T) {
+	n, err := apitest.Start(apitest.Options{NoRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Close() })
+	ctx := context.Background()
+	c := client.New(n.URL, nil)
+	vote := func(q, data, key string) client.Intake {
+		return client.Intake{Queue: q, Type: "SEND_CLAIM_VOTE", Data: json.RawMessage(data), IdempotencyKey: key}
+	}
+	first, err := c.SendMany(ctx, []client.Intake{vote("m", `{"a":1}`, "m1"), vote("m", `{"a":2}`, "")})
+	if err != nil || len(first) != 2 || !first[0].Created || !first[1].Created || first[0].Err != nil {
+		t.Fatalf("first: %+v %v", first, err)
+	}
+	tests := []struct {
+		name    string
+		in      []client.Intake
+		created []bool
+		codes   []string // "" for a record
+		wantErr string   // for the request as a whole
+	}{
+		{name: "a repeat, a conflict, a new one", in: []client.Intake{vote("m", `{"a":1}`, "m1"), vote("m", `{"a":9}`, "m1"), vote("m", `{}`, "")},
+			created: []bool{false, false, true}, codes: []string{"", client.CodeIdempotency, ""}},
+		{name: "invalid items", in: []client.Intake{vote("m", `{"zkapp":1}`, ""), {Queue: "m", Type: "NOPE"}, vote("m", `{}`, "")},
+			created: []bool{false, false, true}, codes: []string{client.CodeInvalid, client.CodeTypeNotAllowed, ""}},
+		{name: "none", in: nil, wantErr: "1 to 1000"},
+		{name: "too many", in: make([]client.Intake, client.MaxSendMany+1), wantErr: "1 to 1000"},
+		{name: "bad utf-8", in: []client.Intake{vote("m", `{}`, ""), {Queue: "m\xff", Type: "T"}}, wantErr: "intent 1: queue is not valid UTF-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := c.SendMany(ctx, tt.in)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || res != nil {
+					t.Fatalf("%v %v, want %q", res, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || len(res) != len(tt.in) {
+				t.Fatalf("%+v %v", res, err)
+			}
+			for i, r := range res {
+				var ae *client.APIError
+				switch {
+				case tt.codes[i] != "":
+					if !errors.As(r.Err, &ae) || ae.Code != tt.codes[i] || r.Transaction.UID != "" {
+						t.Errorf("item %d: %+v, want %s", i, r, tt.codes[i])
+					}
+				case r.Err != nil || r.Created != tt.created[i] || r.Transaction.UID == "":
+					t.Errorf("item %d: %+v, want created %v", i, r, tt.created[i])
+				}
+			}
+			if tt.codes[0] == "" && !res[0].Created && res[0].Transaction.UID != first[0].Transaction.UID {
+				t.Errorf("repeat: uid %s, want %s", res[0].Transaction.UID, first[0].Transaction.UID)
+			}
+		})
 	}
 }

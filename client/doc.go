@@ -1,5 +1,6 @@
 // Package client is the Go client of an ordo node's HTTP API: submit
-// transaction intents to the sequencer and read transactions, their history,
+// transaction intents to the sequencer (Send, or SendMany for up to 1,000 in
+// one request, committed together) and read transactions, their history,
 // queues and senders; create processors (seed 002), add message batches to
 // them, tick them, and read their queues and callbacks (processor.go); list
 // the leader's indexed requests and channels and retry a Dead one (seed

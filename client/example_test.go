@@ -96,6 +96,40 @@ func Example_send() {
 	// created: false same record: true
 }
 
+// Send several intents in one request: the node commits those it accepts
+// together and answers each intent in order; a refused one has its own
+// error and stops none of the others.
+func ExampleClient_SendMany() {
+	url, stop := startNode()
+	defer stop()
+	ctx := context.Background()
+	c := client.New(url, nil)
+
+	res, err := c.SendMany(ctx, []client.Intake{
+		{Queue: "zkapp-9", Type: "CREATE_CLAIM_VOTING_ACCOUNT", IdempotencyKey: "zkapp-9/create"},
+		{Queue: "zkapp-9", Type: "SEND_CLAIM_VOTE", Data: json.RawMessage(`{"voter":"ann","vote":1}`), IdempotencyKey: "zkapp-9/ann"},
+		{Queue: "zkapp-9", Type: "NO_SUCH_TYPE"},
+		{Queue: "zkapp-9", Type: "SEND_CLAIM_VOTE", Data: json.RawMessage(`{"voter":"bob","vote":0}`), IdempotencyKey: "zkapp-9/bob"},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for i, r := range res {
+		var ae *client.APIError
+		if errors.As(r.Err, &ae) {
+			fmt.Println(i, "refused:", ae.Status, ae.Code)
+			continue
+		}
+		fmt.Println(i, "created:", r.Created, r.Transaction.State)
+	}
+	// Output:
+	// 0 created: true WAITING
+	// 1 created: true WAITING
+	// 2 refused: 422 type_not_allowed
+	// 3 created: true WAITING
+}
+
 // Follow a transaction until the chain has included it.
 func ExampleClient_Get() {
 	url, stop := startNode()
