@@ -137,3 +137,24 @@ func FuzzExtend(f *testing.F) {
 		}
 	})
 }
+
+// TestHeadNewer: logs rank by their last entry's replica-set version, then
+// by clock: a longer log written under a set since replaced is not newer.
+func TestHeadNewer(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		h, o Head
+		want bool
+	}{
+		{"longer at the same version", Head{Clock: 5, Version: 2}, Head{Clock: 4, Version: 2}, true},
+		{"shorter at the same version", Head{Clock: 4, Version: 2}, Head{Clock: 5, Version: 2}, false},
+		{"equal", Head{Clock: 4, Version: 2}, Head{Clock: 4, Version: 2}, false},
+		{"shorter at a newer version", Head{Clock: 3, Version: 3}, Head{Clock: 9, Version: 2}, true},
+		{"longer at an older version", Head{Clock: 9, Version: 2}, Head{Clock: 3, Version: 3}, false},
+		{"anything over the empty head", Head{Clock: 1, Version: 1}, Head{}, true},
+	} {
+		if got := tc.h.Newer(tc.o); got != tc.want {
+			t.Errorf("%s: %+v.Newer(%+v) = %v, want %v", tc.name, tc.h, tc.o, got, tc.want)
+		}
+	}
+}

@@ -119,12 +119,15 @@
 // its primary, every acknowledged intent applied once (an intent all of
 // whose holders lost their disk or were replaced out of the set as
 // unhealthy is excused: more failed than its ack allowed for). The model
-// follows the driver's fixes of 8336803, 89800d4 and 281eb9f: a new or
-// restarted primary catches up with the most advanced member that answers
-// before it adopts, takes intake, dispatches or syncs, and only once its
-// quorum answered (itself counted): a majority of its set and, when its
-// own log is empty with AckAfter k > 0, all but k-1 of its secondaries;
-// otherwise nothing is adopted and the next intake, sync job or
+// follows the driver's fixes of 8336803, 89800d4, 281eb9f and 93c97fb: a
+// new or restarted primary catches up with the most advanced member that
+// answers before it adopts, takes intake, dispatches or syncs, and only
+// once its quorum answered fenced (itself counted; smm.Quorum: all but
+// k-1 members with AckAfter k > 0, else a majority, every member when its
+// own log is empty) — a member asked under a newer set version than it
+// holds reads the chain first (the fence: heads, pulls and monitoring
+// carry the asker's version), and refuses the deposed primary from then
+// on; otherwise nothing is adopted and the next intake, sync job or
 // monitoring tick tries again (NoMajority); a fork with a longer member
 // replaces its log on that first adoption only; a primary that monitoring
 // shows behind a reached secondary catches up again, appending only
@@ -133,12 +136,12 @@
 // diverged secondary is reset; smmadopt.go). Acks count only the
 // secondaries of the set an intent was committed under; the plan's
 // ErrUnsettled and ErrNoQuorum come from smm.PlanReplicaSetUpdate itself.
-// A crash drops the node's requests in flight. The driver's known gap — a deposed primary that has not read the
-// set update still takes intake and dispatches — is counted apart, not
-// failed: deposed-order (one of an out-of-order pair was dispatched by a
-// node the chain no longer names primary at the version it holds) and
-// deposed-lost (an acknowledged intent lost that such a node took in).
-// What the runs still break, with --ack-after 0 only (an empty primary's
-// quorum is a majority: an intent it acknowledged alone and pushed to the
-// secondary that did not answer is reset away), is in smm_test.go.
+// A crash drops the node's requests in flight. A deposed primary that has
+// not read the set update still takes intake: with AckAfter > 0 the fence
+// keeps it from acknowledging anything the new primary does not take, and
+// deposed-order (one of an out-of-order pair dispatched by a node the
+// chain no longer names primary at the version it holds) and deposed-lost
+// (an acknowledged intent lost that such a node took in) are violations;
+// with AckAfter 0 they are the documented window of acknowledging before
+// any secondary holds an intent, and only counted on each seed's line.
 package sim

@@ -69,6 +69,9 @@ const (
 	smmBugNoExtend
 	// smmBugNoNullifier: the chain applies an intent id again.
 	smmBugNoNullifier
+	// smmBugNoFence: a member asked under a newer set version does not
+	// read the chain first (and counts in a catch-up's quorum anyway).
+	smmBugNoFence
 )
 
 // DefaultSMMDrainBound is SMMConfig.DrainBound's default: two minutes of
@@ -136,10 +139,12 @@ type SMMResult struct {
 	Forked int
 	// DeposedOrder counts intents applied out of intake order where one of
 	// the two was dispatched by a deposed primary that had not read the
-	// set update yet (the driver's known gap: not a failure).
+	// set update yet: with AckAfter 0 only (the window of acknowledging
+	// before a secondary holds an intent); with AckAfter > 0 it fails.
 	DeposedOrder int
 	// DeposedLost counts acknowledged intents lost that a deposed primary
-	// (not having read the set update) took in: the same known gap.
+	// (not having read the set update) took in: AckAfter 0 only, as
+	// DeposedOrder.
 	DeposedLost int
 	// Crashes (memory only) and Wipes (disk lost too).
 	Crashes, Wipes int

@@ -9,8 +9,8 @@ import (
 
 // The findings a run may break and still pass this package's tests: none
 // since the driver's quorum for an empty primary covers ackAfter 0 too.
-// The known deposed-primary gap is counted apart (DeposedOrder,
-// DeposedLost), not as a violation.
+// A deposed primary's intents are counted apart (DeposedOrder,
+// DeposedLost) with AckAfter 0 only: the window of that setting.
 var smmKnown = map[string]bool{}
 
 // TestSMMWipedPrimaryCatchesUp: a primary that lost its disk and restarts
@@ -83,6 +83,10 @@ func TestSMMCatchUpMajority(t *testing.T) {
 // since replaced, that forks from its primary's. Since logs compare by
 // their last entry's version first (replog.Head.Newer), it is not "ahead":
 // the primary syncs it as usual and it is reset to the primary's log.
+// Since the fence (93c97fb: a catch-up with AckAfter 1 needs every member,
+// fenced) the trace no longer builds that secondary: it is kept as a
+// replay that must converge with every invariant held; replog's tests of
+// Head.Newer keep the ranking itself.
 func TestSMMStaleLongerSecondaryReset(t *testing.T) {
 	var actions []SMMAction
 	for _, l := range strings.Split(strings.TrimSpace(smmSeed100NoWipes), "\n") {
@@ -96,8 +100,8 @@ func TestSMMStaleLongerSecondaryReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Resets == 0 {
-		t.Fatalf("the stale secondary was not reset: %+v", res)
+	if res.Intents == 0 || res.SetUpdates == 0 {
+		t.Fatalf("the replay took no intent or changed no set: %+v", res)
 	}
 }
 
@@ -237,22 +241,24 @@ func TestSMMNoFaults(t *testing.T) {
 // TestSMMBrokenRulesCaught: a planted bug is caught by the invariants.
 func TestSMMBrokenRulesCaught(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		bug  smmBug
-		inv  string
+		name  string
+		bug   smmBug
+		inv   string
+		seeds uint64
 	}{
-		{"entries without Extend", smmBugNoExtend, SMMLogChain},
-		{"no nullifier", smmBugNoNullifier, SMMAppliedOnce},
+		{"entries without Extend", smmBugNoExtend, SMMLogChain, 20},
+		{"no nullifier", smmBugNoNullifier, SMMAppliedOnce, 20},
+		{"no fence", smmBugNoFence, SMMDeposedLost, 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for seed := uint64(1); seed <= 20; seed++ {
+			for seed := uint64(1); seed <= tc.seeds; seed++ {
 				_, v := runSMMOnce(t, SMMConfig{Seed: seed, ShrinkBudget: -1, bug: tc.bug})
 				if v != nil && v.Invariant == tc.inv {
 					t.Logf("seed %d: %v", seed, v)
 					return
 				}
 			}
-			t.Fatalf("the bug was not caught as %s in 20 seeds", tc.inv)
+			t.Fatalf("the bug was not caught as %s in %d seeds", tc.inv, tc.seeds)
 		})
 	}
 }

@@ -65,17 +65,21 @@ func (w *smmWorld) answers(n, m *smmNode) bool {
 	return m == n || m.up && w.reachable(n.id, m.id) && w.rng.Float64() >= w.drop
 }
 
-// quorum is the driver's: how many members (n counted) must answer n's
-// catch-up of set: a majority; and, when n's log is empty (a disk lost,
-// or a log never held), all but k-1 of its secondaries with AckAfter k,
-// every member with AckAfter 0.
-func (w *smmWorld) quorum(set smm.ReplicaSet, own replog.Head) int {
-	members := len(set.Members())
-	need := members/2 + 1
-	if own.Clock == 0 {
-		need = max(need, min(members, 2+len(set.Secondaries)-w.cfg.AckAfter))
+// fence is the driver's: a member asked under a newer version than the
+// one it holds reads the chain before it answers (so that it refuses the
+// deposed primary's entries from then on).
+func (w *smmWorld) fence(m *smmNode, q string, asking uint64) {
+	if asking > m.sets[q].Version && w.cfg.bug != smmBugNoFence {
+		w.refreshSet(m, q)
 	}
-	return need
+}
+
+// quorum is the driver's (smm.Quorum): how many members (n counted) must
+// answer n's catch-up of set, fenced: all but k-1 with AckAfter k > 0
+// (never below a majority); with AckAfter 0 a majority, every member when
+// n's log is empty (a disk lost, or a log never held).
+func (w *smmWorld) quorum(set smm.ReplicaSet, own replog.Head) int {
+	return smm.Quorum(len(set.Members()), w.cfg.AckAfter, own.Clock == 0)
 }
 
 // catchUp is the driver's catchUp: gather the members' heads; with its
@@ -96,7 +100,10 @@ func (w *smmWorld) catchUp(n *smmNode, q string, mayReset bool) (pulled bool, er
 		if m == n || !w.answers(n, m) {
 			continue
 		}
-		answered++
+		w.fence(m, q, set.Version)
+		if m.sets[q].Version >= set.Version || w.cfg.bug == smmBugNoFence {
+			answered++ // fenced: it takes nothing more from a deposed primary
+		}
 		if m.sets[q].Version > set.Version {
 			newer = true
 		}

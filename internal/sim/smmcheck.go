@@ -24,14 +24,16 @@ const (
 	// both by a node the chain named the primary at the time.
 	SMMOrder = "intake-order"
 	// SMMDeposedOrder: out of intake order where one of the two was
-	// dispatched by a deposed primary that had not read the set update
-	// (the driver's known gap): counted in SMMResult.DeposedOrder, not a
-	// violation.
+	// dispatched by a deposed primary that had not read the set update.
+	// With AckAfter 0 it is the documented window (the deposed primary
+	// acknowledged and dispatched an intent no secondary took: the fence
+	// refuses it) and only counted in SMMResult.DeposedOrder; with
+	// AckAfter > 0 it is a violation.
 	SMMDeposedOrder = "deposed-order"
 	// SMMDeposedLost: an acknowledged intent lost (acked-lost or
 	// acked-applied) that a deposed primary, which had not read the set
-	// update, took in (the driver's known gap): counted in
-	// SMMResult.DeposedLost, not a violation.
+	// update, took in. Counted in SMMResult.DeposedLost with AckAfter 0
+	// (the same window); a violation with AckAfter > 0.
 	SMMDeposedLost = "deposed-lost"
 	// SMMAckedLost: an acknowledged intent neither applied on chain nor in
 	// any node's log while a node that held it kept its disk.
@@ -70,8 +72,10 @@ func (w *smmWorld) check(step int) error {
 			switch {
 			case a.seq >= last.seq:
 				w.orderMax[q] = a
-			case a.deposed || last.deposed:
+			case (a.deposed || last.deposed) && w.cfg.AckAfter == 0:
 				w.res.DeposedOrder++
+			case a.deposed || last.deposed:
+				return w.broken(step, SMMDeposedOrder, "%s: %s (intake %d) applied by %s after %s (intake %d) by %s, one of them deposed", q, a.id, a.seq, a.by, last.id, last.seq, last.by)
 			default:
 				return w.broken(step, SMMOrder, "%s: %s (intake %d) applied by %s after %s (intake %d) by %s", q, a.id, a.seq, a.by, last.id, last.seq, last.by)
 			}
@@ -95,10 +99,13 @@ func (w *smmWorld) checkAcked(step int) error {
 				break
 			}
 		}
-		if !held && it.deposed {
+		if !held && it.deposed && w.cfg.AckAfter == 0 {
 			w.deposedLost[id] = true
 			w.res.DeposedLost++
 			continue
+		}
+		if !held && it.deposed {
+			return w.broken(step, SMMDeposedLost, "acknowledged %s of %s, taken in by a deposed primary, is in no log and not applied", id, it.queue)
 		}
 		if !held {
 			hs := make([]string, 0, len(it.holders))
@@ -194,12 +201,15 @@ func (w *smmWorld) quiet(step int) error {
 	w.res.Drain = w.clk.Now().Sub(start)
 	for _, id := range w.intentOrder {
 		it := w.intents[id]
-		if it.acked && w.applied[id] != 1 && len(it.holders) > 0 && (it.deposed || w.deposedLost[id]) {
+		if it.acked && w.applied[id] != 1 && len(it.holders) > 0 && (it.deposed || w.deposedLost[id]) && w.cfg.AckAfter == 0 {
 			if !w.deposedLost[id] {
 				w.deposedLost[id] = true
 				w.res.DeposedLost++
 			}
 			continue
+		}
+		if it.acked && w.applied[id] != 1 && len(it.holders) > 0 && it.deposed {
+			return w.broken(step, SMMDeposedLost, "acknowledged %s of %s, taken in by a deposed primary, applied %d times at the end of the quiet phase", id, it.queue, w.applied[id])
 		}
 		if it.acked && w.applied[id] != 1 && len(it.holders) > 0 {
 			return w.broken(step, SMMAckedApplied, "acknowledged %s of %s applied %d times at the end of the quiet phase", id, it.queue, w.applied[id])

@@ -71,6 +71,7 @@ func (w *smmWorld) deliver(m smmMsg) {
 		// after the asker's head (the whole log for a reset). A pull that
 		// reaches the primary is part of a sync the primary's jobs run
 		// only once it caught up and adopted the queue.
+		w.fence(to, m.queue, m.version)
 		set := to.sets[m.queue]
 		if !set.Holds(m.from) {
 			set = w.refreshSet(to, m.queue)
@@ -101,7 +102,7 @@ func (w *smmWorld) pull(n *smmNode, q string, reset bool) {
 	if set.Primary == n.id || !set.Holds(n.id) {
 		return
 	}
-	w.send(smmMsg{from: n.id, to: set.Primary, kind: "pull", queue: q, head: headOf(n.logs[q]), reset: reset})
+	w.send(smmMsg{from: n.id, to: set.Primary, kind: "pull", queue: q, version: set.Version, head: headOf(n.logs[q]), reset: reset})
 }
 
 // checkPrimary is the secondary's check of a sender: the chain is read
@@ -189,7 +190,8 @@ func (w *smmWorld) monitor(n *smmNode) {
 			reached := m.up && w.reachable(n.id, id) && (m == n || w.rng.Float64() >= w.drop)
 			mem := smm.Member{Node: id, Reached: reached}
 			if reached {
-				mem.Head = headOf(m.logs[q])
+				w.fence(m, q, set.Version) // the heads request carries n's version
+				mem.Head, mem.Version = headOf(m.logs[q]), m.sets[q].Version
 				delete(n.unhealthy[q], id)
 			} else {
 				if _, ok := n.unhealthy[q][id]; !ok {
