@@ -52,6 +52,7 @@ func benchCommand() *cobra.Command {
 	sq.Flags().IntVar(&sopts.Txs, "txs", 20_000, "transactions")
 	sq.Flags().DurationVar(&sopts.BlockTime, "block-time", 250*time.Millisecond, "devchain block time")
 	sq.Flags().IntVar(&sopts.Clients, "clients", 64, "concurrent HTTP clients")
+	sq.Flags().IntVar(&sopts.Batch, "batch", 1, "intents per request: more than 1 posts them as an array to POST /v1/transactions (at most 1000)")
 	sq.Flags().BoolVarP(&quiet, "quiet", "q", false, "only the final line")
 	cmd.AddCommand(dc, sq, benchProcessorCommand(), benchLeaderCommand())
 	cmd.AddCommand(benchDistseqCommand())

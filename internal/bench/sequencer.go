@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/node"
@@ -32,6 +33,10 @@ type SequencerOptions struct {
 	BlockTime time.Duration
 	// Clients is how many concurrent HTTP clients post. Defaults to 64.
 	Clients int
+	// Batch is how many intents each request carries: 1 posts one intent
+	// (a JSON object), more post the array form of POST /v1/transactions
+	// (at most api.MaxBatch). Defaults to 1.
+	Batch int
 	// Dir is the data directory. Defaults to a temp dir, removed after.
 	Dir string
 	// Progress, when set, receives a line now and then.
@@ -45,7 +50,7 @@ type SequencerResult struct {
 	Done         float64 // DONE tx/s from first post to last DONE
 	SlotUse      float64 // included ÷ (blocks × min(Q,S)) over the steady state
 	SteadyBlocks int
-	IntakeP50    time.Duration
+	IntakeP50    time.Duration // a request's latency, from the client
 	IntakeP99    time.Duration
 	BlocksP50    uint64
 	BlocksP99    uint64
@@ -55,26 +60,30 @@ type SequencerResult struct {
 
 // String is the benchmark's one line of figures.
 func (r SequencerResult) String() string {
-	return fmt.Sprintf("sequencer: Q=%d S=%d N=%d block=%s: accepted %.0f tx/s, done %.0f tx/s, slot use %.1f%% over %d steady blocks, intake p50 %s p99 %s, dispatch→DONE p50 %d p99 %d blocks, failed %d, peak RSS %s",
-		r.Opts.Queues, r.Opts.Senders, r.Opts.Txs, r.Opts.BlockTime, r.Accepted, r.Done, 100*r.SlotUse, r.SteadyBlocks,
+	return fmt.Sprintf("sequencer: Q=%d S=%d N=%d block=%s batch=%d clients=%d: accepted %.0f intents/s, done %.0f tx/s, slot use %.1f%% over %d steady blocks, intake p50 %s p99 %s, dispatch→DONE p50 %d p99 %d blocks, failed %d, peak RSS %s",
+		r.Opts.Queues, r.Opts.Senders, r.Opts.Txs, r.Opts.BlockTime, r.Opts.Batch, r.Opts.Clients, r.Accepted, r.Done, 100*r.SlotUse, r.SteadyBlocks,
 		r.IntakeP50.Round(10*time.Microsecond), r.IntakeP99.Round(10*time.Microsecond), r.BlocksP50, r.BlocksP99, r.Failed, MiB(r.PeakRSS))
 }
 
 // Sequencer runs a node with an in-process devchain, posts Txs transactions
 // over HTTP from Clients concurrent clients across Queues queues (a
-// CREATE_CLAIM_VOTING_ACCOUNT first in each, then SEND_CLAIM_VOTEs) and waits
-// for all to finish.
+// CREATE_CLAIM_VOTING_ACCOUNT first in each, then SEND_CLAIM_VOTEs), Batch
+// intents a request, and waits for all to finish.
 func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error) {
 	o.Queues = cmpInt(o.Queues, 500)
 	o.Senders = cmpInt(o.Senders, 500)
 	o.Txs = cmpInt(o.Txs, 20_000)
 	o.Clients = cmpInt(o.Clients, 64)
+	o.Batch = cmpInt(o.Batch, 1)
 	if o.BlockTime <= 0 {
 		o.BlockTime = 250 * time.Millisecond
 	}
 	res := SequencerResult{Opts: o}
 	if o.Txs < o.Queues {
 		return res, fmt.Errorf("need at least one transaction per queue")
+	}
+	if o.Batch > api.MaxBatch {
+		return res, fmt.Errorf("batch %d: at most %d intents go in one request", o.Batch, api.MaxBatch)
 	}
 	var finished atomic.Int64
 	var failed atomic.Int64
@@ -112,7 +121,13 @@ func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error)
 	for i := o.Queues; i < o.Txs; i++ {
 		items = append(items, item{fmt.Sprintf("claim-%04d", i%o.Queues), "SEND_CLAIM_VOTE", fmt.Sprintf(`{"voter":"v%d","vote":%d}`, i, i%2)})
 	}
-	lat := make([]time.Duration, len(items))
+	bodies := make([]json.RawMessage, len(items))
+	for i, it := range items {
+		bodies[i], _ = json.Marshal(map[string]any{"queue": it.queue, "type": it.typ, "data": json.RawMessage(it.data), "idempotencyKey": fmt.Sprintf("bench-%d", i)})
+	}
+	var latMu sync.Mutex
+	var lat []time.Duration // one a request
+	// post posts items [from, to) in requests of up to o.Batch intents.
 	post := func(from, to int) error {
 		var next atomic.Int64
 		next.Store(int64(from))
@@ -120,33 +135,38 @@ func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error)
 		errs := make(chan error, o.Clients)
 		for range o.Clients {
 			wg.Go(func() {
+				var mine []time.Duration
+				defer func() {
+					latMu.Lock()
+					lat = append(lat, mine...)
+					latMu.Unlock()
+				}()
+				var buf bytes.Buffer
 				for {
-					i := int(next.Add(1) - 1)
+					i := int(next.Add(int64(o.Batch)) - int64(o.Batch))
 					if i >= to {
 						return
 					}
-					it := items[i]
-					body, _ := json.Marshal(map[string]any{"queue": it.queue, "type": it.typ, "data": json.RawMessage(it.data), "idempotencyKey": fmt.Sprintf("bench-%d", i)})
+					j := min(i+o.Batch, to)
+					buf.Reset()
+					if o.Batch == 1 {
+						buf.Write(bodies[i])
+					} else {
+						buf.WriteByte('[')
+						for k := i; k < j; k++ {
+							if k > i {
+								buf.WriteByte(',')
+							}
+							buf.Write(bodies[k])
+						}
+						buf.WriteByte(']')
+					}
 					t0 := wall.Now()
-					req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/transactions", bytes.NewReader(body))
-					if err != nil {
-						errs <- err
+					if err := postIntents(ctx, hc, base, token, buf.Bytes(), j-i, o.Batch > 1); err != nil {
+						errs <- fmt.Errorf("post %d..%d: %w", i, j-1, err)
 						return
 					}
-					req.Header.Set("Content-Type", "application/json")
-					req.Header.Set("Authorization", "Bearer "+token)
-					resp, err := hc.Do(req)
-					if err != nil {
-						errs <- err
-						return
-					}
-					_, _ = io.Copy(io.Discard, resp.Body) // drain so the connection is reused
-					resp.Body.Close()
-					lat[i] = time.Since(t0)
-					if resp.StatusCode != http.StatusCreated {
-						errs <- fmt.Errorf("post %d: HTTP %d", i, resp.StatusCode)
-						return
-					}
+					mine = append(mine, wall.Now().Sub(t0))
 				}
 			})
 		}
@@ -193,6 +213,49 @@ func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error)
 	}
 	res.PeakRSS = PeakRSS()
 	return res, nil
+}
+
+// postIntents posts body, n intents (an array when array), and checks that
+// each was created.
+func postIntents(ctx context.Context, hc *http.Client, base, token string, body []byte, n int, array bool) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/transactions", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if !array {
+		_, _ = io.Copy(io.Discard, resp.Body) // drain so the connection is reused
+		if resp.StatusCode != http.StatusCreated {
+			return fmt.Errorf("HTTP %d", resp.StatusCode)
+		}
+		return nil
+	}
+	if resp.StatusCode != http.StatusOK {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	var results []struct {
+		Status int `json:"status"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&results); err != nil {
+		return fmt.Errorf("decoding the answer: %w", err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if len(results) != n {
+		return fmt.Errorf("%d results for %d intents", len(results), n)
+	}
+	for k, r := range results {
+		if r.Status != http.StatusCreated {
+			return fmt.Errorf("intent %d: status %d", k, r.Status)
+		}
+	}
+	return nil
 }
 
 // slotUse audits the chain: over the blocks where every queue still had work
