@@ -118,7 +118,9 @@
 // up and at the primary's head with equal hashes, every intent final at
 // its primary, every acknowledged intent applied once (an intent all of
 // whose holders lost their disk or were replaced out of the set as
-// unhealthy is excused: more failed than its ack allowed for). The model
+// unhealthy is excused: more failed than its ack allowed for; a node takes
+// no part as a holder while the chain's set does not name it, as a
+// deposed primary's push may still reach one replaced out). The model
 // follows the driver's fixes of 8336803, 89800d4, 281eb9f and 93c97fb: a
 // new or restarted primary catches up with the most advanced member that
 // answers before it adopts, takes intake, dispatches or syncs, and only

@@ -258,12 +258,16 @@ func (w *smmWorld) touch(n, q string) {
 	w.touched[n][q] = true
 }
 
-// holdEntries records n as a holder of the intents among es.
+// holdEntries records n as a holder of the intents among es, when n is a
+// member of their queue's set on chain: a node already replaced out of it
+// (as unhealthy: a failure, as a lost disk is) holds nothing that counts,
+// though a deposed primary that has not read the update may still push it
+// entries and count it for an ack (the failures then exceed the ack's).
 func (w *smmWorld) holdEntries(n string, es []replog.Entry) {
 	for _, e := range es {
 		c, err := store.DecodeChange(e.Payload)
 		if err == nil && c.Op == store.ChangeIntent {
-			if it := w.intents[c.UID]; it != nil {
+			if it := w.intents[c.UID]; it != nil && w.sets[it.queue].Holds(n) {
 				it.holders[n] = true
 			}
 		}
