@@ -73,4 +73,20 @@
 //   - Apply with a TxUpdate of an unknown uid, or a history entry of one,
 //     fails with store.ErrNotFound and changes nothing; within a batch the
 //     last write of a key (uid, (uid, n), queue, sender) wins.
+//
+// # The other engines' stores
+//
+// store.ProcessorStore (processor*.go), store.LeaderStore (leader*.go) and
+// store.DistseqStore (distseq*.go) are built on the same base: each Apply
+// (ApplyProcessor, ApplyLeader, ApplyDistseq) is one committer request
+// (write), atomic on its own inside a group, its statements (one multi-row
+// unnest upsert per kind of record and per run of rows whose keys are
+// distinct, engRuns) sent in one pgx.Batch, rebuilt on a rerun (engBatch).
+// Records are written kind by kind in the call's order, as SQLite's, so the
+// later record of a key wins, and a unique key (a callback's Key, an
+// event's Walk, an intent's idempotency key) given up earlier in a call
+// may be taken later in it; one held twice is refused, wrapping
+// store.ErrWalkIndexed (walk) or store.ErrDuplicateKey (intent). Their
+// reads of several queries run in one snapshot. The distseq lists ordered
+// by created_at put a zero time (NULL) last, where SQLite puts it first.
 package postgres
