@@ -11,6 +11,7 @@ import (
 func serveCommand() *cobra.Command {
 	var (
 		configFile string
+		storeURL   string
 		listen     string
 		data       string
 		chainURL   string
@@ -46,6 +47,9 @@ and without any principal it refuses to start. It listens on 127.0.0.1:7070 unle
 			if f.Changed("chain") {
 				cfg.Chain = chainURL
 			}
+			if f.Changed("store") {
+				cfg.Store.URL = storeURL
+			}
 			if f.Changed("dev-mode") {
 				cfg.DevMode = devMode
 			}
@@ -79,6 +83,7 @@ and without any principal it refuses to start. It listens on 127.0.0.1:7070 unle
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML config file (flags override it)")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:7070", "HTTP API address")
 	cmd.Flags().StringVar(&data, "data", "ordo-data", "data directory")
+	cmd.Flags().StringVar(&storeURL, "store", "", "the engines' store: empty for the embedded SQLite database in the data directory, or a PostgreSQL URL (postgres://user:pass@host:5432/db); overrides store.url")
 	cmd.Flags().StringVar(&chainURL, "chain", "", "http(s) URL of a standalone devchain (empty: run one in-process)")
 	cmd.Flags().BoolVar(&devMode, "dev-mode", false, "open access (every caller is an admin, no token needed) and serve the in-process devchain's dev routes on the node's address (POST /v1/tx, faults, faucet, dev accounts, mine); off: principals from the config, and the chain's reads only. Warns at start; never on an exposed node")
 	cmd.Flags().IntVar(&devSenders, "dev-senders", 0, "create this many sender keys in the node's keystore and fund them from the chain's faucet (refused on a chain without one); 0 means none (unset: 8 when no senders are configured, else 0)")

@@ -127,6 +127,9 @@ type Config struct {
 	// the nodes registry (distseq.key, distseq.cert, distseq.registry).
 	// Defaults to off (each queue on this node alone).
 	Replication smm.Config `yaml:"replication"`
+	// Store is where the engines keep their durable state: the embedded
+	// SQLite database in Data (the default) or PostgreSQL (store.url).
+	Store StoreConfig `yaml:"store"`
 }
 
 // SequencerConfig tunes the sequencer.

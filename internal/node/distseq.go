@@ -21,7 +21,6 @@ import (
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
-	"github.com/ordolabs/ordo/internal/store/sqlite"
 	"github.com/ordolabs/ordo/internal/transport"
 	"github.com/ordolabs/ordo/internal/transport/grpcnet"
 	"github.com/prometheus/client_golang/prometheus"
@@ -148,7 +147,7 @@ type Distseq struct {
 
 // distseq builds the distributed sequencer on the node's store and
 // sequencer (OnFinish must reach Submitter.Finished).
-func (n *Node) distseq(ctx context.Context, seq *sequencer.Node, st *sqlite.Store, o Options) (*Distseq, error) {
+func (n *Node) distseq(ctx context.Context, seq *sequencer.Node, st Store, o Options) (*Distseq, error) {
 	c := n.Config.Distseq
 	key, cert, err := identity.Load(c.Key, c.Cert)
 	if err != nil {

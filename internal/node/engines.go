@@ -14,7 +14,6 @@ import (
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
-	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
 
 // EngineTypes are the sequencer types the node's engines submit in
@@ -42,7 +41,7 @@ func engineTypes(allowed []string, ds map[string]sequencer.Dispatcher, ps map[st
 
 // processor builds the processor engine on the node's store, sequencer and
 // chain, with its trace next to the sequencer's when one is asked for.
-func (n *Node) processor(seq *sequencer.Node, st *sqlite.Store, c chain.Chain, o Options) (*processor.Node, error) {
+func (n *Node) processor(seq *sequencer.Node, st Store, c chain.Chain, o Options) (*processor.Node, error) {
 	pc := n.Config.Processor
 	open := pc.openTick()
 	cfg := processor.Config{Store: st, Sequencer: seq, Records: st, Chain: c, Clock: o.Clock, Core: pc.core(),
@@ -99,7 +98,7 @@ func (n *Node) leaderChannels(ctx context.Context, c chain.Chain, keys map[strin
 }
 
 // leader builds the leader engine on the node's store, sequencer and chain.
-func (n *Node) leader(seq *sequencer.Node, st *sqlite.Store, c chain.Chain, keys map[string]ed25519.PrivateKey, channels []string, o Options) (*leader.Node, error) {
+func (n *Node) leader(seq *sequencer.Node, st Store, c chain.Chain, keys map[string]ed25519.PrivateKey, channels []string, o Options) (*leader.Node, error) {
 	lc := n.Config.Leader
 	cfg := leader.Config{Store: st, Sequencer: seq, Records: st, Chain: c, Key: keys[lc.Accounts[0]], Core: lc.core(channels),
 		Workflow: lc.Workflow, Registry: lc.Registry, ToolTimeout: time.Duration(lc.ToolTimeout), Clock: o.Clock, Logger: o.Logger,

@@ -35,7 +35,6 @@ import (
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
-	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
 
 // Node is an assembled node, ready to Run.
@@ -58,7 +57,7 @@ type Node struct {
 	// Router is the API's router, every route with its rule (Routes).
 	Router   *auth.Router
 	Registry *prometheus.Registry
-	store    *sqlite.Store
+	store    Store
 	log      *slog.Logger
 	lock     *fslock.Lock
 	trace    *os.File
@@ -132,7 +131,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		n.Close()
 		return nil, err
 	}
-	st, err := sqlite.Open(ctx, filepath.Join(cfg.Data, "ordo.db"), sqlite.Options{})
+	st, err := openStore(ctx, cfg)
 	if err != nil {
 		n.Close()
 		return nil, err

@@ -14,7 +14,6 @@ import (
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/smm"
 	"github.com/ordolabs/ordo/internal/store"
-	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
 
 // validateReplication checks the replication's config against the
@@ -79,7 +78,7 @@ func pinReplication(r smm.Config, senders []sequencer.SenderConfig, pins map[str
 // that a node deposed before it stopped does not dispatch copies of
 // intents its queue's new primary owns. The state machine manager opens
 // a queue when this node adopts it again.
-func deposedQueues(ctx context.Context, cfg Config, st *sqlite.Store) ([]string, error) {
+func deposedQueues(ctx context.Context, cfg Config, st Store) ([]string, error) {
 	if !cfg.Replication.Enabled {
 		return nil, nil
 	}
@@ -87,7 +86,11 @@ func deposedQueues(ctx context.Context, cfg Config, st *sqlite.Store) ([]string,
 	if err != nil {
 		return nil, fmt.Errorf("replication: %w", err)
 	}
-	sets, err := st.ReplicaSets(ctx)
+	rs, ok := st.(store.ReplicaStore)
+	if !ok {
+		return nil, errors.New("replication: the store keeps no replica sets (replication needs the embedded store)")
+	}
+	sets, err := rs.ReplicaSets(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("replication: held replica sets: %w", err)
 	}
@@ -112,8 +115,12 @@ func replicationPipeline(r smm.Config) []sequencer.Pipeline {
 
 // replication builds the state machine manager on the distributed
 // sequencer's identity, transport and registry.
-func (n *Node) replication(seq *sequencer.Node, st *sqlite.Store, ds *Distseq, authn *auth.Authenticator, o Options) (*smm.Node, error) {
-	s, err := smm.New(smm.NodeConfig{Config: n.Config.Replication, Key: ds.key.Private, Store: st, Transport: ds.Transport,
+func (n *Node) replication(seq *sequencer.Node, st Store, ds *Distseq, authn *auth.Authenticator, o Options) (*smm.Node, error) {
+	sst, ok := st.(smm.Store)
+	if !ok {
+		return nil, errors.New("the store keeps no replication log (replication needs the embedded store)")
+	}
+	s, err := smm.New(smm.NodeConfig{Config: n.Config.Replication, Key: ds.key.Private, Store: sst, Transport: ds.Transport,
 		Chain: n.Chain, Sequencer: seq, Registry: ds.registry, Clock: o.Clock, Logger: o.Logger, Registerer: n.Registry,
 		Allow: func(principal, typ string) error {
 			return allowForwarded(authn, n.Config.IntakeAccess.TypeRoles, principal, typ)

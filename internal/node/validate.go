@@ -40,6 +40,12 @@ func (c Config) Validate() error {
 
 	c.Distseq.validate(bad)
 	validateReplication(c.Replication, c.Distseq, bad)
+	if err := c.Store.validate(); err != nil {
+		bad("store.url", "%v", err)
+	}
+	if c.Replication.Enabled && c.Store.postgres() {
+		bad("replication.enabled", "replica sets are for nodes with their own stores; on a shared PostgreSQL store (store.url) leave replication off")
+	}
 	if c.Chain != "" {
 		if err := checkChainURL(c.Chain); err != nil {
 			bad("chain", "%v", err)
