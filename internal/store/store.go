@@ -195,6 +195,11 @@ type Batch struct {
 	Queues  []Queue
 	Senders []Sender
 	History []HistoryEntry
+	// Fence, when set, names the leases the batch needs (see LeaseStore):
+	// a store that keeps leases refuses the whole batch with ErrFenced
+	// once one of them is no longer the holder's. Nil on a node that
+	// holds its database alone.
+	Fence *Fence
 }
 
 // Append adds o's changes after b's; applied together, o's win where both

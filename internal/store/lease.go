@@ -1,0 +1,84 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Leases let several nodes share one database (issue 13): each queue is
+// processed, and each sender used, by the one node holding its lease. A
+// lease has an expiry on the store's clock (not the holder's), is renewed
+// by its holder, and carries a fencing token that rises whenever the lease
+// passes to another holder or is taken again after it expired; every
+// write the holder makes for a leased queue or sender names the tokens it
+// holds (Batch.Fence), and the store refuses it once one of them is no
+// longer current (ErrFenced): a node that stalled past its expiry cannot
+// write when it wakes up.
+
+// Lease names: a queue's, a sender's and a node's (its heartbeat: the live
+// nodes are the holders of unexpired node leases).
+const (
+	LeaseQueue  = "queue/"
+	LeaseSender = "sender/"
+	LeaseNode   = "node/"
+)
+
+// Lease is one named lease.
+type Lease struct {
+	Name   string `json:"name"`
+	Holder string `json:"holder"`
+	// Token is the fencing token: it rises each time the lease is taken by
+	// another holder, or by any holder after it expired.
+	Token int64 `json:"token"`
+	// Expires is when the lease ends unless renewed, on the store's clock.
+	Expires time.Time `json:"expires"`
+}
+
+// Fence names the leases a write needs: Holder must hold each of Leases
+// (name → token), unexpired, with that token, when the write commits.
+type Fence struct {
+	Holder string
+	Leases map[string]int64
+}
+
+// ErrFenced is a write refused because a lease its Fence names is no
+// longer the writer's (expired, taken by another holder, or taken again
+// with a new token). Nothing of the write is applied.
+var ErrFenced = errors.New("store: fenced: a lease this write needs is no longer the writer's")
+
+// LeaseStore keeps the leases of the nodes sharing a database.
+type LeaseStore interface {
+	// AcquireLeases takes, for holder, each of names that is free,
+	// expired, or holder's already (then only renewed), until ttl from
+	// now on the store's clock; it returns the leases holder holds among
+	// names after the call, in name order. A lease taken from another
+	// holder's expiry, or taken anew after holder's own expired, gets a
+	// new token; a renewal keeps it.
+	AcquireLeases(ctx context.Context, holder string, names []string, ttl time.Duration) ([]Lease, error)
+	// RenewLeases extends every unexpired lease of holder to ttl from now
+	// and returns them, in name order: a lease that expired or was taken
+	// is not among them (lost).
+	RenewLeases(ctx context.Context, holder string, ttl time.Duration) ([]Lease, error)
+	// ReleaseLeases ends holder's leases among names (every lease of
+	// holder when names is nil); another holder's are left alone.
+	ReleaseLeases(ctx context.Context, holder string, names []string) error
+	// Leases returns the unexpired leases whose name starts with prefix,
+	// in name order.
+	Leases(ctx context.Context, prefix string) ([]Lease, error)
+	// ActiveQueues returns the names of the queues that hold a
+	// transaction neither DONE nor FAILED (the work a node may lease),
+	// in name order, after the name after, at most limit (default 1000).
+	ActiveQueues(ctx context.Context, after string, limit int) ([]string, error)
+}
+
+// EnqueueWatcher reports intake committed by any node sharing the store
+// (PostgreSQL: LISTEN/NOTIFY), so that the node holding a queue's lease
+// learns of intents another node took in.
+type EnqueueWatcher interface {
+	// WatchEnqueued calls fn with the queue of each Enqueue that created
+	// transactions, from any process, until ctx ends (it returns ctx's
+	// error) or the watch fails. Notifications may be coalesced or come
+	// late; fn must not block.
+	WatchEnqueued(ctx context.Context, fn func(queue string)) error
+}
