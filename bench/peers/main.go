@@ -23,6 +23,8 @@ type options struct {
 	postgres    string // an existing server's admin URL, or "" for a throwaway cluster
 	ordoBin     string // a built ordo binary, or "" to build one
 	timeout     time.Duration
+	// fetchCooldown is River's FetchCooldown (0: River's default, 100ms).
+	fetchCooldown time.Duration
 }
 
 func main() {
@@ -35,6 +37,7 @@ func main() {
 	flag.StringVar(&o.postgres, "postgres", "", "an existing PostgreSQL server's URL (needs CREATEDB) instead of a throwaway cluster")
 	flag.StringVar(&o.ordoBin, "ordo", "", "an ordo binary to run instead of building one from the repository")
 	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "the whole run's limit")
+	flag.DurationVar(&o.fetchCooldown, "fetch-cooldown", 0, "River's FetchCooldown (0: River's default, 100ms)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "peers:", err)

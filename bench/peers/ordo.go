@@ -81,6 +81,9 @@ func ordoBurndown(ctx context.Context, bin string, o options, store, url string)
 // burndownFigure finds a phase's figure in the burndown's line.
 var burndownFigure = regexp.MustCompile(`\b(insert|work|whole)\b[^0-9]{0,20}?([0-9][0-9,]*(?:\.[0-9]+)?) intents/s`)
 
+// burndownFailed is the count of intents that did not end DONE.
+var burndownFailed = regexp.MustCompile(`\bfailed ([0-9]+)\b`)
+
 // parseBurndown takes the insert, work and whole intents/s from the last
 // line of `ordo bench burndown` holding all three.
 func parseBurndown(out string) (figures, error) {
@@ -108,6 +111,9 @@ func parseBurndown(out string) (figures, error) {
 		}
 		if seen == 7 {
 			last, found = f, true
+			if m := burndownFailed.FindStringSubmatch(line); m != nil && m[1] != "0" {
+				return figures{}, fmt.Errorf("ordo: %s intents failed: %s", m[1], line)
+			}
 		}
 	}
 	if !found {

@@ -11,7 +11,7 @@ func TestParseBurndown(t *testing.T) {
 	}{
 		{
 			name:   "one line",
-			out:    "burndown sqlite: 1000 intents over 10 queues: insert 51234 intents/s (19ms), work 20000 intents/s (50ms), whole 14388.5 intents/s\n",
+			out:    "burndown sqlite: 1000 intents over 10 queues: insert 51234 intents/s (19ms), work 20000 intents/s (50ms), whole 14388.5 intents/s, failed 0\n",
 			insert: 51234, work: 20000, whole: 14388.5,
 		},
 		{
@@ -22,6 +22,11 @@ func TestParseBurndown(t *testing.T) {
 		{
 			name:    "a phase missing",
 			out:     "burndown: insert 1000 intents/s, whole 666 intents/s\n",
+			wantErr: true,
+		},
+		{
+			name:    "failed intents",
+			out:     "burndown: insert 1000 intents/s, work 2000 intents/s, whole 666 intents/s, failed 3, durability x\n",
 			wantErr: true,
 		},
 		{name: "empty", out: "", wantErr: true},

@@ -106,8 +106,9 @@ func burndown[TTx any](ctx context.Context, o options, driver riverdriver.Driver
 	workers := river.NewWorkers()
 	river.AddWorker(workers, noopWorker{})
 	client, err := river.NewClient(driver, &river.Config{
-		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.workers}},
-		Workers: workers,
+		Queues:        map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.workers}},
+		Workers:       workers,
+		FetchCooldown: o.fetchCooldown,
 	})
 	if err != nil {
 		return figures{}, fmt.Errorf("client: %w", err)
