@@ -62,6 +62,12 @@ type CoreConfig struct {
 	// Gated are the queues that start closed (see InputGate): they take no
 	// new transaction until an InputGate opens them. Defaults to none.
 	Gated []string `json:"Gated,omitempty"`
+	// Shared says other nodes commit intake to the same store: a
+	// notification of new transactions only tells the core to read its
+	// queue from the store (in Seq order: another node may have committed
+	// earlier ones it was not told of); it never appends them directly.
+	// Defaults to false.
+	Shared bool `json:"Shared,omitempty"`
 }
 
 // ErrPinUnknownSender is returned by NewCore (and NewNode) when a pin in

@@ -19,6 +19,17 @@ func (c *Core) enqueued(txs []store.Transaction) {
 		if tr.State != store.Waiting {
 			continue
 		}
+		if c.cfg.Shared {
+			// Another node may have committed earlier ones: the store
+			// tells, in Seq order (a load after lastSeq).
+			if q.stored == storeBuffered {
+				q.stored = storeMore
+			}
+			if q.load != loadIdle {
+				q.load = loadMissed
+			}
+			continue
+		}
 		// Late: notified after a later one (concurrent intakes), or after
 		// the store had already shown it (a load, a start) and the queue
 		// may have been forgotten since (compact): seqSeen covers every

@@ -35,12 +35,15 @@ type rig struct {
 	t     *testing.T
 	chain *devchain.Chain
 	store *sqlite.Store
-	clk   clock.Clock
-	cfg   sequencer.Config
-	seq   *sequencer.Node
-	reg   *prometheus.Registry
-	logs  *testkit.LogBuffer
-	stop  func()
+	// dbPath is the store's file (another Store opened on it is another
+	// node sharing the database).
+	dbPath string
+	clk    clock.Clock
+	cfg    sequencer.Config
+	seq    *sequencer.Node
+	reg    *prometheus.Registry
+	logs   *testkit.LogBuffer
+	stop   func()
 }
 
 type rigOptions struct {
@@ -78,7 +81,8 @@ func newRig(t *testing.T, o rigOptions) *rig {
 		go func() { defer close(done); _ = c.Run(cctx) }()
 		t.Cleanup(func() { cancel(); <-done })
 	}
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "ordo.db"), sqlite.Options{})
+	dbPath := filepath.Join(t.TempDir(), "ordo.db")
+	st, err := sqlite.Open(ctx, dbPath, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +100,7 @@ func newRig(t *testing.T, o rigOptions) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{t: t, chain: c, store: st, clk: o.clk}
+	r := &rig{t: t, chain: c, store: st, dbPath: dbPath, clk: o.clk}
 	r.cfg = sequencer.Config{Store: st, Chain: c, Clock: o.clk, Dispatchers: map[string]sequencer.Dispatcher{typ: d}, Senders: senders,
 		Policies: map[string]sequencer.Policy{typ: {Delay: 10 * time.Millisecond}}, InclusionTimeout: 3, PollInterval: 20 * time.Millisecond}
 	if o.tune != nil {

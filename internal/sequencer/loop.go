@@ -63,6 +63,7 @@ func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 	}
 	r := l.ready(ctx, now)
 	if !r.Batch.Empty() {
+		n.fence(&r.Batch)
 		t0 := n.cfg.Clock.Now()
 		if err := n.cfg.Store.Apply(ctx, r.Batch); err != nil {
 			return nil, fmt.Errorf("sequencer: commit: %w", err)

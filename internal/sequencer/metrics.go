@@ -17,6 +17,9 @@ type Metrics struct {
 	// Intake counts the transactions accepted at intake as new records (an
 	// idempotent repeat is not counted).
 	Intake prometheus.Counter
+	// Reloads counts the loop's starts over from the store (a change of
+	// the leases held, or a fenced commit: owner.go).
+	Reloads prometheus.Counter
 	// Dispatches counts the moves to REVISION: a dispatch that succeeded.
 	Dispatches prometheus.Counter
 	// Retries counts the moves to RETRY, by type and reason class.
@@ -59,6 +62,7 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		Intake:     prometheus.NewCounter(prometheus.CounterOpts{Name: "ordo_sequencer_intake_total", Help: "Transactions accepted at intake (new records)."}),
+		Reloads:    prometheus.NewCounter(prometheus.CounterOpts{Name: "ordo_sequencer_reloads_total", Help: "Starts over from the store after the leases held changed or a commit was fenced."}),
 		Dispatches: prometheus.NewCounter(prometheus.CounterOpts{Name: "ordo_sequencer_dispatches_total", Help: "Transactions moved to REVISION by a successful dispatch."}),
 		Retries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ordo_sequencer_retries_total",
 			Help: "Transactions moved to RETRY, by type and reason (dispatch_error, not_included, failed_inclusion, dropped, recovered, other)."}, []string{"type", "reason"}),
@@ -82,7 +86,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		WorkerTimeouts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ordo_sequencer_worker_timeouts_total", Help: "Dispatcher calls (remote workers') that timed out, by call (build, dispatch, onSuccess, onFailure)."}, []string{"call"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.Intake, m.Dispatches, m.Retries, m.Failures, m.Done, m.InclusionBlocks, m.QueueDepth, m.SendersBusy, m.Senders, m.HeadHeight, m.DeepReorgs,
+		reg.MustRegister(m.Intake, m.Reloads, m.Dispatches, m.Retries, m.Failures, m.Done, m.InclusionBlocks, m.QueueDepth, m.SendersBusy, m.Senders, m.HeadHeight, m.DeepReorgs,
 			m.StoreCommit, m.StoreBatch, m.Effects, m.WorkerTimeouts)
 	}
 	return m

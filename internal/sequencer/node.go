@@ -107,27 +107,34 @@ type Config struct {
 	// OnFinish, when set, is called from the run loop as each transaction
 	// ends DONE or FAILED, with the blocks from its first dispatch to then.
 	OnFinish func(uid string, state store.TxState, blocks uint64)
+	// Owner, when set, limits the node to the queues and senders whose
+	// leases it holds (several nodes on one store; see owner.go). Defaults
+	// to nil: the node processes every queue and uses every sender.
+	Owner Owner
 }
 
 // Node is a running sequencer: intake, the run cycle and its effects.
 type Node struct {
-	cfg      Config
-	allowed  map[string]bool
-	keys     map[string]ed25519.PrivateKey
-	workers  map[string]Worker
-	inputs   *mailbox.Mailbox[Input]
-	effects  chan Effect
-	log      *slog.Logger
-	uidSeq   uidSource
-	trace    *traceWriter
-	schemas  schemas
-	started  chan struct{}
-	dispHead map[string]uint64
-	stopped  chan struct{}
-	runErr   error
-	public   []string     // AllowedTypes without EngineTypes: what a refusal lists
-	intake   atomic.Int64 // records created by Submit
-	begun    int64        // records that left WAITING (loop only)
+	cfg     Config
+	allowed map[string]bool
+	keys    map[string]ed25519.PrivateKey
+	workers map[string]Worker
+	inputs  *mailbox.Mailbox[Input]
+	effects chan Effect
+	log     *slog.Logger
+	uidSeq  uidSource
+	trace   *traceWriter
+	schemas schemas
+	started chan struct{}
+	// startOnce closes started at the first loop's start (Run may start
+	// over: owner.go).
+	startOnce sync.Once
+	dispHead  map[string]uint64
+	stopped   chan struct{}
+	runErr    error
+	public    []string     // AllowedTypes without EngineTypes: what a refusal lists
+	intake    atomic.Int64 // records created by Submit
+	begun     int64        // records that left WAITING (loop only)
 }
 
 // NewNode checks cfg and builds a node. Every allowed type must have a
@@ -243,6 +250,9 @@ func (n *Node) Gate(queue string, closed bool) {
 // enqueued hands committed transactions to the core, and counts them.
 func (n *Node) enqueued(created []store.Transaction) {
 	n.intake.Add(int64(len(created)))
+	if created = n.ownedTxs(created); len(created) == 0 {
+		return
+	}
 	n.inputs.Put(Input{Kind: InputEnqueued, Txs: created})
 	if m := n.cfg.Metrics; m != nil {
 		m.Intake.Add(float64(len(created)))
@@ -274,12 +284,28 @@ func (n *Node) Err() error {
 
 // Run runs the sequencer until ctx ends. A store failure stops it with an
 // error: nothing is acknowledged that was not committed, and a restart
-// resumes from the store.
+// resumes from the store. With an Owner, a change of the leases held or a
+// fenced commit starts the loop over from the store (owner.go).
 func (n *Node) Run(ctx context.Context) (err error) {
 	defer func() {
 		n.runErr = err
 		close(n.stopped)
 	}()
+	for {
+		err := n.runLoop(ctx)
+		if !errors.Is(err, errReload) || ctx.Err() != nil {
+			return err
+		}
+		n.drain()
+		if n.cfg.Metrics != nil {
+			n.cfg.Metrics.Reloads.Inc()
+		}
+	}
+}
+
+// runLoop runs one core until ctx ends, it fails, or it must be rebuilt
+// (errReload).
+func (n *Node) runLoop(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	l, err := n.Open(ctx)
@@ -293,11 +319,15 @@ func (n *Node) Run(ctx context.Context) (err error) {
 		wg.Go(func() { n.work(ctx, l) })
 	}
 	wg.Go(func() { n.watchHeads(ctx, l) })
-	close(n.started)
+	n.startOnce.Do(func() { close(n.started) })
 	var timer clock.Timer
 	var timerAt time.Time
 	for {
 		effects, err := l.Turn(ctx)
+		if errors.Is(err, store.ErrFenced) {
+			n.log.Warn("sequencer: a commit was fenced (a lease was lost): starting over from the store", "err", err)
+			return errReload
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -324,6 +354,9 @@ func (n *Node) Run(ctx context.Context) (err error) {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-n.ownerChanged():
+			n.log.Info("sequencer: the leases held changed: starting over from the store")
+			return errReload
 		case <-n.inputs.Signal():
 		case <-timerC:
 			timer = nil
@@ -347,7 +380,7 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 	var b store.Batch
 	var senders []store.Sender
 	now := n.cfg.Clock.Now().UTC()
-	for _, sc := range n.cfg.Senders {
+	for _, sc := range n.ownedSenders() {
 		acct, err := n.cfg.Chain.Account(ctx, sc.ID)
 		if err != nil {
 			return nil, fmt.Errorf("sequencer: sender %s: %w", sc.ID, err)
@@ -358,6 +391,7 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 		senders = append(senders, s)
 		b.Senders = append(b.Senders, s)
 	}
+	n.fence(&b)
 	if err := st.Apply(ctx, b); err != nil {
 		return nil, fmt.Errorf("sequencer: save senders: %w", err)
 	}
@@ -420,6 +454,7 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 			}
 		}
 	}
+	n.ownedSnapshot(&snap)
 	hd, err := n.cfg.Chain.Head(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sequencer: chain head: %w", err)
@@ -440,7 +475,8 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 			"confirmations", c, "reorgDepth", hd.ReorgDepth)
 	}
 	return n.newCore(CoreConfig{Policies: policies, Fees: n.cfg.Fees, InclusionTimeout: n.cfg.InclusionTimeout, Confirmations: n.cfg.Confirmations,
-		PollStatus: !canReadBlocks(n.cfg.Chain), Pins: n.cfg.Pins, Pipelines: n.cfg.Pipelines, Gated: n.cfg.Gated}, n.cfg.Clock.Now(), snap)
+		PollStatus: !canReadBlocks(n.cfg.Chain), Pins: n.cfg.Pins, Pipelines: n.cfg.Pipelines, Gated: n.cfg.Gated,
+		Shared: n.cfg.Owner != nil}, n.cfg.Clock.Now(), snap)
 }
 
 // newCore records the start of a core in the trace and builds it.

@@ -1,0 +1,123 @@
+package sequencer
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// Several nodes on one database (issue 13): each processes only the queues
+// and uses only the senders whose leases it holds (Config.Owner). The
+// driver shows the core nothing else: the snapshot it loads, the intake it
+// is notified of and the senders it syncs are filtered, and every batch it
+// commits carries the owner's fence, so that a batch written after a lease
+// was lost is refused (store.ErrFenced). When the owned set changes, or a
+// batch is fenced, the loop starts over as a restart does: its workers
+// stop, what they had in hand is dropped, and a new core is built from
+// the store for what the node owns now; attempts in flight are settled by
+// asking the chain before any re-dispatch (recovery).
+
+// Owner says which queues and senders this node may process when it
+// shares its store with other nodes.
+type Owner interface {
+	// OwnsQueue reports whether the node holds the queue's lease.
+	OwnsQueue(name string) bool
+	// OwnsSender reports whether the node holds the sender's lease.
+	OwnsSender(id string) bool
+	// Fence is the fence of the node's writes now: every queue and sender
+	// lease it holds, with its token.
+	Fence() *store.Fence
+	// Changed is signalled when the set of leases held changes.
+	Changed() <-chan struct{}
+}
+
+// errReload: the loop starts over from the store (ownership changed, or a
+// batch was fenced).
+var errReload = errors.New("sequencer: reload")
+
+// owns reports whether the node processes queue (always without an
+// Owner).
+func (n *Node) owns(queue string) bool {
+	return n.cfg.Owner == nil || n.cfg.Owner.OwnsQueue(queue)
+}
+
+// fence stamps b with the owner's fence (none without an Owner).
+func (n *Node) fence(b *store.Batch) {
+	if n.cfg.Owner != nil {
+		b.Fence = n.cfg.Owner.Fence()
+	}
+}
+
+// ownedSenders are the configured senders the node may use.
+func (n *Node) ownedSenders() []SenderConfig {
+	if n.cfg.Owner == nil {
+		return n.cfg.Senders
+	}
+	var out []SenderConfig
+	for _, s := range n.cfg.Senders {
+		if n.cfg.Owner.OwnsSender(string(s.ID)) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ownedSnapshot drops from snap what the node does not own.
+func (n *Node) ownedSnapshot(snap *Snapshot) {
+	if n.cfg.Owner == nil {
+		return
+	}
+	txs := func(ts []store.Transaction) []store.Transaction {
+		return slices.DeleteFunc(ts, func(t store.Transaction) bool { return !n.owns(t.Queue) })
+	}
+	snap.Queues = slices.DeleteFunc(snap.Queues, func(q store.Queue) bool { return !n.owns(q.Name) })
+	snap.Active, snap.Bound, snap.Hooks, snap.Sent = txs(snap.Active), txs(snap.Bound), txs(snap.Hooks), txs(snap.Sent)
+	snap.WaitingQueues = slices.DeleteFunc(snap.WaitingQueues, func(q string) bool { return !n.owns(q) })
+}
+
+// ownedTxs keeps the transactions of owned queues.
+func (n *Node) ownedTxs(ts []store.Transaction) []store.Transaction {
+	if n.cfg.Owner == nil {
+		return ts
+	}
+	out := make([]store.Transaction, 0, len(ts))
+	for _, t := range ts {
+		if n.owns(t.Queue) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// ownerChanged is the owner's change signal (nil without an Owner: never).
+func (n *Node) ownerChanged() <-chan struct{} {
+	if n.cfg.Owner == nil {
+		return nil
+	}
+	return n.cfg.Owner.Changed()
+}
+
+// Notify tells the loop that intake for queue was committed elsewhere (by
+// another node sharing the store): when this node owns the queue, the core
+// reads the queue's WAITING transactions from the store, in Seq order
+// (CoreConfig.Shared: with an Owner every intake notification does that,
+// since another node may have committed earlier ones).
+func (n *Node) Notify(queue string) {
+	if n.owns(queue) {
+		n.inputs.Put(Input{Kind: InputEnqueued, Txs: []store.Transaction{{Queue: queue, State: store.Waiting}}})
+	}
+}
+
+// drain drops what the stopped loop's workers and effects held: the new
+// core starts from the store, as after a restart.
+func (n *Node) drain() {
+	n.inputs.Take()
+	for {
+		select {
+		case <-n.effects:
+		default:
+			return
+		}
+	}
+}
