@@ -129,12 +129,14 @@ type Node struct {
 	// startOnce closes started at the first loop's start (Run may start
 	// over: owner.go).
 	startOnce sync.Once
-	dispHead  map[string]uint64
-	stopped   chan struct{}
-	runErr    error
-	public    []string     // AllowedTypes without EngineTypes: what a refusal lists
-	intake    atomic.Int64 // records created by Submit
-	begun     int64        // records that left WAITING (loop only)
+	// held is what the current core was built on (Config.Owner).
+	held     atomic.Pointer[Held]
+	dispHead map[string]uint64
+	stopped  chan struct{}
+	runErr   error
+	public   []string     // AllowedTypes without EngineTypes: what a refusal lists
+	intake   atomic.Int64 // records created by Submit
+	begun    int64        // records that left WAITING (loop only)
 }
 
 // NewNode checks cfg and builds a node. Every allowed type must have a
@@ -309,6 +311,18 @@ func (n *Node) runLoop(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	l, err := n.Open(ctx)
+	if errors.Is(err, store.ErrFenced) {
+		// A lease lost before the owner noticed: wait for it to.
+		n.log.Warn("sequencer: start fenced (a lease was lost): waiting for the leases to change", "err", err)
+		t := n.cfg.Clock.NewTimer(time.Second)
+		defer t.Stop()
+		select {
+		case <-n.ownerChanged():
+		case <-ctx.Done():
+		case <-t.C():
+		}
+		return errReload
+	}
 	if err != nil {
 		return err
 	}
@@ -377,6 +391,7 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 	for _, s := range known {
 		byID[s.ID] = s
 	}
+	n.takeHeld()
 	var b store.Batch
 	var senders []store.Sender
 	now := n.cfg.Clock.Now().UTC()

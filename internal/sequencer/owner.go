@@ -21,42 +21,66 @@ import (
 // Owner says which queues and senders this node may process when it
 // shares its store with other nodes.
 type Owner interface {
-	// OwnsQueue reports whether the node holds the queue's lease.
-	OwnsQueue(name string) bool
-	// OwnsSender reports whether the node holds the sender's lease.
-	OwnsSender(id string) bool
-	// Fence is the fence of the node's writes now: every queue and sender
-	// lease it holds, with its token.
-	Fence() *store.Fence
+	// Held returns the leases the node holds now.
+	Held() Held
 	// Changed is signalled when the set of leases held changes.
 	Changed() <-chan struct{}
+}
+
+// Held is what a node holds: the queues it may process, the senders it
+// may use, and the fence naming all their leases with their tokens. The
+// loop takes it once per start (load), so that every batch of that core
+// carries the fence of the leases the core was built on: a lease lost
+// since fails the batch (store.ErrFenced) until the loop starts over.
+type Held struct {
+	Queues  map[string]bool
+	Senders map[string]bool
+	Fence   *store.Fence
 }
 
 // errReload: the loop starts over from the store (ownership changed, or a
 // batch was fenced).
 var errReload = errors.New("sequencer: reload")
 
+// held is the ownership the current core was built on (nil: none taken
+// yet, or no Owner).
+func (n *Node) heldNow() *Held { return n.held.Load() }
+
+// takeHeld records the owner's leases for the core about to be built.
+func (n *Node) takeHeld() {
+	if n.cfg.Owner != nil {
+		h := n.cfg.Owner.Held()
+		n.held.Store(&h)
+	}
+}
+
 // owns reports whether the node processes queue (always without an
 // Owner).
 func (n *Node) owns(queue string) bool {
-	return n.cfg.Owner == nil || n.cfg.Owner.OwnsQueue(queue)
+	if n.cfg.Owner == nil {
+		return true
+	}
+	h := n.heldNow()
+	return h != nil && h.Queues[queue]
 }
 
-// fence stamps b with the owner's fence (none without an Owner).
+// fence stamps b with the fence of the leases the core was built on (none
+// without an Owner).
 func (n *Node) fence(b *store.Batch) {
-	if n.cfg.Owner != nil {
-		b.Fence = n.cfg.Owner.Fence()
+	if h := n.heldNow(); h != nil {
+		b.Fence = h.Fence
 	}
 }
 
 // ownedSenders are the configured senders the node may use.
 func (n *Node) ownedSenders() []SenderConfig {
-	if n.cfg.Owner == nil {
+	h := n.heldNow()
+	if n.cfg.Owner == nil || h == nil {
 		return n.cfg.Senders
 	}
 	var out []SenderConfig
 	for _, s := range n.cfg.Senders {
-		if n.cfg.Owner.OwnsSender(string(s.ID)) {
+		if h.Senders[string(s.ID)] {
 			out = append(out, s)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 type testOwner struct {
 	mu      sync.Mutex
 	queues  map[string]bool
-	senders map[string]bool // nil: every sender
+	ids     []string // the senders it holds
 	changed chan struct{}
 }
 
@@ -27,21 +27,28 @@ func newTestOwner(queues ...string) *testOwner {
 	return o
 }
 
-func (o *testOwner) OwnsQueue(name string) bool {
+func (o *testOwner) Held() sequencer.Held {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.queues[name]
+	h := sequencer.Held{Queues: map[string]bool{}, Senders: map[string]bool{}}
+	for q := range o.queues {
+		h.Queues[q] = true
+	}
+	for _, id := range o.ids {
+		h.Senders[id] = true
+	}
+	return h
 }
-
-func (o *testOwner) OwnsSender(id string) bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.senders == nil || o.senders[id]
-}
-
-func (o *testOwner) Fence() *store.Fence { return nil }
 
 func (o *testOwner) Changed() <-chan struct{} { return o.changed }
+
+// with gives the owner every sender of c.
+func (o *testOwner) with(c *sequencer.Config) *testOwner {
+	for _, s := range c.Senders {
+		o.ids = append(o.ids, string(s.ID))
+	}
+	return o
+}
 
 // take gives the owner a queue's lease and signals the change.
 func (o *testOwner) take(q string) {
@@ -59,7 +66,7 @@ func (o *testOwner) take(q string) {
 // lease the loop starts over from the store and works it too.
 func TestNodeOwnerLimitsQueues(t *testing.T) {
 	owner := newTestOwner("q-mine")
-	r := newRig(t, rigOptions{senders: 2, blockTime: 20 * time.Millisecond, tune: func(c *sequencer.Config) { c.Owner = owner }})
+	r := newRig(t, rigOptions{senders: 2, blockTime: 20 * time.Millisecond, tune: func(c *sequencer.Config) { c.Owner = owner.with(c) }})
 	var mine, theirs []store.Transaction
 	for i := range 3 {
 		mine = append(mine, r.submit("q-mine", typ, fmt.Sprintf(`{"zkapp":"mine-%d"}`, i)))
@@ -87,7 +94,7 @@ func TestNodeOwnerLimitsQueues(t *testing.T) {
 // WAITING transactions are read from the store.
 func TestNodeNotifyOtherNodesIntake(t *testing.T) {
 	owner := newTestOwner("q")
-	r := newRig(t, rigOptions{senders: 1, blockTime: 20 * time.Millisecond, tune: func(c *sequencer.Config) { c.Owner = owner }})
+	r := newRig(t, rigOptions{senders: 1, blockTime: 20 * time.Millisecond, tune: func(c *sequencer.Config) { c.Owner = owner.with(c) }})
 	// Another node's intake: committed in the shared database through a
 	// store of its own (so this node's store notifies nothing).
 	other, err := sqlite.Open(t.Context(), r.dbPath, sqlite.Options{})
@@ -108,7 +115,7 @@ func TestNodeNotifyOtherNodesIntake(t *testing.T) {
 // so it does not overtake the earlier one.
 func TestNodeOtherNodesIntakeKeepsOrder(t *testing.T) {
 	owner := newTestOwner("q")
-	r := newRig(t, rigOptions{senders: 1, blockTime: 20 * time.Millisecond, tune: func(c *sequencer.Config) { c.Owner = owner }})
+	r := newRig(t, rigOptions{senders: 1, blockTime: 20 * time.Millisecond, tune: func(c *sequencer.Config) { c.Owner = owner.with(c) }})
 	other, err := sqlite.Open(t.Context(), r.dbPath, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -122,5 +129,28 @@ func TestNodeOtherNodesIntakeKeepsOrder(t *testing.T) {
 	second := r.waitState(later.UID, store.Done)
 	if first.Attempts[len(first.Attempts)-1].Height >= second.Attempts[len(second.Attempts)-1].Height {
 		t.Fatalf("the later intake landed at height %d, before the earlier one at %d", second.Attempts[len(second.Attempts)-1].Height, first.Attempts[len(first.Attempts)-1].Height)
+	}
+}
+
+// A sender whose lease another node holds is never used here.
+func TestNodeOwnerLimitsSenders(t *testing.T) {
+	owner := newTestOwner("q1", "q2", "q3")
+	var mine string
+	r := newRig(t, rigOptions{senders: 2, blockTime: 20 * time.Millisecond, tune: func(c *sequencer.Config) {
+		mine = string(c.Senders[1].ID)
+		owner.ids = []string{mine}
+		c.Owner = owner
+	}})
+	var txs []store.Transaction
+	for i, q := range []string{"q1", "q2", "q3"} {
+		txs = append(txs, r.submit(q, typ, fmt.Sprintf(`{"zkapp":"s-%d"}`, i)))
+	}
+	for _, tx := range txs {
+		got := r.waitState(tx.UID, store.Done)
+		for _, a := range got.Attempts {
+			if a.Sender != mine {
+				t.Fatalf("%s sent by %s, a sender this node does not hold (it holds %s)", tx.UID, a.Sender, mine)
+			}
+		}
 	}
 }
