@@ -213,6 +213,9 @@ func (s *Store) runGroup(ctx context.Context, live []*request) (failed int, err 
 			return i, nil
 		}
 	}
+	if err := notifyEnqueued(ctx, tx, live); err != nil { // leases_watch.go
+		return -1, err
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return -1, fmt.Errorf("postgres: commit: %w", err)
 	}

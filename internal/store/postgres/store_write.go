@@ -168,7 +168,12 @@ func (s *Store) Apply(ctx context.Context, b store.Batch) error {
 		return err
 	}
 	w := len(b.Txs) + len(b.Queues) + len(b.Senders) + len(b.History)
-	return s.write(ctx, w, func(ctx context.Context, tx pgx.Tx) error { return s.applyBatch(ctx, tx, &b) })
+	return s.write(ctx, w, func(ctx context.Context, tx pgx.Tx) error {
+		if err := checkFence(ctx, tx, b.Fence); err != nil { // leases.go
+			return err
+		}
+		return s.applyBatch(ctx, tx, &b)
+	})
 }
 
 func validateBatch(b *store.Batch) error {
