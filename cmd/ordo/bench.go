@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -57,7 +58,59 @@ func benchCommand() *cobra.Command {
 	cmd.AddCommand(dc, sq, benchProcessorCommand(), benchLeaderCommand())
 	cmd.AddCommand(benchDistseqCommand())
 	cmd.AddCommand(benchSMMCommand())
+	cmd.AddCommand(benchBurndownCommand())
 	return cmd
+}
+
+func benchBurndownCommand() *cobra.Command {
+	var o bench.BurndownOptions
+	var quiet bool
+	var cpuprofile string
+	bc := &cobra.Command{
+		Use:   "burndown",
+		Short: "The engine alone on a store, no HTTP, an instant chain: N intents inserted in batches, then worked to DONE: intents/s of each phase and the whole",
+		Long: `Insert --intents intents over --queues queues through the sequencer's intake
+(Submit, --batch intents a call), then start a node on that store and work them all
+to DONE with its real driver, a no-op dispatcher, one sender per queue and an
+in-process chain that includes every transaction sent in the next block (one
+confirmation). Print intents/s for the insert phase, the work phase and the whole,
+and the store's durability settings (SQLite synchronous=FULL; PostgreSQL as the
+server reports synchronous_commit and fsync). --store postgres uses --postgres, or
+starts a throwaway cluster (as the tests do) and removes it after.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !quiet {
+				o.Progress = os.Stderr
+			}
+			if cpuprofile != "" {
+				f, err := os.Create(cpuprofile)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
+			}
+			r, err := bench.Burndown(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			fmt.Println(r)
+			return nil
+		},
+	}
+	bc.Flags().StringVar(&o.Store, "store", bench.StoreSQLite, "sqlite or postgres")
+	bc.Flags().IntVar(&o.Intents, "intents", 100_000, "intents inserted then worked (N)")
+	bc.Flags().IntVar(&o.Queues, "queues", 1000, "queues the intents spread over (Q)")
+	bc.Flags().IntVar(&o.Senders, "senders", 0, "senders (default: one per queue)")
+	bc.Flags().IntVar(&o.Batch, "batch", 1000, "intents per Submit in the insert phase")
+	bc.Flags().StringVar(&o.Postgres, "postgres", "", "with --store postgres: the database URL (default: a throwaway cluster)")
+	bc.Flags().IntVar(&o.Workers, "workers", 0, "the node's effect workers (default: the node's default)")
+	bc.Flags().StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the run to this file")
+	bc.Flags().BoolVarP(&quiet, "quiet", "q", false, "only the final line")
+	return bc
 }
 
 func benchProcessorCommand() *cobra.Command {

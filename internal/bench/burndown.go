@@ -1,0 +1,250 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/postgres"
+	"github.com/ordolabs/ordo/internal/store/sqlite"
+	"github.com/ordolabs/ordo/internal/testkit/pgtest"
+)
+
+// Stores the burndown runs on.
+const (
+	StoreSQLite   = "sqlite"
+	StorePostgres = "postgres"
+)
+
+// BurndownOptions sets the burndown benchmark.
+type BurndownOptions struct {
+	// Store is StoreSQLite (default) or StorePostgres.
+	Store string
+	// Intents is N, the intents inserted then worked. Defaults to 100,000.
+	Intents int
+	// Queues is Q, the queues the intents spread over (round robin).
+	// Defaults to 1,000.
+	Queues int
+	// Senders defaults to Queues: every queue can have its transaction in
+	// flight at once.
+	Senders int
+	// Batch is how many intents one Submit carries. Defaults to 1,000.
+	Batch int
+	// Postgres is the URL of the database to use with StorePostgres; empty
+	// starts a throwaway cluster (pgtest.Start), removed after.
+	Postgres string
+	// Dir holds the SQLite database. Defaults to a temporary directory,
+	// removed after.
+	Dir string
+	// Workers is the node's effect workers. Defaults to the node's default.
+	Workers int
+	// Progress, when set, receives a line now and then.
+	Progress io.Writer
+}
+
+// BurndownResult is what the burndown measured.
+type BurndownResult struct {
+	Opts BurndownOptions
+	// Insert, Work and Whole are intents/s over the insert phase, the work
+	// phase and both.
+	Insert, Work, Whole float64
+	InsertTime          time.Duration
+	WorkTime            time.Duration
+	Blocks              int // blocks the chain made
+	Failed              int
+	// Durability names the store's durability settings, as read from it.
+	Durability string
+	PeakRSS    uint64
+}
+
+// String is the benchmark's one line of figures.
+func (r BurndownResult) String() string {
+	return fmt.Sprintf("burndown: store=%s N=%d Q=%d S=%d batch=%d: insert %.0f intents/s (%s), work %.0f intents/s (%s, %d blocks), whole %.0f intents/s, failed %d, durability %s, peak RSS %s",
+		r.Opts.Store, r.Opts.Intents, r.Opts.Queues, r.Opts.Senders, r.Opts.Batch, r.Insert, r.InsertTime.Round(time.Millisecond),
+		r.Work, r.WorkTime.Round(time.Millisecond), r.Blocks, r.Whole, r.Failed, r.Durability, MiB(r.PeakRSS))
+}
+
+func (o *BurndownOptions) setDefaults() error {
+	if o.Store == "" {
+		o.Store = StoreSQLite
+	}
+	if o.Store != StoreSQLite && o.Store != StorePostgres {
+		return fmt.Errorf("bench: store %q: want %s or %s", o.Store, StoreSQLite, StorePostgres)
+	}
+	o.Intents = cmpInt(o.Intents, 100_000)
+	o.Queues = cmpInt(o.Queues, 1000)
+	o.Senders = cmpInt(o.Senders, o.Queues)
+	o.Batch = cmpInt(o.Batch, 1000)
+	return nil
+}
+
+// Burndown measures the engine alone: no HTTP, no real chain. Insert
+// phase: Intents intents over Queues queues go through the sequencer's
+// intake (Node.Submit: the checks, the ids and Store.Enqueue, as the API's
+// array form calls it), Batch a call, one call after the other. Work
+// phase: a node started on that store (as after a restart, so loading the
+// WAITING intents is part of the work) runs them all to DONE with its real
+// driver (Node.Run, its pool of effect workers), a no-op Builder
+// dispatcher, keystore senders, and instantChain: every transaction sent is
+// included in the next block, one confirmation.
+func Burndown(ctx context.Context, o BurndownOptions) (res BurndownResult, err error) {
+	if err := o.setDefaults(); err != nil {
+		return BurndownResult{Opts: o}, err
+	}
+	res.Opts = o
+	st, durability, closeStore, err := openBurndownStore(ctx, o)
+	if err != nil {
+		return res, err
+	}
+	defer func() { err = errors.Join(err, closeStore()) }()
+	res.Durability = durability
+	counted := &countingStore{Store: st}
+
+	ch := newInstantChain()
+	senders := make([]sequencer.SenderConfig, o.Senders)
+	for i := range senders {
+		key := chain.KeyFromSeed(fmt.Sprintf("burndown-sender-%d", i))
+		senders[i] = sequencer.SenderConfig{ID: chain.KeyAddress(key), Key: key}
+	}
+	var finished, failed atomic.Int64
+	allDone := make(chan struct{})
+	newNode := func() (*sequencer.Node, error) {
+		return sequencer.NewNode(sequencer.Config{Store: counted, Chain: ch, Clock: wall,
+			Dispatchers: map[string]sequencer.Dispatcher{burndownType: noopDispatcher{}},
+			Senders:     senders, Workers: o.Workers, Logger: slog.New(slog.DiscardHandler),
+			OnFinish: func(_ string, s store.TxState, _ uint64) {
+				if s == store.Failed {
+					failed.Add(1)
+				}
+				if finished.Add(1) == int64(o.Intents) {
+					close(allDone)
+				}
+			}})
+	}
+
+	// Insert: the intake of a node that is not running (its loop would
+	// take the intents as they commit).
+	intake, err := newNode()
+	if err != nil {
+		return res, err
+	}
+	batch := make([]sequencer.Intake, 0, o.Batch)
+	start := wall.Now()
+	for i := 0; i < o.Intents; {
+		batch = batch[:0]
+		for ; i < o.Intents && len(batch) < o.Batch; i++ {
+			batch = append(batch, sequencer.Intake{Queue: fmt.Sprintf("q-%05d", i%o.Queues), Type: burndownType,
+				Data: []byte(fmt.Sprintf(`{"i":%d}`, i)), IdempotencyKey: fmt.Sprintf("burndown-%d", i)})
+		}
+		if _, err := intake.Submit(ctx, batch); err != nil {
+			return res, fmt.Errorf("bench: insert: %w", err)
+		}
+	}
+	res.InsertTime = wall.Now().Sub(start)
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "inserted %d in %s\n", o.Intents, res.InsertTime.Round(time.Millisecond))
+	}
+
+	// Work: a node on the store, run until every intent has ended.
+	n, err := newNode()
+	if err != nil {
+		return res, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workStart := wall.Now()
+	go func() { _ = n.Run(runCtx) }()
+	last := workStart
+	for done := false; !done; {
+		t := wall.NewTimer(100 * time.Millisecond)
+		select {
+		case <-allDone:
+			done = true
+		case <-n.Stopped():
+			t.Stop()
+			return res, fmt.Errorf("bench: node stopped: %w", n.Err())
+		case <-ctx.Done():
+			t.Stop()
+			return res, ctx.Err()
+		case <-t.C():
+			if o.Progress != nil && wall.Now().Sub(last) > 2*time.Second {
+				fmt.Fprintf(o.Progress, "finished %d/%d\n", finished.Load(), o.Intents)
+				last = wall.Now()
+			}
+		}
+		t.Stop()
+	}
+	res.WorkTime = wall.Now().Sub(workStart)
+	cancel()
+	<-n.Stopped()
+	res.Insert = float64(o.Intents) / res.InsertTime.Seconds()
+	res.Work = float64(o.Intents) / res.WorkTime.Seconds()
+	res.Whole = float64(o.Intents) / (res.InsertTime + res.WorkTime).Seconds()
+	res.Failed = int(failed.Load())
+	ch.mu.Lock()
+	res.Blocks = len(ch.blocks)
+	ch.mu.Unlock()
+	res.PeakRSS = PeakRSS()
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "work: %s\n", counted)
+	}
+	return res, nil
+}
+
+// openBurndownStore opens the store o names and says its durability.
+func openBurndownStore(ctx context.Context, o BurndownOptions) (st store.Store, durability string, closeFn func() error, err error) {
+	if o.Store == StoreSQLite {
+		dir, rm := o.Dir, func() error { return nil }
+		if dir == "" {
+			if dir, err = os.MkdirTemp("", "ordo-burndown-"); err != nil {
+				return nil, "", nil, err
+			}
+			rm = func() error { return os.RemoveAll(dir) }
+		}
+		s, err := sqlite.Open(ctx, filepath.Join(dir, "ordo.db"), sqlite.Options{Synchronous: sqlite.SyncFull})
+		if err != nil {
+			return nil, "", nil, errors.Join(err, rm())
+		}
+		return s, "synchronous=" + sqlite.SyncFull, func() error { return errors.Join(s.Close(), rm()) }, nil
+	}
+	url, stop := o.Postgres, func() error { return nil }
+	if url == "" {
+		if url, stop, err = pgtest.Start(ctx); err != nil {
+			return nil, "", nil, err
+		}
+	}
+	durability, err = postgresDurability(ctx, url)
+	if err != nil {
+		return nil, "", nil, errors.Join(err, stop())
+	}
+	s, err := postgres.Open(ctx, url, postgres.Options{})
+	if err != nil {
+		return nil, "", nil, errors.Join(err, stop())
+	}
+	return s, durability, func() error { return errors.Join(s.Close(), stop()) }, nil
+}
+
+// postgresDurability reads the server's synchronous_commit and fsync.
+func postgresDurability(ctx context.Context, url string) (string, error) {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return "", fmt.Errorf("bench: postgres: %w", err)
+	}
+	defer func() { _ = conn.Close(context.Background()) }()
+	var sc, fs string
+	if err := conn.QueryRow(ctx, `SELECT current_setting('synchronous_commit'), current_setting('fsync')`).Scan(&sc, &fs); err != nil {
+		return "", fmt.Errorf("bench: postgres settings: %w", err)
+	}
+	return "synchronous_commit=" + sc + " fsync=" + fs, nil
+}

@@ -1,0 +1,231 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// instantChain is the burndown's ledger: no signatures checked, no
+// validation, no fees. Every transaction sent is included, succeeded, in
+// the next block, which is made as soon as there is one to include and the
+// previous head was taken (SubscribeHeads): heads come as fast as the node
+// takes them, and no empty block is ever made. It declares no reorg depth,
+// so the node waits one confirmation, the inclusion's own block.
+type instantChain struct {
+	mu      sync.Mutex
+	blocks  []chain.Block // blocks[i] has height i+1
+	mempool []chain.BlockTx
+	status  map[chain.Hash]chain.TxStatus
+	nonces  map[chain.Address]uint64
+	wake    chan struct{} // one token: the mempool has transactions
+	sent    int
+}
+
+var (
+	_ chain.Chain          = (*instantChain)(nil)
+	_ chain.HeadSubscriber = (*instantChain)(nil)
+	_ chain.BlockReader    = (*instantChain)(nil)
+)
+
+func newInstantChain() *instantChain {
+	return &instantChain{status: map[chain.Hash]chain.TxStatus{}, nonces: map[chain.Address]uint64{}, wake: make(chan struct{}, 1)}
+}
+
+// errNoContracts answers Call: the burndown's chain has no contract state.
+var errNoContracts = errors.New("bench: the burndown chain has no contracts")
+
+func (c *instantChain) headLocked() chain.BlockHeader {
+	if len(c.blocks) == 0 {
+		return chain.BlockHeader{}
+	}
+	return c.blocks[len(c.blocks)-1].BlockHeader
+}
+
+// Head implements chain.Chain.
+func (c *instantChain) Head(context.Context) (chain.BlockHeader, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.headLocked(), nil
+}
+
+// SendTx implements chain.Chain: tx goes in the mempool, for the next block.
+func (c *instantChain) SendTx(_ context.Context, tx chain.Tx) (chain.Hash, error) {
+	h := tx.HashCanonical() // the sequencer hands args in canonical form
+	c.mu.Lock()
+	c.mempool = append(c.mempool, chain.BlockTx{Tx: tx, Hash: h, Status: chain.OutcomeSucceeded})
+	c.status[h] = chain.TxStatus{Hash: h, State: chain.TxPending}
+	c.sent++
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	return h, nil
+}
+
+// TxStatus implements chain.Chain.
+func (c *instantChain) TxStatus(_ context.Context, h chain.Hash) (chain.TxStatus, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.status[h]; ok {
+		return st, nil
+	}
+	return chain.TxStatus{Hash: h, State: chain.TxUnknown}, nil
+}
+
+// Events implements chain.Chain: there are none.
+func (c *instantChain) Events(context.Context, uint64, int) ([]chain.Event, error) { return nil, nil }
+
+// Call implements chain.Chain.
+func (c *instantChain) Call(context.Context, string, string, json.RawMessage) (json.RawMessage, error) {
+	return nil, errNoContracts
+}
+
+// Account implements chain.Chain.
+func (c *instantChain) Account(_ context.Context, a chain.Address) (chain.Account, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.nonces[a]
+	return chain.Account{Address: a, Nonce: n, PendingNonce: n}, nil
+}
+
+// MinFee implements chain.Chain: 0.
+func (c *instantChain) MinFee(context.Context) (uint64, error) { return 0, nil }
+
+// Blocks implements chain.BlockReader.
+func (c *instantChain) Blocks(_ context.Context, from, to uint64) ([]chain.Block, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	from = max(from, 1)
+	to = min(to, uint64(len(c.blocks)))
+	if from > to {
+		return nil, nil
+	}
+	return append([]chain.Block(nil), c.blocks[from-1:to]...), nil
+}
+
+// SubscribeHeads implements chain.HeadSubscriber: each block is made once
+// the mempool has a transaction and the reader took the previous head.
+func (c *instantChain) SubscribeHeads(ctx context.Context) (<-chan chain.BlockHeader, error) {
+	out := make(chan chain.BlockHeader)
+	go func() {
+		defer close(out)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-c.wake:
+			}
+			h, ok := c.makeBlock()
+			if !ok {
+				continue
+			}
+			select {
+			case out <- h:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+// makeBlock includes the mempool in a new block and returns its header.
+func (c *instantChain) makeBlock() (chain.BlockHeader, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.mempool) == 0 {
+		return chain.BlockHeader{}, false
+	}
+	height := uint64(len(c.blocks) + 1)
+	txs := c.mempool
+	c.mempool = nil
+	for i := range txs {
+		t := &txs[i]
+		t.Index = i
+		c.status[t.Hash] = chain.TxStatus{Hash: t.Hash, State: chain.TxIncluded, Height: height, Index: i, Success: true}
+		c.nonces[t.From] = max(c.nonces[t.From], t.Nonce+1)
+	}
+	b := chain.Block{BlockHeader: chain.BlockHeader{Height: height, Hash: chain.Hash(fmt.Sprintf("%064x", height)), TxCount: len(txs)}, Txs: txs}
+	if height > 1 {
+		b.Parent = c.blocks[height-2].Hash
+	}
+	c.blocks = append(c.blocks, b)
+	return b.BlockHeader, true
+}
+
+// noopDispatcher builds an empty call for the burndown's chain and does
+// nothing on success or failure.
+type noopDispatcher struct{}
+
+var (
+	_ sequencer.Dispatcher = noopDispatcher{}
+	_ sequencer.Builder    = noopDispatcher{}
+)
+
+// burndownType is the one transaction type of the burndown.
+const burndownType = "NOOP"
+
+func (noopDispatcher) Name() string    { return burndownType }
+func (noopDispatcher) MaxRetries() int { return 0 }
+
+// Build implements sequencer.Builder: a call carrying the record's uid.
+func (noopDispatcher) Build(_ context.Context, txn sequencer.RawTxnData, _ sequencer.Sender) (chain.Tx, error) {
+	return chain.Tx{Contract: "noop", Method: "run", Memo: txn.UID}, nil
+}
+
+// Dispatch implements sequencer.Dispatcher; the node never calls it for a
+// Builder with keystore senders.
+func (noopDispatcher) Dispatch(context.Context, sequencer.RawTxnData, sequencer.Sender) (sequencer.TxnResult, error) {
+	return sequencer.TxnResult{}, sequencer.Permanent(errors.New("bench: the no-op dispatcher only builds"))
+}
+
+func (noopDispatcher) OnSuccess(_ context.Context, _ sequencer.RawTxnData, r sequencer.TxnResult, _ sequencer.Sender) (sequencer.TxnResult, error) {
+	return r, nil
+}
+
+func (noopDispatcher) OnFailure(_ context.Context, _ sequencer.RawTxnData, r sequencer.TxnResult, _ sequencer.Sender) (sequencer.TxnResult, error) {
+	return r, nil
+}
+
+// countingStore counts the node's commits, their rows and the time spent
+// in them, for the progress lines.
+type countingStore struct {
+	store.Store
+	applies, txs, attempts, queues, senders, history atomic.Int64
+	applyNanos                                       atomic.Int64
+}
+
+// Apply implements store.Store.
+func (c *countingStore) Apply(ctx context.Context, b store.Batch) error {
+	c.applies.Add(1)
+	c.txs.Add(int64(len(b.Txs)))
+	for i := range b.Txs {
+		if b.Txs[i].Attempt != nil {
+			c.attempts.Add(1)
+		}
+	}
+	c.queues.Add(int64(len(b.Queues)))
+	c.senders.Add(int64(len(b.Senders)))
+	c.history.Add(int64(len(b.History)))
+	t0 := wall.Now()
+	err := c.Store.Apply(ctx, b)
+	c.applyNanos.Add(int64(wall.Now().Sub(t0)))
+	return err
+}
+
+// String names the counts.
+func (c *countingStore) String() string {
+	return fmt.Sprintf("%d commits: %d tx updates (%d with an attempt), %d queues, %d senders, %d history; %s in Apply",
+		c.applies.Load(), c.txs.Load(), c.attempts.Load(), c.queues.Load(), c.senders.Load(), c.history.Load(),
+		time.Duration(c.applyNanos.Load()).Round(time.Millisecond))
+}

@@ -1,0 +1,38 @@
+package pgtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+)
+
+// Start starts a throwaway cluster of its own, as the tests' (initdb into
+// a temporary directory, a free loopback port, fsync and
+// synchronous_commit on, run as "nobody" when root), for a program that is
+// not a test (a benchmark). With ORDO_TEST_POSTGRES set it starts nothing
+// and returns that URL. url names the cluster's "postgres" database; stop
+// shuts the cluster down and removes its directory. Start needs no
+// testing.TB and leaves URL, URLFor and Main's shared cluster alone.
+func Start(ctx context.Context) (url string, stop func() error, err error) {
+	if raw := os.Getenv(EnvURL); raw != "" {
+		return raw, func() error { return nil }, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return "", nil, err
+	}
+	bin, err := findBin()
+	if err != nil {
+		return "", nil, fmt.Errorf("pgtest: %w", err)
+	}
+	runningMu.Lock()
+	prev := running // Main's cluster, if any: Main must still stop that one
+	runningMu.Unlock()
+	c, err := startCluster(bin)
+	if err != nil {
+		return "", nil, err
+	}
+	runningMu.Lock()
+	running = prev
+	runningMu.Unlock()
+	return c.url("postgres").String(), c.stop, nil
+}
