@@ -58,7 +58,10 @@ type Node struct {
 	Router   *auth.Router
 	Registry *prometheus.Registry
 	store    Store
-	log      *slog.Logger
+	// leases are this node's leases on a shared PostgreSQL store (nil on
+	// the embedded one).
+	leases *leaseKeeper
+	log    *slog.Logger
 	lock     *fslock.Lock
 	trace    *os.File
 	// traces are the engines' trace files (Options.Trace + ".processor",
@@ -137,6 +140,10 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		return nil, err
 	}
 	n.store = st
+	if n.leases, err = n.shared(st, senders, o); err != nil {
+		n.Close()
+		return nil, err
+	}
 	// The chain the sequencer and its dispatchers use is metered: call
 	// latency and errors, the head and its age, and whether the chain
 	// answers (logged, and reported by /healthz).
@@ -210,7 +217,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	}
 	seq, err := sequencer.NewNode(sequencer.Config{Trace: trace, Store: st, Chain: metered, Clock: o.Clock, Dispatchers: dispatchers, AllowedTypes: seqTypes, EngineTypes: EngineTypes,
 		Policies: policies, Fees: sequencer.FeePolicy(cfg.Fees), InclusionTimeout: cfg.InclusionTimeoutBlocks, Confirmations: cfg.Confirmations, Senders: senders,
-		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: onFinish, Intake: cfg.Intake(), Pins: pins, Gated: gated,
+		Workers: o.Workers, Logger: o.Logger, Metrics: m, OnFinish: onFinish, Intake: cfg.Intake(), Pins: pins, Gated: gated, Owner: n.owner(),
 		Pipelines: append(append(cfg.Sequencer.pipelines(), cfg.Distseq.pipeline()...), replicationPipeline(cfg.Replication)...)})
 	if err != nil {
 		n.Close()
@@ -453,12 +460,15 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	} else {
 		n.log.Info("api access", "auth", n.Config.Auth()) // names and flags only: never a token
 	}
-	run := []func(context.Context) error{n.Sequencer.Run, n.Processor.Run}
+	run := []func(context.Context) error{n.Sequencer.Run, n.engine("processor", n.Processor.Run)}
 	if n.Leader != nil {
-		run = append(run, n.Leader.Run)
+		run = append(run, n.engine("leader", n.Leader.Run))
 	}
 	if n.Distseq != nil {
-		run = append(run, n.Distseq.Run)
+		run = append(run, n.engine("distseq", n.Distseq.Run))
+	}
+	if n.leases != nil {
+		run = append(run, n.leases.Run, n.watchIntake)
 	}
 	if n.SMM != nil {
 		run = append(run, func(ctx context.Context) error {

@@ -7,7 +7,9 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/postgres"
 	"github.com/ordolabs/ordo/internal/store/sqlite"
@@ -34,6 +36,18 @@ type StoreConfig struct {
 	// need the embedded store: each node keeps its own copy. Defaults to
 	// "".
 	URL string `yaml:"url"`
+	// LeaseTTL is how long a node's leases on a shared PostgreSQL store
+	// last unless renewed (every LeaseTTL/3): a node that dies or stalls
+	// loses its queues, senders and engines after it. Defaults to 10s.
+	LeaseTTL Duration `yaml:"leaseTTL"`
+}
+
+// leaseTTL is LeaseTTL with its default.
+func (c StoreConfig) leaseTTL() time.Duration {
+	if c.LeaseTTL <= 0 {
+		return 10 * time.Second
+	}
+	return time.Duration(c.LeaseTTL)
 }
 
 // ErrStoreURL is a store.url that names no store ordo has.
@@ -77,6 +91,79 @@ func (c StoreConfig) Redacted() string {
 		return "postgres (malformed URL)"
 	}
 	return u.Redacted()
+}
+
+// shared builds the lease keeper of a node on a PostgreSQL store (nil on
+// the embedded one, which a node holds alone).
+func (n *Node) shared(st Store, senders []sequencer.SenderConfig, o Options) (*leaseKeeper, error) {
+	if !n.Config.Store.postgres() {
+		return nil, nil
+	}
+	ls, ok := st.(store.LeaseStore)
+	if !ok {
+		return nil, errors.New("store: this store keeps no leases, so several nodes cannot share it")
+	}
+	ids := make([]string, len(senders))
+	for i, s := range senders {
+		ids[i] = string(s.ID)
+	}
+	k := newLeaseKeeper(ls, newHolder(), n.Config.Store.leaseTTL(), ids, o.Clock, n.log)
+	k.engines = []string{"processor", "leader", "distseq"}
+	if err := k.cycle(context.Background()); err != nil {
+		return nil, fmt.Errorf("store: first leases: %w", err)
+	}
+	n.log.Info("sharing the store: leases taken", "holder", k.holder, "ttl", k.ttl, "queues", len(k.Held().Queues), "senders", len(k.Held().Senders))
+	return k, nil
+}
+
+// owner is the sequencer's Owner: the lease keeper on a shared store, nil
+// otherwise.
+func (n *Node) owner() sequencer.Owner {
+	if n.leases == nil {
+		return nil
+	}
+	return n.leases
+}
+
+// engine runs an engine: on a shared store only while this node holds its
+// lease (leaseKeeper.leased).
+func (n *Node) engine(name string, run func(context.Context) error) func(context.Context) error {
+	if n.leases == nil {
+		return run
+	}
+	return n.leases.leased(name, run)
+}
+
+// watchIntake hands the sequencer the intake other nodes commit to the
+// shared store: a queue this node holds is read again; one nobody holds
+// makes the keeper look for work now.
+func (n *Node) watchIntake(ctx context.Context) error {
+	w, ok := n.store.(store.EnqueueWatcher)
+	if !ok {
+		n.log.Warn("store: intake by other nodes is not notified here; it is found by the lease cycle")
+		<-ctx.Done()
+		return nil
+	}
+	for ctx.Err() == nil {
+		err := w.WatchEnqueued(ctx, func(queue string) {
+			if n.leases.Held().Queues[queue] {
+				n.Sequencer.Notify(queue)
+			} else {
+				n.leases.Poke()
+			}
+		})
+		if ctx.Err() != nil {
+			return nil
+		}
+		n.log.Warn("store: watching intake by other nodes failed; watching again", "err", err)
+		t := n.leases.clock.NewTimer(time.Second)
+		select {
+		case <-ctx.Done():
+		case <-t.C():
+		}
+		t.Stop()
+	}
+	return nil
 }
 
 // openStore opens the configured store, applying its migrations.

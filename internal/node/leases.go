@@ -1,0 +1,354 @@
+package node
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// Several nodes on one database (issue 13): a leaseKeeper holds this
+// node's leases in the shared store and is the sequencer's Owner. Each
+// cycle (every ttl/3) it renews what it holds, keeps its node lease (the
+// live nodes are the holders of unexpired node leases), takes the leases
+// of its configured senders that no live node holds, and takes free
+// queues with work up to its fair share (the active queues over the live
+// nodes, rounded up), giving back the excess above share+1 so that a node
+// that joins gets work. A lease lost (expired while this node stalled,
+// say) is dropped from what it holds; the sequencer then starts over
+// without it, and its batches are fenced until it does.
+
+// leaseStore is what the keeper needs of the store.
+type leaseStore interface {
+	store.LeaseStore
+}
+
+// leaseKeeper keeps a node's leases; it is the sequencer's Owner.
+type leaseKeeper struct {
+	st      leaseStore
+	holder  string
+	ttl     time.Duration
+	senders []string
+	// engines are the engines that run on one node at a time: each has a
+	// lease (engine/<name>) the keeper reaches for every cycle.
+	engines []string
+	clock   clock.Clock
+	log     *slog.Logger
+
+	mu      sync.Mutex
+	held    map[string]int64 // lease name → token: queue/, sender/ and engine/ leases
+	changed chan struct{}
+	poke    chan struct{}
+}
+
+// newHolder is this process's holder name: the host's name and a random
+// suffix (a restarted node is another holder; its old leases expire).
+func newHolder() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "node"
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+func newLeaseKeeper(st leaseStore, holder string, ttl time.Duration, senders []string, clk clock.Clock, log *slog.Logger) *leaseKeeper {
+	return &leaseKeeper{st: st, holder: holder, ttl: ttl, senders: senders, clock: clk, log: log,
+		held: map[string]int64{}, changed: make(chan struct{}, 1), poke: make(chan struct{}, 1)}
+}
+
+// Held implements sequencer.Owner.
+func (k *leaseKeeper) Held() sequencer.Held {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	h := sequencer.Held{Queues: map[string]bool{}, Senders: map[string]bool{},
+		Fence: &store.Fence{Holder: k.holder, Leases: map[string]int64{}}}
+	for name, tok := range k.held {
+		if q, ok := strings.CutPrefix(name, store.LeaseQueue); ok {
+			h.Queues[q] = true
+		} else if s, ok := strings.CutPrefix(name, store.LeaseSender); ok {
+			h.Senders[s] = true
+		} else {
+			continue // an engine's: not the sequencer's to fence
+		}
+		h.Fence.Leases[name] = tok
+	}
+	return h
+}
+
+// Changed implements sequencer.Owner.
+func (k *leaseKeeper) Changed() <-chan struct{} { return k.changed }
+
+// Poke asks for a cycle now (intake for a queue no one holds).
+func (k *leaseKeeper) Poke() {
+	select {
+	case k.poke <- struct{}{}:
+	default:
+	}
+}
+
+// Run keeps the leases until ctx ends, then releases them.
+func (k *leaseKeeper) Run(ctx context.Context) error {
+	every := max(k.ttl/3, 10*time.Millisecond)
+	for {
+		if err := k.cycle(ctx); err != nil && ctx.Err() == nil {
+			k.log.Warn("leases: a cycle failed; the leases held stay until they expire", "err", err)
+		}
+		t := k.clock.NewTimer(every)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := k.st.ReleaseLeases(rctx, k.holder, nil); err != nil {
+				k.log.Warn("leases: release at stop", "err", err)
+			}
+			return ctx.Err()
+		case <-k.poke:
+			t.Stop()
+		case <-t.C():
+		}
+	}
+}
+
+// cycle renews, takes and gives back leases, and signals a change.
+func (k *leaseKeeper) cycle(ctx context.Context) error {
+	renewed, err := k.st.RenewLeases(ctx, k.holder, k.ttl)
+	if err != nil {
+		return fmt.Errorf("renew: %w", err)
+	}
+	next := map[string]int64{}
+	for _, l := range renewed {
+		next[l.Name] = l.Token
+	}
+	want := []string{store.LeaseNode + k.holder}
+	for _, s := range k.senders {
+		if _, ok := next[store.LeaseSender+s]; !ok {
+			want = append(want, store.LeaseSender+s)
+		}
+	}
+	for _, e := range k.engines {
+		if _, ok := next[leaseEngine+e]; !ok {
+			want = append(want, leaseEngine+e)
+		}
+	}
+	got, err := k.st.AcquireLeases(ctx, k.holder, want, k.ttl)
+	if err != nil {
+		return fmt.Errorf("acquire node and senders: %w", err)
+	}
+	for _, l := range got {
+		next[l.Name] = l.Token
+	}
+	if err := k.balance(ctx, next); err != nil {
+		return err
+	}
+	delete(next, store.LeaseNode+k.holder)
+	k.set(next)
+	return nil
+}
+
+// balance takes free active queues up to the fair share and gives back
+// those above share+1.
+func (k *leaseKeeper) balance(ctx context.Context, next map[string]int64) error {
+	nodes, err := k.st.Leases(ctx, store.LeaseNode)
+	if err != nil {
+		return fmt.Errorf("live nodes: %w", err)
+	}
+	active, err := k.activeQueues(ctx)
+	if err != nil {
+		return err
+	}
+	taken, err := k.st.Leases(ctx, store.LeaseQueue)
+	if err != nil {
+		return fmt.Errorf("queue leases: %w", err)
+	}
+	held := map[string]bool{}
+	for _, l := range taken {
+		held[strings.TrimPrefix(l.Name, store.LeaseQueue)] = true
+	}
+	var mine, free []string
+	for _, q := range active {
+		switch _, ok := next[store.LeaseQueue+q]; {
+		case ok:
+			mine = append(mine, q)
+		case !held[q]:
+			free = append(free, q)
+		}
+	}
+	share := (len(active) + max(len(nodes), 1) - 1) / max(len(nodes), 1)
+	if n := share - len(mine); n > 0 && len(free) > 0 {
+		k.spread(free)
+		names := make([]string, 0, min(n, len(free)))
+		for _, q := range free[:min(n, len(free))] {
+			names = append(names, store.LeaseQueue+q)
+		}
+		got, err := k.st.AcquireLeases(ctx, k.holder, names, k.ttl)
+		if err != nil {
+			return fmt.Errorf("acquire queues: %w", err)
+		}
+		for _, l := range got {
+			next[l.Name] = l.Token
+		}
+	}
+	if excess := len(mine) - (share + 1); excess > 0 {
+		k.spread(mine)
+		var names []string
+		for _, q := range mine[:excess] {
+			names = append(names, store.LeaseQueue+q)
+			delete(next, store.LeaseQueue+q)
+		}
+		if err := k.st.ReleaseLeases(ctx, k.holder, names); err != nil {
+			return fmt.Errorf("give back queues: %w", err)
+		}
+		k.log.Info("leases: gave back queues above the fair share", "queues", len(names), "share", share)
+	}
+	return nil
+}
+
+// activeQueues pages through the store's active queues.
+func (k *leaseKeeper) activeQueues(ctx context.Context) ([]string, error) {
+	var out []string
+	after := ""
+	for {
+		page, err := k.st.ActiveQueues(ctx, after, 1000)
+		if err != nil {
+			return nil, fmt.Errorf("active queues: %w", err)
+		}
+		out = append(out, page...)
+		if len(page) < 1000 {
+			return out, nil
+		}
+		after = page[len(page)-1]
+	}
+}
+
+// spread orders queues by a hash of this holder and the queue, so that
+// nodes reaching for free queues at once mostly reach for different ones.
+func (k *leaseKeeper) spread(qs []string) {
+	key := func(q string) uint64 {
+		h := fnv.New64a()
+		h.Write([]byte(k.holder))
+		h.Write([]byte{0})
+		h.Write([]byte(q))
+		return h.Sum64()
+	}
+	slices.SortFunc(qs, func(a, b string) int {
+		ka, kb := key(a), key(b)
+		switch {
+		case ka < kb:
+			return -1
+		case ka > kb:
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+}
+
+// withoutEngines is m without the engines' leases.
+func withoutEngines(m map[string]int64) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		if !strings.HasPrefix(k, leaseEngine) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// leaseEngine prefixes an engine's lease.
+const leaseEngine = "engine/"
+
+// holdsEngine reports whether this node holds the engine's lease.
+func (k *leaseKeeper) holdsEngine(name string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, ok := k.held[leaseEngine+name]
+	return ok
+}
+
+// leased runs an engine only while this node holds its lease: it waits
+// for the lease (a standby node takes the engine over once its holder's
+// lease expires), runs the engine, and stops it if the lease is lost. An
+// engine runs at most once per process: one stopped for a lost lease
+// stays stopped until the node restarts (it says so).
+func (k *leaseKeeper) leased(name string, run func(context.Context) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		every := max(k.ttl/3, 10*time.Millisecond)
+		if err := k.waitFor(ctx, every, func() bool { return k.holdsEngine(name) }); err != nil {
+			return nil // the node stops
+		}
+		k.log.Info("leases: this node runs the engine", "engine", name)
+		ectx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- run(ectx) }()
+		lost := make(chan struct{})
+		go func() {
+			if k.waitFor(ectx, every, func() bool { return !k.holdsEngine(name) }) == nil {
+				close(lost)
+			}
+		}()
+		select {
+		case err := <-done:
+			return err
+		case <-lost:
+			cancel()
+			<-done
+			k.log.Error("leases: the engine's lease was lost: it stopped here, and runs on the node that holds it now; restart this node to stand by for it again", "engine", name)
+			<-ctx.Done()
+			return nil
+		}
+	}
+}
+
+// waitFor polls cond every period until it holds (nil) or ctx ends.
+func (k *leaseKeeper) waitFor(ctx context.Context, every time.Duration, cond func() bool) error {
+	for !cond() {
+		t := k.clock.NewTimer(every)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C():
+		}
+	}
+	return nil
+}
+
+// set replaces what is held, signalling a change of the queues and
+// senders held (the sequencer's; engines watch their own lease).
+func (k *leaseKeeper) set(next map[string]int64) {
+	k.mu.Lock()
+	same := maps.Equal(withoutEngines(k.held), withoutEngines(next))
+	lost := 0
+	for name, tok := range k.held {
+		if t, ok := next[name]; (!ok || t != tok) && !strings.HasPrefix(name, leaseEngine) {
+			lost++
+		}
+	}
+	k.held = next
+	k.mu.Unlock()
+	if same {
+		return
+	}
+	if lost > 0 {
+		k.log.Warn("leases: leases dropped (expired, taken by another node, or given back)", "dropped", lost, "held", len(next))
+	}
+	select {
+	case k.changed <- struct{}{}:
+	default:
+	}
+}
