@@ -62,8 +62,8 @@ type Node struct {
 	// the embedded one).
 	leases *leaseKeeper
 	log    *slog.Logger
-	lock     *fslock.Lock
-	trace    *os.File
+	lock   *fslock.Lock
+	trace  *os.File
 	// traces are the engines' trace files (Options.Trace + ".processor",
 	// ".leader").
 	traces []*os.File
