@@ -307,6 +307,9 @@ func (s *Store) rollback() {
 
 func (s *Store) do(ctx context.Context, r *request) error {
 	if r.batch != nil {
+		if err := s.checkFence(ctx, s.wconn, r.batch.Fence); err != nil { // leases.go
+			return err
+		}
 		return s.applyBatch(ctx, r.batch)
 	}
 	if r.proc != nil {
