@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/procs"
+	"github.com/ordolabs/ordo/internal/testkit/pgtest"
 )
 
 var (
@@ -17,9 +18,9 @@ var (
 	buildDir  string
 )
 
-// TestMain removes the binary's directory at the end.
+// TestMain removes the binary's directory and stops the PostgreSQL cluster at the end.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := pgtest.Main(m) // runs the tests, then stops the PostgreSQL cluster if one was started
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}
