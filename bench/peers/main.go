@@ -25,6 +25,9 @@ type options struct {
 	timeout     time.Duration
 	// fetchCooldown is River's FetchCooldown (0: River's default, 100ms).
 	fetchCooldown time.Duration
+	// riverConns is the size of River's pgx pool (0: pgxpool's default,
+	// max(4, GOMAXPROCS)).
+	riverConns int
 }
 
 func main() {
@@ -38,6 +41,7 @@ func main() {
 	flag.StringVar(&o.ordoBin, "ordo", "", "an ordo binary to run instead of building one from the repository")
 	flag.DurationVar(&o.timeout, "timeout", 30*time.Minute, "the whole run's limit")
 	flag.DurationVar(&o.fetchCooldown, "fetch-cooldown", 0, "River's FetchCooldown (0: River's default, 100ms)")
+	flag.IntVar(&o.riverConns, "river-conns", 0, "River's pgx pool size on PostgreSQL (0: pgxpool's default, max(4, CPUs))")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "peers:", err)

@@ -41,7 +41,14 @@ var wall clock.Real
 
 // riverPostgres burns down o.jobs jobs with River on the database at url.
 func riverPostgres(ctx context.Context, o options, url string) (figures, error) {
-	pool, err := pgxpool.New(ctx, url)
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return figures{}, fmt.Errorf("pool config: %w", err)
+	}
+	if o.riverConns > 0 {
+		cfg.MaxConns = int32(o.riverConns)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return figures{}, fmt.Errorf("connect: %w", err)
 	}
