@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -86,8 +87,15 @@ func run(o options) error {
 		}
 	}
 
-	settings := []string{fmt.Sprintf("N %d, ordo queues %d, River workers %d (one queue, InsertManyFast batches of %d), GOMAXPROCS %d",
-		o.jobs, o.queues, o.workers, o.insertBatch, runtime.GOMAXPROCS(0))}
+	cooldown, conns := "100ms (River's default)", "pgxpool's default"
+	if o.fetchCooldown > 0 {
+		cooldown = o.fetchCooldown.String()
+	}
+	if o.riverConns > 0 {
+		conns = strconv.Itoa(o.riverConns)
+	}
+	settings := []string{fmt.Sprintf("N %d, ordo queues %d, River workers %d (one queue, InsertManyFast batches of %d, FetchCooldown %s, pool %s), GOMAXPROCS %d",
+		o.jobs, o.queues, o.workers, o.insertBatch, cooldown, conns, runtime.GOMAXPROCS(0))}
 	var lines []string
 	if stores["postgres"] {
 		srv, err := startServer(ctx, o.postgres)
