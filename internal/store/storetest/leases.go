@@ -258,7 +258,7 @@ func (s *leaseSuite) testLeasesPrefix(t *testing.T) {
 		{"", []string{"node/n1", "queue/a", "queue/b", "queuex", "sender/x"}},
 		{"queue/b", []string{"queue/b"}},
 		{"zzz", nil},
-		{"\xff", nil},
+		{"\u00ff", nil},
 	} {
 		wantLeaseNames(t, fmt.Sprintf("prefix %q", tc.prefix), leasesOf(t, st, tc.prefix), tc.want...)
 	}
