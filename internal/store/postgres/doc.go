@@ -12,7 +12,8 @@
 // postgres.go (Open, Options, Close, inTx and the value helpers),
 // migrate.go (the migrations), committer.go (the group commit and the
 // write helper every engine's Apply is built on), store_write.go and
-// store_read.go (store.Store), jobs*.go (store.JobStore).
+// store_read.go (store.Store), jobs*.go (store.JobStore), leases*.go
+// (store.LeaseStore, the fence, store.EnqueueWatcher).
 //
 // # Durability and concurrency
 //
@@ -89,4 +90,41 @@
 // store.ErrWalkIndexed (walk) or store.ErrDuplicateKey (intent). Their
 // reads of several queries run in one snapshot. The distseq lists ordered
 // by created_at put a zero time (NULL) last, where SQLite puts it first.
+//
+// # Several nodes: leases, the fence, intake notifications
+//
+// store.LeaseStore (leases.go) keeps the leases table (0009: name, holder,
+// token, expires_at; an index on holder). Expiry is on the database's
+// clock (clock_timestamp() in unix nanoseconds), never a node's. A token
+// taken comes from the sequence lease_tokens, so it is above every token
+// any lease had; a renewal keeps it. AcquireLeases is one transaction: the
+// database's now, FOR UPDATE on the rows it takes from another holder or
+// after an expiry, one INSERT … ON CONFLICT DO UPDATE … WHERE (holder's
+// own or expired) RETURNING. RenewLeases is one UPDATE; a released lease
+// expires (expires_at 0) and keeps its row; no row is deleted.
+// ActiveQueues is a skip-scan of the WAITING, REVISION and RETRY ranges of
+// (state, queue, seq).
+//
+// Apply with a Batch.Fence first reads the fence's leases FOR KEY SHARE in
+// the group's transaction (checkFence): unless each is held by the fence's
+// holder with its token and unexpired at that read, the request fails with
+// an error wrapping store.ErrFenced and the group runs again without it.
+// The lock holds until the group commits: a takeover (which takes FOR
+// UPDATE) waits for the write's commit, and a write checked after a
+// takeover's lock waits and then sees the new holder. A renewal (FOR NO
+// KEY UPDATE) does not conflict with FOR KEY SHARE: a node's renewals
+// never wait for its own writes.
+//
+// A group that created transactions calls pg_notify('ordo_enqueued',
+// queue) once per queue, before its commit (leases_watch.go); PostgreSQL
+// delivers the notifications at the commit. WatchEnqueued
+// (store.EnqueueWatcher) LISTENs on a connection of its own, outside the
+// pool, reconnects once when it drops and then returns the error;
+// notifications sent while it was reconnecting are lost.
+//
+//   - A fenced Apply changes nothing, fails with store.ErrFenced, and does
+//     not undo the requests of its group.
+//   - A lease's token never falls: it rises on every takeover, by another
+//     holder or after an expiry, and stays on a renewal.
+//   - A write whose fence passed commits before any takeover of its leases.
 package postgres

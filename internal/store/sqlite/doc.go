@@ -72,6 +72,13 @@
 //   - replication_log (0008): PRIMARY KEY (queue, clock), WITHOUT ROWID;
 //     prev, payload and hash BLOBs. The key serves LogHead (the last clock),
 //     LogAfter and LogHeads (a skip-scan of the queues).
+//   - leases (0009, store.LeaseStore, leases.go): PRIMARY KEY name, WITHOUT
+//     ROWID; indexes on holder (renew, release) and token (the next token,
+//     MAX(token)+1). Expiry is on Options.Now. Rows are never deleted (a
+//     released lease expires, expires_at 0), so a token taken is above
+//     every token the lease had. The lease writes are committer requests.
+//     ActiveQueues is a skip-scan of the WAITING, REVISION and RETRY
+//     ranges of (state, queue, seq).
 //
 // Times are unix nanoseconds (INTEGER), read back in UTC; a zero time is
 // NULL. Durations are nanoseconds. uint64 values are stored as the int64
@@ -100,4 +107,10 @@
 //     set naming it primary, Enqueue and Apply do nothing more than without
 //     replication. The committer's cache of heads and sets is never ahead
 //     of the database (a rollback drops what the group wrote).
+//   - Apply with a Batch.Fence checks it in the group's transaction before
+//     it writes (checkFence): unless each lease it names is held by its
+//     holder with its token and unexpired on Options.Now, the call fails
+//     with an error wrapping store.ErrFenced, writes nothing, and the rest
+//     of its group goes on (no rollback: nothing was written). One writer:
+//     no lease changes between the check and the commit.
 package sqlite

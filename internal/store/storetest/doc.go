@@ -1,9 +1,11 @@
 // Package storetest is the conformance suite of store.Store,
 // store.ProcessorStore, store.LeaderStore, store.DistseqStore and
-// store.JobStore: every implementation (SQLite, and memstore for the last
-// two; PostgreSQL is to come) runs Run, RunProcessor, RunLeader, RunDistseq
-// and RunJobs from its own tests and must pass all of it. The Run* docs list
-// what each pins down beyond the interface; what follows is Run's.
+// store.JobStore, and of store.LeaseStore with Batch.Fence (RunLeases):
+// every implementation (SQLite, PostgreSQL, and memstore for distseq and
+// jobs) runs Run, RunProcessor, RunLeader, RunDistseq, RunJobs and, when
+// it keeps leases, RunLeases from its own tests and must pass all of it.
+// The Run* docs list what each pins down beyond the interface; what
+// follows is Run's.
 //
 // Beyond the interface's comments, the suite pins down these behaviours:
 //   - times round-trip to the nanosecond and come back in UTC; a zero time

@@ -411,20 +411,20 @@ func (s *leaseSuite) testFenceInGroup(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			if _, err := st.Enqueue(ctx, []store.NewTransaction{ntx(fmt.Sprintf("n%d", i), "qn")}); err != nil {
-				errs <- fmt.Errorf("Enqueue n%d: %w", i, err)
+				errs <- fmt.Errorf("enqueue n%d: %w", i, err)
 			}
 		}()
 		go func() {
 			defer wg.Done()
 			err := st.Apply(ctx, fencedBatch(fmt.Sprintf("f%d", i), fmt.Sprintf("qf%d", i), stale))
 			if !errors.Is(err, store.ErrFenced) {
-				errs <- fmt.Errorf("fenced Apply f%d: %v, want ErrFenced", i, err)
+				errs <- fmt.Errorf("fenced apply f%d: %w, want ErrFenced", i, err)
 			}
 		}()
 		go func() {
 			defer wg.Done()
 			if err := st.Apply(ctx, fencedBatch(fmt.Sprintf("g%d", i), fmt.Sprintf("qg%d", i), ok)); err != nil {
-				errs <- fmt.Errorf("Apply g%d: %w", i, err)
+				errs <- fmt.Errorf("apply g%d: %w", i, err)
 			}
 		}()
 	}
