@@ -203,8 +203,11 @@ type Batch struct {
 }
 
 // Append adds o's changes after b's; applied together, o's win where both
-// change the same record.
+// change the same record (and o's Fence, when it has one).
 func (b *Batch) Append(o Batch) {
+	if o.Fence != nil {
+		b.Fence = o.Fence
+	}
 	b.Txs = append(b.Txs, o.Txs...)
 	b.Queues = append(b.Queues, o.Queues...)
 	b.Senders = append(b.Senders, o.Senders...)
