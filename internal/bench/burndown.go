@@ -51,6 +51,8 @@ type BurndownOptions struct {
 	Workers int
 	// Progress, when set, receives a line now and then.
 	Progress io.Writer
+	// wrap, when set (tests), wraps the store the nodes use.
+	wrap func(store.Store) store.Store
 }
 
 // BurndownResult is what the burndown measured.
@@ -109,6 +111,9 @@ func Burndown(ctx context.Context, o BurndownOptions) (res BurndownResult, err e
 	}
 	defer func() { err = errors.Join(err, closeStore()) }()
 	res.Durability = durability
+	if o.wrap != nil {
+		st = o.wrap(st)
+	}
 	counted := &countingStore{Store: st}
 
 	ch := newInstantChain()

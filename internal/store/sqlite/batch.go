@@ -28,6 +28,9 @@ type rowKind int
 
 const (
 	kindUpdateTx rowKind = iota
+	// kindUpdateTxSame updates a transaction whose state stays: its state
+	// indexes are left alone (see applyTxs).
+	kindUpdateTxSame
 	kindUpsertAttempt
 	kindUpsertQueue
 	kindUpsertSender
@@ -44,13 +47,14 @@ const (
 )
 
 const (
-	maxChunkLog = 6
+	maxChunkLog = 8
 	maxChunk    = 1 << maxChunkLog // rows per statement, at most
 )
 
 // kindCols is the number of parameters per row of each kind.
 var kindCols = [numKinds]int{
 	kindUpdateTx:      6,
+	kindUpdateTxSame:  6,
 	kindUpsertAttempt: 10,
 	kindUpsertQueue:   7,
 	kindUpsertSender:  5,
@@ -82,6 +86,15 @@ func chunkSQL(k rowKind, rows int) string {
 			SET state = v.state, retries = v.retries, result = v.result,
 				error = v.error, updated_at = v.updated_at
 			FROM v WHERE transactions.uid = v.uid`
+	case kindUpdateTxSame:
+		// state is not SET, so SQLite leaves the indexes on state alone;
+		// a row whose state differs is not matched (applyTxs writes it
+		// again with kindUpdateTx).
+		return `WITH v (uid, state, retries, result, error, updated_at) AS (VALUES ` + v + `)
+			UPDATE transactions
+			SET retries = v.retries, result = v.result,
+				error = v.error, updated_at = v.updated_at
+			FROM v WHERE transactions.uid = v.uid AND transactions.state = v.state`
 	case kindUpsertAttempt:
 		return `INSERT INTO attempts (` + attemptCols + `) VALUES ` + v + `
 			ON CONFLICT (uid, n) DO UPDATE SET
@@ -158,7 +171,7 @@ func (s *Store) execRows(ctx context.Context, k rowKind, n int, row func(i int, 
 		if err != nil {
 			return changed, lo, hi, err
 		}
-		if k == kindUpdateTx {
+		if k == kindUpdateTx || k == kindUpdateTxSame {
 			c, err := res.RowsAffected()
 			if err != nil {
 				return changed, lo, hi, err
@@ -170,7 +183,7 @@ func (s *Store) execRows(ctx context.Context, k rowKind, n int, row func(i int, 
 }
 
 func (s *Store) applyBatch(ctx context.Context, b *store.Batch) error {
-	if err := s.applyTxs(ctx, b.Txs); err != nil {
+	if err := s.applyTxs(ctx, b.Txs, b.History); err != nil {
 		return err
 	}
 	if err := s.writeRows(ctx, kindUpsertQueue, len(b.Queues), func(i int, args []any) []any {
@@ -198,7 +211,17 @@ func (s *Store) applyBatch(ctx context.Context, b *store.Batch) error {
 }
 
 // applyTxs updates the transactions and upserts their attempts.
-func (s *Store) applyTxs(ctx context.Context, us []store.TxUpdate) error {
+//
+// A state change comes with its history entry in the same batch (the
+// sequencer's rule), so the updates of uids without one in hist likely
+// keep their state: they go through kindUpdateTxSame, which does not SET
+// state and so spares SQLite the delete and insert of their entries in
+// the three indexes on state (most of an update's cost). The hint is only
+// a hint: kindUpdateTxSame matches only rows whose state is the one
+// given, and when it matched fewer than it was handed, those updates are
+// written again with kindUpdateTx (the same values: an update that did
+// match is rewritten to what it already holds).
+func (s *Store) applyTxs(ctx context.Context, us []store.TxUpdate, hist []store.HistoryEntry) error {
 	if len(us) == 0 {
 		return nil
 	}
@@ -229,17 +252,54 @@ func (s *Store) applyTxs(ctx context.Context, us []store.TxUpdate) error {
 		pos[us[i].UID] = len(last)
 		last = append(last, i)
 	}
-	lastRow := func(i int, args []any) []any { return updateRow(last[i], args) }
-	lastName := func(i int) string { return txName(last[i]) }
-	if err := s.writeRows(ctx, kindUpdateTx, len(last), lastRow, lastName); err != nil {
+	changes := make(map[string]bool, len(hist))
+	for i := range hist {
+		changes[hist[i].UID] = true
+	}
+	var moved, same []int // indexes into us
+	for _, i := range last {
+		if changes[us[i].UID] {
+			moved = append(moved, i)
+		} else {
+			same = append(same, i)
+		}
+	}
+	if len(same) > 0 {
+		n, _, _, err := s.execRows(ctx, kindUpdateTxSame, len(same), func(i int, args []any) []any { return updateRow(same[i], args) })
+		if err != nil && !refused(err) {
+			return fmt.Errorf("sqlite: apply: %w", err)
+		}
+		if err != nil || n != int64(len(same)) {
+			moved = append(moved, same...) // the full statement finds which, and names it
+		}
+	}
+	movedRow := func(i int, args []any) []any { return updateRow(moved[i], args) }
+	movedName := func(i int) string { return txName(moved[i]) }
+	if err := s.writeRows(ctx, kindUpdateTx, len(moved), movedRow, movedName); err != nil {
 		return err
 	}
-	// Every attempt, in batch order: the last version of a (uid, n) wins.
-	var with []int
+	// The last version of each (uid, n), in the order of their first
+	// versions: an upsert sets every column, so the earlier versions of an
+	// attempt in the batch would be overwritten anyway (a turn often plans,
+	// signs and sends one attempt).
+	type attemptKey struct {
+		uid string
+		n   int
+	}
+	with := make([]int, 0, len(us))
+	apos := make(map[attemptKey]int, len(us))
 	for i := range us {
-		if us[i].Attempt != nil {
-			with = append(with, i)
+		a := us[i].Attempt
+		if a == nil {
+			continue
 		}
+		k := attemptKey{us[i].UID, a.N}
+		if j, ok := apos[k]; ok {
+			with[j] = i
+			continue
+		}
+		apos[k] = len(with)
+		with = append(with, i)
 	}
 	if err := s.writeRows(ctx, kindUpsertAttempt, len(with), func(i int, args []any) []any {
 		u := &us[with[i]]

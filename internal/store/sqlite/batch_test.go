@@ -146,3 +146,70 @@ func TestApplyChunks(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyStateHint checks that the history entries of a batch are only a
+// hint for the updates that keep their state: an update changing the state
+// without an entry, one keeping it with a new result, and an unknown uid
+// are all written (or refused) as without the hint.
+func TestApplyStateHint(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name      string
+		txs       []store.TxUpdate
+		history   []store.HistoryEntry
+		wantState map[string]store.TxState
+		wantErr   string // an ErrNotFound naming it
+	}{
+		{name: "state changes without history",
+			txs:       []store.TxUpdate{{UID: "a", State: store.Revision}, {UID: "b", State: store.Waiting, Retries: 3}},
+			wantState: map[string]store.TxState{"a": store.Revision, "b": store.Waiting}},
+		{name: "state kept, result set",
+			txs:       []store.TxUpdate{{UID: "a", State: store.Waiting, Result: []byte(`{"r":1}`)}, {UID: "b", State: store.Done}},
+			history:   []store.HistoryEntry{{UID: "b", From: store.Waiting, To: store.Done}},
+			wantState: map[string]store.TxState{"a": store.Waiting, "b": store.Done}},
+		{name: "unknown uid without history",
+			txs:     []store.TxUpdate{{UID: "a", State: store.Waiting}, {UID: "nope", State: store.Waiting}},
+			wantErr: "tx nope"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := openIn(t, t.TempDir(), Options{})
+			defer s.Close()
+			if _, err := s.Enqueue(ctx, []store.NewTransaction{{UID: "a", Queue: "q", Type: "T"}, {UID: "b", Queue: "q", Type: "T"}}); err != nil {
+				t.Fatal(err)
+			}
+			err := s.Apply(ctx, store.Batch{Txs: c.txs, History: c.history})
+			if c.wantErr != "" {
+				if !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("Apply: %v, want ErrNotFound about %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, u := range c.txs {
+				got, err := s.Get(ctx, u.UID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.State != c.wantState[u.UID] || got.Retries != u.Retries || !sameResult(got.Result, u.Result) {
+					t.Errorf("%s: state %s retries %d result %s, want %s %d %s", u.UID, got.State, got.Retries, got.Result, c.wantState[u.UID], u.Retries, u.Result)
+				}
+			}
+			// The state indexes agree with the rows.
+			w, err := s.Waiting(ctx, "q", 0, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tx := range w {
+				if c.wantState[tx.UID] != store.Waiting {
+					t.Errorf("Waiting lists %s, in %s", tx.UID, c.wantState[tx.UID])
+				}
+			}
+		})
+	}
+}
+
+// sameResult compares two results, nil and empty alike.
+func sameResult(a, b []byte) bool { return string(a) == string(b) }
