@@ -59,7 +59,66 @@ func benchCommand() *cobra.Command {
 	cmd.AddCommand(benchDistseqCommand())
 	cmd.AddCommand(benchSMMCommand())
 	cmd.AddCommand(benchBurndownCommand())
+	cmd.AddCommand(benchRecoveryCommand(), benchRecoveryChildCommand())
 	return cmd
+}
+
+func benchRecoveryCommand() *cobra.Command {
+	var o bench.RecoveryOptions
+	var quiet bool
+	rc := &cobra.Command{
+		Use:   "recovery",
+		Short: "A restart over a backlog: N WAITING intents over Q queues, time to the first dispatch and peak RSS of the restarted process",
+		Long: `Fill a store with --intents WAITING intents over --queues queues (Store.Enqueue in
+batches, directly; the fill is not measured), then run this binary again as a fresh
+process (so the fill's memory is not counted) that opens the store and starts a node
+on it with --senders keystore senders, a no-op dispatcher and the burndown's instant
+chain. Print, on one line, the time from that process's exec to its first
+transaction reaching the chain, and its peak RSS (VmHWM) once every queue has
+dispatched once, each next to issue 13's target (10 s, 1 GiB) with pass or FAIL.
+--store postgres uses --postgres (an empty database), or starts a throwaway cluster
+and removes it after. --memprofile and --cpuprofile are written by the restarted
+process (the heap when its peak RSS is read; the CPU from its start to then).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !quiet {
+				o.Progress = os.Stderr
+			}
+			r, err := bench.Recovery(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			fmt.Println(r)
+			return nil
+		},
+	}
+	rc.Flags().StringVar(&o.Store, "store", bench.StoreSQLite, "sqlite or postgres")
+	rc.Flags().IntVar(&o.Intents, "intents", 1_000_000, "WAITING intents at the restart (N)")
+	rc.Flags().IntVar(&o.Queues, "queues", 100_000, "queues the intents spread over (Q)")
+	rc.Flags().IntVar(&o.Senders, "senders", 1000, "the restarted node's senders")
+	rc.Flags().IntVar(&o.DataBytes, "data-bytes", 100, "each intent's JSON data, in bytes")
+	rc.Flags().IntVar(&o.Batch, "batch", 10_000, "intents per Store.Enqueue in the fill")
+	rc.Flags().StringVar(&o.Postgres, "postgres", "", "with --store postgres: the URL of an empty database (default: a throwaway cluster)")
+	rc.Flags().StringVar(&o.Dir, "dir", "", "with --store sqlite: the directory for the database (default: a temporary one, removed after)")
+	rc.Flags().IntVar(&o.Workers, "workers", 0, "the restarted node's effect workers (default: the node's default)")
+	rc.Flags().DurationVar(&o.Timeout, "timeout", 5*time.Minute, "how long the restarted process waits for every queue to dispatch once")
+	rc.Flags().StringVar(&o.MemProfile, "memprofile", "", "write the restarted process's heap profile to this file")
+	rc.Flags().StringVar(&o.CPUProfile, "cpuprofile", "", "write the restarted process's CPU profile to this file")
+	rc.Flags().BoolVarP(&quiet, "quiet", "q", false, "only the final line")
+	return rc
+}
+
+// benchRecoveryChildCommand is the restarted process of bench recovery.
+func benchRecoveryChildCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:    "recovery-child",
+		Short:  "The restarted process of bench recovery (not for direct use)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return bench.RecoveryChild(cmd.Context(), os.Stdout, os.Stderr)
+		},
+	}
 }
 
 func benchBurndownCommand() *cobra.Command {
