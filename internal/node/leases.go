@@ -30,9 +30,11 @@ import (
 // say) is dropped from what it holds; the sequencer then starts over
 // without it, and its batches are fenced until it does.
 
-// leaseStore is what the keeper needs of the store.
+// leaseStore is what the keeper needs of the store: the leases, and the
+// finished transactions whose hook has not run (their queue is work too).
 type leaseStore interface {
 	store.LeaseStore
+	PendingHooks(ctx context.Context, after int64, limit int) ([]store.Transaction, error)
 }
 
 // leaseKeeper keeps a node's leases; it is the sequencer's Owner.
@@ -47,11 +49,27 @@ type leaseKeeper struct {
 	clock   clock.Clock
 	log     *slog.Logger
 
-	mu      sync.Mutex
-	held    map[string]int64 // lease name → token: queue/, sender/ and engine/ leases
+	mu   sync.Mutex
+	held map[string]int64 // lease name → token: queue/, sender/ and engine/ leases
+	// until is when the leases held may start to expire, on this node's
+	// clock (the last full cycle's start + ttl - ttl/5); gen counts the
+	// cycles that lost a lease (sequencer.Owner.Until).
+	until time.Time
+	gen   uint64
+	// active are the held queues with work, as of the last cycle (for
+	// the intake watch's rescans).
+	active []string
+	// quiet are the idle queues the current cycle gave back: no change
+	// for the sequencer (a batch for one is fenced anyway).
+	quiet   map[string]bool
 	changed chan struct{}
 	poke    chan struct{}
 }
+
+// enginePrefixes are the sequencer queues each engine submits to: they
+// follow the engine's lease (its OnFinish signals reach it only on the
+// node that runs the queue).
+var enginePrefixes = map[string]string{"processor": "processor/", "leader": "leader/", "distseq": "distseq/"}
 
 // newHolder is this process's holder name: the host's name and a random
 // suffix (a restarted node is another holder; its old leases expire).
@@ -67,7 +85,7 @@ func newHolder() string {
 
 func newLeaseKeeper(st leaseStore, holder string, ttl time.Duration, senders []string, clk clock.Clock, log *slog.Logger) *leaseKeeper {
 	return &leaseKeeper{st: st, holder: holder, ttl: ttl, senders: senders, clock: clk, log: log,
-		held: map[string]int64{}, changed: make(chan struct{}, 1), poke: make(chan struct{}, 1)}
+		held: map[string]int64{}, quiet: map[string]bool{}, changed: make(chan struct{}, 1), poke: make(chan struct{}, 1)}
 }
 
 // Held implements sequencer.Owner.
@@ -75,7 +93,7 @@ func (k *leaseKeeper) Held() sequencer.Held {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	h := sequencer.Held{Queues: map[string]bool{}, Senders: map[string]bool{},
-		Fence: &store.Fence{Holder: k.holder, Leases: map[string]int64{}}}
+		Fence: &store.Fence{Holder: k.holder, Leases: map[string]int64{}}, Gen: k.gen}
 	for name, tok := range k.held {
 		if q, ok := strings.CutPrefix(name, store.LeaseQueue); ok {
 			h.Queues[q] = true
@@ -91,6 +109,44 @@ func (k *leaseKeeper) Held() sequencer.Held {
 
 // Changed implements sequencer.Owner.
 func (k *leaseKeeper) Changed() <-chan struct{} { return k.changed }
+
+// Until implements sequencer.Owner.
+func (k *leaseKeeper) Until(gen uint64) time.Time {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if gen != k.gen {
+		return time.Time{}
+	}
+	return k.until
+}
+
+// confirm extends the lapse time when the renewal kept every lease held
+// (a later step of the cycle may fail: acquiring waits on a stalled
+// writer's locks, say; the leases held are still surely held).
+func (k *leaseKeeper) confirm(renewed map[string]int64, until time.Time) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for name, tok := range k.held {
+		if t, ok := renewed[name]; !ok || t != tok {
+			return
+		}
+	}
+	k.until = until
+}
+
+// activeHeld are the held queues that had work at the last cycle.
+func (k *leaseKeeper) activeHeld() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return slices.Clone(k.active)
+}
+
+// lapsed reports whether the leases held may have started to expire.
+func (k *leaseKeeper) lapsed() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return !k.clock.Now().Before(k.until)
+}
 
 // Poke asks for a cycle now (intake for a queue no one holds).
 func (k *leaseKeeper) Poke() {
@@ -124,8 +180,14 @@ func (k *leaseKeeper) Run(ctx context.Context) error {
 	}
 }
 
-// cycle renews, takes and gives back leases, and signals a change.
+// cycle renews, takes and gives back leases, and signals a change. It
+// gives up after ttl/3 (a database that does not answer, a lock held by a
+// stalled node): the leases then lapse here first.
 func (k *leaseKeeper) cycle(ctx context.Context) error {
+	start := k.clock.Now()
+	k.quiet = map[string]bool{}
+	ctx, cancel := context.WithTimeout(ctx, max(k.ttl/3, 10*time.Millisecond))
+	defer cancel()
 	renewed, err := k.st.RenewLeases(ctx, k.holder, k.ttl)
 	if err != nil {
 		return fmt.Errorf("renew: %w", err)
@@ -134,6 +196,7 @@ func (k *leaseKeeper) cycle(ctx context.Context) error {
 	for _, l := range renewed {
 		next[l.Name] = l.Token
 	}
+	k.confirm(next, start.Add(k.ttl-k.ttl/5))
 	want := []string{store.LeaseNode + k.holder}
 	for _, s := range k.senders {
 		if _, ok := next[store.LeaseSender+s]; !ok {
@@ -152,52 +215,81 @@ func (k *leaseKeeper) cycle(ctx context.Context) error {
 	for _, l := range got {
 		next[l.Name] = l.Token
 	}
-	if err := k.balance(ctx, next); err != nil {
+	active, err := k.balance(ctx, next)
+	if err != nil {
 		return err
 	}
 	delete(next, store.LeaseNode+k.holder)
-	k.set(next)
+	k.set(next, start.Add(k.ttl-k.ttl/5), active)
 	return nil
 }
 
 // balance takes free active queues up to the fair share and gives back
-// those above share+1.
-func (k *leaseKeeper) balance(ctx context.Context, next map[string]int64) error {
+// those above share+1, and the idle ones; an engine's queues go to the
+// node running the engine, outside the share. It returns the active
+// queues held.
+func (k *leaseKeeper) balance(ctx context.Context, next map[string]int64) ([]string, error) {
 	nodes, err := k.st.Leases(ctx, store.LeaseNode)
 	if err != nil {
-		return fmt.Errorf("live nodes: %w", err)
+		return nil, fmt.Errorf("live nodes: %w", err)
 	}
 	active, err := k.activeQueues(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	taken, err := k.st.Leases(ctx, store.LeaseQueue)
 	if err != nil {
-		return fmt.Errorf("queue leases: %w", err)
+		return nil, fmt.Errorf("queue leases: %w", err)
 	}
 	held := map[string]bool{}
 	for _, l := range taken {
 		held[strings.TrimPrefix(l.Name, store.LeaseQueue)] = true
 	}
-	var mine, free []string
+	isActive := map[string]bool{}
+	var mine, free, engine, handBack []string
 	for _, q := range active {
-		switch _, ok := next[store.LeaseQueue+q]; {
+		isActive[q] = true
+		_, ok := next[store.LeaseQueue+q]
+		switch e, isEngine := k.engineOf(q); {
+		case isEngine && !k.runs(next, e):
+			if ok { // its engine runs elsewhere now: it goes there
+				handBack = append(handBack, store.LeaseQueue+q)
+			}
+		case isEngine && !ok && !held[q]:
+			engine = append(engine, q)
+		case isEngine:
 		case ok:
 			mine = append(mine, q)
 		case !held[q]:
 			free = append(free, q)
 		}
 	}
+	if err := k.releaseIdle(ctx, next, isActive); err != nil {
+		return nil, err
+	}
+	if len(handBack) > 0 {
+		if err := k.st.ReleaseLeases(ctx, k.holder, handBack); err != nil {
+			return nil, fmt.Errorf("hand engine queues back: %w", err)
+		}
+		for _, name := range handBack {
+			delete(next, name)
+		}
+	}
 	share := (len(active) + max(len(nodes), 1) - 1) / max(len(nodes), 1)
+	var names []string
+	for _, q := range engine {
+		names = append(names, store.LeaseQueue+q)
+	}
 	if n := share - len(mine); n > 0 && len(free) > 0 {
 		k.spread(free)
-		names := make([]string, 0, min(n, len(free)))
 		for _, q := range free[:min(n, len(free))] {
 			names = append(names, store.LeaseQueue+q)
 		}
+	}
+	if len(names) > 0 {
 		got, err := k.st.AcquireLeases(ctx, k.holder, names, k.ttl)
 		if err != nil {
-			return fmt.Errorf("acquire queues: %w", err)
+			return nil, fmt.Errorf("acquire queues: %w", err)
 		}
 		for _, l := range got {
 			next[l.Name] = l.Token
@@ -211,14 +303,62 @@ func (k *leaseKeeper) balance(ctx context.Context, next map[string]int64) error 
 			delete(next, store.LeaseQueue+q)
 		}
 		if err := k.st.ReleaseLeases(ctx, k.holder, names); err != nil {
-			return fmt.Errorf("give back queues: %w", err)
+			return nil, fmt.Errorf("give back queues: %w", err)
 		}
 		k.log.Info("leases: gave back queues above the fair share", "queues", len(names), "share", share)
+	}
+	var out []string
+	for name := range next {
+		if q, ok := strings.CutPrefix(name, store.LeaseQueue); ok && isActive[q] {
+			out = append(out, q)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// engineOf reports the engine whose queue q is, if any.
+func (k *leaseKeeper) engineOf(q string) (string, bool) {
+	for e, p := range enginePrefixes {
+		if strings.HasPrefix(q, p) {
+			return e, true
+		}
+	}
+	return "", false
+}
+
+// runs reports whether next holds engine e's lease.
+func (k *leaseKeeper) runs(next map[string]int64, e string) bool {
+	_, ok := next[leaseEngine+e]
+	return ok
+}
+
+// releaseIdle gives back the held queues with no work left (ActiveQueues
+// counts a queue while a transaction of it is not final or its hook has
+// not run), so that the fence stays the size of the work.
+func (k *leaseKeeper) releaseIdle(ctx context.Context, next map[string]int64, active map[string]bool) error {
+	var idle []string
+	for name := range next {
+		if q, ok := strings.CutPrefix(name, store.LeaseQueue); ok && !active[q] {
+			idle = append(idle, name)
+		}
+	}
+	if len(idle) == 0 {
+		return nil
+	}
+	if err := k.st.ReleaseLeases(ctx, k.holder, idle); err != nil {
+		return fmt.Errorf("give back idle queues: %w", err)
+	}
+	for _, name := range idle {
+		delete(next, name)
+		k.quiet[name] = true
 	}
 	return nil
 }
 
-// activeQueues pages through the store's active queues.
+// activeQueues pages through the store's active queues, and adds the
+// queues of finished transactions whose hook has not run (a node that
+// died with one pending leaves it to the queue's next holder).
 func (k *leaseKeeper) activeQueues(ctx context.Context) ([]string, error) {
 	var out []string
 	after := ""
@@ -229,10 +369,25 @@ func (k *leaseKeeper) activeQueues(ctx context.Context) ([]string, error) {
 		}
 		out = append(out, page...)
 		if len(page) < 1000 {
-			return out, nil
+			break
 		}
 		after = page[len(page)-1]
 	}
+	for seq := int64(0); ; {
+		hooks, err := k.st.PendingHooks(ctx, seq, 1000)
+		if err != nil {
+			return nil, fmt.Errorf("pending hooks: %w", err)
+		}
+		for _, t := range hooks {
+			out = append(out, t.Queue)
+			seq = t.Seq
+		}
+		if len(hooks) < 1000 {
+			break
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // spread orders queues by a hash of this holder and the queue, so that
@@ -329,17 +484,28 @@ func (k *leaseKeeper) waitFor(ctx context.Context, every time.Duration, cond fun
 }
 
 // set replaces what is held, signalling a change of the queues and
-// senders held (the sequencer's; engines watch their own lease).
-func (k *leaseKeeper) set(next map[string]int64) {
+// senders held (the sequencer's; engines watch their own lease); until is
+// the new lapse time, which a cycle that lost a lease does not extend for
+// the Held generations before it.
+func (k *leaseKeeper) set(next map[string]int64, until time.Time, active []string) {
 	k.mu.Lock()
-	same := maps.Equal(withoutEngines(k.held), withoutEngines(next))
+	k.active = active
+	prev := withoutEngines(k.held)
+	for name := range k.quiet {
+		delete(prev, name)
+	}
+	same := maps.Equal(prev, withoutEngines(next))
 	lost := 0
-	for name, tok := range k.held {
-		if t, ok := next[name]; (!ok || t != tok) && !strings.HasPrefix(name, leaseEngine) {
+	for name, tok := range prev {
+		if t, ok := next[name]; !ok || t != tok {
 			lost++
 		}
 	}
 	k.held = next
+	if lost > 0 {
+		k.gen++
+	}
+	k.until = until
 	k.mu.Unlock()
 	if same {
 		return

@@ -94,6 +94,10 @@ func (m *memLeases) ActiveQueues(_ context.Context, after string, limit int) ([]
 	return out, nil
 }
 
+func (m *memLeases) PendingHooks(context.Context, int64, int) ([]store.Transaction, error) {
+	return nil, nil
+}
+
 func newMemLeases(queues int) *memLeases {
 	m := &memLeases{clk: clock.NewVirtual(clock.Epoch), leases: map[string]store.Lease{}}
 	for i := range queues {

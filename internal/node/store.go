@@ -99,7 +99,7 @@ func (n *Node) shared(st Store, senders []sequencer.SenderConfig, o Options) (*l
 	if !n.Config.Store.postgres() {
 		return nil, nil
 	}
-	ls, ok := st.(store.LeaseStore)
+	ls, ok := st.(leaseStore)
 	if !ok {
 		return nil, errors.New("store: this store keeps no leases, so several nodes cannot share it")
 	}
@@ -145,6 +145,21 @@ func (n *Node) watchIntake(ctx context.Context) error {
 		return nil
 	}
 	for ctx.Err() == nil {
+		// Intake committed before the watch listens (at start, or while
+		// it reconnects) is not notified: the queues held with work are
+		// read again once it listens.
+		rescan := n.leases.clock.NewTimer(time.Second)
+		stop := make(chan struct{})
+		go func() {
+			select {
+			case <-ctx.Done():
+			case <-stop:
+			case <-rescan.C():
+				for _, q := range n.leases.activeHeld() {
+					n.Sequencer.Notify(q)
+				}
+			}
+		}()
 		err := w.WatchEnqueued(ctx, func(queue string) {
 			if n.leases.Held().Queues[queue] {
 				n.Sequencer.Notify(queue)
@@ -152,6 +167,8 @@ func (n *Node) watchIntake(ctx context.Context) error {
 				n.leases.Poke()
 			}
 		})
+		rescan.Stop()
+		close(stop)
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -219,9 +219,21 @@ func TestSharedPostgresProcs(t *testing.T) {
 	}
 	// node2 stays paused until the database shows its leases gone: only
 	// node3's node lease is live, and node3 holds every active queue.
+	// It stays paused a few blocks more, past the inclusion timeout, so
+	// that node3 may have settled and dispatched again what node2 had
+	// signed and not sent: node2 wakes with nothing it may send.
 	paused := time.Now()
 	waitUntil(t, 30*time.Second, "node1's and node2's leases expired and taken by node3", func() bool {
-		return liveNodes(t, c.dbURL) == 1
+		return liveNodes(t, c.dbURL) == 1 && queueHolders(t, c.dbURL) == 1
+	})
+	dc := devchain.NewClient(c.chainURL, nil)
+	h0, err := dc.Head(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 30*time.Second, "8 more blocks", func() bool {
+		h, err := dc.Head(t.Context())
+		return err == nil && h.Height >= h0.Height+8
 	})
 	pause := time.Since(paused)
 	if err := syscall.Kill(c.nodes[1].p.PID(), syscall.SIGCONT); err != nil {
@@ -276,6 +288,7 @@ func auditShared(t *testing.T, c *sharedCluster, l *sharedLoad) {
 		t.Fatal(err)
 	}
 	applied := map[string]int{}
+	duplicates := 0 // second applications the chain's nullifier refused
 	order := map[string][]string{}
 	perBlock := map[string]int{} // queue/height → transactions
 	maxPerBlock := 0
@@ -296,6 +309,8 @@ func auditShared(t *testing.T, c *sharedCluster, l *sharedLoad) {
 				if tx.Status == chain.OutcomeSucceeded {
 					applied[tx.Memo]++
 					order[q] = append(order[q], tx.Memo)
+				} else if tx.Reason == chain.ReasonDuplicateIntent {
+					duplicates++
 				}
 			}
 		}
@@ -316,12 +331,23 @@ func auditShared(t *testing.T, c *sharedCluster, l *sharedLoad) {
 	if maxPerBlock > 1 {
 		t.Errorf("a queue had %d transactions in one block", maxPerBlock)
 	}
-	t.Logf("audit: %d intents over %d queues, each applied once, in FIFO order per queue, at most %d per queue per block (%d problems)",
-		len(l.queue), len(l.acked), maxPerBlock, problems)
+	// Exactly once must not rest on the nullifier alone: no node sent an
+	// intent another node had already sent.
+	if duplicates > 0 {
+		t.Errorf("%d second applications reached the chain (refused duplicate_intent)", duplicates)
+	}
+	t.Logf("audit: %d intents over %d queues, each applied once, in FIFO order per queue, at most %d per queue per block, %d refused second applications (%d problems)",
+		len(l.queue), len(l.acked), maxPerBlock, duplicates, problems)
 }
 
-// liveNodes counts the unexpired node leases in the shared database.
-func liveNodes(t *testing.T, dbURL string) int {
+// queueHolders counts the holders of unexpired queue leases.
+func queueHolders(t *testing.T, dbURL string) int {
+	t.Helper()
+	return countSQL(t, dbURL, `SELECT count(DISTINCT holder) FROM leases WHERE name LIKE 'queue/%' AND expires_at > (extract(epoch FROM clock_timestamp()) * 1e9)::bigint`)
+}
+
+// countSQL runs a count on the shared database (-1 on an error).
+func countSQL(t *testing.T, dbURL, q string) int {
 	t.Helper()
 	conn, err := pgx.Connect(t.Context(), dbURL)
 	if err != nil {
@@ -329,9 +355,14 @@ func liveNodes(t *testing.T, dbURL string) int {
 	}
 	defer conn.Close(context.WithoutCancel(t.Context()))
 	var n int
-	err = conn.QueryRow(t.Context(), `SELECT count(*) FROM leases WHERE name LIKE 'node/%' AND expires_at > (extract(epoch FROM clock_timestamp()) * 1e9)::bigint`).Scan(&n)
-	if err != nil {
+	if err := conn.QueryRow(t.Context(), q).Scan(&n); err != nil {
 		return -1
 	}
 	return n
+}
+
+// liveNodes counts the unexpired node leases in the shared database.
+func liveNodes(t *testing.T, dbURL string) int {
+	t.Helper()
+	return countSQL(t, dbURL, `SELECT count(*) FROM leases WHERE name LIKE 'node/%' AND expires_at > (extract(epoch FROM clock_timestamp()) * 1e9)::bigint`)
 }

@@ -21,7 +21,11 @@
 //
 // Node owns the intake (Submit) and Run; Run turns a Loop (loop.go) from one
 // goroutine and hands the effects to a fixed pool of workers, whose results
-// come back as inputs through a mailbox. A simulation (internal/sim) turns
+// come back as inputs through a mailbox. Loads of WAITING transactions have
+// workers of their own and an unbounded line, so a start over a backlog in
+// many queues dispatches once the first windows are loaded, not after the
+// last; and such a start keeps fewer WAITING transactions a queue in memory
+// (Config.WaitingWindow: WaitingBudget shared among the queues). A simulation (internal/sim) turns
 // the same Loop by hand with Config.Inline. With Config.Trace, the loop
 // records every input and Ready; Replay checks a recording against fresh
 // cores. Dispatchers live in the dispatch package.

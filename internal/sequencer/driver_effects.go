@@ -33,6 +33,9 @@ func (n *Node) perform(ctx context.Context, e Effect) Input {
 	case EffectDispatch:
 		return n.performDispatch(ctx, e)
 	case EffectSubmit:
+		if n.lapsed() {
+			return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Tx.Nonce, Hash: e.Hash, Err: ErrLeaseLapsed})
+		}
 		h, err := n.cfg.Chain.SendTx(ctx, e.Tx)
 		if h == "" {
 			h = chain.Hash(e.Hash)
@@ -137,6 +140,9 @@ func (n *Node) performDispatch(ctx context.Context, e Effect) Input {
 	}
 	if report, ok := n.buildAndSign(ctx, e); ok {
 		return report
+	}
+	if n.lapsed() {
+		return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: ErrLeaseLapsed})
 	}
 	var r TxnResult
 	err := fmt.Errorf("no dispatcher for type %s", e.Txn.Type)

@@ -55,6 +55,13 @@ func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 	n := l.n
 	now := n.cfg.Clock.Now().UTC()
 	for _, in := range n.inputs.Take() {
+		if in.Kind == InputEnqueued {
+			// Put under an earlier core's leases (a reload in between):
+			// only this core's queues are stepped (owner.go).
+			if in.Txs = n.ownedTxs(in.Txs); len(in.Txs) == 0 {
+				continue
+			}
+		}
 		in.At = now
 		if in.Kind == InputHead {
 			in.Receipts = l.watched(in.Receipts)

@@ -77,7 +77,16 @@ type Config struct {
 	// transactions in flight, nonce-ordered on one sender. See
 	// CoreConfig.Pipelines. Defaults to none: one per queue.
 	Pipelines []Pipeline
-	// Workers is how many effects run at once. Defaults to 64.
+	// WaitingWindow is how many WAITING transactions per queue the core
+	// keeps in memory (CoreConfig.WaitingWindow). Defaults to
+	// DefaultWaitingWindow, or fewer at a start over many queues with
+	// WAITING transactions and no Pipelines: WaitingBudget shared among
+	// them, at least MinWaitingWindow each (a start over 100,000 queues
+	// keeps 4 a queue, not 64).
+	WaitingWindow int
+	// Workers is how many effects run at once. Defaults to 64. Loads of
+	// WAITING transactions (EffectLoad) have their own Workers/4 (at least
+	// one) beside them, so that they never hold up the other effects.
 	Workers int
 	// PollInterval is the head polling interval for chains without push
 	// notifications. Defaults to 500ms.
@@ -332,6 +341,10 @@ func (n *Node) runLoop(ctx context.Context) error {
 	for range n.cfg.Workers {
 		wg.Go(func() { n.work(ctx, l) })
 	}
+	loads := newLoadQueue()
+	for range loadWorkers(n.cfg.Workers) {
+		wg.Go(func() { n.workLoads(ctx, l, loads) })
+	}
 	wg.Go(func() { n.watchHeads(ctx, l) })
 	n.startOnce.Do(func() { close(n.started) })
 	var timer clock.Timer
@@ -349,6 +362,10 @@ func (n *Node) runLoop(ctx context.Context) error {
 			return err
 		}
 		for _, e := range effects {
+			if e.Kind == EffectLoad {
+				loads.put(e)
+				continue
+			}
 			select {
 			case n.effects <- e:
 			case <-ctx.Done():
@@ -491,7 +508,34 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 	}
 	return n.newCore(CoreConfig{Policies: policies, Fees: n.cfg.Fees, InclusionTimeout: n.cfg.InclusionTimeout, Confirmations: n.cfg.Confirmations,
 		PollStatus: !canReadBlocks(n.cfg.Chain), Pins: n.cfg.Pins, Pipelines: n.cfg.Pipelines, Gated: n.cfg.Gated,
-		Shared: n.cfg.Owner != nil}, n.cfg.Clock.Now(), snap)
+		Shared: n.cfg.Owner != nil, WaitingWindow: n.waitingWindow(len(snap.WaitingQueues))}, n.cfg.Clock.Now(), snap)
+}
+
+// The node's default WaitingWindow at a start over many queues (see
+// Config.WaitingWindow).
+const (
+	// WaitingBudget is how many WAITING transactions a start's windows hold
+	// in all, at most, once every queue has loaded its window (above
+	// MinWaitingWindow a queue).
+	WaitingBudget = 1 << 18
+	// MinWaitingWindow is the least window a start gives each queue.
+	MinWaitingWindow = 4
+)
+
+// waitingWindow is the core's WaitingWindow for a start with queues queues
+// holding WAITING transactions: 0 (the core's default) unless the budget
+// calls for fewer.
+func (n *Node) waitingWindow(queues int) int {
+	if n.cfg.WaitingWindow > 0 {
+		return n.cfg.WaitingWindow
+	}
+	if len(n.cfg.Pipelines) > 0 || queues == 0 {
+		return 0 // a pipelined queue's depth is bounded by its window
+	}
+	if w := max(WaitingBudget/queues, MinWaitingWindow); w < DefaultWaitingWindow {
+		return w
+	}
+	return 0
 }
 
 // newCore records the start of a core in the trace and builds it.

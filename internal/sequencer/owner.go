@@ -3,6 +3,7 @@ package sequencer
 import (
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/ordolabs/ordo/internal/store"
 )
@@ -25,6 +26,26 @@ type Owner interface {
 	Held() Held
 	// Changed is signalled when the set of leases held changes.
 	Changed() <-chan struct{}
+	// Until is the time, on the node's clock, before which the leases of
+	// Held generation gen are surely still held (the last renewal's start
+	// plus the ttl, less a margin), or the zero time once one of them has
+	// been lost since. The driver sends nothing to the chain after it: a
+	// node that stalled past its leases wakes up unable to send an
+	// attempt another node may have settled and dispatched again.
+	Until(gen uint64) time.Time
+}
+
+// ErrLeaseLapsed is a send the driver did not make: the node's leases may
+// have expired (it stalled, or cannot renew them).
+var ErrLeaseLapsed = errors.New("sequencer: not sent: this node's leases may have expired (it stalled or cannot renew them)")
+
+// lapsed reports whether the owner's leases may have expired.
+func (n *Node) lapsed() bool {
+	if n.cfg.Owner == nil {
+		return false
+	}
+	h := n.heldNow()
+	return h == nil || !n.cfg.Clock.Now().Before(n.cfg.Owner.Until(h.Gen))
 }
 
 // Held is what a node holds: the queues it may process, the senders it
@@ -36,6 +57,9 @@ type Held struct {
 	Queues  map[string]bool
 	Senders map[string]bool
 	Fence   *store.Fence
+	// Gen is the owner's count of lease losses when Held was taken
+	// (see Until).
+	Gen uint64
 }
 
 // errReload: the loop starts over from the store (ownership changed, or a

@@ -2,6 +2,7 @@ package sequencer_test
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ type testOwner struct {
 	mu      sync.Mutex
 	queues  map[string]bool
 	ids     []string // the senders it holds
+	lapse   bool     // Until is in the past: nothing may be sent
 	changed chan struct{}
 }
 
@@ -41,6 +43,16 @@ func (o *testOwner) Held() sequencer.Held {
 }
 
 func (o *testOwner) Changed() <-chan struct{} { return o.changed }
+
+// Until: the test's leases never lapse unless lapse is set.
+func (o *testOwner) Until(uint64) time.Time {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.lapse {
+		return time.Time{}
+	}
+	return time.Now().Add(time.Hour)
+}
 
 // with gives the owner every sender of c.
 func (o *testOwner) with(c *sequencer.Config) *testOwner {
@@ -153,4 +165,25 @@ func TestNodeOwnerLimitsSenders(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A node whose leases may have lapsed (it stalled, or cannot renew them)
+// sends nothing to the chain: the attempt fails "not sent" and waits;
+// once the leases are renewed it is sent.
+func TestNodeOwnerLapsedSendsNothing(t *testing.T) {
+	owner := newTestOwner("q")
+	owner.lapse = true
+	r := newRig(t, rigOptions{senders: 1, blockTime: 20 * time.Millisecond, tune: func(c *sequencer.Config) { c.Owner = owner.with(c) }})
+	tx := r.submit("q", typ, `{"zkapp":"lapse-0"}`)
+	waitFor(t, "a refused send", 10*time.Second, func() bool {
+		got, err := r.store.Get(t.Context(), tx.UID)
+		return err == nil && len(got.Attempts) > 0 && strings.Contains(got.Attempts[0].Error, "not sent")
+	})
+	if st := r.chain.Stats(); st.Mempool != 0 {
+		t.Fatalf("%d transactions reached the chain while the leases had lapsed", st.Mempool)
+	}
+	owner.mu.Lock()
+	owner.lapse = false
+	owner.mu.Unlock()
+	r.waitState(tx.UID, store.Done)
 }

@@ -152,6 +152,12 @@ func (s *Store) AcquireLeases(ctx context.Context, holder string, names []string
 	}
 	var out []store.Lease
 	err := s.inTx(ctx, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		// A takeover waits for a fenced write in progress, but not for
+		// a stalled one: past a third of the ttl it gives up (the next
+		// cycle tries again).
+		if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", max(ttl.Milliseconds()/3, 100))); err != nil {
+			return err
+		}
 		var now int64
 		if err := tx.QueryRow(ctx, `SELECT `+nowSQL).Scan(&now); err != nil {
 			return err

@@ -86,6 +86,12 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"]; !ok {
+		// A process stalled inside a transaction (paused, swapped out)
+		// holds its row locks, a fenced write's among them, and a lease
+		// takeover waits for them: the server ends such a session.
+		cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = "20s"
+	}
 	if !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = opts.MaxConns
 	}
