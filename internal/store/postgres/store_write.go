@@ -220,12 +220,18 @@ func validateBatch(b *store.Batch) error {
 
 // The batch's statements. An upsert of one statement may not touch a row
 // twice, so applyBatch passes each the last row of each key.
+//
+// The update's uid = ANY($1) repeats the join's condition for the planner:
+// without it, it joins the unnest to the whole table (a hash join over a
+// sequential scan of transactions, every row and every dead version, on
+// every commit: the commits of a burndown grew with the table); with it,
+// it reads only the rows named, through the uid index.
 const (
 	updateTxsSQL = `UPDATE transactions AS t
 		SET state = v.state, retries = v.retries, result = v.result, error = v.error, updated_at = v.at
 		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bytea[], $5::text[], $6::bigint[])
 			AS v(uid, state, retries, result, error, at)
-		WHERE t.uid = v.uid`
+		WHERE t.uid = v.uid AND t.uid = ANY($1::text[])`
 	upsertAttemptsSQL = `INSERT INTO attempts (` + attemptCols + `)
 		SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[],
 			$7::bigint[], $8::text[], $9::text[], $10::bigint[])
