@@ -167,7 +167,10 @@ func Burndown(ctx context.Context, o BurndownOptions) (res BurndownResult, err e
 		return res, err
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	defer func() { // the node stops before the store closes, on every return
+		cancel()
+		<-n.Stopped()
+	}()
 	workStart := wall.Now()
 	go func() { _ = n.Run(runCtx) }()
 	last := workStart
@@ -191,8 +194,6 @@ func Burndown(ctx context.Context, o BurndownOptions) (res BurndownResult, err e
 		t.Stop()
 	}
 	res.WorkTime = wall.Now().Sub(workStart)
-	cancel()
-	<-n.Stopped()
 	res.Insert = float64(o.Intents) / res.InsertTime.Seconds()
 	res.Work = float64(o.Intents) / res.WorkTime.Seconds()
 	res.Whole = float64(o.Intents) / (res.InsertTime + res.WorkTime).Seconds()
