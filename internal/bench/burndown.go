@@ -18,7 +18,7 @@ import (
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/postgres"
 	"github.com/ordolabs/ordo/internal/store/sqlite"
-	"github.com/ordolabs/ordo/internal/testkit/pgtest"
+	"github.com/ordolabs/ordo/internal/testkit/pgcluster"
 )
 
 // Stores the burndown runs on.
@@ -42,7 +42,7 @@ type BurndownOptions struct {
 	// Batch is how many intents one Submit carries. Defaults to 1,000.
 	Batch int
 	// Postgres is the URL of the database to use with StorePostgres; empty
-	// starts a throwaway cluster (pgtest.Start), removed after.
+	// starts a throwaway cluster (pgcluster.Start), removed after.
 	Postgres string
 	// Dir holds the SQLite database. Defaults to a temporary directory,
 	// removed after.
@@ -226,7 +226,7 @@ func openBurndownStore(ctx context.Context, o BurndownOptions) (st store.Store, 
 	}
 	url, stop := o.Postgres, func() error { return nil }
 	if url == "" {
-		if url, stop, err = pgtest.Start(ctx); err != nil {
+		if url, stop, err = pgcluster.Start(ctx); err != nil {
 			return nil, "", nil, err
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/store"
-	"github.com/ordolabs/ordo/internal/testkit/pgtest"
+	"github.com/ordolabs/ordo/internal/testkit/pgcluster"
 )
 
 // Issue 13's targets for the recovery benchmark.
@@ -167,7 +167,7 @@ func Recovery(ctx context.Context, o RecoveryOptions) (res RecoveryResult, err e
 		o.Dir, child.Path = dir, filepath.Join(dir, "ordo.db")
 	} else {
 		if o.Postgres == "" {
-			url, stop, err := pgtest.Start(ctx)
+			url, stop, err := pgcluster.Start(ctx)
 			if err != nil {
 				return res, err
 			}

@@ -23,10 +23,9 @@
 //   - no binaries and no ORDO_TEST_POSTGRES: the test is skipped with the
 //     reason, except under CI=true, where it fails (CI installs them).
 //
-// Start(ctx) is for a program that is not a test (ordo bench burndown): it
-// starts a cluster of its own the same way (or returns ORDO_TEST_POSTGRES)
-// and hands back its URL and a stop function; it needs no testing.TB and
-// leaves the tests' shared cluster alone.
+// The cluster itself is package pgcluster's (no "testing" import): a
+// program that is not a test (ordo bench burndown, recovery) calls
+// pgcluster.Start for a cluster of its own.
 //
 // Invariants: every URL names a database no other test uses (URLFor: no
 // other key); the shared cluster is started at most once per binary; a

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -14,18 +13,20 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/ordolabs/ordo/internal/testkit/pgcluster"
 )
 
 // EnvURL names the environment variable holding an existing server's URL.
-const EnvURL = "ORDO_TEST_POSTGRES"
+const EnvURL = pgcluster.EnvURL
 
 // server is where the databases are made: an admin URL (a database to
 // connect to for CREATE and DROP DATABASE) or why there is none.
 type server struct {
 	admin *url.URL
-	c     *cluster // nil for ORDO_TEST_POSTGRES
-	skip  string   // set when no server can be had
-	err   error    // set when starting one failed
+	c     *pgcluster.Cluster // nil for ORDO_TEST_POSTGRES
+	skip  string             // set when no server can be had
+	err   error              // set when starting one failed
 }
 
 var (
@@ -48,18 +49,18 @@ func get() *server {
 			srv.admin = u
 			return
 		}
-		bin, err := findBin()
+		bin, err := pgcluster.FindBin()
 		if err != nil {
 			srv.skip = fmt.Sprintf("PostgreSQL tests NOT RUN: %v; install PostgreSQL (initdb, postgres) or set %s=postgres://…", err, EnvURL)
 			return
 		}
-		c, err := startCluster(bin)
+		c, err := pgcluster.New(bin)
 		if err != nil {
 			srv.err = err
 			return
 		}
 		srv.c = c
-		srv.admin = c.url("postgres")
+		srv.admin = c.URL("postgres")
 	})
 	return &srv
 }
@@ -153,7 +154,7 @@ func (s *server) exec(sql string) error {
 // Main runs the tests and then stops the cluster, if one was started:
 // call it from TestMain as os.Exit(pgtest.Main(m)).
 func Main(m *testing.M) int {
-	stopOnSignal()
+	pgcluster.StopOnSignal()
 	code := m.Run()
 	stop()
 	return code
@@ -161,15 +162,9 @@ func Main(m *testing.M) int {
 
 // stop stops the cluster, if any, and removes its directory.
 func stop() {
-	runningMu.Lock()
-	c := running
-	runningMu.Unlock()
-	if c != nil {
-		if err := c.stop(); err != nil {
+	if c := pgcluster.Running(); c != nil {
+		if err := c.Stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "pgtest: stop cluster: %v\n", err)
 		}
 	}
 }
-
-// errNoBin is findBin's answer when no PostgreSQL binaries are found.
-var errNoBin = errors.New("no initdb and postgres on PATH nor in /usr/lib/postgresql/*/bin")

@@ -1,4 +1,4 @@
-package pgtest
+package pgcluster
 
 import (
 	"context"
@@ -20,19 +20,19 @@ func Start(ctx context.Context) (url string, stop func() error, err error) {
 	if err := ctx.Err(); err != nil {
 		return "", nil, err
 	}
-	bin, err := findBin()
+	bin, err := FindBin()
 	if err != nil {
-		return "", nil, fmt.Errorf("pgtest: %w", err)
+		return "", nil, fmt.Errorf("pgcluster: %w", err)
 	}
 	runningMu.Lock()
 	prev := running // Main's cluster, if any: Main must still stop that one
 	runningMu.Unlock()
-	c, err := startCluster(bin)
+	c, err := New(bin)
 	if err != nil {
 		return "", nil, err
 	}
 	runningMu.Lock()
 	running = prev
 	runningMu.Unlock()
-	return c.url("postgres").String(), c.stop, nil
+	return c.URL("postgres").String(), c.Stop, nil
 }

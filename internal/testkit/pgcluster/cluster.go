@@ -1,6 +1,6 @@
 //go:build linux
 
-package pgtest
+package pgcluster
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ import (
 )
 
 // cluster is a throwaway PostgreSQL: its directory, its postmaster, its port.
-type cluster struct {
+type Cluster struct {
 	dir  string
 	port int
 	cmd  *exec.Cmd
@@ -39,14 +39,29 @@ type cluster struct {
 	stopErr  error
 }
 
+// EnvURL names the environment variable holding an existing server's URL
+// (the tests' and Start's: nothing is started then).
+const EnvURL = "ORDO_TEST_POSTGRES"
+
+// errNoBin is FindBin's answer when no PostgreSQL binaries are found.
+var errNoBin = errors.New("no initdb and postgres on PATH nor in /usr/lib/postgresql/*/bin")
+
+// Running returns the last cluster New started and has not stopped (nil:
+// none), for a stop at exit or on a signal.
+func Running() *Cluster {
+	runningMu.Lock()
+	defer runningMu.Unlock()
+	return running
+}
+
 var (
 	runningMu sync.Mutex
-	running   *cluster // the started cluster, for stop on a signal
+	running   *Cluster // the started cluster, for stop on a signal
 )
 
 // findBin returns the directory holding initdb and postgres: PATH first,
 // then the highest version under /usr/lib/postgresql.
-func findBin() (string, error) {
+func FindBin() (string, error) {
 	if p, err := exec.LookPath("initdb"); err == nil {
 		if p, err = filepath.EvalSymlinks(p); err == nil {
 			dir := filepath.Dir(p)
@@ -84,25 +99,25 @@ func credential() (*syscall.Credential, error) {
 	}
 	u, err := user.Lookup(name)
 	if err != nil {
-		return nil, fmt.Errorf("pgtest: running as root, and user %s for PostgreSQL: %w", name, err)
+		return nil, fmt.Errorf("pgcluster: running as root, and user %s for PostgreSQL: %w", name, err)
 	}
 	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
 	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
 	if err1 != nil || err2 != nil {
-		return nil, fmt.Errorf("pgtest: user %s: uid %q gid %q", name, u.Uid, u.Gid)
+		return nil, fmt.Errorf("pgcluster: user %s: uid %q gid %q", name, u.Uid, u.Gid)
 	}
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
 
 // startCluster runs initdb and starts postgres, waiting until it answers.
-func startCluster(bin string) (_ *cluster, err error) {
+func New(bin string) (_ *Cluster, err error) {
 	cred, err := credential()
 	if err != nil {
 		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "ordo-pgtest-")
 	if err != nil {
-		return nil, fmt.Errorf("pgtest: %w", err)
+		return nil, fmt.Errorf("pgcluster: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -111,7 +126,7 @@ func startCluster(bin string) (_ *cluster, err error) {
 	}()
 	if cred != nil {
 		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
-			return nil, fmt.Errorf("pgtest: chown %s: %w", dir, err)
+			return nil, fmt.Errorf("pgcluster: chown %s: %w", dir, err)
 		}
 	}
 	data := filepath.Join(dir, "data")
@@ -120,7 +135,7 @@ func startCluster(bin string) (_ *cluster, err error) {
 	initdb.Dir = dir
 	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	if out, err := initdb.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("pgtest: initdb: %w\n%s", err, out)
+		return nil, fmt.Errorf("pgcluster: initdb: %w\n%s", err, out)
 	}
 	port, err := freePort()
 	if err != nil {
@@ -128,9 +143,9 @@ func startCluster(bin string) (_ *cluster, err error) {
 	}
 	logf, err := os.Create(filepath.Join(dir, "postgres.log"))
 	if err != nil {
-		return nil, fmt.Errorf("pgtest: %w", err)
+		return nil, fmt.Errorf("pgcluster: %w", err)
 	}
-	c := &cluster{dir: dir, port: port, logf: logf}
+	c := &Cluster{dir: dir, port: port, logf: logf}
 	c.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data,
 		"-c", "listen_addresses=127.0.0.1",
 		"-c", "port="+strconv.Itoa(port),
@@ -145,7 +160,7 @@ func startCluster(bin string) (_ *cluster, err error) {
 	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
 	if err := c.cmd.Start(); err != nil {
 		_ = logf.Close()
-		return nil, fmt.Errorf("pgtest: start postgres: %w", err)
+		return nil, fmt.Errorf("pgcluster: start postgres: %w", err)
 	}
 	c.exited = make(chan struct{})
 	go func() {
@@ -167,12 +182,12 @@ func startCluster(bin string) (_ *cluster, err error) {
 
 // waitReady polls the server until it accepts a connection, it exits, or
 // 60s pass.
-func (c *cluster) waitReady() error {
+func (c *Cluster) waitReady() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var wall clock.Real
 	for {
-		conn, err := pgx.Connect(ctx, c.url("postgres").String())
+		conn, err := pgx.Connect(ctx, c.URL("postgres").String())
 		if err == nil {
 			return conn.Close(ctx)
 		}
@@ -180,17 +195,17 @@ func (c *cluster) waitReady() error {
 		select {
 		case <-c.exited:
 			t.Stop()
-			return fmt.Errorf("pgtest: postgres exited: %w", c.exitErr)
+			return fmt.Errorf("pgcluster: postgres exited: %w", c.exitErr)
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("pgtest: postgres not ready after 60s: %w", err)
+			return fmt.Errorf("pgcluster: postgres not ready after 60s: %w", err)
 		case <-t.C():
 		}
 	}
 }
 
 // url is the URL of a database of the cluster.
-func (c *cluster) url(db string) *url.URL {
+func (c *Cluster) URL(db string) *url.URL {
 	return &url.URL{
 		Scheme:   "postgres",
 		User:     url.User("postgres"),
@@ -202,7 +217,7 @@ func (c *cluster) url(db string) *url.URL {
 
 // stop asks postgres for a fast shutdown, waits for it (at most 30s, then
 // kills it) and removes the directory.
-func (c *cluster) stop() error {
+func (c *Cluster) Stop() error {
 	c.stopOnce.Do(func() {
 		pid := c.cmd.Process.Pid
 		_ = syscall.Kill(pid, syscall.SIGINT)
@@ -214,7 +229,7 @@ func (c *cluster) stop() error {
 		case <-t.C():
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
 			<-c.exited
-			c.stopErr = fmt.Errorf("pgtest: postgres did not stop within 30s: killed")
+			c.stopErr = fmt.Errorf("pgcluster: postgres did not stop within 30s: killed")
 		}
 		_ = c.logf.Close()
 		if err := os.RemoveAll(c.dir); err != nil {
@@ -228,14 +243,14 @@ func (c *cluster) stop() error {
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return 0, fmt.Errorf("pgtest: free port: %w", err)
+		return 0, fmt.Errorf("pgcluster: free port: %w", err)
 	}
 	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // stopOnSignal stops the cluster on SIGINT or SIGTERM, then exits.
-func stopOnSignal() {
+func StopOnSignal() {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
@@ -244,9 +259,9 @@ func stopOnSignal() {
 		c := running
 		runningMu.Unlock()
 		if c != nil {
-			_ = c.stop()
+			_ = c.Stop()
 		}
-		fmt.Fprintf(os.Stderr, "pgtest: %v: cluster stopped\n", sig)
+		fmt.Fprintf(os.Stderr, "pgcluster: %v: cluster stopped\n", sig)
 		os.Exit(2)
 	}()
 }

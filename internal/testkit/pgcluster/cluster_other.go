@@ -1,0 +1,40 @@
+//go:build !linux
+
+package pgcluster
+
+import (
+	"errors"
+	"net/url"
+	"sync"
+)
+
+// The throwaway cluster runs on Linux only (it runs initdb and postgres as
+// an unprivileged user with Linux process attributes); elsewhere the tests
+// use ORDO_TEST_POSTGRES, or skip.
+
+// errNoCluster: no throwaway cluster on this system.
+var errNoCluster = errors.New("pgcluster: the throwaway PostgreSQL cluster runs on Linux only; set ORDO_TEST_POSTGRES")
+
+// cluster is never started here.
+type Cluster struct{}
+
+// EnvURL names the environment variable holding an existing server's URL.
+const EnvURL = "ORDO_TEST_POSTGRES"
+
+// Running is always nil here.
+func Running() *Cluster { return nil }
+
+var (
+	runningMu sync.Mutex
+	running   *Cluster // always nil here
+)
+
+func FindBin() (string, error) { return "", errNoCluster }
+
+func New(string) (*Cluster, error) { return nil, errNoCluster }
+
+func (c *Cluster) URL(string) *url.URL { return &url.URL{} }
+
+func (c *Cluster) Stop() error { return nil }
+
+func StopOnSignal() {}
