@@ -14,7 +14,7 @@
 //   - PostgreSQL: a throwaway cluster (initdb into a temporary directory,
 //     postgres on a free loopback port with fsync=on,
 //     synchronous_commit=on, full_page_writes=on; as root, initdb and
-//     postgres run as "nobody", or ORDO_PEERS_POSTGRES_USER), or the server
+//     postgres run as "nobody", or ORDO_TEST_POSTGRES_USER), or the server
 //     of --postgres URL. Each contender gets a fresh database, dropped
 //     afterwards.
 //   - River v0.49.0 (riverpgxv5, riversqlite, rivermigrate): migrate, insert

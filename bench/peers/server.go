@@ -10,13 +10,15 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/ordolabs/ordo/internal/testkit/pgcluster"
 )
 
 // server is the PostgreSQL both contenders run on: a throwaway cluster or
 // the server of --postgres.
 type server struct {
-	admin *url.URL // a database to connect to for CREATE and DROP DATABASE
-	c     *cluster // nil for --postgres
+	admin *url.URL           // a database to connect to for CREATE and DROP DATABASE
+	c     *pgcluster.Cluster // nil for --postgres
 }
 
 // startServer starts a throwaway cluster, or takes raw (--postgres) when
@@ -29,15 +31,18 @@ func startServer(ctx context.Context, raw string) (*server, error) {
 		}
 		return &server{admin: u}, nil
 	}
-	bin, err := findBin()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	bin, err := pgcluster.FindBin()
 	if err != nil {
 		return nil, err
 	}
-	c, err := startCluster(ctx, bin)
+	c, err := pgcluster.New(bin)
 	if err != nil {
 		return nil, err
 	}
-	return &server{admin: c.url("postgres"), c: c}, nil
+	return &server{admin: c.URL("postgres"), c: c}, nil
 }
 
 // close stops the throwaway cluster, if any.
@@ -45,7 +50,7 @@ func (s *server) close() {
 	if s.c == nil {
 		return
 	}
-	if err := s.c.stop(); err != nil {
+	if err := s.c.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "peers:", err)
 	}
 }
