@@ -49,6 +49,10 @@ type BurndownOptions struct {
 	Dir string
 	// Workers is the node's effect workers. Defaults to the node's default.
 	Workers int
+	// InFlight is how many transactions of a queue may be in flight at
+	// once, nonce-ordered on one sender (the sequencer's Pipelines).
+	// Defaults to 1.
+	InFlight int
 	// Progress, when set, receives a line now and then.
 	Progress io.Writer
 	// wrap, when set (tests), wraps the store the nodes use.
@@ -72,8 +76,8 @@ type BurndownResult struct {
 
 // String is the benchmark's one line of figures.
 func (r BurndownResult) String() string {
-	return fmt.Sprintf("burndown: store=%s N=%d Q=%d S=%d batch=%d: insert %.0f intents/s (%s), work %.0f intents/s (%s, %d blocks), whole %.0f intents/s, failed %d, durability %s, peak RSS %s",
-		r.Opts.Store, r.Opts.Intents, r.Opts.Queues, r.Opts.Senders, r.Opts.Batch, r.Insert, r.InsertTime.Round(time.Millisecond),
+	return fmt.Sprintf("burndown: store=%s N=%d Q=%d S=%d batch=%d in-flight=%d: insert %.0f intents/s (%s), work %.0f intents/s (%s, %d blocks), whole %.0f intents/s, failed %d, durability %s, peak RSS %s",
+		r.Opts.Store, r.Opts.Intents, r.Opts.Queues, r.Opts.Senders, r.Opts.Batch, max(r.Opts.InFlight, 1), r.Insert, r.InsertTime.Round(time.Millisecond),
 		r.Work, r.WorkTime.Round(time.Millisecond), r.Blocks, r.Whole, r.Failed, r.Durability, MiB(r.PeakRSS))
 }
 
@@ -127,7 +131,7 @@ func Burndown(ctx context.Context, o BurndownOptions) (res BurndownResult, err e
 	newNode := func() (*sequencer.Node, error) {
 		return sequencer.NewNode(sequencer.Config{Store: counted, Chain: ch, Clock: wall,
 			Dispatchers: map[string]sequencer.Dispatcher{burndownType: noopDispatcher{}},
-			Senders:     senders, Workers: o.Workers, Logger: slog.New(slog.DiscardHandler),
+			Senders:     senders, Workers: o.Workers, Logger: slog.New(slog.DiscardHandler), Pipelines: o.pipelines(),
 			OnFinish: func(_ string, s store.TxState, _ uint64) {
 				if s == store.Failed {
 					failed.Add(1)
@@ -253,4 +257,12 @@ func postgresDurability(ctx context.Context, url string) (string, error) {
 		return "", fmt.Errorf("bench: postgres settings: %w", err)
 	}
 	return "synchronous_commit=" + sc + " fsync=" + fs, nil
+}
+
+// pipelines is the sequencer's pipeline rule for InFlight (none for 1).
+func (o BurndownOptions) pipelines() []sequencer.Pipeline {
+	if o.InFlight < 2 {
+		return nil
+	}
+	return []sequencer.Pipeline{{Prefix: "", InFlight: o.InFlight}}
 }
