@@ -82,7 +82,12 @@ func RecoveryChild(ctx context.Context, out io.Writer, progress io.Writer) (err 
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, st.Close()) }()
+	running := false // the node runs: leave the store open at the end if it does not stop
+	defer func() {
+		if !running {
+			err = errors.Join(err, st.Close())
+		}
+	}()
 	r.Open = wall.Now().Sub(start)
 
 	senders := make([]sequencer.SenderConfig, o.Senders)
@@ -100,9 +105,19 @@ func RecoveryChild(ctx context.Context, out io.Writer, progress io.Writer) (err 
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer func() {
+		// A turn over a very large step cannot be interrupted: the figures
+		// are out by now, so the process does not wait long for it.
 		cancel()
-		<-n.Stopped()
+		t := wall.NewTimer(10 * time.Second)
+		defer t.Stop()
+		select {
+		case <-n.Stopped():
+			running = false
+		case <-t.C():
+			fmt.Fprintln(progress, "restart: the node did not stop within 10s (a long turn); leaving it")
+		}
 	}()
+	running = true
 	go func() { _ = n.Run(runCtx) }()
 	timeout := wall.NewTimer(o.Timeout)
 	defer timeout.Stop()
@@ -146,6 +161,7 @@ func RecoveryChild(ctx context.Context, out io.Writer, progress io.Writer) (err 
 	}
 	r.PeakRSS = PeakRSS()
 	r.Queues = int(d.count.Load())
+	pprof.StopCPUProfile() // the start, not the stop
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
