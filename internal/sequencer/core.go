@@ -131,6 +131,9 @@ func (t *txn) attempt(n int) *store.Attempt {
 type queue struct {
 	rec   store.Queue
 	dirty bool // changed since the last Ready
+	// step is the step (Core.steps) that last marked it: assertCheap
+	// checks what one step touched, once.
+	step uint64
 	// flights are the queue's transactions in flight, oldest first: at most
 	// depth (1 by default). The lead is the one the binding record names; the
 	// others are its followers (see core_pipeline.go).
@@ -204,6 +207,9 @@ func (q *queue) land() {
 type sender struct {
 	rec   store.Sender
 	dirty bool // changed since the last Ready
+	// step is the step (Core.steps) that last marked it: assertCheap
+	// checks what one step touched, once.
+	step  uint64
 	queue *queue
 	nonce nonceSource
 	// reserved: a pin names the sender, which serves only the queues
@@ -241,6 +247,12 @@ type Core struct {
 	// their inclusion, for the last maxReorgTrack heights: a reorg deeper
 	// than declared that replaces one of those blocks flags them.
 	finals map[uint64][]string
+	// steps counts Steps (from 1); stepQ and stepS are what the current
+	// step marked, for assertCheap (dirtyQ and dirtyS accumulate over a
+	// turn: checking them on every step cost k²/2 checks for k steps).
+	steps uint64
+	stepQ []*queue
+	stepS []*sender
 	// closed are the queues InputGate (or CoreConfig.Gated) closed, also
 	// those not in memory yet.
 	closed map[string]bool
@@ -379,12 +391,20 @@ func (c *Core) markQ(q *queue) {
 		q.dirty = true
 		c.dirtyQ = append(c.dirtyQ, q)
 	}
+	if q.step != c.steps {
+		q.step = c.steps
+		c.stepQ = append(c.stepQ, q)
+	}
 }
 
 func (c *Core) markS(s *sender) {
 	if !s.dirty {
 		s.dirty = true
 		c.dirtyS = append(c.dirtyS, s)
+	}
+	if s.step != c.steps {
+		s.step = c.steps
+		c.stepS = append(c.stepS, s)
 	}
 }
 

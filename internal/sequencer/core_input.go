@@ -173,6 +173,7 @@ func (c *Core) Step(in Input) {
 		panic(fmt.Sprintf("sequencer: Step(%s) between Ready and Advance", in.Kind))
 	}
 	c.setTime(in.At)
+	c.steps++
 	switch in.Kind {
 	case InputTick:
 		c.tick()

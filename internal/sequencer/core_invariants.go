@@ -8,19 +8,22 @@ import (
 )
 
 // assertCheap checks the invariants of what the last step touched (the queues
-// and senders it marked) and panics on a broken one: a core whose memory
-// contradicts itself must stop loudly, before its batch is committed.
+// and senders it marked, once each) and panics on a broken one: a core whose
+// memory contradicts itself must stop loudly, before its batch is committed.
 func (c *Core) assertCheap() {
-	for _, q := range c.dirtyQ {
+	for _, q := range c.stepQ {
 		if err := c.checkQueue(q); err != nil {
 			panic("sequencer: invariant broken: " + err.Error())
 		}
 	}
-	for _, s := range c.dirtyS {
+	for _, s := range c.stepS {
 		if err := checkSender(s); err != nil {
 			panic("sequencer: invariant broken: " + err.Error())
 		}
 	}
+	clear(c.stepQ)
+	clear(c.stepS)
+	c.stepQ, c.stepS = c.stepQ[:0], c.stepS[:0]
 }
 
 // CheckInvariants checks every invariant over the whole core and returns
