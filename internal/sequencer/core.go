@@ -247,6 +247,10 @@ type Core struct {
 	// their inclusion, for the last maxReorgTrack heights: a reorg deeper
 	// than declared that replaces one of those blocks flags them.
 	finals map[uint64][]string
+	// delaying are the queues set to DELAY (some may have left it since:
+	// NextDeadline drops those), so that NextDeadline need not walk every
+	// queue on every turn.
+	delaying map[*queue]struct{}
 	// steps counts Steps (from 1); stepQ and stepS are what the current
 	// step marked, for assertCheap (dirtyQ and dirtyS accumulate over a
 	// turn: checking them on every step cost k²/2 checks for k steps).
@@ -282,7 +286,7 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 	cfg.Gated = slices.Clone(cfg.Gated)
 	c := &Core{cfg: cfg, now: now, queues: map[string]*queue{}, senders: map[string]*sender{},
 		watch: map[string]*queue{}, hooks: map[string]*txn{}, flying: map[string]*txn{},
-		head: st.Head, minFee: st.MinFee, reorgDepth: st.ReorgDepth, finals: map[uint64][]string{}, closed: map[string]bool{}}
+		head: st.Head, minFee: st.MinFee, reorgDepth: st.ReorgDepth, finals: map[uint64][]string{}, closed: map[string]bool{}, delaying: map[*queue]struct{}{}}
 	for _, name := range cfg.Gated {
 		c.closed[name] = true
 	}
@@ -295,6 +299,9 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 	for _, qr := range st.Queues {
 		q := c.queue(qr.Name)
 		q.rec = qr
+		if qr.State == store.Delay {
+			c.delaying[q] = struct{}{}
+		}
 		if s := c.senders[qr.Sender]; s != nil && qr.State != store.Free && s.queue == nil {
 			s.queue, s.rec.Queue, q.snd, q.seat = q, q.rec.Name, s, seatBound
 			// A binding against the pins (changed since it was made) keeps
@@ -546,8 +553,12 @@ func (c *Core) Head() uint64 { return c.head }
 // needs no Tick for it, and a driver would otherwise spin on a past deadline.
 func (c *Core) NextDeadline() time.Time {
 	var t time.Time
-	for _, q := range c.queues {
-		if q.rec.State == store.Delay && !c.stalled(q) && q.load == loadIdle && (t.IsZero() || q.rec.DelayUntil.Before(t)) {
+	for q := range c.delaying {
+		if q.rec.State != store.Delay || c.queues[q.rec.Name] != q {
+			delete(c.delaying, q) // left DELAY (or forgotten) since
+			continue
+		}
+		if !c.stalled(q) && q.load == loadIdle && (t.IsZero() || q.rec.DelayUntil.Before(t)) {
 			t = q.rec.DelayUntil
 		}
 	}
@@ -578,6 +589,9 @@ func (c *Core) saveAttempt(t *txn, a *store.Attempt) {
 
 func (c *Core) setBinding(q *queue, s store.BindingState) {
 	q.rec.State = s
+	if s == store.Delay {
+		c.delaying[q] = struct{}{}
+	}
 	c.markQ(q)
 }
 
