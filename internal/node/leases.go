@@ -141,12 +141,6 @@ func (k *leaseKeeper) activeHeld() []string {
 	return slices.Clone(k.active)
 }
 
-// lapsed reports whether the leases held may have started to expire.
-func (k *leaseKeeper) lapsed() bool {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return !k.clock.Now().Before(k.until)
-}
 
 // Poke asks for a cycle now (intake for a queue no one holds).
 func (k *leaseKeeper) Poke() {
@@ -461,8 +455,8 @@ func (k *leaseKeeper) leased(name string, run func(context.Context) error) func(
 			return err
 		case <-lost:
 			cancel()
-			<-done
-			k.log.Error("leases: the engine's lease was lost: it stopped here, and runs on the node that holds it now; restart this node to stand by for it again", "engine", name)
+			err := <-done
+			k.log.Error("leases: the engine's lease was lost: it stopped here, and runs on the node that holds it now; restart this node to stand by for it again", "engine", name, "stopped", err)
 			<-ctx.Done()
 			return nil
 		}

@@ -25,7 +25,7 @@ import (
 	"github.com/ordolabs/ordo/internal/clock"
 )
 
-// cluster is a throwaway PostgreSQL: its directory, its postmaster, its port.
+// Cluster is a throwaway PostgreSQL: its directory, its postmaster, its port.
 type Cluster struct {
 	dir  string
 	port int
@@ -59,7 +59,7 @@ var (
 	running   *Cluster // the started cluster, for stop on a signal
 )
 
-// findBin returns the directory holding initdb and postgres: PATH first,
+// FindBin returns the directory holding initdb and postgres: PATH first,
 // then the highest version under /usr/lib/postgresql.
 func FindBin() (string, error) {
 	if p, err := exec.LookPath("initdb"); err == nil {
@@ -109,7 +109,7 @@ func credential() (*syscall.Credential, error) {
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
 
-// startCluster runs initdb and starts postgres, waiting until it answers.
+// New runs initdb and starts postgres, waiting until it answers.
 func New(bin string) (_ *Cluster, err error) {
 	cred, err := credential()
 	if err != nil {
@@ -204,7 +204,7 @@ func (c *Cluster) waitReady() error {
 	}
 }
 
-// url is the URL of a database of the cluster.
+// URL is the URL of a database of the cluster.
 func (c *Cluster) URL(db string) *url.URL {
 	return &url.URL{
 		Scheme:   "postgres",
@@ -215,7 +215,7 @@ func (c *Cluster) URL(db string) *url.URL {
 	}
 }
 
-// stop asks postgres for a fast shutdown, waits for it (at most 30s, then
+// Stop asks postgres for a fast shutdown, waits for it (at most 30s, then
 // kills it) and removes the directory.
 func (c *Cluster) Stop() error {
 	c.stopOnce.Do(func() {
@@ -249,7 +249,7 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// stopOnSignal stops the cluster on SIGINT or SIGTERM, then exits.
+// StopOnSignal stops the cluster on SIGINT or SIGTERM, then exits.
 func StopOnSignal() {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
