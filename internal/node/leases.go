@@ -141,7 +141,6 @@ func (k *leaseKeeper) activeHeld() []string {
 	return slices.Clone(k.active)
 }
 
-
 // Poke asks for a cycle now (intake for a queue no one holds).
 func (k *leaseKeeper) Poke() {
 	select {
