@@ -1,10 +1,15 @@
 // Package node assembles an ordo node from its configuration: the store
-// (SQLite), the chain (an in-process devchain or a remote one), the keystore,
+// (SQLite, or PostgreSQL with store.url), the chain (an in-process devchain or a remote one), the keystore,
 // the sequencer with its dispatchers, and the HTTP API. `ordo serve`, `ordo
 // demo` and `ordo bench sequencer` all start nodes through it.
 //
 // Invariants: a node never starts with an allowed type that has no
 // dispatcher; every configuration field has a documented default; dev senders'
 // keys are created once and kept in the data directory, so a restarted node
-// signs with the same accounts.
+// signs with the same accounts. On a PostgreSQL store several nodes share
+// the database (leases.go): a node processes only the queues, uses only the
+// senders and runs only the engines whose leases it holds (the sequencer's
+// Owner), every sequencer batch carries the fence of those leases, and
+// nothing is sent to the chain once they may have lapsed; replica sets
+// (replication) are refused there.
 package node

@@ -26,7 +26,15 @@
 // many queues dispatches once the first windows are loaded, not after the
 // last; and such a start keeps fewer WAITING transactions a queue in memory
 // (Config.WaitingWindow: WaitingBudget shared among the queues). A simulation (internal/sim) turns
-// the same Loop by hand with Config.Inline. With Config.Trace, the loop
+// the same Loop by hand with Config.Inline. Config.Owner (owner.go) limits a
+// node sharing its store with others to the queues and senders whose
+// leases it holds: the snapshot, its intake and its senders are filtered,
+// each batch carries the fence of the leases its core was built on, the
+// core reads intake from the store in Seq order (CoreConfig.Shared), nothing
+// is sent once the leases may have lapsed, and a change of leases or a
+// fenced commit starts the loop over from the store. InputGate closes a
+// queue (no new transaction; the state machine manager closes a queue this
+// node was deposed from). With Config.Trace, the loop
 // records every input and Ready; Replay checks a recording against fresh
 // cores. Dispatchers live in the dispatch package.
 //
