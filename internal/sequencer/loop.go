@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/store"
 )
 
 // Loop is the driver's body around the Core: it steps the inputs that
@@ -20,6 +21,19 @@ type Loop struct {
 	core     *Core
 	lastHead uint64 // the last head whose blocks were read (HeadSeen)
 	reorgs   reorgWatch
+	// pending is the batch being committed while the loop steps on (not
+	// with Config.Inline): its effects, and those of the Readys taken
+	// since, go out once it is committed.
+	pending *commit
+}
+
+// commit is a batch on its way to the store.
+type commit struct {
+	batch   store.Batch
+	effects []Effect
+	t0      time.Time
+	done    chan struct{}
+	err     error
 }
 
 // Open loads the store, syncs the senders with the chain and builds the core;
@@ -46,11 +60,16 @@ func (l *Loop) Waiting() bool { return l.n.inputs.Len() > 0 }
 // Deadline returns the earliest DELAY end the core waits for, or zero.
 func (l *Loop) Deadline() time.Time { return l.core.NextDeadline() }
 
-// Turn steps every queued input, commits the Ready's batch and returns its
-// effects, which must be performed only now, after the commit. With
-// Config.Inline the loop performs them itself, in order, and queues their
-// results for the next Turn (it then returns none). An error is a failed
-// commit: the loop must not be turned again (the core is ahead of the store).
+// Turn steps every queued input, takes the Ready, starts its batch's commit
+// and returns the effects that may be performed now: those of the commits
+// that have finished (this Ready's once its commit is done, at a later
+// Turn: Committed signals it). One batch is committed at a time, in order,
+// so the loop steps and signs while the store commits the previous turn,
+// and no effect goes out before its batch and every batch before it are
+// committed. With Config.Inline the loop commits, then performs the effects
+// itself, in order, and queues their results for the next Turn (it then
+// returns none). An error is a failed commit: the loop must not be turned
+// again (the core is ahead of the store).
 func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 	n := l.n
 	now := n.cfg.Clock.Now().UTC()
@@ -69,11 +88,31 @@ func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 		l.step(in)
 	}
 	r := l.ready(ctx, now)
+	if n.cfg.Inline {
+		return nil, l.turnInline(ctx, r)
+	}
+	out, err := l.commitAsync(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	n.observeGauges(l.core)
+	l.core.Advance()
+	n.trace.Advance()
+	if err := n.trace.Flush(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// turnInline commits r, then performs its effects and queues their results
+// (Config.Inline: a simulation's loop, one thing at a time).
+func (l *Loop) turnInline(ctx context.Context, r Ready) error {
+	n := l.n
 	if !r.Batch.Empty() {
 		n.fence(&r.Batch)
 		t0 := n.cfg.Clock.Now()
 		if err := n.cfg.Store.Apply(ctx, r.Batch); err != nil {
-			return nil, fmt.Errorf("sequencer: commit: %w", err)
+			return fmt.Errorf("sequencer: commit: %w", err)
 		}
 		n.observeCommit(r.Batch, n.since(t0))
 		n.observe(ctx, l.core, r.Batch)
@@ -82,15 +121,96 @@ func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 	l.core.Advance()
 	n.trace.Advance()
 	if err := n.trace.Flush(); err != nil {
-		return nil, err
-	}
-	if !n.cfg.Inline {
-		return r.Effects, nil
+		return err
 	}
 	for _, e := range r.Effects {
 		l.Put(n.perform(ctx, e))
 	}
-	return nil, nil
+	return nil
+}
+
+// commitAsync starts r's commit and returns the effects that may go out
+// now: those of a commit that has finished. One batch is committed at a
+// time, in order: a Ready with a batch waits for the commit before it (so
+// the loop's stepping and signing overlap the store's previous commit, not
+// more). Effects never go out before the commits of their Ready and of
+// every Ready before it.
+func (l *Loop) commitAsync(ctx context.Context, r Ready) ([]Effect, error) {
+	var out []Effect
+	if p := l.pending; p != nil && (!r.Batch.Empty() || p.finished()) {
+		eff, err := l.finish(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out = eff
+	}
+	switch {
+	case !r.Batch.Empty():
+		n := l.n
+		n.fence(&r.Batch)
+		p := &commit{batch: r.Batch, effects: r.Effects, t0: n.cfg.Clock.Now(), done: make(chan struct{})}
+		go func() {
+			defer close(p.done)
+			p.err = n.cfg.Store.Apply(ctx, p.batch)
+		}()
+		l.pending = p
+	case l.pending != nil:
+		l.pending.effects = append(l.pending.effects, r.Effects...)
+	default:
+		out = append(out, r.Effects...)
+	}
+	return out, nil
+}
+
+// finished reports whether the commit is done.
+func (c *commit) finished() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// finish waits for the pending commit and returns its effects; an error is
+// a failed commit (the loop must not be turned again).
+func (l *Loop) finish(ctx context.Context) ([]Effect, error) {
+	p := l.pending
+	<-p.done
+	l.pending = nil
+	if p.err != nil {
+		return nil, fmt.Errorf("sequencer: commit: %w", p.err)
+	}
+	n := l.n
+	n.observeCommit(p.batch, n.since(p.t0))
+	n.observe(ctx, l.core, p.batch)
+	return p.effects, nil
+}
+
+// Committed is closed when the pending commit is done (nil: none), so that
+// the driver turns the loop to hand out its effects.
+func (l *Loop) Committed() <-chan struct{} {
+	if l.pending == nil {
+		return nil
+	}
+	return l.pending.done
+}
+
+// Flush waits for the pending commit, if any, and returns its effects.
+func (l *Loop) Flush(ctx context.Context) ([]Effect, error) {
+	if l.pending == nil {
+		return nil, nil
+	}
+	return l.finish(ctx)
+}
+
+// wait waits for a pending commit to end, whatever its outcome (the loop
+// stops: nothing may still write for its core when the next one loads).
+func (l *Loop) wait() {
+	if l.pending != nil {
+		<-l.pending.done
+		l.pending = nil
+	}
 }
 
 func (l *Loop) step(in Input) {

@@ -338,6 +338,7 @@ func (n *Node) runLoop(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
+	defer l.wait() // no commit of this core may still be under way when the next one loads
 	for range n.cfg.Workers {
 		wg.Go(func() { n.work(ctx, l) })
 	}
@@ -389,6 +390,7 @@ func (n *Node) runLoop(ctx context.Context) error {
 			n.log.Info("sequencer: the leases held changed: starting over from the store")
 			return errReload
 		case <-n.inputs.Signal():
+		case <-l.Committed():
 		case <-timerC:
 			timer = nil
 			l.Put(Input{Kind: InputTick})
