@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // Leased is a store that keeps leases.
@@ -125,20 +126,13 @@ func leaseOf(t *testing.T, ls []store.Lease, name string) store.Lease {
 // waitExpired polls until the store lists none of names.
 func waitExpired(t *testing.T, st store.LeaseStore, names ...string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testkit.WaitFor(t, 10*time.Second, time.Millisecond, fmt.Sprintf("leases %v expired", names), func() bool {
 		live := 0
 		for _, n := range names {
 			live += len(leasesOf(t, st, n))
 		}
-		if live == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("leases %v still listed after 10s", names)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return live == 0
+	})
 }
 
 func (s *leaseSuite) testAcquireFree(t *testing.T) {
