@@ -58,10 +58,7 @@ type leaseKeeper struct {
 	gen   uint64
 	// active are the held queues with work, as of the last cycle (for
 	// the intake watch's rescans).
-	active []string
-	// quiet are the idle queues the current cycle gave back: no change
-	// for the sequencer (a batch for one is fenced anyway).
-	quiet   map[string]bool
+	active  []string
 	changed chan struct{}
 	poke    chan struct{}
 }
@@ -85,7 +82,7 @@ func newHolder() string {
 
 func newLeaseKeeper(st leaseStore, holder string, ttl time.Duration, senders []string, clk clock.Clock, log *slog.Logger) *leaseKeeper {
 	return &leaseKeeper{st: st, holder: holder, ttl: ttl, senders: senders, clock: clk, log: log,
-		held: map[string]int64{}, quiet: map[string]bool{}, changed: make(chan struct{}, 1), poke: make(chan struct{}, 1)}
+		held: map[string]int64{}, changed: make(chan struct{}, 1), poke: make(chan struct{}, 1)}
 }
 
 // Held implements sequencer.Owner.
@@ -134,6 +131,14 @@ func (k *leaseKeeper) confirm(renewed map[string]int64, until time.Time) {
 	k.until = until
 }
 
+// holdsQueue reports whether this node holds queue's lease.
+func (k *leaseKeeper) holdsQueue(queue string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, ok := k.held[store.LeaseQueue+queue]
+	return ok
+}
+
 // activeHeld are the held queues that had work at the last cycle.
 func (k *leaseKeeper) activeHeld() []string {
 	k.mu.Lock()
@@ -178,7 +183,6 @@ func (k *leaseKeeper) Run(ctx context.Context) error {
 // stalled node): the leases then lapse here first.
 func (k *leaseKeeper) cycle(ctx context.Context) error {
 	start := k.clock.Now()
-	k.quiet = map[string]bool{}
 	ctx, cancel := context.WithTimeout(ctx, max(k.ttl/3, 10*time.Millisecond))
 	defer cancel()
 	renewed, err := k.st.RenewLeases(ctx, k.holder, k.ttl)
@@ -208,45 +212,49 @@ func (k *leaseKeeper) cycle(ctx context.Context) error {
 	for _, l := range got {
 		next[l.Name] = l.Token
 	}
-	active, err := k.balance(ctx, next)
+	active, idle, err := k.balance(ctx, next)
 	if err != nil {
 		return err
 	}
 	delete(next, store.LeaseNode+k.holder)
-	k.set(next, start.Add(k.ttl-k.ttl/5), active)
+	k.set(next, start.Add(k.ttl-k.ttl/5), active, idle)
 	return nil
 }
 
 // balance takes free active queues up to the fair share and gives back
-// those above share+1, and the idle ones; an engine's queues go to the
-// node running the engine, outside the share. It returns the active
-// queues held.
-func (k *leaseKeeper) balance(ctx context.Context, next map[string]int64) ([]string, error) {
-	nodes, err := k.st.Leases(ctx, store.LeaseNode)
+// those above share+1, and the idle ones (ActiveQueues counts a queue
+// while a transaction of it is not final or its hook has not run, so that
+// the fence stays the size of the work); an engine's queues go to the node
+// running the engine, outside the share. It reads the leases once and
+// gives back in one call. It returns the active queues held, and the idle
+// ones given back (no change for the sequencer: a batch for one is fenced
+// anyway).
+func (k *leaseKeeper) balance(ctx context.Context, next map[string]int64) (active []string, idle map[string]bool, err error) {
+	live, err := k.st.Leases(ctx, "")
 	if err != nil {
-		return nil, fmt.Errorf("live nodes: %w", err)
+		return nil, nil, fmt.Errorf("leases: %w", err)
 	}
-	active, err := k.activeQueues(ctx)
+	nodes, held := 0, map[string]bool{}
+	for _, l := range live {
+		if strings.HasPrefix(l.Name, store.LeaseNode) {
+			nodes++
+		} else if q, ok := strings.CutPrefix(l.Name, store.LeaseQueue); ok {
+			held[q] = true
+		}
+	}
+	all, err := k.activeQueues(ctx)
 	if err != nil {
-		return nil, err
-	}
-	taken, err := k.st.Leases(ctx, store.LeaseQueue)
-	if err != nil {
-		return nil, fmt.Errorf("queue leases: %w", err)
-	}
-	held := map[string]bool{}
-	for _, l := range taken {
-		held[strings.TrimPrefix(l.Name, store.LeaseQueue)] = true
+		return nil, nil, err
 	}
 	isActive := map[string]bool{}
-	var mine, free, engine, handBack []string
-	for _, q := range active {
+	var mine, free, engine, giveBack []string
+	for _, q := range all {
 		isActive[q] = true
 		_, ok := next[store.LeaseQueue+q]
 		switch e, isEngine := k.engineOf(q); {
 		case isEngine && !k.runs(next, e):
 			if ok { // its engine runs elsewhere now: it goes there
-				handBack = append(handBack, store.LeaseQueue+q)
+				giveBack = append(giveBack, store.LeaseQueue+q)
 			}
 		case isEngine && !ok && !held[q]:
 			engine = append(engine, q)
@@ -257,57 +265,55 @@ func (k *leaseKeeper) balance(ctx context.Context, next map[string]int64) ([]str
 			free = append(free, q)
 		}
 	}
-	if err := k.releaseIdle(ctx, next, isActive); err != nil {
-		return nil, err
-	}
-	if len(handBack) > 0 {
-		if err := k.st.ReleaseLeases(ctx, k.holder, handBack); err != nil {
-			return nil, fmt.Errorf("hand engine queues back: %w", err)
-		}
-		for _, name := range handBack {
-			delete(next, name)
+	idle = map[string]bool{}
+	for name := range next {
+		if q, ok := strings.CutPrefix(name, store.LeaseQueue); ok && !isActive[q] {
+			idle[name] = true
+			giveBack = append(giveBack, name)
 		}
 	}
-	share := (len(active) + max(len(nodes), 1) - 1) / max(len(nodes), 1)
-	var names []string
+	share := (len(all) + max(nodes, 1) - 1) / max(nodes, 1)
+	var take []string
 	for _, q := range engine {
-		names = append(names, store.LeaseQueue+q)
+		take = append(take, store.LeaseQueue+q)
 	}
 	if n := share - len(mine); n > 0 && len(free) > 0 {
 		k.spread(free)
 		for _, q := range free[:min(n, len(free))] {
-			names = append(names, store.LeaseQueue+q)
+			take = append(take, store.LeaseQueue+q)
 		}
 	}
-	if len(names) > 0 {
-		got, err := k.st.AcquireLeases(ctx, k.holder, names, k.ttl)
+	if excess := len(mine) - (share + 1); excess > 0 {
+		k.spread(mine)
+		for _, q := range mine[:excess] {
+			giveBack = append(giveBack, store.LeaseQueue+q)
+		}
+		k.log.Info("leases: giving back queues above the fair share", "queues", excess, "share", share)
+	}
+	if len(take) > 0 {
+		got, err := k.st.AcquireLeases(ctx, k.holder, take, k.ttl)
 		if err != nil {
-			return nil, fmt.Errorf("acquire queues: %w", err)
+			return nil, nil, fmt.Errorf("acquire queues: %w", err)
 		}
 		for _, l := range got {
 			next[l.Name] = l.Token
 		}
 	}
-	if excess := len(mine) - (share + 1); excess > 0 {
-		k.spread(mine)
-		var names []string
-		for _, q := range mine[:excess] {
-			names = append(names, store.LeaseQueue+q)
-			delete(next, store.LeaseQueue+q)
+	if len(giveBack) > 0 {
+		if err := k.st.ReleaseLeases(ctx, k.holder, giveBack); err != nil {
+			return nil, nil, fmt.Errorf("give back queues: %w", err)
 		}
-		if err := k.st.ReleaseLeases(ctx, k.holder, names); err != nil {
-			return nil, fmt.Errorf("give back queues: %w", err)
+		for _, name := range giveBack {
+			delete(next, name)
 		}
-		k.log.Info("leases: gave back queues above the fair share", "queues", len(names), "share", share)
 	}
-	var out []string
 	for name := range next {
 		if q, ok := strings.CutPrefix(name, store.LeaseQueue); ok && isActive[q] {
-			out = append(out, q)
+			active = append(active, q)
 		}
 	}
-	slices.Sort(out)
-	return out, nil
+	slices.Sort(active)
+	return active, idle, nil
 }
 
 // engineOf reports the engine whose queue q is, if any.
@@ -324,29 +330,6 @@ func (k *leaseKeeper) engineOf(q string) (string, bool) {
 func (k *leaseKeeper) runs(next map[string]int64, e string) bool {
 	_, ok := next[leaseEngine+e]
 	return ok
-}
-
-// releaseIdle gives back the held queues with no work left (ActiveQueues
-// counts a queue while a transaction of it is not final or its hook has
-// not run), so that the fence stays the size of the work.
-func (k *leaseKeeper) releaseIdle(ctx context.Context, next map[string]int64, active map[string]bool) error {
-	var idle []string
-	for name := range next {
-		if q, ok := strings.CutPrefix(name, store.LeaseQueue); ok && !active[q] {
-			idle = append(idle, name)
-		}
-	}
-	if len(idle) == 0 {
-		return nil
-	}
-	if err := k.st.ReleaseLeases(ctx, k.holder, idle); err != nil {
-		return fmt.Errorf("give back idle queues: %w", err)
-	}
-	for _, name := range idle {
-		delete(next, name)
-		k.quiet[name] = true
-	}
-	return nil
 }
 
 // activeQueues pages through the store's active queues, and adds the
@@ -480,11 +463,11 @@ func (k *leaseKeeper) waitFor(ctx context.Context, every time.Duration, cond fun
 // senders held (the sequencer's; engines watch their own lease); until is
 // the new lapse time, which a cycle that lost a lease does not extend for
 // the Held generations before it.
-func (k *leaseKeeper) set(next map[string]int64, until time.Time, active []string) {
+func (k *leaseKeeper) set(next map[string]int64, until time.Time, active []string, idle map[string]bool) {
 	k.mu.Lock()
 	k.active = active
 	prev := withoutEngines(k.held)
-	for name := range k.quiet {
+	for name := range idle {
 		delete(prev, name)
 	}
 	same := maps.Equal(prev, withoutEngines(next))

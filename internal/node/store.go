@@ -161,7 +161,7 @@ func (n *Node) watchIntake(ctx context.Context) error {
 			}
 		}()
 		err := w.WatchEnqueued(ctx, func(queue string) {
-			if n.leases.Held().Queues[queue] {
+			if n.leases.holdsQueue(queue) {
 				n.Sequencer.Notify(queue)
 			} else {
 				n.leases.Poke()

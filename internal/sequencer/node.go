@@ -261,9 +261,6 @@ func (n *Node) Gate(queue string, closed bool) {
 // enqueued hands committed transactions to the core, and counts them.
 func (n *Node) enqueued(created []store.Transaction) {
 	n.intake.Add(int64(len(created)))
-	if created = n.ownedTxs(created); len(created) == 0 {
-		return
-	}
 	n.inputs.Put(Input{Kind: InputEnqueued, Txs: created})
 	if m := n.cfg.Metrics; m != nil {
 		m.Intake.Add(float64(len(created)))

@@ -116,15 +116,13 @@ func (n *Node) ownedSnapshot(snap *Snapshot) {
 	if n.cfg.Owner == nil {
 		return
 	}
-	txs := func(ts []store.Transaction) []store.Transaction {
-		return slices.DeleteFunc(ts, func(t store.Transaction) bool { return !n.owns(t.Queue) })
-	}
 	snap.Queues = slices.DeleteFunc(snap.Queues, func(q store.Queue) bool { return !n.owns(q.Name) })
-	snap.Active, snap.Bound, snap.Hooks, snap.Sent = txs(snap.Active), txs(snap.Bound), txs(snap.Hooks), txs(snap.Sent)
+	snap.Active, snap.Bound, snap.Hooks, snap.Sent = n.ownedTxs(snap.Active), n.ownedTxs(snap.Bound), n.ownedTxs(snap.Hooks), n.ownedTxs(snap.Sent)
 	snap.WaitingQueues = slices.DeleteFunc(snap.WaitingQueues, func(q string) bool { return !n.owns(q) })
 }
 
-// ownedTxs keeps the transactions of owned queues.
+// ownedTxs returns the transactions of owned queues (a new slice: an
+// input's may be shared with the store's caller).
 func (n *Node) ownedTxs(ts []store.Transaction) []store.Transaction {
 	if n.cfg.Owner == nil {
 		return ts
@@ -147,14 +145,13 @@ func (n *Node) ownerChanged() <-chan struct{} {
 }
 
 // Notify tells the loop that intake for queue was committed elsewhere (by
-// another node sharing the store): when this node owns the queue, the core
-// reads the queue's WAITING transactions from the store, in Seq order
-// (CoreConfig.Shared: with an Owner every intake notification does that,
-// since another node may have committed earlier ones).
+// another node sharing the store): when this node's core owns the queue
+// (the loop filters intake as it steps it), it reads the queue's WAITING
+// transactions from the store, in Seq order (CoreConfig.Shared: with an
+// Owner every intake notification does that, since another node may have
+// committed earlier ones).
 func (n *Node) Notify(queue string) {
-	if n.owns(queue) {
-		n.inputs.Put(Input{Kind: InputEnqueued, Txs: []store.Transaction{{Queue: queue, State: store.Waiting}}})
-	}
+	n.inputs.Put(Input{Kind: InputEnqueued, Txs: []store.Transaction{{Queue: queue, State: store.Waiting}}})
 }
 
 // drain drops what the stopped loop's workers and effects held: the new
