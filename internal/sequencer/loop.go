@@ -88,10 +88,13 @@ func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 		l.step(in)
 	}
 	r := l.ready(ctx, now)
+	var out []Effect
+	var err error
 	if n.cfg.Inline {
-		return nil, l.turnInline(ctx, r)
+		out, err = l.commitNow(ctx, r)
+	} else {
+		out, err = l.commitAsync(ctx, r)
 	}
-	out, err := l.commitAsync(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -101,32 +104,26 @@ func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 	if err := n.trace.Flush(); err != nil {
 		return nil, err
 	}
-	return out, nil
-}
-
-// turnInline commits r, then performs its effects and queues their results
-// (Config.Inline: a simulation's loop, one thing at a time).
-func (l *Loop) turnInline(ctx context.Context, r Ready) error {
-	n := l.n
-	if !r.Batch.Empty() {
-		n.fence(&r.Batch)
-		t0 := n.cfg.Clock.Now()
-		if err := n.cfg.Store.Apply(ctx, r.Batch); err != nil {
-			return fmt.Errorf("sequencer: commit: %w", err)
-		}
-		n.observeCommit(r.Batch, n.since(t0))
-		n.observe(ctx, l.core, r.Batch)
+	if !n.cfg.Inline {
+		return out, nil
 	}
-	n.observeGauges(l.core)
-	l.core.Advance()
-	n.trace.Advance()
-	if err := n.trace.Flush(); err != nil {
-		return err
-	}
-	for _, e := range r.Effects {
+	for _, e := range out {
 		l.Put(n.perform(ctx, e))
 	}
-	return nil
+	return nil, nil
+}
+
+// commitNow commits r's batch and returns its effects (Config.Inline: a
+// simulation's loop, one thing at a time).
+func (l *Loop) commitNow(ctx context.Context, r Ready) ([]Effect, error) {
+	if r.Batch.Empty() {
+		return r.Effects, nil
+	}
+	l.n.fence(&r.Batch)
+	l.pending = &commit{batch: r.Batch, effects: r.Effects, t0: l.n.cfg.Clock.Now(), done: make(chan struct{})}
+	l.pending.err = l.n.cfg.Store.Apply(ctx, r.Batch)
+	close(l.pending.done)
+	return l.finish(ctx)
 }
 
 // commitAsync starts r's commit and returns the effects that may go out
