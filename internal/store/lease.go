@@ -3,7 +3,10 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"time"
+	"unicode/utf8"
 )
 
 // Leases let several nodes share one database (issue 13): each queue is
@@ -81,4 +84,47 @@ type EnqueueWatcher interface {
 	// error) or the watch fails. Notifications may be coalesced or come
 	// late; fn must not block.
 	WatchEnqueued(ctx context.Context, fn func(queue string)) error
+}
+
+// LeaseNames is names sorted, without duplicates or empty names: what a
+// LeaseStore acquires or releases.
+func LeaseNames(names []string) []string {
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// CheckLease checks a LeaseStore call's holder and ttl.
+func CheckLease(holder string, ttl time.Duration) error {
+	if holder == "" {
+		return errors.New("lease: empty holder")
+	}
+	if ttl <= 0 {
+		return fmt.Errorf("lease: ttl %v, want > 0", ttl)
+	}
+	return nil
+}
+
+// LeasePrefixEnd is the least string above every string starting with
+// prefix, or nil when there is none or it is not valid text (a store's
+// query then filters by prefix alone).
+func LeasePrefixEnd(prefix string) *string {
+	b := []byte(prefix)
+	for len(b) > 0 && b[len(b)-1] == 0xff {
+		b = b[:len(b)-1]
+	}
+	if len(b) == 0 {
+		return nil
+	}
+	b[len(b)-1]++
+	if !utf8.Valid(b) {
+		return nil
+	}
+	end := string(b)
+	return &end
 }

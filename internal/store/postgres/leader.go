@@ -77,40 +77,13 @@ func (s *Store) ApplyLeader(ctx context.Context, c store.LeaderChanges) error {
 	if c.Empty() {
 		return ctx.Err()
 	}
-	if err := validateLeader(&c); err != nil {
-		return err
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("postgres: apply leader: %w", err)
 	}
 	w := len(c.Events) + len(c.Channels) + len(c.Cursors)
 	var b engBatch
 	queueLeader(&b, &c)
 	return s.write(ctx, w, b.send)
-}
-
-func validateLeader(c *store.LeaderChanges) error {
-	for i, e := range c.Events {
-		if e.ID < 1 {
-			return fmt.Errorf("postgres: apply leader: event %d: id %d below 1", i, e.ID)
-		}
-		if e.Walk == "" {
-			return fmt.Errorf("postgres: apply leader: event %d: empty walk", e.ID)
-		}
-		switch e.Status {
-		case store.EventQueued, store.EventActive, store.EventSuccessful, store.EventDead:
-		default:
-			return fmt.Errorf("postgres: apply leader: event %d: invalid status %q", e.ID, e.Status)
-		}
-	}
-	for i, ch := range c.Channels {
-		if ch.Index < 0 {
-			return fmt.Errorf("postgres: apply leader: channel %d: negative index %d", i, ch.Index)
-		}
-	}
-	for i, cu := range c.Cursors {
-		if cu.Name == "" {
-			return fmt.Errorf("postgres: apply leader: cursor %d: empty name", i)
-		}
-	}
-	return nil
 }
 
 // walkWrap wraps an event upsert's error: a unique violation is the walk's

@@ -2,13 +2,10 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -90,28 +87,6 @@ var activeQueuesSQL = `WITH RECURSIVE a(name, n) AS (
 	)
 	SELECT name FROM a WHERE name IS NOT NULL`
 
-// leaseNames is names sorted, without duplicates or empty names.
-func leaseNames(names []string) []string {
-	out := make([]string, 0, len(names))
-	for _, n := range names {
-		if n != "" {
-			out = append(out, n)
-		}
-	}
-	sort.Strings(out)
-	return slices.Compact(out)
-}
-
-func checkLease(holder string, ttl time.Duration) error {
-	if holder == "" {
-		return errors.New("postgres: lease: empty holder")
-	}
-	if ttl <= 0 {
-		return fmt.Errorf("postgres: lease: ttl %v, want > 0", ttl)
-	}
-	return nil
-}
-
 func scanLease(row pgx.CollectableRow) (store.Lease, error) {
 	var (
 		l   store.Lease
@@ -143,10 +118,10 @@ func collectLeases(rows pgx.Rows, err error) ([]store.Lease, error) {
 // database's now, the lock of the leases it takes from another holder or
 // after an expiry (see the file's comment), and one upsert.
 func (s *Store) AcquireLeases(ctx context.Context, holder string, names []string, ttl time.Duration) ([]store.Lease, error) {
-	if err := checkLease(holder, ttl); err != nil {
-		return nil, err
+	if err := store.CheckLease(holder, ttl); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	names = leaseNames(names)
+	names = store.LeaseNames(names)
 	if len(names) == 0 {
 		return []store.Lease{}, ctx.Err()
 	}
@@ -182,8 +157,8 @@ func (s *Store) AcquireLeases(ctx context.Context, holder string, names []string
 
 // RenewLeases implements store.LeaseStore with one UPDATE.
 func (s *Store) RenewLeases(ctx context.Context, holder string, ttl time.Duration) ([]store.Lease, error) {
-	if err := checkLease(holder, ttl); err != nil {
-		return nil, err
+	if err := store.CheckLease(holder, ttl); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	if s.isClosed() {
 		return nil, ErrClosed
@@ -205,7 +180,7 @@ func (s *Store) ReleaseLeases(ctx context.Context, holder string, names []string
 	var err error
 	if names == nil {
 		_, err = s.pool.Exec(ctx, releaseAllSQL, holder)
-	} else if names = leaseNames(names); len(names) > 0 {
+	} else if names = store.LeaseNames(names); len(names) > 0 {
 		_, err = s.pool.Exec(ctx, releaseNamesSQL, holder, names)
 	}
 	if err != nil {
@@ -219,31 +194,12 @@ func (s *Store) Leases(ctx context.Context, prefix string) ([]store.Lease, error
 	if s.isClosed() {
 		return nil, ErrClosed
 	}
-	rows, err := s.pool.Query(ctx, leasesSQL, prefix, prefixEnd(prefix))
+	rows, err := s.pool.Query(ctx, leasesSQL, prefix, store.LeasePrefixEnd(prefix))
 	out, err := collectLeases(rows, err)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: leases: %w", err)
 	}
 	return out, nil
-}
-
-// prefixEnd is the least string above every string starting with prefix,
-// or nil when there is none or it is not valid text (the query then
-// filters by prefix alone).
-func prefixEnd(prefix string) *string {
-	b := []byte(prefix)
-	for len(b) > 0 && b[len(b)-1] == 0xff {
-		b = b[:len(b)-1]
-	}
-	if len(b) == 0 {
-		return nil
-	}
-	b[len(b)-1]++
-	if !utf8.Valid(b) {
-		return nil
-	}
-	end := string(b)
-	return &end
 }
 
 // ActiveQueues implements store.LeaseStore with a skip-scan of the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/storetest"
+	"github.com/ordolabs/ordo/internal/testkit"
 	"github.com/ordolabs/ordo/internal/testkit/pgtest"
 )
 
@@ -19,18 +20,6 @@ func TestLeasesConformance(t *testing.T) {
 	storetest.RunLeases(t, func(t *testing.T, dir string) storetest.Leased {
 		return openIn(t, dir, Options{})
 	}, storetest.WithBlocker(func(t *testing.T, dir string) func() { return block(t, dir) }))
-}
-
-// waitFor polls cond until it holds, for up to 10s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after 10s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 // TestLeaseFenceAloneInGroup: a fenced Apply that shares its group commit
@@ -56,7 +45,7 @@ func TestLeaseFenceAloneInGroup(t *testing.T) {
 		_, err := s.Enqueue(ctx, []store.NewTransaction{{UID: "a", Queue: "qa"}})
 		first <- err
 	}()
-	waitFor(t, "the first group started", func() bool { return s.commits.Load() == commits+1 })
+	testkit.WaitFor(t, 10*time.Second, time.Millisecond, "the first group started", func() bool { return s.commits.Load() == commits+1 })
 	fenced, enq := make(chan error, 1), make(chan error, 1)
 	go func() {
 		fenced <- s.Apply(ctx, store.Batch{
@@ -68,7 +57,7 @@ func TestLeaseFenceAloneInGroup(t *testing.T) {
 		_, err := s.Enqueue(ctx, []store.NewTransaction{{UID: "b", Queue: "qb"}})
 		enq <- err
 	}()
-	waitFor(t, "both requests queued", func() bool { return len(s.reqs) == 2 })
+	testkit.WaitFor(t, 10*time.Second, time.Millisecond, "both requests queued", func() bool { return len(s.reqs) == 2 })
 	release()
 	if err := <-first; err != nil {
 		t.Fatalf("first Enqueue: %v", err)
@@ -219,7 +208,7 @@ func TestLeaseTakeoverWaitsForFencedWrite(t *testing.T) {
 	if r, err := s.RenewLeases(ctx, "n1", 100*time.Millisecond); err != nil || len(r) != 1 {
 		t.Fatalf("RenewLeases while a fenced write is open: %v, %v", r, err)
 	}
-	waitFor(t, "queue/a expired", func() bool {
+	testkit.WaitFor(t, 10*time.Second, time.Millisecond, "queue/a expired", func() bool {
 		l, err := s.Leases(ctx, "queue/a")
 		return err == nil && len(l) == 0
 	})
@@ -231,7 +220,7 @@ func TestLeaseTakeoverWaitsForFencedWrite(t *testing.T) {
 		}
 		taken <- l
 	}()
-	waitFor(t, "the takeover waits for a lock", func() bool {
+	testkit.WaitFor(t, 10*time.Second, time.Millisecond, "the takeover waits for a lock", func() bool {
 		var n int
 		err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
 			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)

@@ -35,13 +35,8 @@ func (s *Store) Enqueue(ctx context.Context, txs []store.NewTransaction) ([]stor
 	if len(txs) == 0 {
 		return []store.EnqueueResult{}, ctx.Err()
 	}
-	for i := range txs {
-		if txs[i].UID == "" {
-			return nil, fmt.Errorf("postgres: enqueue: transaction %d: empty uid", i)
-		}
-		if txs[i].Queue == "" {
-			return nil, fmt.Errorf("postgres: enqueue: transaction %s: empty queue", txs[i].UID)
-		}
+	if err := store.ValidateNew(txs); err != nil {
+		return nil, fmt.Errorf("postgres: enqueue: %w", err)
 	}
 	var out []store.EnqueueResult
 	r := &request{
@@ -164,8 +159,8 @@ func (s *Store) Apply(ctx context.Context, b store.Batch) error {
 	if b.Empty() {
 		return ctx.Err()
 	}
-	if err := validateBatch(&b); err != nil {
-		return err
+	if err := b.Validate(); err != nil {
+		return fmt.Errorf("postgres: apply: %w", err)
 	}
 	w := len(b.Txs) + len(b.Queues) + len(b.Senders) + len(b.History)
 	return s.write(ctx, w, func(ctx context.Context, tx pgx.Tx) error {
@@ -174,48 +169,6 @@ func (s *Store) Apply(ctx context.Context, b store.Batch) error {
 		}
 		return s.applyBatch(ctx, tx, &b)
 	})
-}
-
-func validateBatch(b *store.Batch) error {
-	for i, u := range b.Txs {
-		if u.UID == "" {
-			return fmt.Errorf("postgres: apply: tx update %d: empty uid", i)
-		}
-		if !u.State.Valid() {
-			return fmt.Errorf("postgres: apply: tx %s: invalid state %q", u.UID, u.State)
-		}
-		if u.Attempt != nil && u.Attempt.N < 1 {
-			return fmt.Errorf("postgres: apply: tx %s: attempt number %d, want >= 1", u.UID, u.Attempt.N)
-		}
-	}
-	for i, q := range b.Queues {
-		if q.Name == "" {
-			return fmt.Errorf("postgres: apply: queue %d: empty name", i)
-		}
-		if !q.State.Valid() {
-			return fmt.Errorf("postgres: apply: queue %s: invalid state %q", q.Name, q.State)
-		}
-	}
-	for i, sd := range b.Senders {
-		if sd.ID == "" {
-			return fmt.Errorf("postgres: apply: sender %d: empty id", i)
-		}
-	}
-	for i, h := range b.History {
-		if h.UID == "" {
-			return fmt.Errorf("postgres: apply: history %d: empty uid", i)
-		}
-		if h.From != "" && !h.From.Valid() {
-			return fmt.Errorf("postgres: apply: history of %s: invalid from state %q", h.UID, h.From)
-		}
-		if !h.To.Valid() {
-			return fmt.Errorf("postgres: apply: history of %s: invalid to state %q", h.UID, h.To)
-		}
-		if h.Binding != "" && !h.Binding.Valid() {
-			return fmt.Errorf("postgres: apply: history of %s: invalid binding %q", h.UID, h.Binding)
-		}
-	}
-	return nil
 }
 
 // The batch's statements. An upsert of one statement may not touch a row

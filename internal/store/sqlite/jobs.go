@@ -28,7 +28,7 @@ import (
 //
 // Invariants:
 //   - an acknowledged ApplyJobs is committed; a failed one wrote nothing;
-//   - inserts run in order, then updates in order; an insert whose ID is
+//   - updates run in order, then inserts in order; an insert whose ID is
 //     stored, or whose unique key a live job holds (in the store or earlier
 //     in the batch), is not added and answers the stored job;
 //   - ApplyJobs refuses, writing nothing, a job with an ID below 1, an empty

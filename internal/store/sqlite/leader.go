@@ -80,39 +80,12 @@ func (s *Store) ApplyLeader(ctx context.Context, c store.LeaderChanges) error {
 	if c.Empty() {
 		return ctx.Err()
 	}
-	if err := validateLeader(&c); err != nil {
-		return err
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("sqlite: apply leader: %w", err)
 	}
 	w := len(c.Events) + len(c.Channels) + len(c.Cursors)
 	r := &request{canceled: ctx.Err, leader: &c, weight: w, done: make(chan struct{})}
 	return s.submit(ctx, r)
-}
-
-func validateLeader(c *store.LeaderChanges) error {
-	for i, e := range c.Events {
-		if e.ID < 1 {
-			return fmt.Errorf("sqlite: apply leader: event %d: id %d below 1", i, e.ID)
-		}
-		if e.Walk == "" {
-			return fmt.Errorf("sqlite: apply leader: event %d: empty walk", e.ID)
-		}
-		switch e.Status {
-		case store.EventQueued, store.EventActive, store.EventSuccessful, store.EventDead:
-		default:
-			return fmt.Errorf("sqlite: apply leader: event %d: invalid status %q", e.ID, e.Status)
-		}
-	}
-	for i, ch := range c.Channels {
-		if ch.Index < 0 {
-			return fmt.Errorf("sqlite: apply leader: channel %d: negative index %d", i, ch.Index)
-		}
-	}
-	for i, cu := range c.Cursors {
-		if cu.Name == "" {
-			return fmt.Errorf("sqlite: apply leader: cursor %d: empty name", i)
-		}
-	}
-	return nil
 }
 
 // applyLeader writes c's records, kind by kind, each kind in c's order. Only

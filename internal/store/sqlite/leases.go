@@ -3,13 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ordolabs/ordo/internal/store"
 )
@@ -26,28 +23,6 @@ var _ store.LeaseStore = (*Store)(nil)
 const leaseChunk = 500
 
 const leaseCols = `name, holder, token, expires_at`
-
-// leaseNames is names sorted, without duplicates or empty names.
-func leaseNames(names []string) []string {
-	out := make([]string, 0, len(names))
-	for _, n := range names {
-		if n != "" {
-			out = append(out, n)
-		}
-	}
-	sort.Strings(out)
-	return slices.Compact(out)
-}
-
-func checkLease(holder string, ttl time.Duration) error {
-	if holder == "" {
-		return errors.New("sqlite: lease: empty holder")
-	}
-	if ttl <= 0 {
-		return fmt.Errorf("sqlite: lease: ttl %v, want > 0", ttl)
-	}
-	return nil
-}
 
 func scanLease(r scanner) (store.Lease, error) {
 	var (
@@ -84,10 +59,10 @@ func inNames(k, n int) string {
 // A token taken is the greatest token of the table plus one (rows are
 // never deleted, so it is above every token the lease had).
 func (s *Store) AcquireLeases(ctx context.Context, holder string, names []string, ttl time.Duration) ([]store.Lease, error) {
-	if err := checkLease(holder, ttl); err != nil {
-		return nil, err
+	if err := store.CheckLease(holder, ttl); err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	names = leaseNames(names)
+	names = store.LeaseNames(names)
 	if len(names) == 0 {
 		return []store.Lease{}, ctx.Err()
 	}
@@ -141,8 +116,8 @@ func (s *Store) AcquireLeases(ctx context.Context, holder string, names []string
 // RenewLeases implements store.LeaseStore: one request of the committer,
 // one UPDATE.
 func (s *Store) RenewLeases(ctx context.Context, holder string, ttl time.Duration) ([]store.Lease, error) {
-	if err := checkLease(holder, ttl); err != nil {
-		return nil, err
+	if err := store.CheckLease(holder, ttl); err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	var out []store.Lease
 	_, err := s.submitReplica(ctx, 1, func(ctx context.Context, _ *request) error {
@@ -165,7 +140,7 @@ func (s *Store) RenewLeases(ctx context.Context, holder string, ttl time.Duratio
 // row, holder and token stay).
 func (s *Store) ReleaseLeases(ctx context.Context, holder string, names []string) error {
 	all := names == nil
-	names = leaseNames(names)
+	names = store.LeaseNames(names)
 	if !all && len(names) == 0 {
 		return ctx.Err()
 	}
@@ -196,7 +171,7 @@ func (s *Store) ReleaseLeases(ctx context.Context, holder string, names []string
 // Leases implements store.LeaseStore.
 func (s *Store) Leases(ctx context.Context, prefix string) ([]store.Lease, error) {
 	var end any
-	if e := prefixEnd(prefix); e != nil {
+	if e := store.LeasePrefixEnd(prefix); e != nil {
 		end = *e
 	}
 	rows, err := s.rdb.QueryContext(ctx, `SELECT `+leaseCols+` FROM leases
@@ -211,25 +186,6 @@ func (s *Store) Leases(ctx context.Context, prefix string) ([]store.Lease, error
 		return nil, fmt.Errorf("sqlite: leases: %w", err)
 	}
 	return ls, nil
-}
-
-// prefixEnd is the least string above every string starting with prefix,
-// or nil when there is none or it is not valid text (the query then
-// filters by prefix alone).
-func prefixEnd(prefix string) *string {
-	b := []byte(prefix)
-	for len(b) > 0 && b[len(b)-1] == 0xff {
-		b = b[:len(b)-1]
-	}
-	if len(b) == 0 {
-		return nil
-	}
-	b[len(b)-1]++
-	if !utf8.Valid(b) {
-		return nil
-	}
-	end := string(b)
-	return &end
 }
 
 // activeNext is the least queue above x holding a transaction in WAITING,

@@ -9,24 +9,13 @@ import (
 
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/storetest"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 func TestLeasesConformance(t *testing.T) {
 	storetest.RunLeases(t, func(t *testing.T, dir string) storetest.Leased {
 		return openIn(t, dir, Options{BusyTimeout: 10 * time.Second})
 	}, storetest.WithBlocker(func(t *testing.T, dir string) func() { return block(t, dir) }))
-}
-
-// waitFor polls cond until it holds, for up to 10s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after 10s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 // TestLeaseFenceAloneInGroup: a fenced Apply that shares its group commit
@@ -52,7 +41,7 @@ func TestLeaseFenceAloneInGroup(t *testing.T) {
 		_, err := s.Enqueue(ctx, []store.NewTransaction{{UID: "a", Queue: "qa"}})
 		first <- err
 	}()
-	waitFor(t, "the first group started", func() bool { return s.commits.Load() == commits+1 })
+	testkit.WaitFor(t, 10*time.Second, time.Millisecond, "the first group started", func() bool { return s.commits.Load() == commits+1 })
 	fenced, enq := make(chan error, 1), make(chan error, 1)
 	go func() {
 		fenced <- s.Apply(ctx, store.Batch{
@@ -64,7 +53,7 @@ func TestLeaseFenceAloneInGroup(t *testing.T) {
 		_, err := s.Enqueue(ctx, []store.NewTransaction{{UID: "b", Queue: "qb"}})
 		enq <- err
 	}()
-	waitFor(t, "both requests queued", func() bool { return len(s.reqs) == 2 })
+	testkit.WaitFor(t, 10*time.Second, time.Millisecond, "both requests queued", func() bool { return len(s.reqs) == 2 })
 	release()
 	if err := <-first; err != nil {
 		t.Fatalf("first Enqueue: %v", err)

@@ -61,49 +61,12 @@ func (s *Store) ApplyProcessor(ctx context.Context, c store.ProcChanges) error {
 	if c.Empty() {
 		return ctx.Err()
 	}
-	if err := validateProc(&c); err != nil {
-		return err
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("sqlite: apply processor: %w", err)
 	}
 	w := len(c.Processors) + len(c.Batches) + len(c.Callbacks) + len(c.Cursors)
 	r := &request{canceled: ctx.Err, proc: &c, weight: w, done: make(chan struct{})}
 	return s.submit(ctx, r)
-}
-
-func validateProc(c *store.ProcChanges) error {
-	for i, p := range c.Processors {
-		if p.Name == "" {
-			return fmt.Errorf("sqlite: apply processor: processor %d: empty name", i)
-		}
-	}
-	for i, b := range c.Batches {
-		if b.Processor == "" || b.ID == "" {
-			return fmt.Errorf("sqlite: apply processor: batch %d (%q/%q): empty processor or id", i, b.Processor, b.ID)
-		}
-		switch b.State {
-		case store.BatchQueued, store.BatchExecuting, store.BatchPending, store.BatchDone:
-		default:
-			return fmt.Errorf("sqlite: apply processor: batch %s/%s: invalid state %q", b.Processor, b.ID, b.State)
-		}
-	}
-	for i, cb := range c.Callbacks {
-		if cb.Processor == "" {
-			return fmt.Errorf("sqlite: apply processor: callback %d: empty processor", i)
-		}
-		if cb.Seq < 1 {
-			return fmt.Errorf("sqlite: apply processor: callback %s/%d: seq below 1", cb.Processor, cb.Seq)
-		}
-		switch cb.State {
-		case store.CallbackPending, store.CallbackDelivered, store.CallbackStored:
-		default:
-			return fmt.Errorf("sqlite: apply processor: callback %s/%d: invalid state %q", cb.Processor, cb.Seq, cb.State)
-		}
-	}
-	for i, cu := range c.Cursors {
-		if cu.Name == "" {
-			return fmt.Errorf("sqlite: apply processor: cursor %d: empty name", i)
-		}
-	}
-	return nil
 }
 
 // applyProc writes c's records, kind by kind, each kind in c's order. Only
