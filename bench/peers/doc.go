@@ -4,7 +4,8 @@
 // gives both figures and the ratio ordo/River.
 //
 // It is its own Go module so that ordo's module does not depend on River;
-// it imports only ordo's internal/clock (the wall clock benchmarks read),
+// it imports only ordo's internal/clock (the wall clock benchmarks read)
+// and internal/testkit/pgcluster (the throwaway PostgreSQL),
 // through a replace of the module at ../.. . Run it from the repository:
 //
 //	go -C bench/peers run . --jobs 100000

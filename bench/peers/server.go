@@ -17,40 +17,34 @@ import (
 // server is the PostgreSQL both contenders run on: a throwaway cluster or
 // the server of --postgres.
 type server struct {
-	admin *url.URL           // a database to connect to for CREATE and DROP DATABASE
-	c     *pgcluster.Cluster // nil for --postgres
+	admin *url.URL     // a database to connect to for CREATE and DROP DATABASE
+	stop  func() error // stops the throwaway cluster; nil for --postgres
 }
 
-// startServer starts a throwaway cluster, or takes raw (--postgres) when
-// set.
+// startServer starts a throwaway cluster (pgcluster.Start), or takes raw
+// (--postgres) when set.
 func startServer(ctx context.Context, raw string) (*server, error) {
-	if raw != "" {
-		u, err := url.Parse(raw)
-		if err != nil {
-			return nil, fmt.Errorf("--postgres: %w", err)
+	s := &server{}
+	if raw == "" {
+		var err error
+		if raw, s.stop, err = pgcluster.Start(ctx); err != nil {
+			return nil, err
 		}
-		return &server{admin: u}, nil
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	bin, err := pgcluster.FindBin()
+	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--postgres: %w", err)
 	}
-	c, err := pgcluster.New(bin)
-	if err != nil {
-		return nil, err
-	}
-	return &server{admin: c.URL("postgres"), c: c}, nil
+	s.admin = u
+	return s, nil
 }
 
 // close stops the throwaway cluster, if any.
 func (s *server) close() {
-	if s.c == nil {
+	if s.stop == nil {
 		return
 	}
-	if err := s.c.Stop(); err != nil {
+	if err := s.stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "peers:", err)
 	}
 }
@@ -78,7 +72,7 @@ func (s *server) durability(ctx context.Context) (string, error) {
 		}
 	}
 	where := "a throwaway cluster"
-	if s.c == nil {
+	if s.stop == nil {
 		where = "the server of --postgres"
 	}
 	return fmt.Sprintf("postgres %s (%s): fsync=%s, synchronous_commit=%s, full_page_writes=%s, wal_sync_method=%s",
