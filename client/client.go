@@ -277,16 +277,25 @@ func decodeError(status int, b []byte) error {
 // here: encoding it in JSON would replace its bad bytes with U+FFFD, so two
 // distinct names would reach the node as one (which the node refuses too).
 func (c *Client) Send(ctx context.Context, in Intake) (tx Transaction, created bool, err error) {
-	for _, f := range []struct{ name, v string }{{"queue", in.Queue}, {"type", in.Type}, {"idempotencyKey", in.IdempotencyKey}} {
-		if !utf8.ValidString(f.v) {
-			return Transaction{}, false, fmt.Errorf("ordo client: %s is not valid UTF-8", f.name)
-		}
+	if err := in.checkUTF8(); err != nil {
+		return Transaction{}, false, fmt.Errorf("ordo client: %w", err)
 	}
 	status, err := c.do(ctx, http.MethodPost, "/v1/transactions", in, &tx)
 	if err != nil {
 		return Transaction{}, false, err
 	}
 	return tx, status == http.StatusCreated, nil
+}
+
+// checkUTF8 refuses a queue, type or key that is not valid UTF-8 (see
+// Send).
+func (in Intake) checkUTF8() error {
+	for _, f := range []struct{ name, v string }{{"queue", in.Queue}, {"type", in.Type}, {"idempotencyKey", in.IdempotencyKey}} {
+		if !utf8.ValidString(f.v) {
+			return fmt.Errorf("%s is not valid UTF-8", f.name)
+		}
+	}
+	return nil
 }
 
 // MaxSendMany is the most intents SendMany takes in one call (the node's
@@ -316,10 +325,8 @@ func (c *Client) SendMany(ctx context.Context, in []Intake) ([]SendResult, error
 		return nil, fmt.Errorf("ordo client: SendMany takes 1 to %d intents, got %d", MaxSendMany, len(in))
 	}
 	for i, it := range in {
-		for _, f := range []struct{ name, v string }{{"queue", it.Queue}, {"type", it.Type}, {"idempotencyKey", it.IdempotencyKey}} {
-			if !utf8.ValidString(f.v) {
-				return nil, fmt.Errorf("ordo client: intent %d: %s is not valid UTF-8", i, f.name)
-			}
+		if err := it.checkUTF8(); err != nil {
+			return nil, fmt.Errorf("ordo client: intent %d: %w", i, err)
 		}
 	}
 	var items []struct {

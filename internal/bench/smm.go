@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -188,20 +187,18 @@ func (r *smmRun) chain(ctx context.Context) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	url, stopSrv, err := serve(devchain.NewHandler(dc))
 	if err != nil {
 		dc.Close()
 		return nil, err
 	}
-	srv := &http.Server{Handler: devchain.NewHandler(dc), ReadHeaderTimeout: 10 * time.Second}
 	var wg sync.WaitGroup
 	cctx, cancel := context.WithCancel(ctx)
-	wg.Go(func() { _ = srv.Serve(ln) })
 	wg.Go(func() { _ = dc.Run(cctx) })
-	r.dc, r.url = dc, "http://"+ln.Addr().String()
+	r.dc, r.url = dc, url
 	return func() {
 		cancel()
-		_ = srv.Close()
+		stopSrv()
 		wg.Wait()
 		dc.Close()
 	}, nil
