@@ -203,7 +203,6 @@ type server struct {
 	repl      Replication
 	// maxBody is the limit of every body but an array of intents.
 	maxBody int64
-	log     *slog.Logger
 }
 
 // NewSequencerHandler returns the node's HTTP API over n: the sequencer's
@@ -238,7 +237,7 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) *auth.Router {
 		Name:    "api",
 	})
 	s := &server{n: n, st: n.Store(), health: newHealth(opts.Chain, opts.ChainTimeout), api: rt.Server(), typeRoles: typeRoles,
-		intake: opts.Intake, repl: opts.Replication, maxBody: maxBody, log: log}
+		intake: opts.Intake, repl: opts.Replication, maxBody: maxBody}
 	rt.Handle("POST /v1/transactions", auth.Need(auth.RoleSubmit), s.jsonOnly(s.submit))
 	rt.HandleJSON("GET /v1/transactions", auth.Read, s.list)
 	rt.HandleJSON("GET /v1/transactions/{uid}", auth.Read, s.get)

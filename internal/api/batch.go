@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"unicode/utf8"
 
-	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/httpjson"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
@@ -181,27 +180,9 @@ func txResult(r store.EnqueueResult) BatchResult {
 }
 
 // errorResult is the BatchResult of an intent refused with err, with the
-// code, message and status the single form would answer; an error without
-// a code is logged and answered as an internal error.
+// code, message and status the single form would answer (an error without
+// a code is logged and answered as an internal error).
 func (s *server) errorResult(err error) BatchResult {
-	var e *httpjson.Error
-	if !errors.As(intakeError(err), &e) {
-		s.log.Error("api: internal error", "err", err)
-		return BatchResult{Status: http.StatusInternalServerError, Error: &ErrorDetail{Code: CodeInternal, Message: "internal error"}}
-	}
-	return BatchResult{Status: codeStatus(e.Code), Error: &ErrorDetail{Code: e.Code, Message: e.Message}}
-}
-
-// codeStatus is the HTTP status of an error code, as the router maps it.
-func codeStatus(code string) int {
-	switch code {
-	case CodeBadJSON:
-		return http.StatusBadRequest
-	case CodeTooLarge:
-		return http.StatusRequestEntityTooLarge
-	}
-	if st := auth.Status(code); st != 0 {
-		return st
-	}
-	return statusOf(code)
+	status, d := s.api.ErrorOf(intakeError(err))
+	return BatchResult{Status: status, Error: &d}
 }

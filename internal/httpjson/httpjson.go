@@ -209,15 +209,23 @@ func (s *Server) WriteJSON(w http.ResponseWriter, status int, v any) {
 // gives it and its text otherwise, and else as a logged 500 "internal
 // error".
 func (s *Server) WriteError(w http.ResponseWriter, err error) {
-	d := s.detail(err)
+	status, d := s.ErrorOf(err)
 	b, _ := json.Marshal(ErrorBody{Error: d}) // strings only: cannot fail
 	b = append(b, '\n')
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	h.Del("Content-Encoding")
-	w.WriteHeader(s.status(d.Code))
+	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// ErrorOf is the status and the code and message WriteError answers err
+// with (an error without a code is logged and is an internal error): for a
+// handler that reports errors inside its own answer (a batch's items).
+func (s *Server) ErrorOf(err error) (int, ErrorDetail) {
+	d := s.detail(err)
+	return s.status(d.Code), d
 }
 
 // detail is the code and message WriteError answers err with.
