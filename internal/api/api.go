@@ -80,8 +80,8 @@ type Options struct {
 	// MaxBatchBody limits the body of the array form of POST
 	// /v1/transactions (up to MaxBatch intents), in bytes. Defaults to
 	// DefaultMaxBatchBody (8 MiB); never below MaxBody. The router reads
-	// every body up to the larger of the two (httpjson has one limit per
-	// server), so the routes of Options.Engines take bodies up to it too.
+	// that route's bodies up to the larger of the two (httpjson's Limit);
+	// every other route, the engines' too, keeps MaxBody.
 	MaxBatchBody int64
 	// Registry is served at /metrics. When nil, /metrics answers 404.
 	Registry *prometheus.Registry
@@ -232,13 +232,14 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) *auth.Router {
 	}
 	rt := auth.NewRouter(a, httpjson.Options{
 		Status:  statusOf,
-		MaxBody: max(maxBody, maxBatchBody),
+		MaxBody: maxBody,
 		Logger:  log,
 		Name:    "api",
 	})
 	s := &server{n: n, st: n.Store(), health: newHealth(opts.Chain, opts.ChainTimeout), api: rt.Server(), typeRoles: typeRoles,
 		intake: opts.Intake, repl: opts.Replication, maxBody: maxBody}
 	rt.Handle("POST /v1/transactions", auth.Need(auth.RoleSubmit), s.jsonOnly(s.submit))
+	rt.Server().Limit("POST /v1/transactions", max(maxBody, maxBatchBody)) // its array form; every other route keeps MaxBody
 	rt.HandleJSON("GET /v1/transactions", auth.Read, s.list)
 	rt.HandleJSON("GET /v1/transactions/{uid}", auth.Read, s.get)
 	rt.HandleJSON("GET /v1/queues", auth.Read, s.queues)

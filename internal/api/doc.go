@@ -54,7 +54,8 @@
 //     again. Two items with one idempotency key: the second is the first's
 //     repeat (200, its record) when the intents are the same, else 409;
 //   - one intent's body is limited by Options.MaxBody, an array's by
-//     Options.MaxBatchBody (the router reads every body up to the larger);
+//     Options.MaxBatchBody (the router reads that route's bodies up to the
+//     larger, httpjson's Limit; every other route keeps MaxBody);
 //   - a mutating request (POST, PUT, PATCH, DELETE), to the sequencer or to
 //     the devchain behind DevchainRoutes, is served only with Content-Type:
 //     application/json (parameters allowed, a charset only utf-8), else 415

@@ -20,8 +20,9 @@ import (
 // submit is POST /v1/transactions: one intent (a JSON object), or an array
 // of them (submitBatch).
 func (s *server) submit(w http.ResponseWriter, r *http.Request) {
-	// The router reads a body up to the larger limit of arrays
-	// (Options.MaxBatchBody); one intent keeps its own (Options.MaxBody).
+	// The router reads this route's body up to the larger limit of arrays
+	// (Options.MaxBatchBody, httpjson's Limit); one intent keeps its own
+	// (Options.MaxBody).
 	b, err := io.ReadAll(r.Body)
 	var mbe *http.MaxBytesError
 	switch {

@@ -91,6 +91,8 @@ type Options struct {
 type Server struct {
 	mux  *http.ServeMux
 	opts Options
+	// limits are the routes' own body limits (Limit), by pattern.
+	limits map[string]int64
 }
 
 // New returns a Server with no routes.
@@ -104,7 +106,14 @@ func New(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Server{mux: http.NewServeMux(), opts: opts}
+	return &Server{mux: http.NewServeMux(), opts: opts, limits: map[string]int64{}}
+}
+
+// Limit sets the body limit of the requests routed to pattern (as it was
+// registered), in place of Options.MaxBody: a route that takes larger
+// bodies (an array form) raises its own limit, not every route's.
+func (s *Server) Limit(pattern string, n int64) {
+	s.limits[pattern] = n
 }
 
 // Handle registers h for pattern (a net/http.ServeMux pattern).
@@ -131,7 +140,8 @@ func (s *Server) JSONHandler(h func(*http.Request) (any, error)) http.Handler {
 	})
 }
 
-// ServeHTTP limits the request body to Options.MaxBody and routes the
+// ServeHTTP limits the request body to Options.MaxBody (or its route's
+// Limit) and routes the
 // request, answering unknown routes (404 route_not_found) and wrong methods
 // (405 method_not_allowed, with Allow) in JSON rather than the mux's plain
 // text, and a panic with a JSON 500.
@@ -145,10 +155,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.WriteError(w, Errorf(CodeInternal, "internal error"))
 		}
 	}()
-	if r.Body != nil {
-		r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
-	}
 	h, pattern := s.mux.Handler(r)
+	if r.Body != nil {
+		limit, ok := s.limits[pattern]
+		if !ok {
+			limit = s.opts.MaxBody
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+	}
 	if pattern != "" {
 		s.mux.ServeHTTP(w, r)
 		return

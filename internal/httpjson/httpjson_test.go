@@ -293,3 +293,31 @@ func TestAbortHandlerPanics(t *testing.T) {
 	s.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
 	t.Fatal("ServeHTTP returned")
 }
+
+// TestLimit: a route's own Limit replaces MaxBody for it alone.
+func TestLimit(t *testing.T) {
+	s := httpjson.New(httpjson.Options{MaxBody: 10})
+	echo := func(r *http.Request) (any, error) {
+		b, err := s.ReadBody(r)
+		return len(b), err
+	}
+	s.HandleJSON("POST /big", echo)
+	s.HandleJSON("POST /small", echo)
+	s.Limit("POST /big", 100)
+	for _, tc := range []struct {
+		path   string
+		size   int
+		status int
+	}{
+		{"/small", 10, http.StatusOK},
+		{"/small", 11, http.StatusRequestEntityTooLarge},
+		{"/big", 100, http.StatusOK},
+		{"/big", 101, http.StatusRequestEntityTooLarge},
+	} {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest(http.MethodPost, tc.path, strings.NewReader(strings.Repeat("x", tc.size))))
+		if w.Code != tc.status {
+			t.Errorf("%s with %d bytes: %d, want %d", tc.path, tc.size, w.Code, tc.status)
+		}
+	}
+}
