@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/node"
@@ -168,37 +169,16 @@ func (c *Committee) Coordinator(ctx context.Context, group string) (idx int, id 
 	return c.Index(id), id, agree, nil
 }
 
-// do sends one request to node i with its token and decodes a 200's body
-// into out.
+// do is Request with a JSON body given as bytes, bounded by 10s too.
 func (c *Committee) do(ctx context.Context, i int, method, path string, body []byte, out any) error {
-	var rd io.Reader
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var in any
 	if body != nil {
-		rd = bytes.NewReader(body)
+		in = json.RawMessage(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.members[i].API+path, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.members[i].Token)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, bytes.TrimSpace(b))
-	}
-	if err := json.Unmarshal(b, out); err != nil {
-		return fmt.Errorf("%s %s: %w: %s", method, path, err, b)
-	}
-	return nil
+	_, err := c.Request(ctx, i, method, path, in, out)
+	return err
 }
 
 // StatusError is a node's answer other than 2xx to Request.
