@@ -190,3 +190,34 @@ func JobFilterLimit(n int) int {
 	}
 	return n
 }
+
+// NormJob is j as a store's read returns it: UTC times at nanosecond
+// precision (the zero time kept), its own copies of Args and Errors, nil
+// when empty. The stores answer an inserted job with it.
+func NormJob(j Job) Job {
+	if len(j.Args) == 0 {
+		j.Args = nil
+	} else {
+		j.Args = append(json.RawMessage(nil), j.Args...)
+	}
+	if len(j.Errors) == 0 {
+		j.Errors = nil
+	} else {
+		j.Errors = append([]JobError(nil), j.Errors...)
+		for i := range j.Errors {
+			j.Errors[i].At = UTCOrZero(j.Errors[i].At)
+		}
+	}
+	j.RunAt, j.CreatedAt = UTCOrZero(j.RunAt), UTCOrZero(j.CreatedAt)
+	j.UpdatedAt, j.FinalizedAt = UTCOrZero(j.UpdatedAt), UTCOrZero(j.FinalizedAt)
+	return j
+}
+
+// UTCOrZero is t in UTC at nanosecond precision (what a store keeps), the
+// zero time kept zero.
+func UTCOrZero(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return time.Unix(0, t.UnixNano()).UTC()
+}

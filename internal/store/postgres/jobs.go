@@ -140,7 +140,7 @@ func (s *Store) applyJobs(ctx context.Context, tx pgx.Tx, b *store.JobBatch) ([]
 		j := &b.Insert[i]
 		if fresh[j.ID] {
 			delete(fresh, j.ID)
-			out[i] = store.JobInserted{Job: normJob(*j), Created: true}
+			out[i] = store.JobInserted{Job: store.NormJob(*j), Created: true}
 			continue
 		}
 		skipped = append(skipped, i)
@@ -262,32 +262,9 @@ func decodeJobErrors(b []byte) ([]store.JobError, error) {
 		return nil, nil
 	}
 	for i := range es {
-		es[i].At = utcOrZero(es[i].At)
+		es[i].At = store.UTCOrZero(es[i].At)
 	}
 	return es, nil
-}
-
-// normJob is j as a read returns it: UTC times, nil empty slices.
-func normJob(j store.Job) store.Job {
-	j.Args = cloneRaw(j.Args)
-	if len(j.Errors) == 0 {
-		j.Errors = nil
-	} else {
-		j.Errors = append([]store.JobError(nil), j.Errors...)
-		for i := range j.Errors {
-			j.Errors[i].At = utcOrZero(j.Errors[i].At)
-		}
-	}
-	j.RunAt, j.CreatedAt = utcOrZero(j.RunAt), utcOrZero(j.CreatedAt)
-	j.UpdatedAt, j.FinalizedAt = utcOrZero(j.UpdatedAt), utcOrZero(j.FinalizedAt)
-	return j
-}
-
-func utcOrZero(t time.Time) time.Time {
-	if t.IsZero() {
-		return time.Time{}
-	}
-	return time.Unix(0, t.UnixNano()).UTC()
 }
 
 func scanJob(row pgx.Row) (store.Job, error) {

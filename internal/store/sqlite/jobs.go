@@ -133,7 +133,7 @@ func (s *Store) applyJobs(ctx context.Context, c jobConn, b *store.JobBatch) ([]
 		if _, err := c.ExecContext(ctx, jobInsertSQL, args...); err != nil {
 			return nil, fmt.Errorf("sqlite: apply jobs: insert %d: %w", j.ID, err)
 		}
-		out = append(out, store.JobInserted{Job: normJob(*j), Created: true})
+		out = append(out, store.JobInserted{Job: store.NormJob(*j), Created: true})
 	}
 	return out, nil
 }
@@ -160,29 +160,6 @@ func runAtNanos(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-// normJob is j as a read returns it: UTC times, nil empty slices.
-func normJob(j store.Job) store.Job {
-	j.Args = cloneRaw(j.Args)
-	if len(j.Errors) == 0 {
-		j.Errors = nil
-	} else {
-		j.Errors = append([]store.JobError(nil), j.Errors...)
-		for i := range j.Errors {
-			j.Errors[i].At = utcOrZero(j.Errors[i].At)
-		}
-	}
-	j.RunAt, j.CreatedAt = utcOrZero(j.RunAt), utcOrZero(j.CreatedAt)
-	j.UpdatedAt, j.FinalizedAt = utcOrZero(j.UpdatedAt), utcOrZero(j.FinalizedAt)
-	return j
-}
-
-func utcOrZero(t time.Time) time.Time {
-	if t.IsZero() {
-		return time.Time{}
-	}
-	return time.Unix(0, t.UnixNano()).UTC()
-}
-
 func scanJob(row scanner) (store.Job, error) {
 	var (
 		j                           store.Job
@@ -207,7 +184,7 @@ func scanJob(row scanner) (store.Job, error) {
 			return store.Job{}, fmt.Errorf("job %d: errors: %w", j.ID, err)
 		}
 		for i := range j.Errors {
-			j.Errors[i].At = utcOrZero(j.Errors[i].At)
+			j.Errors[i].At = store.UTCOrZero(j.Errors[i].At)
 		}
 	}
 	j.CreatedAt, j.UpdatedAt, j.FinalizedAt = fromNanos(created), fromNanos(updated), fromNanos(finalized)
