@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -230,6 +232,33 @@ func (sf *simFlags) eachSeed(first uint64, run func(seed uint64) error) error {
 		}
 	}
 	return nil
+}
+
+// allSeeds runs run with each of the --seeds seeds from first on (at least
+// one), on past a failed one unless run says stop (or ctx ended), and, with
+// several seeds, prints "<name> seeds a-b: P passed, F failed". It returns
+// the first seed's error.
+func (sf *simFlags) allSeeds(ctx context.Context, w io.Writer, name string, first uint64, run func(seed uint64) (stop bool, err error)) error {
+	var passed, failed uint64
+	var firstErr error
+	for s := first; s < first+max(sf.seeds, 1); s++ {
+		stop, err := run(s)
+		if err == nil {
+			passed++
+			continue
+		}
+		failed++
+		if firstErr == nil {
+			firstErr = err
+		}
+		if stop || ctx.Err() != nil {
+			break
+		}
+	}
+	if sf.seeds > 1 {
+		fmt.Fprintf(w, "%s seeds %d-%d: %d passed, %d failed\n", name, first, first+sf.seeds-1, passed, failed)
+	}
+	return firstErr
 }
 
 // reportBroken prints a broken invariant of a run (its line begins with

@@ -42,30 +42,18 @@ and each node's active contracts.`,
 				res, err := sim.RunDistseqActions(cmd.Context(), cfg, actions)
 				return reportDist(cmd, res, err)
 			}
-			var passed, failed uint64
-			var first error
-			for s := cfg.Seed; s < cfg.Seed+max(sf.seeds, 1); s++ {
+			return sf.allSeeds(cmd.Context(), cmd.OutOrStdout(), "sim distseq", cfg.Seed, func(s uint64) (bool, error) {
 				c := cfg
 				c.Seed = s
 				res, err := sim.RunDistseq(cmd.Context(), c)
-				if rerr := reportDist(cmd, res, err); rerr != nil {
-					failed++
-					if first == nil {
-						first = rerr
-					}
-					var v *sim.DistViolation
-					if cmd.Context().Err() != nil || errors.As(err, &v) && v.Invariant == sim.DistStuck {
-						fmt.Fprintf(cmd.OutOrStdout(), "sim distseq: stopping after seed %d (a stuck run's goroutine spins on)\n", s)
-						break
-					}
-					continue
+				rerr := reportDist(cmd, res, err)
+				var v *sim.DistViolation
+				if rerr != nil && errors.As(err, &v) && v.Invariant == sim.DistStuck {
+					fmt.Fprintf(cmd.OutOrStdout(), "sim distseq: stopping after seed %d (a stuck run's goroutine spins on)\n", s)
+					return true, rerr
 				}
-				passed++
-			}
-			if sf.seeds > 1 {
-				fmt.Fprintf(cmd.OutOrStdout(), "sim distseq seeds %d-%d: %d passed, %d failed\n", cfg.Seed, cfg.Seed+sf.seeds-1, passed, failed)
-			}
-			return first
+				return false, rerr
+			})
 		},
 	}
 	sf.register(cmd, &cfg.Seed, &cfg.Steps, 300, &cfg.ShrinkBudget)

@@ -47,28 +47,12 @@ failing action list found.`,
 				res, err := sim.RunSMMActions(cmd.Context(), cfg, actions)
 				return reportSMM(cmd, res, err)
 			}
-			var passed, failed uint64
-			var first error
-			for s := cfg.Seed; s < cfg.Seed+max(sf.seeds, 1); s++ {
+			return sf.allSeeds(cmd.Context(), cmd.OutOrStdout(), "sim smm", cfg.Seed, func(s uint64) (bool, error) {
 				c := cfg
 				c.Seed = s
 				res, err := sim.RunSMM(cmd.Context(), c)
-				if rerr := reportSMM(cmd, res, err); rerr != nil {
-					failed++
-					if first == nil {
-						first = rerr
-					}
-					if cmd.Context().Err() != nil {
-						break
-					}
-					continue
-				}
-				passed++
-			}
-			if sf.seeds > 1 {
-				fmt.Fprintf(cmd.OutOrStdout(), "sim smm seeds %d-%d: %d passed, %d failed\n", cfg.Seed, cfg.Seed+sf.seeds-1, passed, failed)
-			}
-			return first
+				return false, reportSMM(cmd, res, err)
+			})
 		},
 	}
 	sf.register(cmd, &cfg.Seed, &cfg.Steps, 300, &cfg.ShrinkBudget)
