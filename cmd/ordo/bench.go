@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"runtime/pprof"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -141,17 +140,11 @@ starts a throwaway cluster (as the tests do) and removes it after.`,
 			if !quiet {
 				o.Progress = os.Stderr
 			}
-			if cpuprofile != "" {
-				f, err := os.Create(cpuprofile)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				if err := pprof.StartCPUProfile(f); err != nil {
-					return err
-				}
-				defer pprof.StopCPUProfile()
+			stopProfile, err := bench.StartCPUProfile(cpuprofile)
+			if err != nil {
+				return err
 			}
+			defer func() { _ = stopProfile() }()
 			r, err := bench.Burndown(cmd.Context(), o)
 			if err != nil {
 				return err

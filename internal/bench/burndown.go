@@ -13,7 +13,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/postgres"
@@ -121,11 +120,7 @@ func Burndown(ctx context.Context, o BurndownOptions) (res BurndownResult, err e
 	counted := &countingStore{Store: st}
 
 	ch := newInstantChain()
-	senders := make([]sequencer.SenderConfig, o.Senders)
-	for i := range senders {
-		key := chain.KeyFromSeed(fmt.Sprintf("burndown-sender-%d", i))
-		senders[i] = sequencer.SenderConfig{ID: chain.KeyAddress(key), Key: key}
-	}
+	senders := keystoreSenders("burndown-sender", o.Senders)
 	var finished, failed atomic.Int64
 	allDone := make(chan struct{})
 	newNode := func() (*sequencer.Node, error) {

@@ -61,17 +61,11 @@ func RecoveryChild(ctx context.Context, out io.Writer, progress io.Writer) (err 
 	if progress == nil {
 		progress = io.Discard
 	}
-	if o.CPUProfile != "" {
-		f, err := os.Create(o.CPUProfile)
-		if err != nil {
-			return err
-		}
-		defer func() { err = errors.Join(err, f.Close()) }()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := StartCPUProfile(o.CPUProfile)
+	if err != nil {
+		return err
 	}
+	defer func() { err = errors.Join(err, stopProfile()) }()
 	var r RecoveryChildResult
 	var st store.Store
 	if o.Store == StoreSQLite {
@@ -90,11 +84,7 @@ func RecoveryChild(ctx context.Context, out io.Writer, progress io.Writer) (err 
 	}()
 	r.Open = wall.Now().Sub(start)
 
-	senders := make([]sequencer.SenderConfig, o.Senders)
-	for i := range senders {
-		key := chain.KeyFromSeed(fmt.Sprintf("recovery-sender-%d", i))
-		senders[i] = sequencer.SenderConfig{ID: chain.KeyAddress(key), Key: key}
-	}
+	senders := keystoreSenders("recovery-sender", o.Senders)
 	ch := &recoveryChain{instantChain: newInstantChain(), first: make(chan struct{})}
 	d := &recoveryDispatcher{seen: make([]atomic.Bool, o.Queues), all: make(chan struct{}), want: int64(o.Queues)}
 	n, err := sequencer.NewNode(sequencer.Config{Store: st, Chain: ch, Clock: wall,
