@@ -46,19 +46,6 @@ const EnvURL = "ORDO_TEST_POSTGRES"
 // errNoBin is FindBin's answer when no PostgreSQL binaries are found.
 var errNoBin = errors.New("no initdb and postgres on PATH nor in /usr/lib/postgresql/*/bin")
 
-// Running returns the last cluster New started and has not stopped (nil:
-// none), for a stop at exit or on a signal.
-func Running() *Cluster {
-	runningMu.Lock()
-	defer runningMu.Unlock()
-	return running
-}
-
-var (
-	runningMu sync.Mutex
-	running   *Cluster // the started cluster, for stop on a signal
-)
-
 // FindBin returns the directory holding initdb and postgres: PATH first,
 // then the highest version under /usr/lib/postgresql.
 func FindBin() (string, error) {
@@ -174,9 +161,6 @@ func New(bin string) (_ *Cluster, err error) {
 		log, _ := os.ReadFile(logf.Name())
 		return nil, fmt.Errorf("%w\n%s", err, bytes.TrimSpace(log))
 	}
-	runningMu.Lock()
-	running = c
-	runningMu.Unlock()
 	return c, nil
 }
 
@@ -249,16 +233,14 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// StopOnSignal stops the cluster on SIGINT or SIGTERM, then exits.
-func StopOnSignal() {
+// StopOnSignal stops the cluster cluster returns (nil: none) on SIGINT or
+// SIGTERM, then exits.
+func StopOnSignal(cluster func() *Cluster) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
 		sig := <-ch
-		runningMu.Lock()
-		c := running
-		runningMu.Unlock()
-		if c != nil {
+		if c := cluster(); c != nil {
 			_ = c.Stop()
 		}
 		fmt.Fprintf(os.Stderr, "pgcluster: %v: cluster stopped\n", sig)

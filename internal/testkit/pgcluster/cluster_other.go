@@ -5,7 +5,6 @@ package pgcluster
 import (
 	"errors"
 	"net/url"
-	"sync"
 )
 
 // The throwaway cluster runs on Linux only (it runs initdb and postgres as
@@ -15,19 +14,11 @@ import (
 // errNoCluster: no throwaway cluster on this system.
 var errNoCluster = errors.New("pgcluster: the throwaway PostgreSQL cluster runs on Linux only; set ORDO_TEST_POSTGRES")
 
-// cluster is never started here.
+// Cluster is never started here.
 type Cluster struct{}
 
 // EnvURL names the environment variable holding an existing server's URL.
 const EnvURL = "ORDO_TEST_POSTGRES"
-
-// Running is always nil here.
-func Running() *Cluster { return nil }
-
-var (
-	runningMu sync.Mutex
-	running   *Cluster // always nil here
-)
 
 func FindBin() (string, error) { return "", errNoCluster }
 
@@ -37,4 +28,4 @@ func (c *Cluster) URL(string) *url.URL { return &url.URL{} }
 
 func (c *Cluster) Stop() error { return nil }
 
-func StopOnSignal() {}
+func StopOnSignal(func() *Cluster) {}

@@ -24,15 +24,9 @@ func Start(ctx context.Context) (url string, stop func() error, err error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("pgcluster: %w", err)
 	}
-	runningMu.Lock()
-	prev := running // Main's cluster, if any: Main must still stop that one
-	runningMu.Unlock()
 	c, err := New(bin)
 	if err != nil {
 		return "", nil, err
 	}
-	runningMu.Lock()
-	running = prev
-	runningMu.Unlock()
 	return c.URL("postgres").String(), c.Stop, nil
 }

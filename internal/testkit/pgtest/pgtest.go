@@ -33,6 +33,11 @@ var (
 	srvOnce sync.Once
 	srv     server
 
+	// startedMu guards startedC, the cluster get started (for Main's stop
+	// and the signal's).
+	startedMu sync.Mutex
+	startedC  *pgcluster.Cluster
+
 	keysMu sync.Mutex
 	keys   = map[string]string{} // URLFor key → URL
 )
@@ -60,6 +65,9 @@ func get() *server {
 			return
 		}
 		srv.c = c
+		startedMu.Lock()
+		startedC = c
+		startedMu.Unlock()
 		srv.admin = c.URL("postgres")
 	})
 	return &srv
@@ -154,15 +162,23 @@ func (s *server) exec(sql string) error {
 // Main runs the tests and then stops the cluster, if one was started:
 // call it from TestMain as os.Exit(pgtest.Main(m)).
 func Main(m *testing.M) int {
-	pgcluster.StopOnSignal()
+	pgcluster.StopOnSignal(started)
 	code := m.Run()
 	stop()
 	return code
 }
 
+// started is the cluster this test binary started (nil: none, or
+// ORDO_TEST_POSTGRES).
+func started() *pgcluster.Cluster {
+	startedMu.Lock()
+	defer startedMu.Unlock()
+	return startedC
+}
+
 // stop stops the cluster, if any, and removes its directory.
 func stop() {
-	if c := pgcluster.Running(); c != nil {
+	if c := started(); c != nil {
 		if err := c.Stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "pgtest: stop cluster: %v\n", err)
 		}
