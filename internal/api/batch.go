@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"unicode/utf8"
 
 	"github.com/ordolabs/ordo/internal/httpjson"
 	"github.com/ordolabs/ordo/internal/sequencer"
@@ -52,10 +51,6 @@ func isArray(b []byte) bool {
 // committed together, in one Submit when the intake refuses none of them
 // (commit).
 func (s *server) submitBatch(w http.ResponseWriter, r *http.Request, b []byte) {
-	if !utf8.Valid(b) {
-		s.api.WriteError(w, httpjson.Errorf(CodeBadJSON, "request body is not valid UTF-8"))
-		return
-	}
 	var raws []json.RawMessage
 	if err := httpjson.DecodeStrictRaw(b, &raws); err != nil {
 		s.api.WriteError(w, httpjson.Errorf(CodeBadJSON, "%s (an array of intents, each {queue, type, data, idempotencyKey})", excerptQuoted(err.Error())))

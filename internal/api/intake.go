@@ -35,6 +35,9 @@ func (s *server) submit(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.api.WriteError(w, httpjson.Errorf(CodeBadJSON, "reading the request body: %w", err))
 		return
+	case !utf8.Valid(b): // once, for the object and for every item of an array
+		s.api.WriteError(w, httpjson.Errorf(CodeBadJSON, "request body is not valid UTF-8"))
+		return
 	case isArray(b):
 		s.submitBatch(w, r, b)
 		return
@@ -132,16 +135,13 @@ func (s *jsonString) UnmarshalJSON(b []byte) error {
 
 // decodeIntake decodes and checks one intent of POST /v1/transactions: the
 // body of the single form, or an item of an array. It accepts exactly one
-// JSON object whose keys are the documented ones, spelled
+// JSON object (valid UTF-8: submit checked the body) whose keys are the documented ones, spelled
 // exactly, each at most once; queue, type and idempotencyKey are strings and
 // data is any JSON value. A string with an escaped lone surrogate is refused
 // here, naming its field: decoded, it would read as U+FFFD, and two distinct
 // names would become one. The rest of intake's rules are the sequencer's
 // (sequencer.IntakeRules.CheckIntake), applied by Submit.
 func (s *server) decodeIntake(b []byte) (sequencer.Intake, error) {
-	if !utf8.Valid(b) {
-		return sequencer.Intake{}, httpjson.Errorf(CodeBadJSON, "request body is not valid UTF-8")
-	}
 	var body *intakeBody // stays nil for a JSON null
 	if err := httpjson.DecodeStrictRaw(b, &body); err != nil {
 		return sequencer.Intake{}, httpjson.Errorf(CodeBadJSON, "%s (fields are queue, type, data, idempotencyKey)", excerptQuoted(err.Error()))
