@@ -134,9 +134,9 @@ func (s *jsonString) UnmarshalJSON(b []byte) error {
 }
 
 // decodeIntake decodes and checks one intent of POST /v1/transactions: the
-// body of the single form, or an item of an array. It accepts exactly one
-// JSON object (valid UTF-8: submit checked the body) whose keys are the documented ones, spelled
-// exactly, each at most once; queue, type and idempotencyKey are strings and
+// body of the single form, or an item of an array (valid UTF-8: submit
+// checked the body). It accepts exactly one JSON object whose keys are the
+// documented ones, spelled exactly, each at most once; queue, type and idempotencyKey are strings and
 // data is any JSON value. A string with an escaped lone surrogate is refused
 // here, naming its field: decoded, it would read as U+FFFD, and two distinct
 // names would become one. The rest of intake's rules are the sequencer's
