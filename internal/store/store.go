@@ -288,3 +288,18 @@ var ErrNotFound = errors.New("not found")
 type Notifier interface {
 	SetOnEnqueued(f func([]Transaction))
 }
+
+// Read limits: a listing's Limit defaults to DefaultLimit and is capped at
+// MaxLimit (Filter.Limit and the stores' other pages).
+const (
+	DefaultLimit = 100
+	MaxLimit     = 1000
+)
+
+// ClampLimit is a listing's limit n with its default and cap.
+func ClampLimit(n int) int {
+	if n <= 0 {
+		return DefaultLimit
+	}
+	return min(n, MaxLimit)
+}

@@ -115,9 +115,9 @@ func (s *Store) LeaderEvents(ctx context.Context, f store.LeaderFilter) ([]store
 	)
 	switch f.Status {
 	case "":
-		out, err = collect(ctx, s, leaderListSQL, scanLeaderEvent, f.After, clampLimit(f.Limit))
+		out, err = collect(ctx, s, leaderListSQL, scanLeaderEvent, f.After, store.ClampLimit(f.Limit))
 	case store.EventQueued, store.EventActive, store.EventSuccessful, store.EventDead:
-		out, err = collect(ctx, s, leaderListStatusSQL, scanLeaderEvent, string(f.Status), f.After, clampLimit(f.Limit))
+		out, err = collect(ctx, s, leaderListStatusSQL, scanLeaderEvent, string(f.Status), f.After, store.ClampLimit(f.Limit))
 	default:
 		return nil, fmt.Errorf("postgres: leader events: invalid status %q", f.Status)
 	}

@@ -209,7 +209,7 @@ func (s *Store) ActiveQueues(ctx context.Context, after string, limit int) ([]st
 		return nil, ErrClosed
 	}
 	if limit <= 0 {
-		limit = maxLimit
+		limit = store.MaxLimit
 	}
 	rows, err := s.pool.Query(ctx, activeQueuesSQL, after, int64(limit))
 	if err == nil {

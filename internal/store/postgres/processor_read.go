@@ -156,7 +156,7 @@ func (s *Store) GetBatch(ctx context.Context, processor, id string) (store.ProcB
 // QueuedBatches implements store.ProcessorStore. Batches with equal Keys
 // come in ID order (byte order); a negative offset is 0.
 func (s *Store) QueuedBatches(ctx context.Context, processor, priority string, offset, limit int) ([]store.ProcBatch, error) {
-	out, err := collect(ctx, s, procQueuedSQL, scanProcBatch, processor, priority, clampLimit(limit), max(offset, 0))
+	out, err := collect(ctx, s, procQueuedSQL, scanProcBatch, processor, priority, store.ClampLimit(limit), max(offset, 0))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: queued batches %s/%s: %w", processor, priority, err)
 	}
@@ -216,7 +216,7 @@ func (s *Store) ProcessorCounts(ctx context.Context, processor string) (store.Pr
 
 // Callbacks implements store.ProcessorStore.
 func (s *Store) Callbacks(ctx context.Context, processor string, after int64, limit int) ([]store.Callback, error) {
-	out, err := collect(ctx, s, procCallbacksSQL, scanCallback, processor, after, clampLimit(limit))
+	out, err := collect(ctx, s, procCallbacksSQL, scanCallback, processor, after, store.ClampLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: callbacks %s: %w", processor, err)
 	}

@@ -21,18 +21,6 @@ const attemptCols = `uid, n, sender, nonce, fee, hash, at, outcome, error, heigh
 
 const queueCols = `name, state, sender, tx_uid, delay_until, deadline, updated_at`
 
-const (
-	defaultLimit = 100
-	maxLimit     = 1000
-)
-
-func clampLimit(n int) int {
-	if n <= 0 {
-		return defaultLimit
-	}
-	return min(n, maxLimit)
-}
-
 // querier is a pool or a transaction.
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
@@ -142,7 +130,7 @@ func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Transaction, 
 	if f.State != "" && !f.State.Valid() {
 		return nil, fmt.Errorf("postgres: list: invalid state %q", f.State)
 	}
-	limit := clampLimit(f.Limit)
+	limit := store.ClampLimit(f.Limit)
 	var (
 		q    string
 		args []any
@@ -169,7 +157,7 @@ func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Transaction, 
 // 1000, as for List.
 func (s *Store) Waiting(ctx context.Context, queue string, after int64, limit int) ([]store.Transaction, error) {
 	txs, err := s.readTxsTx(ctx, `SELECT `+txCols+` FROM transactions
-		WHERE state = 'WAITING' AND queue = $1 AND seq > $2`+order+`$3`, queue, after, clampLimit(limit))
+		WHERE state = 'WAITING' AND queue = $1 AND seq > $2`+order+`$3`, queue, after, store.ClampLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: waiting %s: %w", queue, err)
 	}

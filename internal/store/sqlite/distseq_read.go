@@ -193,7 +193,7 @@ func (s *Store) DistseqIntentByKey(ctx context.Context, key string) (store.Dists
 // DistseqIntents implements store.DistseqStore: never nil. A Limit of 0 or
 // less means 100, more than 1000 means 1000 (as the other lists).
 func (s *Store) DistseqIntents(ctx context.Context, f store.DistseqIntentFilter) ([]store.DistseqIntent, error) {
-	limit := clampLimit(f.Limit)
+	limit := store.ClampLimit(f.Limit)
 	var (
 		rows *sql.Rows
 		err  error

@@ -129,9 +129,9 @@ func (s *Store) LeaderEvents(ctx context.Context, f store.LeaderFilter) ([]store
 	var err error
 	switch f.Status {
 	case "":
-		rows, err = s.rs.leader.list.QueryContext(ctx, f.After, clampLimit(f.Limit))
+		rows, err = s.rs.leader.list.QueryContext(ctx, f.After, store.ClampLimit(f.Limit))
 	case store.EventQueued, store.EventActive, store.EventSuccessful, store.EventDead:
-		rows, err = s.rs.leader.listStatus.QueryContext(ctx, string(f.Status), f.After, clampLimit(f.Limit))
+		rows, err = s.rs.leader.listStatus.QueryContext(ctx, string(f.Status), f.After, store.ClampLimit(f.Limit))
 	default:
 		return nil, fmt.Errorf("sqlite: leader events: invalid status %q", f.Status)
 	}

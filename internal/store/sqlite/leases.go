@@ -212,7 +212,7 @@ var activeQueuesSQL = `WITH RECURSIVE a(name, n) AS (
 // WAITING, REVISION and RETRY ranges of (state, queue, seq).
 func (s *Store) ActiveQueues(ctx context.Context, after string, limit int) ([]string, error) {
 	if limit <= 0 {
-		limit = 1000
+		limit = store.MaxLimit
 	}
 	rows, err := s.rdb.QueryContext(ctx, activeQueuesSQL, after, limit)
 	if err != nil {

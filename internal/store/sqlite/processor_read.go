@@ -164,7 +164,7 @@ func (s *Store) GetBatch(ctx context.Context, processor, id string) (store.ProcB
 // QueuedBatches implements store.ProcessorStore. Batches with equal Keys
 // come in ID order; a negative offset is 0.
 func (s *Store) QueuedBatches(ctx context.Context, processor, priority string, offset, limit int) ([]store.ProcBatch, error) {
-	rows, err := s.rs.proc.queued.QueryContext(ctx, processor, priority, clampLimit(limit), max(offset, 0))
+	rows, err := s.rs.proc.queued.QueryContext(ctx, processor, priority, store.ClampLimit(limit), max(offset, 0))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: queued batches %s/%s: %w", processor, priority, err)
 	}
@@ -239,7 +239,7 @@ func (s *Store) ProcessorCounts(ctx context.Context, processor string) (store.Pr
 
 // Callbacks implements store.ProcessorStore.
 func (s *Store) Callbacks(ctx context.Context, processor string, after int64, limit int) ([]store.Callback, error) {
-	rows, err := s.rs.proc.callbacks.QueryContext(ctx, processor, after, clampLimit(limit))
+	rows, err := s.rs.proc.callbacks.QueryContext(ctx, processor, after, store.ClampLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: callbacks %s: %w", processor, err)
 	}

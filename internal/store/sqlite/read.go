@@ -13,18 +13,6 @@ import (
 // The read path: the read pool. A call that runs several queries runs them in
 // one read transaction, so it sees one snapshot.
 
-const (
-	defaultLimit = 100
-	maxLimit     = 1000
-)
-
-func clampLimit(n int) int {
-	if n <= 0 {
-		return defaultLimit
-	}
-	return min(n, maxLimit)
-}
-
 // read runs f in a read transaction.
 func (s *Store) read(ctx context.Context, f func(tx *sql.Tx) error) error {
 	tx, err := s.rdb.BeginTx(ctx, nil)
@@ -97,7 +85,7 @@ func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Transaction, 
 	if f.State != "" && !f.State.Valid() {
 		return nil, fmt.Errorf("sqlite: list: invalid state %q", f.State)
 	}
-	limit := clampLimit(f.Limit)
+	limit := store.ClampLimit(f.Limit)
 	var (
 		st   *sql.Stmt
 		args []any
@@ -122,7 +110,7 @@ func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Transaction, 
 // Waiting implements store.Store. limit defaults to 100 and is capped at
 // 1000, as for List.
 func (s *Store) Waiting(ctx context.Context, queue string, after int64, limit int) ([]store.Transaction, error) {
-	txs, err := s.readTxs(ctx, s.rs.waiting, queue, after, clampLimit(limit))
+	txs, err := s.readTxs(ctx, s.rs.waiting, queue, after, store.ClampLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: waiting %s: %w", queue, err)
 	}

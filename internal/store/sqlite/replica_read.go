@@ -167,7 +167,7 @@ func (s *Store) LogAfter(ctx context.Context, queue string, after uint64, limit 
 	if after > math.MaxInt64 {
 		return []replog.Entry{}, ctx.Err()
 	}
-	rows, err := s.rdb.QueryContext(ctx, logAfterSQL, queue, int64(after), clampLimit(limit))
+	rows, err := s.rdb.QueryContext(ctx, logAfterSQL, queue, int64(after), store.ClampLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: log of %s: %w", queue, err)
 	}
