@@ -210,6 +210,34 @@ const (
 		ORDER BY v.o`
 )
 
+// countParentsSQL counts the transactions of a list of distinct uids.
+const countParentsSQL = `SELECT count(*) FROM transactions WHERE uid = ANY($1::text[])`
+
+// otherParents returns the distinct uids that b's history entries and
+// queue bindings name and that b does not update (its UPDATE counts those
+// it does: see applyBatch): they must exist, as the foreign keys that
+// migration 0010 dropped required. An attempt's uid is its update's.
+func otherParents(b *store.Batch, upd []int) []string {
+	seen := make(map[string]bool, len(upd))
+	for _, i := range upd {
+		seen[b.Txs[i].UID] = true
+	}
+	var out []string
+	add := func(uid string) {
+		if uid != "" && !seen[uid] {
+			seen[uid] = true
+			out = append(out, uid)
+		}
+	}
+	for i := range b.History {
+		add(b.History[i].UID)
+	}
+	for i := range b.Queues {
+		add(b.Queues[i].TxUID)
+	}
+	return out
+}
+
 // lastOf returns, for n rows with keys key(i), the index of the last row of
 // each key, in the order of the keys' first rows.
 func lastOf[K comparable](n int, key func(i int) K) []int {
@@ -242,6 +270,10 @@ func (s *Store) applyBatch(ctx context.Context, tx pgx.Tx, b *store.Batch) error
 			retries[j], ats[j], results[j] = int64(u.Retries), s.at(u.At), blob(u.Result)
 		}
 		pb.Queue(updateTxsSQL, uids, states, retries, results, errs, ats)
+	}
+	parents := otherParents(b, upd)
+	if len(parents) > 0 {
+		pb.Queue(countParentsSQL, parents)
 	}
 	var with []int
 	for i := range b.Txs {
@@ -307,7 +339,16 @@ func (s *Store) applyBatch(ctx context.Context, tx pgx.Tx, b *store.Batch) error
 			return fmt.Errorf("postgres: apply: %d of %d transactions updated: %w", tag.RowsAffected(), len(upd), store.ErrNotFound)
 		}
 	}
-	for range pb.Len() - min(len(upd), 1) {
+	if len(parents) > 0 {
+		var found int
+		if err := br.QueryRow().Scan(&found); err != nil {
+			return applyErr(err)
+		}
+		if found != len(parents) {
+			return fmt.Errorf("postgres: apply: %d of %d transactions named by history or a queue exist: %w", found, len(parents), store.ErrNotFound)
+		}
+	}
+	for range pb.Len() - min(len(upd), 1) - min(len(parents), 1) {
 		if _, err := br.Exec(); err != nil {
 			return applyErr(err)
 		}
