@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
@@ -131,6 +134,44 @@ func (n *Node) buildAndSign(ctx context.Context, e Effect) (report Input, ok boo
 	h := signTx(&tx, key)
 	return Signed(time.Time{}, e.Queue, e.UID, e.Attempt, tx, string(h)), true
 }
+
+// signAll runs buildAndSign over the effects es[i] for i in idx, on up to
+// GOMAXPROCS goroutines at once (signing is most of a dispatch's CPU, and
+// the loop waits for it: an attempt's hash is committed with the attempt),
+// and returns their reports and oks in idx's order. The results do not
+// depend on how the work was shared: the loop steps them in that order.
+func (n *Node) signAll(ctx context.Context, es []Effect, idx []int) ([]Input, []bool) {
+	reports, oks := make([]Input, len(idx)), make([]bool, len(idx))
+	one := func(j int) { reports[j], oks[j] = n.buildAndSign(ctx, es[idx[j]]) }
+	workers := min(runtime.GOMAXPROCS(0), (len(idx)+signChunk-1)/signChunk)
+	if n.cfg.Inline || workers < 2 {
+		for j := range idx {
+			one(j)
+		}
+		return reports, oks
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				lo := int(next.Add(signChunk)) - signChunk
+				if lo >= len(idx) {
+					return
+				}
+				for j := lo; j < min(lo+signChunk, len(idx)); j++ {
+					one(j)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return reports, oks
+}
+
+// signChunk is how many dispatches a signing goroutine takes at a time:
+// fewer than two chunks are signed on the loop's goroutine alone.
+const signChunk = 16
 
 func (n *Node) performDispatch(ctx context.Context, e Effect) Input {
 	if e.SyncNonce {

@@ -228,11 +228,24 @@ func (l *Loop) takeReady() Ready {
 // chain (the Ready contract's step 3).
 func (l *Loop) ready(ctx context.Context, now time.Time) Ready {
 	r := l.takeReady()
+	var local []int // the dispatches this node may build and sign itself
+	for i, e := range r.Effects {
+		if e.Kind == EffectDispatch && !e.SyncNonce && !isRemote(l.n.dispatcherFor(e.Txn.Type, e.Sender.AccountID)) {
+			local = append(local, i)
+		}
+	}
+	if len(local) == 0 {
+		return r
+	}
+	reports, ok := l.n.signAll(ctx, r.Effects, local)
 	kept := r.Effects[:0]
 	signed := false
-	for _, e := range r.Effects {
-		if e.Kind == EffectDispatch && !e.SyncNonce && !isRemote(l.n.dispatcherFor(e.Txn.Type, e.Sender.AccountID)) {
-			if in, ok := l.n.buildAndSign(ctx, e); ok {
+	for i, j := 0, 0; i < len(r.Effects); i++ {
+		e := r.Effects[i]
+		if j < len(local) && local[j] == i {
+			j++
+			if ok[j-1] {
+				in := reports[j-1]
 				in.At = now
 				l.step(in)
 				signed = true
