@@ -1,6 +1,7 @@
 package sequencer
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -110,6 +111,35 @@ func (c *CoreConfig) setDefaults() error {
 
 type txn struct {
 	rec store.Transaction
+	// saved is rec's own fields as the store holds them, taken when the
+	// transaction flies (fly) and at each write of them (saveTx), nil
+	// before: an attempt saved while they are unchanged is written alone
+	// (store.TxUpdate.AttemptOnly). Waiting transactions have none, so
+	// that a large backlog costs no copy.
+	saved *ownFields
+}
+
+// ownFields are a transaction's fields a TxUpdate writes, besides its
+// attempt and time.
+type ownFields struct {
+	state   store.TxState
+	retries int
+	result  []byte
+	err     string
+}
+
+// unchanged reports whether t's own fields are those last saved.
+func (t *txn) unchanged() bool {
+	s := t.saved
+	return s != nil && s.state == t.rec.State && s.retries == t.rec.Retries && s.err == t.rec.Error && bytes.Equal(s.result, t.rec.Result)
+}
+
+// markSaved records t's own fields as written.
+func (t *txn) markSaved() {
+	if t.saved == nil {
+		t.saved = &ownFields{}
+	}
+	*t.saved = ownFields{state: t.rec.State, retries: t.rec.Retries, result: t.rec.Result, err: t.rec.Error}
 }
 
 func (t *txn) last() *store.Attempt {
@@ -174,6 +204,11 @@ func (q *queue) fly(t *txn) *flight {
 
 // fly puts t in flight on q and indexes it (Lookup).
 func (c *Core) fly(q *queue, t *txn) *flight {
+	if t.saved == nil {
+		// Its record is the store's: it came from a load or an intake,
+		// and nothing changes a transaction before it flies.
+		t.markSaved()
+	}
 	c.flying[t.rec.UID] = t
 	return q.fly(t)
 }

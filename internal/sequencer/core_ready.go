@@ -91,8 +91,10 @@ func coalesce(us []store.TxUpdate) []store.TxUpdate {
 	var order []string
 	var aorder []key
 	for _, u := range us {
-		if _, ok := last[u.UID]; !ok {
+		if prev, ok := last[u.UID]; !ok {
 			order = append(order, u.UID)
+		} else if !prev.AttemptOnly {
+			u.AttemptOnly = false // an own change of the step is written
 		}
 		a := u.Attempt
 		u.Attempt = nil
@@ -153,12 +155,19 @@ func (c *Core) setState(q *queue, t *txn, to store.TxState, note string) {
 }
 
 func (c *Core) saveTx(t *txn) {
+	t.markSaved()
 	c.ready.Batch.Txs = append(c.ready.Batch.Txs, store.TxUpdate{UID: t.rec.UID, State: t.rec.State, Retries: t.rec.Retries, Result: t.rec.Result, Error: t.rec.Error, At: c.now})
 }
 
+// saveAttempt writes a's new version, with t's own fields when they changed
+// since this core last wrote them (or it never did).
 func (c *Core) saveAttempt(t *txn, a *store.Attempt) {
 	cp := *a
-	c.ready.Batch.Txs = append(c.ready.Batch.Txs, store.TxUpdate{UID: t.rec.UID, State: t.rec.State, Retries: t.rec.Retries, Result: t.rec.Result, Error: t.rec.Error, Attempt: &cp, At: c.now})
+	only := t.unchanged()
+	if !only {
+		t.markSaved()
+	}
+	c.ready.Batch.Txs = append(c.ready.Batch.Txs, store.TxUpdate{UID: t.rec.UID, State: t.rec.State, Retries: t.rec.Retries, Result: t.rec.Result, Error: t.rec.Error, Attempt: &cp, At: c.now, AttemptOnly: only})
 }
 
 func (c *Core) setBinding(q *queue, s store.BindingState) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -115,8 +116,10 @@ type Transaction struct {
 	Result         json.RawMessage `json:"result,omitempty"`
 	Error          string          `json:"error,omitempty"`
 	CreatedAt      time.Time       `json:"createdAt"`
-	UpdatedAt      time.Time       `json:"updatedAt"`
-	Attempts       []Attempt       `json:"attempts"`
+	// UpdatedAt is when State, Retries, Result or Error last changed; an
+	// attempt's progress alone leaves it (each attempt has its own At).
+	UpdatedAt time.Time `json:"updatedAt"`
+	Attempts  []Attempt `json:"attempts"`
 }
 
 // NewTransaction is an intent handed to Enqueue.
@@ -178,7 +181,8 @@ type HistoryEntry struct {
 }
 
 // TxUpdate changes one transaction. State, Retries, Result and Error are
-// written as given; Attempt, when set, is upserted by (UID, Attempt.N).
+// written as given, with At as its UpdatedAt; Attempt, when set, is upserted
+// by (UID, Attempt.N).
 type TxUpdate struct {
 	UID     string
 	State   TxState
@@ -187,6 +191,45 @@ type TxUpdate struct {
 	Error   string
 	Attempt *Attempt
 	At      time.Time
+	// AttemptOnly, with Attempt set, says that State, Retries, Result and
+	// Error are those the store already holds (or that an earlier update
+	// of the same batch writes): only the attempt is written, and the
+	// transaction's UpdatedAt keeps the time of its last own change. An
+	// unknown uid is refused all the same, with ErrNotFound.
+	AttemptOnly bool
+}
+
+// RowUpdates sorts a batch's transaction updates for a store: rows holds,
+// for each uid with an update that is not AttemptOnly, the index of the
+// last such update (its fields are the transaction's latest, as an
+// AttemptOnly update carries the fields before it), in the order of the
+// uids' first updates; attemptOnly lists, once each, the uids whose every
+// update is AttemptOnly.
+func RowUpdates(us []TxUpdate) (rows []int, attemptOnly []string) {
+	pos := make(map[string]int, len(us)) // uid → index into rows, or -1-index into attemptOnly
+	for i := range us {
+		u := &us[i]
+		j, seen := pos[u.UID]
+		switch {
+		case !seen && u.AttemptOnly:
+			pos[u.UID] = -1 - len(attemptOnly)
+			attemptOnly = append(attemptOnly, u.UID)
+		case !seen:
+			pos[u.UID] = len(rows)
+			rows = append(rows, i)
+		case u.AttemptOnly:
+		case j >= 0:
+			rows[j] = i
+		default: // a first own change after attempt-only updates
+			attemptOnly[-1-j] = ""
+			pos[u.UID] = len(rows)
+			rows = append(rows, i)
+		}
+	}
+	if len(attemptOnly) > 0 {
+		attemptOnly = slices.DeleteFunc(attemptOnly, func(uid string) bool { return uid == "" })
+	}
+	return rows, attemptOnly
 }
 
 // Batch is a set of changes applied in one store transaction.

@@ -18,6 +18,9 @@ func (b *Batch) Validate() error {
 		if u.Attempt != nil && u.Attempt.N < 1 {
 			return fmt.Errorf("tx %s: attempt number %d, want >= 1", u.UID, u.Attempt.N)
 		}
+		if u.AttemptOnly && u.Attempt == nil {
+			return fmt.Errorf("tx %s: attempt-only update without an attempt", u.UID)
+		}
 	}
 	for i, q := range b.Queues {
 		if q.Name == "" {

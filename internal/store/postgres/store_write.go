@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -213,16 +214,19 @@ const (
 // countParentsSQL counts the transactions of a list of distinct uids.
 const countParentsSQL = `SELECT count(*) FROM transactions WHERE uid = ANY($1::text[])`
 
-// otherParents returns the distinct uids that b's history entries and
-// queue bindings name and that b does not update (its UPDATE counts those
-// it does: see applyBatch): they must exist, as the foreign keys that
-// migration 0010 dropped required. An attempt's uid is its update's.
-func otherParents(b *store.Batch, upd []int) []string {
-	seen := make(map[string]bool, len(upd))
+// otherParents returns the distinct uids that b's attempt-only updates,
+// history entries and queue bindings name and that b does not update (its
+// UPDATE counts those it does: see applyBatch): they must exist, as the
+// foreign keys that migration 0010 dropped required.
+func otherParents(b *store.Batch, upd []int, attemptOnly []string) []string {
+	seen := make(map[string]bool, len(upd)+len(attemptOnly))
 	for _, i := range upd {
 		seen[b.Txs[i].UID] = true
 	}
-	var out []string
+	out := slices.Clone(attemptOnly)
+	for _, uid := range attemptOnly {
+		seen[uid] = true
+	}
 	add := func(uid string) {
 		if uid != "" && !seen[uid] {
 			seen[uid] = true
@@ -259,7 +263,7 @@ func lastOf[K comparable](n int, key func(i int) K) []int {
 func (s *Store) applyBatch(ctx context.Context, tx pgx.Tx, b *store.Batch) error {
 	var pb pgx.Batch
 	// A zero time is now; the clock is read once per row, in batch order.
-	upd := lastOf(len(b.Txs), func(i int) string { return b.Txs[i].UID })
+	upd, attemptOnly := store.RowUpdates(b.Txs)
 	if len(upd) > 0 {
 		n := len(upd)
 		uids, states, errs := make([]string, n), make([]string, n), make([]string, n)
@@ -271,7 +275,7 @@ func (s *Store) applyBatch(ctx context.Context, tx pgx.Tx, b *store.Batch) error
 		}
 		pb.Queue(updateTxsSQL, uids, states, retries, results, errs, ats)
 	}
-	parents := otherParents(b, upd)
+	parents := otherParents(b, upd, attemptOnly)
 	if len(parents) > 0 {
 		pb.Queue(countParentsSQL, parents)
 	}

@@ -241,17 +241,10 @@ func (s *Store) applyTxs(ctx context.Context, us []store.TxUpdate, hist []store.
 		return append(args, u.UID, string(u.State), u.Retries, blob(u.Result), u.Error, ats[i])
 	}
 	txName := func(i int) string { return "tx " + us[i].UID }
-	// The last update of each uid, in the order of the uids' first updates.
-	last := make([]int, 0, len(us))
-	pos := make(map[string]int, len(us))
-	for i := range us {
-		if j, ok := pos[us[i].UID]; ok {
-			last[j] = i
-			continue
-		}
-		pos[us[i].UID] = len(last)
-		last = append(last, i)
-	}
+	// The last own change of each uid, in the order of the uids' first
+	// updates. The uids of attempt-only updates are checked by the foreign
+	// key of their attempts.
+	last, _ := store.RowUpdates(us)
 	changes := make(map[string]bool, len(hist))
 	for i := range hist {
 		changes[hist[i].UID] = true

@@ -24,6 +24,38 @@ func (s *suite) testApplyUpdates(t *testing.T) {
 	checkTx(t, "after DONE", get(t, st, "a"), want)
 }
 
+// An attempt-only update writes the attempt and leaves the transaction's
+// own fields and UpdatedAt as they were, even when it carries others; in a
+// batch with an own change of the same transaction, that change is
+// written, whatever their order.
+func (s *suite) testApplyAttemptOnly(t *testing.T) {
+	st := s.fresh(t)
+	enqueue(t, st, ntx("a", "q"), ntx("b", "q2"))
+	a1 := store.Attempt{N: 1, Sender: "s1", Nonce: 4, Hash: "h1", At: at(1)}
+	apply(t, st, store.Batch{Txs: []store.TxUpdate{update("a", store.Revision, &a1, 1)}})
+	want := get(t, st, "a")
+
+	a1.Outcome, a1.Height = "included", 9
+	only := update("a", store.Done, &a1, 5) // fields the store must not take
+	only.AttemptOnly, only.Retries, only.Error = true, 3, "not written"
+	apply(t, st, store.Batch{Txs: []store.TxUpdate{only}})
+	want.Attempts = []store.Attempt{a1}
+	checkTx(t, "after an attempt-only update", get(t, st, "a"), want)
+
+	b1 := store.Attempt{N: 1, Sender: "s2", Hash: "hb"}
+	onlyB := update("b", store.Waiting, &b1, 6)
+	onlyB.AttemptOnly = true
+	own := update("b", store.Revision, nil, 7)
+	apply(t, st, store.Batch{Txs: []store.TxUpdate{onlyB, own}})
+	gotB := get(t, st, "b")
+	if gotB.State != store.Revision || !gotB.UpdatedAt.Equal(at(7)) {
+		t.Fatalf("b after attempt-only then own change: state %s updated %v, want REVISION at %v", gotB.State, gotB.UpdatedAt, at(7))
+	}
+	if err := diffAttempts(gotB.Attempts, []store.Attempt{b1}); err != nil {
+		t.Fatalf("b's attempts: %v", err)
+	}
+}
+
 func (s *suite) testApplyAtomic(t *testing.T) {
 	good := func() store.Batch {
 		return store.Batch{
@@ -56,6 +88,18 @@ func (s *suite) testApplyAtomic(t *testing.T) {
 			b.Txs = append(b.Txs, update("ghost", store.Revision, &store.Attempt{N: 1}, 1))
 			return b
 		}, true},
+		{"unknown uid, attempt only", func() store.Batch {
+			b := good()
+			u := update("ghost", store.Revision, &store.Attempt{N: 1}, 1)
+			u.AttemptOnly = true
+			b.Txs = append(b.Txs, u)
+			return b
+		}, true},
+		{"attempt-only update without an attempt", func() store.Batch {
+			b := good()
+			b.Txs = append(b.Txs, store.TxUpdate{UID: "b", State: store.Done, AttemptOnly: true})
+			return b
+		}, false},
 		{"history of an unknown uid", func() store.Batch {
 			b := good()
 			b.History = append(b.History, store.HistoryEntry{UID: "ghost", At: at(1), To: store.Done})

@@ -19,10 +19,14 @@
 //   - Enqueue refuses an empty UID or Queue, and a UID already in the store
 //     (without a matching idempotency key): the whole call fails, nothing of
 //     it is written;
-//   - Apply refuses a TxUpdate of an unknown uid with an error wrapping
-//     store.ErrNotFound, and any other invalid part (bad state, history of an
-//     unknown uid, a queue bound to an unknown transaction) with an error;
+//   - Apply refuses a TxUpdate of an unknown uid (attempt-only or not) with
+//     an error wrapping store.ErrNotFound, and any other invalid part (bad
+//     state, history of an unknown uid, a queue bound to an unknown
+//     transaction, an attempt-only update without an attempt) with an error;
 //     either way nothing of the batch is written;
+//   - an attempt-only TxUpdate writes its attempt and leaves the
+//     transaction's own fields and UpdatedAt; with an own change of the same
+//     transaction in the batch, the change is written;
 //   - Attempts come ordered by N; Waiting, List and Active in Seq order;
 //     WaitingQueues, Queues and Senders in ascending order of name/id;
 //   - List and Waiting: a Limit of 0 or less means 100, more than 1000 means

@@ -58,6 +58,7 @@ func Run(t *testing.T, open OpenFunc, opts ...Option) {
 		{"ConcurrentEnqueueAndApply", s.testConcurrent},
 		{"Reopen", s.testReopen},
 		{"ApplyUpdates", s.testApplyUpdates},
+		{"ApplyAttemptOnly", s.testApplyAttemptOnly},
 		{"ApplyAtomic", s.testApplyAtomic},
 		{"ApplyEmpty", s.testApplyEmpty},
 		{"AttemptsUpsert", s.testAttemptsUpsert},
