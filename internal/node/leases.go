@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"log/slog"
@@ -58,7 +59,10 @@ type leaseKeeper struct {
 	gen   uint64
 	// active are the held queues with work, as of the last cycle (for
 	// the intake watch's rescans).
-	active  []string
+	active []string
+	// running is, for each engine running here, its lease's token when it
+	// started (engineFence).
+	running map[string]int64
 	changed chan struct{}
 	poke    chan struct{}
 }
@@ -422,6 +426,8 @@ func (k *leaseKeeper) leased(name string, run func(context.Context) error) func(
 			return nil // the node stops
 		}
 		k.log.Info("leases: this node runs the engine", "engine", name)
+		k.startEngine(name)
+		defer k.stopEngine(name)
 		ectx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		done := make(chan error, 1)
@@ -432,17 +438,40 @@ func (k *leaseKeeper) leased(name string, run func(context.Context) error) func(
 				close(lost)
 			}
 		}()
+		var err error
 		select {
-		case err := <-done:
-			return err
+		case err = <-done:
+			if !errors.Is(err, store.ErrFenced) {
+				return err
+			}
+			// The store refused a write: the lease was lost before the
+			// keeper saw it.
 		case <-lost:
 			cancel()
-			err := <-done
-			k.log.Error("leases: the engine's lease was lost: it stopped here, and runs on the node that holds it now; restart this node to stand by for it again", "engine", name, "stopped", err)
-			<-ctx.Done()
-			return nil
+			err = <-done
 		}
+		k.log.Error("leases: the engine's lease was lost: it stopped here, and runs on the node that holds it now; restart this node to stand by for it again", "engine", name, "stopped", err)
+		<-ctx.Done()
+		return nil
 	}
+}
+
+// startEngine records the token of engine name's lease, held now, as the
+// fence of the engine's writes.
+func (k *leaseKeeper) startEngine(name string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.running == nil {
+		k.running = map[string]int64{}
+	}
+	k.running[name] = k.held[leaseEngine+name]
+}
+
+// stopEngine forgets engine name's fence: a write after it is refused.
+func (k *leaseKeeper) stopEngine(name string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.running, name)
 }
 
 // waitFor polls cond every period until it holds (nil) or ctx ends.

@@ -224,20 +224,20 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		return nil, err
 	}
 	n.Sequencer = seq
-	if proc, err = n.processor(seq, st, metered, o); err != nil {
+	if proc, err = n.processor(seq, n.fencedFor("processor", st), metered, o); err != nil {
 		n.Close()
 		return nil, err
 	}
 	n.Processor = proc
 	if len(channels) > 0 {
-		if lead, err = n.leader(seq, st, metered, keys, channels, o); err != nil {
+		if lead, err = n.leader(seq, n.fencedFor("leader", st), metered, keys, channels, o); err != nil {
 			n.Close()
 			return nil, err
 		}
 		n.Leader = lead
 	}
 	if cfg.Distseq.enabled() {
-		if ds, err = n.distseq(ctx, seq, st, o); err != nil {
+		if ds, err = n.distseq(ctx, seq, n.fencedFor("distseq", st), o); err != nil {
 			n.Close()
 			return nil, err
 		}

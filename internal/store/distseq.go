@@ -166,6 +166,11 @@ type DistseqBatch struct {
 	// Cursor, when non-nil, is the node's chain cursor for the
 	// distributed sequencer.
 	Cursor *uint64
+	// Fence, when set, names the engine's lease (see LeaseStore and
+	// Batch.Fence): a store that keeps leases refuses the whole write with
+	// ErrFenced once the writer no longer holds it. Nil on a node that
+	// holds its database alone.
+	Fence *Fence
 }
 
 // Empty reports whether the batch writes nothing.

@@ -86,6 +86,11 @@ type LeaderChanges struct {
 	Events   []LeaderEvent
 	Channels []LeaderChannel
 	Cursors  []Cursor
+	// Fence, when set, names the engine's lease (see LeaseStore and
+	// Batch.Fence): a store that keeps leases refuses the whole write with
+	// ErrFenced once the writer no longer holds it. Nil on a node that
+	// holds its database alone.
+	Fence *Fence
 }
 
 // Empty reports whether the changes write nothing.

@@ -118,7 +118,7 @@ func (s *Store) ApplyDistseq(ctx context.Context, b store.DistseqBatch) error {
 	w := len(b.Groups) + len(b.Intents) + len(b.Dispatches) + len(b.Outbox) + len(b.States) + len(b.Received) + 1
 	var eb engBatch
 	queueDistseq(&eb, &b)
-	if err := s.write(ctx, w, eb.send); err != nil {
+	if err := s.write(ctx, w, fenced(b.Fence, eb.send)); err != nil {
 		return fmt.Errorf("postgres: apply distseq: %w", err)
 	}
 	return nil

@@ -71,9 +71,14 @@
 //     are woken; a known key is not reported.
 //   - History of a transaction starts with its creation, "" → WAITING at
 //     CreatedAt (note "enqueued"), made from the transactions row.
-//   - Apply with a TxUpdate of an unknown uid, or a history entry of one,
-//     fails with store.ErrNotFound and changes nothing; within a batch the
-//     last write of a key (uid, (uid, n), queue, sender) wins.
+//   - Apply with a TxUpdate of an unknown uid (attempt-only or not), or a
+//     history entry or queue binding of one, fails with store.ErrNotFound
+//     and changes nothing; within a batch the last write of a key (uid,
+//     (uid, n), queue, sender) wins. Since migration 0010 no foreign key
+//     checks it: the UPDATE of transactions counts the rows it matched, and
+//     one read counts the other uids the batch names (otherParents), which
+//     costs no row lock on the parents. Transactions are never deleted, so
+//     the check cannot be overtaken.
 //
 // # The other engines' stores
 //
@@ -105,7 +110,8 @@
 // ActiveQueues is a skip-scan of the WAITING, REVISION and RETRY ranges of
 // (state, queue, seq).
 //
-// Apply with a Batch.Fence first reads the fence's leases FOR KEY SHARE in
+// Apply with a Batch.Fence (and ApplyProcessor, ApplyLeader and
+// ApplyDistseq with theirs: fenced) first reads the fence's leases FOR KEY SHARE in
 // the group's transaction (checkFence): unless each is held by the fence's
 // holder with its token and unexpired at that read, the request fails with
 // an error wrapping store.ErrFenced and the group runs again without it.

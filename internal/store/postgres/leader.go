@@ -83,7 +83,7 @@ func (s *Store) ApplyLeader(ctx context.Context, c store.LeaderChanges) error {
 	w := len(c.Events) + len(c.Channels) + len(c.Cursors)
 	var b engBatch
 	queueLeader(&b, &c)
-	return s.write(ctx, w, b.send)
+	return s.write(ctx, w, fenced(c.Fence, b.send))
 }
 
 // walkWrap wraps an event upsert's error: a unique violation is the walk's

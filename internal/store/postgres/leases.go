@@ -231,6 +231,20 @@ type fenceError struct{ msg string }
 func (e *fenceError) Error() string   { return e.msg }
 func (e *fenceError) Unwrap() []error { return []error{store.ErrFenced, errRefused} }
 
+// fenced is write: the fence f is checked (checkFence) in the write's
+// transaction before it runs; a nil f checks nothing.
+func fenced(f *store.Fence, write func(ctx context.Context, tx pgx.Tx) error) func(ctx context.Context, tx pgx.Tx) error {
+	if f == nil {
+		return write
+	}
+	return func(ctx context.Context, tx pgx.Tx) error {
+		if err := checkFence(ctx, tx, f); err != nil {
+			return err
+		}
+		return write(ctx, tx)
+	}
+}
+
 // checkFence returns an error wrapping store.ErrFenced unless every lease f
 // names is held by f.Holder with its token and unexpired now; it locks the
 // leases' rows FOR KEY SHARE until tx ends, so that a takeover waits for

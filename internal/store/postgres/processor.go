@@ -90,7 +90,7 @@ func (s *Store) ApplyProcessor(ctx context.Context, c store.ProcChanges) error {
 	w := len(c.Processors) + len(c.Batches) + len(c.Callbacks) + len(c.Cursors)
 	var b engBatch
 	queueProc(&b, &c)
-	return s.write(ctx, w, b.send)
+	return s.write(ctx, w, fenced(c.Fence, b.send))
 }
 
 // queueProc queues c's statements on b, kind by kind. The arrays are built

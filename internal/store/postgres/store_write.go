@@ -164,12 +164,9 @@ func (s *Store) Apply(ctx context.Context, b store.Batch) error {
 		return fmt.Errorf("postgres: apply: %w", err)
 	}
 	w := len(b.Txs) + len(b.Queues) + len(b.Senders) + len(b.History)
-	return s.write(ctx, w, func(ctx context.Context, tx pgx.Tx) error {
-		if err := checkFence(ctx, tx, b.Fence); err != nil { // leases.go
-			return err
-		}
+	return s.write(ctx, w, fenced(b.Fence, func(ctx context.Context, tx pgx.Tx) error {
 		return s.applyBatch(ctx, tx, &b)
-	})
+	}))
 }
 
 // The batch's statements. An upsert of one statement may not touch a row

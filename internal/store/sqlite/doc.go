@@ -107,7 +107,8 @@
 //     set naming it primary, Enqueue and Apply do nothing more than without
 //     replication. The committer's cache of heads and sets is never ahead
 //     of the database (a rollback drops what the group wrote).
-//   - Apply with a Batch.Fence checks it in the group's transaction before
+//   - Apply with a Batch.Fence (and ApplyProcessor, ApplyLeader and
+//     ApplyDistseq with theirs) checks it in the group's transaction before
 //     it writes (checkFence): unless each lease it names is held by its
 //     holder with its token and unexpired on Options.Now, the call fails
 //     with an error wrapping store.ErrFenced, writes nothing, and the rest

@@ -266,12 +266,21 @@ func (s *Store) do(ctx context.Context, r *request) error {
 		return s.applyBatch(ctx, r.batch)
 	}
 	if r.proc != nil {
+		if err := s.checkFence(ctx, s.wconn, r.proc.Fence); err != nil {
+			return err
+		}
 		return s.applyProc(ctx, r.proc)
 	}
 	if r.leader != nil {
+		if err := s.checkFence(ctx, s.wconn, r.leader.Fence); err != nil {
+			return err
+		}
 		return s.applyLeader(ctx, r.leader)
 	}
 	if r.distseq != nil {
+		if err := s.checkFence(ctx, s.wconn, r.distseq.Fence); err != nil {
+			return err
+		}
 		return s.applyDistseq(ctx, s.wconn, r.distseq)
 	}
 	if r.jobs != nil {

@@ -53,7 +53,9 @@ func (h *leaseHandle) close() error { return h.closeStore(h.Leased) }
 //     expired lease, a stale or a future token, a lease never taken)
 //     fails with an error wrapping store.ErrFenced and writes nothing of
 //     the batch; it does not undo writes it shares a group commit with
-//     (WithBlocker makes such groups likelier).
+//     (WithBlocker makes such groups likelier);
+//   - the engines' writes (ApplyProcessor, ApplyLeader, ApplyDistseq) of a
+//     store that has them honour their Fence the same way.
 func RunLeases(t *testing.T, open LeasesOpenFunc, opts ...Option) {
 	s := &leaseSuite{opener: opener[Leased, *leaseHandle]{open: open, wrap: func(st Leased) *leaseHandle { return &leaseHandle{Leased: st} }}}
 	for _, o := range opts {
@@ -70,6 +72,7 @@ func RunLeases(t *testing.T, open LeasesOpenFunc, opts ...Option) {
 		{"ActiveQueues", s.testActiveQueues},
 		{"Fence", s.testFence},
 		{"FenceInGroup", s.testFenceInGroup},
+		{"EngineFence", s.testEngineFence},
 	})
 }
 
