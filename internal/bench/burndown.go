@@ -117,14 +117,14 @@ func Burndown(ctx context.Context, o BurndownOptions) (res BurndownResult, err e
 	if o.wrap != nil {
 		st = o.wrap(st)
 	}
-	counted := &countingStore{Store: st}
+	counted, nodeStore := counting(st)
 
 	ch := newInstantChain()
 	senders := keystoreSenders("burndown-sender", o.Senders)
 	var finished, failed atomic.Int64
 	allDone := make(chan struct{})
 	newNode := func() (*sequencer.Node, error) {
-		return sequencer.NewNode(sequencer.Config{Store: counted, Chain: ch, Clock: wall,
+		return sequencer.NewNode(sequencer.Config{Store: nodeStore, Chain: ch, Clock: wall,
 			Dispatchers: map[string]sequencer.Dispatcher{burndownType: noopDispatcher{}},
 			Senders:     senders, Workers: o.Workers, Logger: slog.New(slog.DiscardHandler), Pipelines: o.pipelines(),
 			OnFinish: func(_ string, s store.TxState, _ uint64) {

@@ -207,6 +207,50 @@ type countingStore struct {
 
 // Apply implements store.Store.
 func (c *countingStore) Apply(ctx context.Context, b store.Batch) error {
+	c.count(b)
+	t0 := wall.Now()
+	err := c.Store.Apply(ctx, b)
+	c.applyNanos.Add(int64(wall.Now().Sub(t0)))
+	return err
+}
+
+// countingPipeliner is a countingStore of a store.Pipeliner, and one too
+// (the node looks for it: a wrapper without it would hide it).
+type countingPipeliner struct{ *countingStore }
+
+// counting wraps st in a countingStore, a Pipeliner if st is one.
+func counting(st store.Store) (*countingStore, store.Store) {
+	c := &countingStore{Store: st}
+	if _, ok := st.(store.Pipeliner); ok {
+		return c, countingPipeliner{c}
+	}
+	return c, c
+}
+
+// StartApply implements store.Pipeliner.
+func (c countingPipeliner) StartApply(ctx context.Context, b store.Batch, after store.Started) store.Started {
+	c.count(b)
+	if t, ok := after.(timedStart); ok {
+		after = t.Started // the store chains only to its own
+	}
+	return timedStart{c.countingStore, wall.Now(), c.Store.(store.Pipeliner).StartApply(ctx, b, after)}
+}
+
+// timedStart adds a started batch's time to its countingStore's.
+type timedStart struct {
+	c  *countingStore
+	t0 time.Time
+	store.Started
+}
+
+// Wait implements store.Started.
+func (t timedStart) Wait(ctx context.Context) error {
+	err := t.Started.Wait(ctx)
+	t.c.applyNanos.Add(int64(wall.Now().Sub(t.t0)))
+	return err
+}
+
+func (c *countingStore) count(b store.Batch) {
 	c.applies.Add(1)
 	c.txs.Add(int64(len(b.Txs)))
 	for i := range b.Txs {
@@ -217,10 +261,6 @@ func (c *countingStore) Apply(ctx context.Context, b store.Batch) error {
 	c.queues.Add(int64(len(b.Queues)))
 	c.senders.Add(int64(len(b.Senders)))
 	c.history.Add(int64(len(b.History)))
-	t0 := wall.Now()
-	err := c.Store.Apply(ctx, b)
-	c.applyNanos.Add(int64(wall.Now().Sub(t0)))
-	return err
 }
 
 // String names the counts.

@@ -21,7 +21,10 @@
 //
 // Node owns the intake (Submit) and Run; Run turns a Loop (loop.go) from one
 // goroutine and hands the effects to a fixed pool of workers, whose results
-// come back as inputs through a mailbox. Loads of WAITING transactions have
+// come back as inputs through a mailbox. The loop commits in the background,
+// in order: up to maxInFlight batches at once on a store.Pipeliner (each
+// chained to the one before), one otherwise; a Ready's effects go out only
+// once its batch and every one before it are committed. Loads of WAITING transactions have
 // workers of their own and an unbounded line, so a start over a backlog in
 // many queues dispatches once the first windows are loaded, not after the
 // last; and such a start keeps fewer WAITING transactions a queue in memory

@@ -21,15 +21,23 @@ type Loop struct {
 	core     *Core
 	lastHead uint64 // the last head whose blocks were read (HeadSeen)
 	reorgs   reorgWatch
-	// pending is the batch being committed while the loop steps on (not
-	// with Config.Inline): its effects, and those of the Readys taken
-	// since, go out once it is committed.
-	pending *commit
+	// pending are the batches being committed while the loop steps on
+	// (not with Config.Inline), oldest first: the effects of each, and
+	// those of the Readys taken after it, go out once it and every batch
+	// before it are committed. At most maxInFlight when the store starts
+	// commits in order (store.Pipeliner), else one.
+	pending []*commit
 }
+
+// maxInFlight is how many batches the loop may have committing at once on
+// a store.Pipeliner: while one commits, the next is queued behind it, so
+// the store's writer never waits for the loop.
+const maxInFlight = 2
 
 // commit is a batch on its way to the store.
 type commit struct {
 	batch   store.Batch
+	started store.Started // on a store.Pipeliner
 	effects []Effect
 	t0      time.Time
 	done    chan struct{}
@@ -120,41 +128,79 @@ func (l *Loop) commitNow(ctx context.Context, r Ready) ([]Effect, error) {
 		return r.Effects, nil
 	}
 	l.n.fence(&r.Batch)
-	l.pending = &commit{batch: r.Batch, effects: r.Effects, t0: l.n.cfg.Clock.Now(), done: make(chan struct{})}
-	l.pending.err = l.n.cfg.Store.Apply(ctx, r.Batch)
-	close(l.pending.done)
+	p := &commit{batch: r.Batch, effects: r.Effects, t0: l.n.cfg.Clock.Now(), done: make(chan struct{})}
+	p.err = l.n.cfg.Store.Apply(ctx, r.Batch)
+	close(p.done)
+	l.pending = append(l.pending, p)
 	return l.finish(ctx)
 }
 
 // commitAsync starts r's commit and returns the effects that may go out
-// now: those of a commit that has finished. One batch is committed at a
-// time, in order: a Ready with a batch waits for the commit before it (so
-// the loop's stepping and signing overlap the store's previous commit, not
-// more). Effects never go out before the commits of their Ready and of
-// every Ready before it.
+// now: those of the commits that have finished, in order. On a store that
+// starts commits in order (store.Pipeliner) up to maxInFlight batches
+// commit at once, each queued behind the one before; on another, one at a
+// time (a Ready with a batch waits for the commit before it). Either way
+// the loop's stepping and signing overlap the store's commits, and effects
+// never go out before the commits of their Ready and of every Ready
+// before it.
 func (l *Loop) commitAsync(ctx context.Context, r Ready) ([]Effect, error) {
-	var out []Effect
-	if p := l.pending; p != nil && (!r.Batch.Empty() || p.finished()) {
+	out, err := l.finished(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pl, ordered := l.n.cfg.Store.(store.Pipeliner)
+	limit := 1
+	if ordered {
+		limit = maxInFlight
+	}
+	for !r.Batch.Empty() && len(l.pending) >= limit {
 		eff, err := l.finish(ctx)
 		if err != nil {
 			return nil, err
 		}
-		out = eff
+		out = append(out, eff...)
 	}
 	switch {
 	case !r.Batch.Empty():
 		n := l.n
 		n.fence(&r.Batch)
 		p := &commit{batch: r.Batch, effects: r.Effects, t0: n.cfg.Clock.Now(), done: make(chan struct{})}
-		go func() {
-			defer close(p.done)
-			p.err = n.cfg.Store.Apply(ctx, p.batch)
-		}()
-		l.pending = p
-	case l.pending != nil:
-		l.pending.effects = append(l.pending.effects, r.Effects...)
+		if ordered {
+			var after store.Started // the last batch still committing: p is not applied without it
+			if k := len(l.pending); k > 0 {
+				after = l.pending[k-1].started
+			}
+			p.started = pl.StartApply(ctx, p.batch, after)
+			go func() {
+				defer close(p.done)
+				p.err = p.started.Wait(ctx)
+			}()
+		} else {
+			go func() {
+				defer close(p.done)
+				p.err = n.cfg.Store.Apply(ctx, p.batch)
+			}()
+		}
+		l.pending = append(l.pending, p)
+	case len(l.pending) > 0:
+		last := l.pending[len(l.pending)-1]
+		last.effects = append(last.effects, r.Effects...)
 	default:
 		out = append(out, r.Effects...)
+	}
+	return out, nil
+}
+
+// finished returns the effects of the commits at the head of pending that
+// are done, in order.
+func (l *Loop) finished(ctx context.Context) ([]Effect, error) {
+	var out []Effect
+	for len(l.pending) > 0 && l.pending[0].finished() {
+		eff, err := l.finish(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, eff...)
 	}
 	return out, nil
 }
@@ -169,12 +215,13 @@ func (c *commit) finished() bool {
 	}
 }
 
-// finish waits for the pending commit and returns its effects; an error is
-// a failed commit (the loop must not be turned again).
+// finish waits for the oldest pending commit and returns its effects; an
+// error is a failed commit (the loop must not be turned again).
 func (l *Loop) finish(ctx context.Context) ([]Effect, error) {
-	p := l.pending
+	p := l.pending[0]
 	<-p.done
-	l.pending = nil
+	l.pending[0] = nil
+	l.pending = l.pending[1:]
 	if p.err != nil {
 		return nil, fmt.Errorf("sequencer: commit: %w", p.err)
 	}
@@ -184,30 +231,37 @@ func (l *Loop) finish(ctx context.Context) ([]Effect, error) {
 	return p.effects, nil
 }
 
-// Committed is closed when the pending commit is done (nil: none), so that
-// the driver turns the loop to hand out its effects.
+// Committed is closed when the oldest pending commit is done (nil: none),
+// so that the driver turns the loop to hand out its effects.
 func (l *Loop) Committed() <-chan struct{} {
-	if l.pending == nil {
+	if len(l.pending) == 0 {
 		return nil
 	}
-	return l.pending.done
+	return l.pending[0].done
 }
 
-// Flush waits for the pending commit, if any, and returns its effects.
+// Flush waits for every pending commit and returns their effects, in
+// order.
 func (l *Loop) Flush(ctx context.Context) ([]Effect, error) {
-	if l.pending == nil {
-		return nil, nil
+	var out []Effect
+	for len(l.pending) > 0 {
+		eff, err := l.finish(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, eff...)
 	}
-	return l.finish(ctx)
+	return out, nil
 }
 
-// wait waits for a pending commit to end, whatever its outcome (the loop
-// stops: nothing may still write for its core when the next one loads).
+// wait waits for the pending commits to end, whatever their outcome (the
+// loop stops: nothing may still write for its core when the next one
+// loads).
 func (l *Loop) wait() {
-	if l.pending != nil {
-		<-l.pending.done
-		l.pending = nil
+	for _, p := range l.pending {
+		<-p.done
 	}
+	l.pending = nil
 }
 
 func (l *Loop) step(in Input) {

@@ -232,6 +232,29 @@ func RowUpdates(us []TxUpdate) (rows []int, attemptOnly []string) {
 	return rows, attemptOnly
 }
 
+// Pipeliner is a Store that can start Applies in order: StartApply hands
+// b to the store's writer before it returns, so that it is applied after
+// every batch started (or applied) before it, and returns at once; Wait on
+// what it returns gives what Apply would have. When after (a batch the
+// same store started) fails, b is not applied and fails too, with
+// ErrEarlierFailed: chained so, the store never holds a later batch
+// without an earlier one. The sequencer's loop uses it to keep more than
+// one batch committing.
+type Pipeliner interface {
+	StartApply(ctx context.Context, b Batch, after Started) Started
+}
+
+// Started is a batch a Pipeliner started.
+type Started interface {
+	// Wait waits for the batch's commit, or for ctx, and returns what
+	// Apply would have returned.
+	Wait(ctx context.Context) error
+}
+
+// ErrEarlierFailed is the error of a batch started (Pipeliner) after one
+// that failed: it was not applied. It wraps the earlier batch's error too.
+var ErrEarlierFailed = errors.New("store: a batch started before this one failed; this one was not applied")
+
 // Batch is a set of changes applied in one store transaction.
 type Batch struct {
 	Txs     []TxUpdate

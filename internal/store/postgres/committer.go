@@ -45,8 +45,12 @@ type request struct {
 	// notifier (read after the commit).
 	created func() []store.Transaction
 
-	err  error
-	done chan struct{}
+	// after is the request StartApply chained this one to, until the
+	// committer has run this one: if it failed, this one is not run
+	// (store.ErrEarlierFailed).
+	after *request
+	err   error
+	done  chan struct{}
 }
 
 // write hands the committer a request running fn and waits for it, or for
@@ -57,6 +61,14 @@ func (s *Store) write(ctx context.Context, weight int, fn func(ctx context.Conte
 
 // submit hands r to the committer and waits for it, or for ctx.
 func (s *Store) submit(ctx context.Context, r *request) error {
+	if err := s.send(ctx, r); err != nil {
+		return err
+	}
+	return s.await(ctx, r)
+}
+
+// send hands r to the committer.
+func (s *Store) send(ctx context.Context, r *request) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -74,6 +86,11 @@ func (s *Store) submit(ctx context.Context, r *request) error {
 		s.inflight.Done()
 		return ctx.Err()
 	}
+	return nil
+}
+
+// await waits for the committer to run r, or for ctx.
+func (s *Store) await(ctx context.Context, r *request) error {
 	select {
 	case <-r.done:
 		return r.err
@@ -131,6 +148,11 @@ func (s *Store) run() {
 // commit runs a group in one transaction and wakes its callers (see the
 // file's comment).
 func (s *Store) commit(group []*request) {
+	defer func() {
+		for _, r := range group {
+			r.after = nil // the chain of started batches ends here
+		}
+	}()
 	live := make([]*request, 0, len(group))
 	for _, r := range group {
 		if err := r.canceled(); err != nil {
@@ -140,6 +162,7 @@ func (s *Store) commit(group []*request) {
 		}
 		live = append(live, r)
 	}
+	live = dropOrphans(live)
 	if len(live) == 0 {
 		return
 	}
@@ -150,7 +173,7 @@ func (s *Store) commit(group []*request) {
 		switch {
 		case failed >= 0:
 			close(live[failed].done)
-			live = append(live[:failed], live[failed+1:]...)
+			live = dropOrphans(append(live[:failed], live[failed+1:]...))
 			s.reruns.Add(1)
 			continue
 		case err != nil:
@@ -246,4 +269,19 @@ const (
 func isCode(err error, code string) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == code
+}
+
+// dropOrphans fails, in order, the requests of live started after one that
+// failed (a failed one's successor fails in turn), and returns the others.
+func dropOrphans(live []*request) []*request {
+	out := live[:0]
+	for _, r := range live {
+		if a := r.after; a != nil && a.err != nil {
+			r.err = fmt.Errorf("%w: %w", store.ErrEarlierFailed, a.err)
+			close(r.done)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }

@@ -33,6 +33,9 @@
 // the group runs again without it: each call stays atomic. A request whose
 // ctx ended before its group starts is dropped; a caller whose ctx ends
 // while it waits gets ctx.Err(), and its request may still commit.
+// StartApply (store.Pipeliner) queues a batch without waiting; one chained
+// to a request that failed (dropped, refused, or failed so in turn) is
+// failed with store.ErrEarlierFailed, in its group's order, never run.
 //
 // A group that enqueues first takes pg_advisory_xact_lock(seqLockKey):
 // groups that create transactions commit one at a time across every store

@@ -169,6 +169,47 @@ func (s *Store) Apply(ctx context.Context, b store.Batch) error {
 	}))
 }
 
+// StartApply implements store.Pipeliner: b is handed to the committer
+// before StartApply returns, behind every request sent before it, and is
+// not applied if after's batch failed.
+func (s *Store) StartApply(ctx context.Context, b store.Batch, after store.Started) store.Started {
+	w := len(b.Txs) + len(b.Queues) + len(b.Senders) + len(b.History)
+	r := &request{canceled: ctx.Err, weight: w, done: make(chan struct{}), run: fenced(b.Fence, func(ctx context.Context, tx pgx.Tx) error {
+		return s.applyBatch(ctx, tx, &b)
+	})}
+	if err := b.Validate(); err != nil {
+		r.err = fmt.Errorf("postgres: apply: %w", err)
+	}
+	return s.startChained(ctx, r, after, b.Empty())
+}
+
+// startChained sends r to the committer (or, when r already failed or is
+// empty, only closes it), chained after the request of after.
+func (s *Store) startChained(ctx context.Context, r *request, after store.Started, empty bool) store.Started {
+	if a, ok := after.(started); ok && a.s == s {
+		r.after = a.r
+	}
+	if r.err == nil && !empty {
+		err := s.send(ctx, r)
+		if err == nil {
+			return started{s, r} // the committer's now
+		}
+		r.err = err
+	}
+	r.after = nil
+	close(r.done)
+	return started{s, r}
+}
+
+// started is a batch StartApply started.
+type started struct {
+	s *Store
+	r *request
+}
+
+// Wait implements store.Started.
+func (t started) Wait(ctx context.Context) error { return t.s.await(ctx, t.r) }
+
 // The batch's statements. An upsert of one statement may not touch a row
 // twice, so applyBatch passes each the last row of each key.
 //

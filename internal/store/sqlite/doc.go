@@ -31,7 +31,10 @@
 // (unknown uid, taken uid) rolls the transaction back and the group is run
 // again without it: each call stays atomic, and the common path pays for no
 // savepoints. Requests are served in the order they were queued,
-// and a request whose ctx has ended before its group starts is dropped. A
+// and a request whose ctx has ended before its group starts is dropped.
+// StartApply (store.Pipeliner) queues a batch without waiting; one chained
+// to a request that failed (dropped, refused, or failed so in turn) is
+// failed with store.ErrEarlierFailed, in its group's order, never run. A
 // caller whose ctx ends while it waits gets ctx.Err(); its request may still
 // commit (a retry with the same idempotency key is safe).
 //

@@ -42,12 +42,24 @@ type request struct {
 	// Written by the committer before done is closed.
 	results []store.EnqueueResult
 	jobsOut []store.JobInserted
-	err     error
-	done    chan struct{}
+	// after is the request StartApply chained this one to, until the
+	// committer has run this one: if it failed, this one is not run
+	// (store.ErrEarlierFailed).
+	after *request
+	err   error
+	done  chan struct{}
 }
 
 // submit hands r to the committer and waits for it, or for ctx.
 func (s *Store) submit(ctx context.Context, r *request) error {
+	if err := s.send(ctx, r); err != nil {
+		return err
+	}
+	return s.await(ctx, r)
+}
+
+// send hands r to the committer.
+func (s *Store) send(ctx context.Context, r *request) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -65,6 +77,11 @@ func (s *Store) submit(ctx context.Context, r *request) error {
 		s.inflight.Done()
 		return ctx.Err()
 	}
+	return nil
+}
+
+// await waits for the committer to run r, or for ctx.
+func (s *Store) await(ctx context.Context, r *request) error {
 	select {
 	case <-r.done:
 		return r.err
@@ -105,6 +122,44 @@ func (s *Store) Apply(ctx context.Context, b store.Batch) error {
 	r := &request{canceled: ctx.Err, batch: &b, weight: w, done: make(chan struct{})}
 	return s.submit(ctx, r)
 }
+
+// StartApply implements store.Pipeliner: b is handed to the committer
+// before StartApply returns, behind every request sent before it, and is
+// not applied if after's batch failed.
+func (s *Store) StartApply(ctx context.Context, b store.Batch, after store.Started) store.Started {
+	r := &request{canceled: ctx.Err, batch: &b, weight: len(b.Txs) + len(b.Queues) + len(b.Senders) + len(b.History), done: make(chan struct{})}
+	if err := b.Validate(); err != nil {
+		r.err = fmt.Errorf("sqlite: apply: %w", err)
+	}
+	return s.startChained(ctx, r, after, b.Empty())
+}
+
+// startChained sends r to the committer (or, when r already failed or is
+// empty, only closes it), chained after the request of after.
+func (s *Store) startChained(ctx context.Context, r *request, after store.Started, empty bool) store.Started {
+	if a, ok := after.(started); ok && a.s == s {
+		r.after = a.r
+	}
+	if r.err == nil && !empty {
+		err := s.send(ctx, r)
+		if err == nil {
+			return started{s, r} // the committer's now
+		}
+		r.err = err
+	}
+	r.after = nil
+	close(r.done)
+	return started{s, r}
+}
+
+// started is a batch StartApply started.
+type started struct {
+	s *Store
+	r *request
+}
+
+// Wait implements store.Started.
+func (t started) Wait(ctx context.Context) error { return t.s.await(ctx, t.r) }
 
 // run is the committer.
 func (s *Store) run() {
@@ -160,6 +215,11 @@ func (s *Store) SetOnEnqueued(f func([]store.Transaction)) { s.onEnqueued.Store(
 // statement beyond the requests' own, BEGIN and COMMIT. Any other error (I/O,
 // a full disk) fails the whole group.
 func (s *Store) commit(group []*request) {
+	defer func() {
+		for _, r := range group {
+			r.after = nil // the chain of started batches ends here
+		}
+	}()
 	live := make([]*request, 0, len(group))
 	for _, r := range group {
 		if err := r.canceled(); err != nil {
@@ -169,6 +229,7 @@ func (s *Store) commit(group []*request) {
 		}
 		live = append(live, r)
 	}
+	live = dropOrphans(live)
 	if len(live) == 0 {
 		return
 	}
@@ -180,7 +241,7 @@ func (s *Store) commit(group []*request) {
 		case failed >= 0:
 			// live[failed] keeps its error; rerun the others.
 			close(live[failed].done)
-			live = append(live[:failed], live[failed+1:]...)
+			live = dropOrphans(append(live[:failed], live[failed+1:]...))
 			s.reruns.Add(1)
 			continue
 		case err != nil:
@@ -384,4 +445,19 @@ func cloneRaw(b []byte) []byte {
 		return nil
 	}
 	return append([]byte(nil), b...)
+}
+
+// dropOrphans fails, in order, the requests of live started after one that
+// failed (a failed one's successor fails in turn), and returns the others.
+func dropOrphans(live []*request) []*request {
+	out := live[:0]
+	for _, r := range live {
+		if a := r.after; a != nil && a.err != nil {
+			r.err = fmt.Errorf("%w: %w", store.ErrEarlierFailed, a.err)
+			close(r.done)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }

@@ -59,6 +59,7 @@ func Run(t *testing.T, open OpenFunc, opts ...Option) {
 		{"Reopen", s.testReopen},
 		{"ApplyUpdates", s.testApplyUpdates},
 		{"ApplyAttemptOnly", s.testApplyAttemptOnly},
+		{"StartApply", s.testStartApply},
 		{"ApplyAtomic", s.testApplyAtomic},
 		{"ApplyEmpty", s.testApplyEmpty},
 		{"AttemptsUpsert", s.testAttemptsUpsert},
