@@ -298,6 +298,9 @@ type Core struct {
 	// seqSeen is the highest Seq the core has been shown (intake, loads,
 	// the snapshot): a notification at or below it is late.
 	seqSeen int64
+	// foreign says, for each sender of the store this node does not use,
+	// whether it is a remote worker's (Snapshot.Foreign).
+	foreign map[string]bool
 }
 
 // NewCore builds a core from the store's state: bindings, senders, the
@@ -327,6 +330,14 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 	}
 	for _, s := range st.Senders {
 		c.senders[s.ID] = &sender{rec: s}
+	}
+	for _, s := range st.Foreign {
+		if c.senders[s.ID] == nil {
+			if c.foreign == nil {
+				c.foreign = map[string]bool{}
+			}
+			c.foreign[s.ID] = s.Worker != ""
+		}
 	}
 	for _, id := range cfg.Pins {
 		c.senders[id].reserved = true
@@ -397,8 +408,13 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 
 // Snapshot is the store state a core starts from.
 type Snapshot struct {
-	Queues        []store.Queue
-	Senders       []store.Sender
+	Queues  []store.Queue
+	Senders []store.Sender
+	// Foreign are the store's senders this node does not use (another
+	// node's on a shared store, or gone from the configuration): whether
+	// one is a remote worker's says whether an attempt of its without a
+	// hash may have been sent (maybeSent).
+	Foreign       []store.Sender `json:",omitempty"`
 	Active        []store.Transaction
 	WaitingQueues []string
 	// Bound holds the WAITING transactions that bindings name (a dispatch

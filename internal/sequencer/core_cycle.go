@@ -368,16 +368,23 @@ func usedBy(t *txn, sender string) *store.Attempt {
 }
 
 // maybeSent reports whether an attempt may have reached the chain without
-// the core knowing its hash: a remote worker's attempt (or one of a sender no
-// longer configured) that has no hash and did not end in a known way. A
-// keystore attempt's hash is committed before it is sent, so one without a
-// hash never left the node.
+// the core knowing its hash: a remote worker's attempt (or one of a sender
+// the store does not know) that has no hash and did not end in a known way.
+// A keystore attempt's hash is committed before it is sent, so one without
+// a hash never left its node, whichever node that was.
 func (c *Core) maybeSent(a *store.Attempt) bool {
 	if a.Hash != "" || (a.Outcome != "" && a.Outcome != store.OutcomeError) {
 		return false
 	}
-	s := c.senders[a.Sender]
-	return s == nil || s.rec.Worker != ""
+	if s := c.senders[a.Sender]; s != nil {
+		return s.rec.Worker != ""
+	}
+	// Another node's sender, or one gone from the configuration: a
+	// keystore sender's hash is committed before its send, so only a
+	// remote worker's, or a sender the store does not know, may have sent
+	// it unreported.
+	worker, known := c.foreign[a.Sender]
+	return worker || !known
 }
 
 // pendingOf returns the attempt of t by sender at the lowest nonce that is

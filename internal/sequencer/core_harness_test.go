@@ -58,6 +58,8 @@ type harness struct {
 	queues  map[string]*store.Queue
 	senders map[string]*store.Sender
 	hist    map[string][]store.HistoryEntry
+	// foreign are the store's senders this node does not use (Snapshot.Foreign).
+	foreign []store.Sender
 
 	// out holds the effects asked for and not yet taken by the test.
 	out  []Effect
@@ -113,6 +115,7 @@ func (h *harness) snapshot() Snapshot {
 	for _, id := range slices.Sorted(maps.Keys(h.senders)) {
 		s.Senders = append(s.Senders, *h.senders[id])
 	}
+	s.Foreign = slices.Clone(h.foreign)
 	names := map[string]bool{}
 	for n := range h.queues {
 		names[n] = true

@@ -451,3 +451,43 @@ func TestCoreRecoverPendingAttemptOfGoneSender(t *testing.T) {
 		t.Fatalf("%d attempts, want 1", n)
 	}
 }
+
+// TestCoreRecoverUnsignedAttemptOfForeignSender: a queue taken over from
+// another node (or whose sender left the configuration) holds an attempt
+// without a hash. If the store says its sender signs here-style (a
+// keystore sender: its hash is committed before any send), the attempt was
+// never sent: the transaction is dispatched again on a sender of this
+// node. If its sender is a remote worker's, or unknown, it may have been
+// sent unreported: FAILED as ambiguous.
+func TestCoreRecoverUnsignedAttemptOfForeignSender(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		foreign []store.Sender
+		want    store.TxState
+	}{
+		{"keystore sender of another node", []store.Sender{{ID: "other"}}, store.Waiting},
+		{"worker sender of another node", []store.Sender{{ID: "other", Worker: "w1"}}, store.Failed},
+		{"sender unknown to the store", nil, store.Failed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newStopped(t, testConfig(), acct("s1", 4))
+			h.noSenderOK = true
+			h.foreign = tc.foreign
+			uid := h.commit("q1", typA, 1)[0].UID
+			h.put(uid, store.Waiting, 0, att(1, "other", 9, 1000, "", ""))
+			h.bind("q1", "other", uid, store.Blocked)
+			h.start()
+			h.wantState(uid, tc.want)
+			if tc.want == store.Failed {
+				if tx := h.tx(uid); !strings.HasPrefix(tx.Error, "ambiguous") {
+					t.Fatalf("error %q, want ambiguous", tx.Error)
+				}
+				return
+			}
+			e := h.take(EffectDispatch, "q1")
+			if e.Attempt != 2 || e.Sender.AccountID != "s1" || e.Sender.Nonce != 4 {
+				t.Fatalf("dispatch %+v, want attempt 2 on s1 at nonce 4", e)
+			}
+		})
+	}
+}
