@@ -53,3 +53,50 @@ func (k *leaseKeeper) engineFence(name string) *store.Fence {
 	defer k.mu.Unlock()
 	return &store.Fence{Holder: k.holder, Leases: map[string]int64{leaseEngine + name: k.running[name]}}
 }
+
+// holdsEngineToken reports whether this node holds engine name's lease
+// with token tok.
+func (k *leaseKeeper) holdsEngineToken(name string, tok int64) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	t, ok := k.held[leaseEngine+name]
+	return ok && t == tok
+}
+
+// retire stops the keeper reaching for engine name's lease and has the
+// next cycle give it back (a cycle renews every lease of the holder): the
+// engine stopped here for good, and a standby node takes it over.
+func (k *leaseKeeper) retire(name string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.retired == nil {
+		k.retired = map[string]bool{}
+	}
+	k.retired[name] = true
+}
+
+// isRetired reports whether engine name stopped here for good.
+func (k *leaseKeeper) isRetired(name string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.retired[name]
+}
+
+// startEngine records the token of engine name's lease, held now, as the
+// fence of the engine's writes.
+func (k *leaseKeeper) startEngine(name string) int64 {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.running == nil {
+		k.running = map[string]int64{}
+	}
+	k.running[name] = k.held[leaseEngine+name]
+	return k.running[name]
+}
+
+// stopEngine forgets engine name's fence: a write after it is refused.
+func (k *leaseKeeper) stopEngine(name string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.running, name)
+}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // An engine's writes carry the token its lease had when the engine started
@@ -66,5 +68,63 @@ func TestLeasedEngineStopsOnFencedWrite(t *testing.T) {
 	run = k.leased("leader", func(context.Context) error { return boom })
 	if err := run(t.Context()); !errors.Is(err, boom) {
 		t.Fatalf("leased: %v, want boom", err)
+	}
+}
+
+// An engine's lease that expired while the database was away and was taken
+// again with a new token (another node may have run the engine in
+// between) stops the engine here, as a loss does; the keeper then gives the
+// lease back and reaches for it no more, so that a standby runs the engine.
+func TestEngineStopsOnNewTokenAndIsGivenBack(t *testing.T) {
+	m := newMemLeases(0)
+	a := m.keeper("a")
+	a.engines = []string{"processor"}
+	cycle(t, a)
+	started, stopped := make(chan struct{}), make(chan struct{})
+	run := a.leased("processor", func(ctx context.Context) error {
+		close(started)
+		<-ctx.Done()
+		close(stopped)
+		return nil
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	out := make(chan error, 1)
+	go func() { out <- run(ctx) }()
+	<-started
+	old := a.held[leaseEngine+"processor"]
+
+	m.clk.Advance(11 * time.Second) // no cycle ran: the lease expired
+	cycle(t, a)                     // taken again, with a new token
+	if a.holdsEngineToken("processor", old) {
+		t.Fatalf("lease kept token %d after expiring", old)
+	}
+	testkit.WaitFor(t, 10*time.Second, 5*time.Millisecond, "the engine stopped", func() bool {
+		m.clk.Advance(time.Second) // the watch polls on the keeper's clock
+		select {
+		case <-stopped:
+			return true
+		default:
+			return false
+		}
+	})
+	testkit.WaitFor(t, 10*time.Second, 5*time.Millisecond, "the engine retired", func() bool { return a.isRetired("processor") })
+	cycle(t, a)
+	if a.holdsEngine("processor") {
+		t.Fatal("a still holds the engine's lease after it stopped")
+	}
+	b := m.keeper("b")
+	b.engines = []string{"processor"}
+	cycle(t, b)
+	if !b.holdsEngine("processor") {
+		t.Fatal("the standby did not take the engine's lease")
+	}
+	cycle(t, a)
+	if a.holdsEngine("processor") {
+		t.Fatal("a reached for the engine's lease again")
+	}
+	cancel()
+	if err := <-out; err != nil {
+		t.Fatalf("leased: %v", err)
 	}
 }

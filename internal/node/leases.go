@@ -61,8 +61,10 @@ type leaseKeeper struct {
 	// the intake watch's rescans).
 	active []string
 	// running is, for each engine running here, its lease's token when it
-	// started (engineFence).
+	// started (engineFence); retired are the engines stopped here for good
+	// (their lease lost), whose lease the keeper gives back.
 	running map[string]int64
+	retired map[string]bool
 	changed chan struct{}
 	poke    chan struct{}
 }
@@ -205,7 +207,7 @@ func (k *leaseKeeper) cycle(ctx context.Context) error {
 		}
 	}
 	for _, e := range k.engines {
-		if _, ok := next[leaseEngine+e]; !ok {
+		if _, ok := next[leaseEngine+e]; !ok && !k.isRetired(e) {
 			want = append(want, leaseEngine+e)
 		}
 	}
@@ -252,6 +254,12 @@ func (k *leaseKeeper) balance(ctx context.Context, next map[string]int64) (activ
 	}
 	isActive := map[string]bool{}
 	var mine, free, engine, giveBack []string
+	for _, e := range k.engines {
+		if _, ok := next[leaseEngine+e]; ok && k.isRetired(e) {
+			giveBack = append(giveBack, leaseEngine+e) // and its queues, below
+			delete(next, leaseEngine+e)
+		}
+	}
 	for _, q := range all {
 		isActive[q] = true
 		_, ok := next[store.LeaseQueue+q]
@@ -426,7 +434,7 @@ func (k *leaseKeeper) leased(name string, run func(context.Context) error) func(
 			return nil // the node stops
 		}
 		k.log.Info("leases: this node runs the engine", "engine", name)
-		k.startEngine(name)
+		tok := k.startEngine(name)
 		defer k.stopEngine(name)
 		ectx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -434,7 +442,10 @@ func (k *leaseKeeper) leased(name string, run func(context.Context) error) func(
 		go func() { done <- run(ectx) }()
 		lost := make(chan struct{})
 		go func() {
-			if k.waitFor(ectx, every, func() bool { return !k.holdsEngine(name) }) == nil {
+			// Lost, or taken again with a new token (it expired while the
+			// database was away, and another node may have run the engine
+			// in between): either way this engine's writes are fenced now.
+			if k.waitFor(ectx, every, func() bool { return !k.holdsEngineToken(name, tok) }) == nil {
 				close(lost)
 			}
 		}()
@@ -450,28 +461,12 @@ func (k *leaseKeeper) leased(name string, run func(context.Context) error) func(
 			cancel()
 			err = <-done
 		}
-		k.log.Error("leases: the engine's lease was lost: it stopped here, and runs on the node that holds it now; restart this node to stand by for it again", "engine", name, "stopped", err)
+		k.retire(name)
+		k.Poke()
+		k.log.Error("leases: the engine's lease was lost: it stopped here and its lease is given back, so that another node runs it; restart this node to stand by for it again", "engine", name, "stopped", err)
 		<-ctx.Done()
 		return nil
 	}
-}
-
-// startEngine records the token of engine name's lease, held now, as the
-// fence of the engine's writes.
-func (k *leaseKeeper) startEngine(name string) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.running == nil {
-		k.running = map[string]int64{}
-	}
-	k.running[name] = k.held[leaseEngine+name]
-}
-
-// stopEngine forgets engine name's fence: a write after it is refused.
-func (k *leaseKeeper) stopEngine(name string) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	delete(k.running, name)
 }
 
 // waitFor polls cond every period until it holds (nil) or ctx ends.
