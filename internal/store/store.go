@@ -238,8 +238,9 @@ func RowUpdates(us []TxUpdate) (rows []int, attemptOnly []string) {
 // what it returns gives what Apply would have. When after (a batch the
 // same store started) fails, b is not applied and fails too, with
 // ErrEarlierFailed: chained so, the store never holds a later batch
-// without an earlier one. The sequencer's loop uses it to keep more than
-// one batch committing.
+// without an earlier one. An empty batch adds nothing: its Started stands
+// for after's. The sequencer's loop uses it to keep more than one batch
+// committing.
 type Pipeliner interface {
 	StartApply(ctx context.Context, b Batch, after Started) Started
 }

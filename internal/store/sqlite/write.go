@@ -134,11 +134,17 @@ func (s *Store) StartApply(ctx context.Context, b store.Batch, after store.Start
 	return s.startChained(ctx, r, after, b.Empty())
 }
 
-// startChained sends r to the committer (or, when r already failed or is
-// empty, only closes it), chained after the request of after.
+// startChained sends r to the committer, chained after the request of
+// after; when r already failed it only closes it. An empty batch adds
+// nothing: its Started is after's (or, without after, done at once), so
+// that a batch chained to it is chained to after.
 func (s *Store) startChained(ctx context.Context, r *request, after store.Started, empty bool) store.Started {
-	if a, ok := after.(started); ok && a.s == s {
+	a, ok := after.(started)
+	if ok && a.s == s {
 		r.after = a.r
+	}
+	if empty && r.err == nil && r.after != nil {
+		return a
 	}
 	if r.err == nil && !empty {
 		err := s.send(ctx, r)
@@ -280,6 +286,12 @@ func (s *Store) runGroup(ctx context.Context, live []*request) (failed int, err 
 	}
 	for i, r := range live {
 		r.err, r.results = nil, nil
+		if a := r.after; a != nil && a.err != nil {
+			// Its predecessor in this group was refused before it wrote
+			// (no rollback, so dropOrphans did not see it).
+			r.err = fmt.Errorf("%w: %w", store.ErrEarlierFailed, a.err)
+			continue
+		}
 		if err := s.do(ctx, r); err != nil {
 			var uw *unwrittenError
 			if errors.As(err, &uw) { // refused before it wrote: no rollback

@@ -73,6 +73,7 @@ func RunLeases(t *testing.T, open LeasesOpenFunc, opts ...Option) {
 		{"Fence", s.testFence},
 		{"FenceInGroup", s.testFenceInGroup},
 		{"EngineFence", s.testEngineFence},
+		{"FenceChained", s.testFenceChained},
 	})
 }
 

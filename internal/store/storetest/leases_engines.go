@@ -89,3 +89,33 @@ func (s *leaseSuite) testEngineFence(t *testing.T) {
 		})
 	}
 }
+
+// testFenceChained: on a store.Pipeliner, a batch chained to a fenced one
+// is not applied (store.ErrEarlierFailed), whether the two share a group
+// commit (the blocker holds the writer while both are queued) or not.
+func (s *leaseSuite) testFenceChained(t *testing.T) {
+	dir := t.TempDir()
+	st := s.openAt(t, dir)
+	pl, ok := st.Leased.(store.Pipeliner)
+	if !ok {
+		t.Skip("the store is no store.Pipeliner")
+	}
+	enqueue(t, st, ntx("f", "qf"), ntx("g", "qg"))
+	held := leaseOf(t, acquire(t, st, "n1", leaseLong, "queue/held"), "queue/held")
+	stale := &store.Fence{Holder: "n1", Leases: map[string]int64{held.Name: held.Token + 1}}
+	release := func() {}
+	if s.cfg.blocker != nil {
+		release = s.cfg.blocker(t, dir)
+	}
+	ctx := ctxT(t)
+	fenced := pl.StartApply(ctx, fencedBatch("f", "qf", stale), nil)
+	chained := pl.StartApply(ctx, fencedBatch("g", "qg", nil), fenced)
+	release()
+	if err := fenced.Wait(ctx); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("fenced batch: %v, want ErrFenced", err)
+	}
+	if err := chained.Wait(ctx); !errors.Is(err, store.ErrEarlierFailed) {
+		t.Fatalf("batch chained to a fenced one: %v, want ErrEarlierFailed", err)
+	}
+	wantUnfenced(t, st, "g", "qg")
+}

@@ -63,6 +63,20 @@ func (s *suite) testStartApply(t *testing.T) {
 		t.Fatalf("batch after an invalid one: %v, want ErrEarlierFailed", err)
 	}
 
+	// An empty batch stands for the one it is chained to.
+	bad2 := pl.StartApply(ctx, one(update("ghost", store.Done, nil, 5)), nil)
+	gap := pl.StartApply(ctx, store.Batch{}, bad2)
+	behind := pl.StartApply(ctx, one(update("c", store.Done, nil, 5)), gap)
+	if err := gap.Wait(ctx); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("empty batch chained to a refused one: %v, want the refused one's error", err)
+	}
+	if err := behind.Wait(ctx); !errors.Is(err, store.ErrEarlierFailed) {
+		t.Fatalf("batch chained to an empty one after a refused one: %v, want ErrEarlierFailed", err)
+	}
+	if tx := get(t, st, "c"); tx.State != store.Waiting {
+		t.Fatalf("c: %s, want WAITING", tx.State)
+	}
+
 	// Unchained after the failures, and chained to an empty batch: applied.
 	empty := pl.StartApply(ctx, store.Batch{}, nil)
 	fresh := pl.StartApply(ctx, one(update("b", store.Done, nil, 6)), empty)
