@@ -40,18 +40,13 @@ func TestEngineFenceFollowsTheEngine(t *testing.T) {
 // An engine whose write the store fenced stops, and the node goes on (as
 // when the keeper sees the lease lost): leased does not return the error.
 func TestLeasedEngineStopsOnFencedWrite(t *testing.T) {
-	m := newMemLeases(0)
-	k := m.keeper("a")
-	k.engines = []string{"leader"}
-	cycle(t, k)
+	k := engineKeeper(t, newMemLeases(0), "a", "leader")
 	ctx, cancel := context.WithCancel(t.Context())
 	ran := make(chan struct{})
-	run := k.leased("leader", func(context.Context) error {
+	out := goLeased(ctx, k, "leader", func(context.Context) error {
 		close(ran)
 		return fmt.Errorf("leader: commit: %w", store.ErrFenced)
 	})
-	out := make(chan error, 1)
-	go func() { out <- run(ctx) }()
 	<-ran
 	select {
 	case err := <-out:
@@ -65,7 +60,7 @@ func TestLeasedEngineStopsOnFencedWrite(t *testing.T) {
 
 	// Any other error of the engine is the node's.
 	boom := errors.New("boom")
-	run = k.leased("leader", func(context.Context) error { return boom })
+	run := k.leased("leader", func(context.Context) error { return boom })
 	if err := run(t.Context()); !errors.Is(err, boom) {
 		t.Fatalf("leased: %v, want boom", err)
 	}
@@ -77,20 +72,16 @@ func TestLeasedEngineStopsOnFencedWrite(t *testing.T) {
 // lease back and reaches for it no more, so that a standby runs the engine.
 func TestEngineStopsOnNewTokenAndIsGivenBack(t *testing.T) {
 	m := newMemLeases(0)
-	a := m.keeper("a")
-	a.engines = []string{"processor"}
-	cycle(t, a)
+	a := engineKeeper(t, m, "a", "processor")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
 	started, stopped := make(chan struct{}), make(chan struct{})
-	run := a.leased("processor", func(ctx context.Context) error {
+	out := goLeased(ctx, a, "processor", func(ctx context.Context) error {
 		close(started)
 		<-ctx.Done()
 		close(stopped)
 		return nil
 	})
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	out := make(chan error, 1)
-	go func() { out <- run(ctx) }()
 	<-started
 	old := a.held[leaseEngine+"processor"]
 
@@ -113,9 +104,7 @@ func TestEngineStopsOnNewTokenAndIsGivenBack(t *testing.T) {
 	if a.holdsEngine("processor") {
 		t.Fatal("a still holds the engine's lease after it stopped")
 	}
-	b := m.keeper("b")
-	b.engines = []string{"processor"}
-	cycle(t, b)
+	b := engineKeeper(t, m, "b", "processor")
 	if !b.holdsEngine("processor") {
 		t.Fatal("the standby did not take the engine's lease")
 	}
@@ -127,4 +116,20 @@ func TestEngineStopsOnNewTokenAndIsGivenBack(t *testing.T) {
 	if err := <-out; err != nil {
 		t.Fatalf("leased: %v", err)
 	}
+}
+
+// engineKeeper is holder's keeper on m, running engine, after one cycle.
+func engineKeeper(t *testing.T, m *memLeases, holder, engine string) *leaseKeeper {
+	k := m.keeper(holder)
+	k.engines = []string{engine}
+	cycle(t, k)
+	return k
+}
+
+// goLeased runs engine under k's lease until ctx ends; its result comes on
+// the channel.
+func goLeased(ctx context.Context, k *leaseKeeper, engine string, run func(context.Context) error) <-chan error {
+	out := make(chan error, 1)
+	go func() { out <- k.leased(engine, run)(ctx) }()
+	return out
 }
