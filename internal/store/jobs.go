@@ -180,16 +180,9 @@ type JobStore interface {
 	Jobs(ctx context.Context, f JobFilter) ([]Job, error)
 }
 
-// JobFilterLimit is f.Limit with its default (100) and cap (1000).
-func JobFilterLimit(n int) int {
-	switch {
-	case n <= 0:
-		return 100
-	case n > 1000:
-		return 1000
-	}
-	return n
-}
+// JobFilterLimit is f.Limit with its default (100) and cap (1000): the
+// listing contract of ClampLimit.
+func JobFilterLimit(n int) int { return ClampLimit(n) }
 
 // NormJob is j as a store's read returns it: UTC times at nanosecond
 // precision (the zero time kept), its own copies of Args and Errors, nil

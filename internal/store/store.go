@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -255,6 +256,15 @@ type Started interface {
 // ErrEarlierFailed is the error of a batch started (Pipeliner) after one
 // that failed: it was not applied. It wraps the earlier batch's error too.
 var ErrEarlierFailed = errors.New("store: a batch started before this one failed; this one was not applied")
+
+// EarlierFailed is the error of a batch chained to one whose error is err:
+// nil when err is nil, else one wrapping ErrEarlierFailed and err.
+func EarlierFailed(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrEarlierFailed, err)
+}
 
 // Batch is a set of changes applied in one store transaction.
 type Batch struct {

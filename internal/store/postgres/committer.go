@@ -162,7 +162,6 @@ func (s *Store) commit(group []*request) {
 		}
 		live = append(live, r)
 	}
-	live = dropOrphans(live)
 	if len(live) == 0 {
 		return
 	}
@@ -173,7 +172,7 @@ func (s *Store) commit(group []*request) {
 		switch {
 		case failed >= 0:
 			close(live[failed].done)
-			live = dropOrphans(append(live[:failed], live[failed+1:]...))
+			live = append(live[:failed], live[failed+1:]...)
 			s.reruns.Add(1)
 			continue
 		case err != nil:
@@ -228,6 +227,13 @@ func (s *Store) runGroup(ctx context.Context, live []*request) (failed int, err 
 	}
 	for i, r := range live {
 		r.err = nil
+		if r.after != nil {
+			// Chained (StartApply) to a request that failed: canceled, or
+			// refused in an earlier group or run. Not run.
+			if r.err = store.EarlierFailed(r.after.err); r.err != nil {
+				continue
+			}
+		}
 		if err := r.run(ctx, tx); err != nil {
 			if !refused(err) {
 				return -1, err
@@ -261,27 +267,11 @@ var errRefused = errors.New("refused")
 
 // Constraint classes of PostgreSQL's SQLSTATE codes.
 const (
-	codeForeignKey = "23503"
-	codeUnique     = "23505"
+	codeUnique = "23505"
 )
 
 // isCode reports whether err is a PostgreSQL error with SQLSTATE code.
 func isCode(err error, code string) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == code
-}
-
-// dropOrphans fails, in order, the requests of live started after one that
-// failed (a failed one's successor fails in turn), and returns the others.
-func dropOrphans(live []*request) []*request {
-	out := live[:0]
-	for _, r := range live {
-		if a := r.after; a != nil && a.err != nil {
-			r.err = fmt.Errorf("%w: %w", store.ErrEarlierFailed, a.err)
-			close(r.done)
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
 }

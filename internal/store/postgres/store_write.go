@@ -407,11 +407,6 @@ func (s *Store) applyBatch(ctx context.Context, tx pgx.Tx, b *store.Batch) error
 	return nil
 }
 
-// applyErr wraps a refused write: a missing parent (a history entry or an
-// attempt of an unknown uid) wraps store.ErrNotFound, as SQLite's.
-func applyErr(err error) error {
-	if isCode(err, codeForeignKey) {
-		return fmt.Errorf("postgres: apply: %w: %w", err, store.ErrNotFound)
-	}
-	return fmt.Errorf("postgres: apply: %w", err)
-}
+// applyErr wraps a write's error. (A missing parent is found by the
+// batch's own counts, which wrap store.ErrNotFound: see otherParents.)
+func applyErr(err error) error { return fmt.Errorf("postgres: apply: %w", err) }

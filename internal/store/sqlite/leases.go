@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sort"
 	"strings"
@@ -233,7 +232,7 @@ func (s *Store) ActiveQueues(ctx context.Context, after string, limit int) ([]st
 // names is held by f.Holder with its token and unexpired on Options.Now;
 // that error is unwritten (the request wrote nothing: the group goes on
 // without it). A nil fence passes.
-func (s *Store) checkFence(ctx context.Context, conn *sql.Conn, f *store.Fence) error {
+func (s *Store) checkFence(ctx context.Context, f *store.Fence) error {
 	if f == nil || len(f.Leases) == 0 {
 		return nil
 	}
@@ -251,7 +250,7 @@ func (s *Store) checkFence(ctx context.Context, conn *sql.Conn, f *store.Fence) 
 		for i, n := range part {
 			args[i] = n
 		}
-		rows, err := conn.QueryContext(ctx, `SELECT `+leaseCols+` FROM leases WHERE name IN `+inNames(1, len(part)), args...)
+		rows, err := s.wconn.QueryContext(ctx, `SELECT `+leaseCols+` FROM leases WHERE name IN `+inNames(1, len(part)), args...)
 		if err != nil {
 			return fmt.Errorf("sqlite: fence: %w", err)
 		}

@@ -235,7 +235,6 @@ func (s *Store) commit(group []*request) {
 		}
 		live = append(live, r)
 	}
-	live = dropOrphans(live)
 	if len(live) == 0 {
 		return
 	}
@@ -247,7 +246,7 @@ func (s *Store) commit(group []*request) {
 		case failed >= 0:
 			// live[failed] keeps its error; rerun the others.
 			close(live[failed].done)
-			live = dropOrphans(append(live[:failed], live[failed+1:]...))
+			live = append(live[:failed], live[failed+1:]...)
 			s.reruns.Add(1)
 			continue
 		case err != nil:
@@ -286,11 +285,13 @@ func (s *Store) runGroup(ctx context.Context, live []*request) (failed int, err 
 	}
 	for i, r := range live {
 		r.err, r.results = nil, nil
-		if a := r.after; a != nil && a.err != nil {
-			// Its predecessor in this group was refused before it wrote
-			// (no rollback, so dropOrphans did not see it).
-			r.err = fmt.Errorf("%w: %w", store.ErrEarlierFailed, a.err)
-			continue
+		if r.after != nil {
+			// Chained (StartApply) to a request that failed: canceled,
+			// refused in an earlier group or run, or refused before it
+			// wrote in this one. Not run.
+			if r.err = store.EarlierFailed(r.after.err); r.err != nil {
+				continue
+			}
 		}
 		if err := s.do(ctx, r); err != nil {
 			var uw *unwrittenError
@@ -331,29 +332,35 @@ func (s *Store) rollback() {
 	s.rep.rolledBack()
 }
 
+// fence is the Fence of r's write, if it has one.
+func (r *request) fence() *store.Fence {
+	switch {
+	case r.batch != nil:
+		return r.batch.Fence
+	case r.proc != nil:
+		return r.proc.Fence
+	case r.leader != nil:
+		return r.leader.Fence
+	case r.distseq != nil:
+		return r.distseq.Fence
+	}
+	return nil
+}
+
 func (s *Store) do(ctx context.Context, r *request) error {
+	if err := s.checkFence(ctx, r.fence()); err != nil { // leases.go
+		return err
+	}
 	if r.batch != nil {
-		if err := s.checkFence(ctx, s.wconn, r.batch.Fence); err != nil { // leases.go
-			return err
-		}
 		return s.applyBatch(ctx, r.batch)
 	}
 	if r.proc != nil {
-		if err := s.checkFence(ctx, s.wconn, r.proc.Fence); err != nil {
-			return err
-		}
 		return s.applyProc(ctx, r.proc)
 	}
 	if r.leader != nil {
-		if err := s.checkFence(ctx, s.wconn, r.leader.Fence); err != nil {
-			return err
-		}
 		return s.applyLeader(ctx, r.leader)
 	}
 	if r.distseq != nil {
-		if err := s.checkFence(ctx, s.wconn, r.distseq.Fence); err != nil {
-			return err
-		}
 		return s.applyDistseq(ctx, s.wconn, r.distseq)
 	}
 	if r.jobs != nil {
@@ -457,19 +464,4 @@ func cloneRaw(b []byte) []byte {
 		return nil
 	}
 	return append([]byte(nil), b...)
-}
-
-// dropOrphans fails, in order, the requests of live started after one that
-// failed (a failed one's successor fails in turn), and returns the others.
-func dropOrphans(live []*request) []*request {
-	out := live[:0]
-	for _, r := range live {
-		if a := r.after; a != nil && a.err != nil {
-			r.err = fmt.Errorf("%w: %w", store.ErrEarlierFailed, a.err)
-			close(r.done)
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
 }
