@@ -51,7 +51,10 @@ func (s *engineStore) ApplyDistseq(ctx context.Context, b store.DistseqBatch) er
 func (k *leaseKeeper) engineFence(name string) *store.Fence {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return &store.Fence{Holder: k.holder, Leases: map[string]int64{leaseEngine + name: k.running[name]}}
+	if f := k.running[name]; f != nil {
+		return f // built once per start: the stores only read it
+	}
+	return &store.Fence{Holder: k.holder, Leases: map[string]int64{leaseEngine + name: 0}}
 }
 
 // holdsEngineToken reports whether this node holds engine name's lease
@@ -82,16 +85,17 @@ func (k *leaseKeeper) isRetired(name string) bool {
 	return k.retired[name]
 }
 
-// startEngine records the token of engine name's lease, held now, as the
-// fence of the engine's writes.
+// startEngine makes the fence of engine name's writes from its lease's
+// token, held now, and returns the token.
 func (k *leaseKeeper) startEngine(name string) int64 {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.running == nil {
-		k.running = map[string]int64{}
+		k.running = map[string]*store.Fence{}
 	}
-	k.running[name] = k.held[leaseEngine+name]
-	return k.running[name]
+	tok := k.held[leaseEngine+name]
+	k.running[name] = &store.Fence{Holder: k.holder, Leases: map[string]int64{leaseEngine + name: tok}}
+	return tok
 }
 
 // stopEngine forgets engine name's fence: a write after it is refused.

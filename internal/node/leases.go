@@ -45,7 +45,8 @@ type leaseKeeper struct {
 	ttl     time.Duration
 	senders []string
 	// engines are the engines that run on one node at a time: each has a
-	// lease (engine/<name>) the keeper reaches for every cycle.
+	// lease (engine/<name>) the keeper reaches for every cycle. Build sets
+	// them, once it has built the engines, before the keeper runs.
 	engines []string
 	clock   clock.Clock
 	log     *slog.Logger
@@ -60,10 +61,10 @@ type leaseKeeper struct {
 	// active are the held queues with work, as of the last cycle (for
 	// the intake watch's rescans).
 	active []string
-	// running is, for each engine running here, its lease's token when it
-	// started (engineFence); retired are the engines stopped here for good
+	// running is, for each engine running here, the fence of its lease's
+	// token when it started (engineFence); retired are the engines stopped here for good
 	// (their lease lost), whose lease the keeper gives back.
-	running map[string]int64
+	running map[string]*store.Fence
 	retired map[string]bool
 	changed chan struct{}
 	poke    chan struct{}
@@ -160,9 +161,13 @@ func (k *leaseKeeper) Poke() {
 	}
 }
 
+// period is how often the keeper renews (a third of the ttl), the most a
+// cycle may take, and how often an engine's lease is looked at.
+func (k *leaseKeeper) period() time.Duration { return max(k.ttl/3, 10*time.Millisecond) }
+
 // Run keeps the leases until ctx ends, then releases them.
 func (k *leaseKeeper) Run(ctx context.Context) error {
-	every := max(k.ttl/3, 10*time.Millisecond)
+	every := k.period()
 	for {
 		if err := k.cycle(ctx); err != nil && ctx.Err() == nil {
 			k.log.Warn("leases: a cycle failed; the leases held stay until they expire", "err", err)
@@ -189,7 +194,7 @@ func (k *leaseKeeper) Run(ctx context.Context) error {
 // stalled node): the leases then lapse here first.
 func (k *leaseKeeper) cycle(ctx context.Context) error {
 	start := k.clock.Now()
-	ctx, cancel := context.WithTimeout(ctx, max(k.ttl/3, 10*time.Millisecond))
+	ctx, cancel := context.WithTimeout(ctx, k.period())
 	defer cancel()
 	renewed, err := k.st.RenewLeases(ctx, k.holder, k.ttl)
 	if err != nil {
@@ -429,7 +434,7 @@ func (k *leaseKeeper) holdsEngine(name string) bool {
 // stays stopped until the node restarts (it says so).
 func (k *leaseKeeper) leased(name string, run func(context.Context) error) func(context.Context) error {
 	return func(ctx context.Context) error {
-		every := max(k.ttl/3, 10*time.Millisecond)
+		every := k.period()
 		if err := k.waitFor(ctx, every, func() bool { return k.holdsEngine(name) }); err != nil {
 			return nil // the node stops
 		}

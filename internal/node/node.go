@@ -243,6 +243,9 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		}
 		n.Distseq = ds
 	}
+	if n.leases != nil {
+		n.leases.engines = n.engineNames() // before the keeper runs
+	}
 	// Access: the authenticator keeps only the tokens' hashes, and so does
 	// the node's copy of its config.
 	authn, err := auth.New(cfg.Auth())

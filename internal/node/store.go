@@ -108,7 +108,6 @@ func (n *Node) shared(st Store, senders []sequencer.SenderConfig, o Options) (*l
 		ids[i] = string(s.ID)
 	}
 	k := newLeaseKeeper(ls, newHolder(), n.Config.Store.leaseTTL(), ids, o.Clock, n.log)
-	k.engines = []string{"processor", "leader", "distseq"}
 	if err := k.cycle(context.Background()); err != nil {
 		return nil, fmt.Errorf("store: first leases: %w", err)
 	}
@@ -123,6 +122,20 @@ func (n *Node) owner() sequencer.Owner {
 		return nil
 	}
 	return n.leases
+}
+
+// engineNames are the engines this node runs (on a shared store, under a
+// lease each): the processor always, the leader with channels, distseq when
+// enabled.
+func (n *Node) engineNames() []string {
+	names := []string{"processor"}
+	if n.Leader != nil {
+		names = append(names, "leader")
+	}
+	if n.Distseq != nil {
+		names = append(names, "distseq")
+	}
+	return names
 }
 
 // engine runs an engine: on a shared store only while this node holds its

@@ -410,10 +410,10 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 type Snapshot struct {
 	Queues  []store.Queue
 	Senders []store.Sender
-	// Foreign are the store's senders this node does not use (another
-	// node's on a shared store, or gone from the configuration): whether
-	// one is a remote worker's says whether an attempt of its without a
-	// hash may have been sent (maybeSent).
+	// Foreign are the store's senders; those not in Senders are ones this
+	// node does not use (another node's on a shared store, or gone from
+	// the configuration): whether one is a remote worker's says whether an
+	// attempt of its without a hash may have been sent (maybeSent).
 	Foreign       []store.Sender `json:",omitempty"`
 	Active        []store.Transaction
 	WaitingQueues []string

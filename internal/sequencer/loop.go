@@ -240,20 +240,6 @@ func (l *Loop) Committed() <-chan struct{} {
 	return l.pending[0].done
 }
 
-// Flush waits for every pending commit and returns their effects, in
-// order.
-func (l *Loop) Flush(ctx context.Context) ([]Effect, error) {
-	var out []Effect
-	for len(l.pending) > 0 {
-		eff, err := l.finish(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, eff...)
-	}
-	return out, nil
-}
-
 // wait waits for the pending commits to end, whatever their outcome (the
 // loop stops: nothing may still write for its core when the next one
 // loads).

@@ -395,22 +395,6 @@ func (n *Node) runLoop(ctx context.Context) error {
 	}
 }
 
-// foreignSenders returns the senders of known (the store's) that are not
-// in used (this node's).
-func foreignSenders(known, used []store.Sender) []store.Sender {
-	mine := make(map[string]bool, len(used))
-	for _, s := range used {
-		mine[s.ID] = true
-	}
-	var out []store.Sender
-	for _, s := range known {
-		if !mine[s.ID] {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // load reads the store, syncs sender nonces with the chain and builds the
 // core.
 func (n *Node) load(ctx context.Context) (*Core, error) {
@@ -442,7 +426,7 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 	if err := st.Apply(ctx, b); err != nil {
 		return nil, fmt.Errorf("sequencer: save senders: %w", err)
 	}
-	snap := Snapshot{Senders: senders, Foreign: foreignSenders(known, senders)}
+	snap := Snapshot{Senders: senders, Foreign: known} // NewCore skips its own
 	if snap.Queues, err = st.Queues(ctx); err != nil {
 		return nil, fmt.Errorf("sequencer: load queues: %w", err)
 	}

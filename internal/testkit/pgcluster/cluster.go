@@ -39,10 +39,6 @@ type Cluster struct {
 	stopErr  error
 }
 
-// EnvURL names the environment variable holding an existing server's URL
-// (the tests' and Start's: nothing is started then).
-const EnvURL = "ORDO_TEST_POSTGRES"
-
 // errNoBin is FindBin's answer when no PostgreSQL binaries are found.
 var errNoBin = errors.New("no initdb and postgres on PATH nor in /usr/lib/postgresql/*/bin")
 

@@ -17,9 +17,6 @@ var errNoCluster = errors.New("pgcluster: the throwaway PostgreSQL cluster runs 
 // Cluster is never started here.
 type Cluster struct{}
 
-// EnvURL names the environment variable holding an existing server's URL.
-const EnvURL = "ORDO_TEST_POSTGRES"
-
 func FindBin() (string, error) { return "", errNoCluster }
 
 func New(string) (*Cluster, error) { return nil, errNoCluster }

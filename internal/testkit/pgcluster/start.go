@@ -6,6 +6,10 @@ import (
 	"os"
 )
 
+// EnvURL names the environment variable holding an existing server's URL
+// (the tests' and Start's: nothing is started then).
+const EnvURL = "ORDO_TEST_POSTGRES"
+
 // Start starts a throwaway cluster of its own, as the tests' (initdb into
 // a temporary directory, a free loopback port, fsync and
 // synchronous_commit on, run as "nobody" when root), for a program that is

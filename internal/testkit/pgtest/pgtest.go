@@ -24,9 +24,8 @@ const EnvURL = pgcluster.EnvURL
 // connect to for CREATE and DROP DATABASE) or why there is none.
 type server struct {
 	admin *url.URL
-	c     *pgcluster.Cluster // nil for ORDO_TEST_POSTGRES
-	skip  string             // set when no server can be had
-	err   error              // set when starting one failed
+	skip  string // set when no server can be had
+	err   error  // set when starting one failed
 }
 
 var (
@@ -64,7 +63,6 @@ func get() *server {
 			srv.err = err
 			return
 		}
-		srv.c = c
 		startedMu.Lock()
 		startedC = c
 		startedMu.Unlock()
