@@ -72,6 +72,7 @@ shortest failing action list found.`,
 	f.IntVar(&cfg.WorkerSenders, "worker-senders", 0, "how many of the senders are worker senders (their remote worker loses one answer in ten)")
 	f.Uint64Var(&cfg.ReorgDepth, "reorg-depth", 2, "deepest reorg drawn (the node waits depth+1 confirmations)")
 	f.IntVar(&cfg.Pipeline, "pipeline", 0, "give the even-numbered queues this many transactions in flight, nonce-ordered on one sender (0 or 1: one per queue)")
+	f.BoolVar(&cfg.PureHooks, "pure-hooks", false, "declare the types' hooks pure (they return the result as given): the loop runs them before the end's commit, which then carries the result")
 	f.StringVar(&trace, "trace", "", "record the sequencer's inputs and Readys to this file (ordo replay checks it)")
 	return cmd
 }

@@ -189,6 +189,11 @@ func (noopDispatcher) Dispatch(context.Context, sequencer.RawTxnData, sequencer.
 	return sequencer.TxnResult{}, sequencer.Permanent(errors.New("bench: the no-op dispatcher only builds"))
 }
 
+// PureHooks implements sequencer.PureHooks: the hooks below return the
+// result as given, so the node runs them on its loop and commits the result
+// with the transaction's end.
+func (noopDispatcher) PureHooks() bool { return true }
+
 func (noopDispatcher) OnSuccess(_ context.Context, _ sequencer.RawTxnData, r sequencer.TxnResult, _ sequencer.Sender) (sequencer.TxnResult, error) {
 	return r, nil
 }

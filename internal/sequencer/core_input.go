@@ -166,10 +166,11 @@ func HookDone(at time.Time, uid string, r TxnResult, err error) Input {
 
 // Step applies one input. What it produces accumulates until the driver takes
 // it with Ready. Between Ready and Advance only the inputs of an inline
-// signing (InputSigned, InputDispatched) may be stepped; any other input
-// there breaks the Ready contract and panics.
+// signing (InputSigned, InputDispatched) and of a pure hook (InputHookDone)
+// may be stepped; any other input there breaks the Ready contract and
+// panics.
 func (c *Core) Step(in Input) {
-	if c.handedOut && in.Kind != InputSigned && in.Kind != InputDispatched {
+	if c.handedOut && in.Kind != InputSigned && in.Kind != InputDispatched && in.Kind != InputHookDone {
 		panic(fmt.Sprintf("sequencer: Step(%s) between Ready and Advance", in.Kind))
 	}
 	c.setTime(in.At)

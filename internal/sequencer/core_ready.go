@@ -19,8 +19,11 @@ import (
 //     Builder and whose sender's key is local (and that needs no nonce read),
 //     build and sign without I/O, Step the InputSigned (or the
 //     InputDispatched of a build error), drop that effect, take Ready again
-//     and Append it to the first. These two kinds are the only inputs that
-//     may be stepped between Ready and Advance; any other panics.
+//     and Append it to the first. Likewise, optionally run an EffectHook
+//     whose dispatcher's hooks are pure (PureHooks) and Step its
+//     InputHookDone: the result is then committed with the transaction's
+//     end. These three kinds are the only inputs that may be stepped
+//     between Ready and Advance; any other panics.
 //  4. Commit Batch in one store transaction. If the commit fails, the driver
 //     must stop using the core (its memory is ahead of the store); a new core
 //     built from the store's snapshot resumes.

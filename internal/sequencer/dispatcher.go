@@ -46,6 +46,24 @@ type Remote interface {
 	Remote() bool
 }
 
+// PureHooks is implemented by in-process dispatchers whose OnSuccess and
+// OnFailure are pure: deterministic, without I/O and without effects outside
+// the result they return (hooks that return the result as given are). The
+// driver then runs them on its loop as the transaction ends, before that end
+// is committed, and commits the result with it: one write of the record
+// instead of two, and no hook effect. A remote worker's hooks are never run
+// so. Like any hook, a pure one may run again after a crash (hooks are at
+// least once); being pure, it cannot tell.
+type PureHooks interface {
+	PureHooks() bool
+}
+
+// hasPureHooks reports whether d's hooks may run on the loop (PureHooks).
+func hasPureHooks(d Dispatcher) bool {
+	p, ok := d.(PureHooks)
+	return ok && p.PureHooks() && !isRemote(d)
+}
+
 // isRemote reports whether d calls out.
 func isRemote(d Dispatcher) bool {
 	r, ok := d.(Remote)

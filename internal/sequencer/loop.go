@@ -261,13 +261,19 @@ func (l *Loop) takeReady() Ready {
 	return r
 }
 
-// ready takes the core's Ready. Dispatches through a Builder with a keystore
-// sender are built and signed here, in the loop, and stepped at once, so that
-// the planned attempt and its hash go in one commit and the send follows it:
-// one commit, not two, between a new head and the next dispatch reaching the
-// chain (the Ready contract's step 3).
+// ready takes the core's Ready and does the Ready contract's step 3 on it
+// (signLocal, then runPureHooks).
 func (l *Loop) ready(ctx context.Context, now time.Time) Ready {
-	r := l.takeReady()
+	r := l.signLocal(ctx, now, l.takeReady())
+	return l.runPureHooks(ctx, now, r)
+}
+
+// signLocal builds and signs r's dispatches through a Builder with a
+// keystore sender here, in the loop, and steps them at once, so that the
+// planned attempt and its hash go in one commit and the send follows it:
+// one commit, not two, between a new head and the next dispatch reaching the
+// chain.
+func (l *Loop) signLocal(ctx context.Context, now time.Time, r Ready) Ready {
 	var local []int // the dispatches this node may build and sign itself
 	for i, e := range r.Effects {
 		if e.Kind == EffectDispatch && !e.SyncNonce && !isRemote(l.n.dispatcherFor(e.Txn.Type, e.Sender.AccountID)) {
@@ -296,6 +302,30 @@ func (l *Loop) ready(ctx context.Context, now time.Time) Ready {
 	}
 	r.Effects = kept
 	if signed {
+		r.Append(l.takeReady())
+	}
+	return r
+}
+
+// runPureHooks runs r's hooks whose dispatcher declares them pure
+// (PureHooks) here, in the loop, and steps their results at once, so that
+// a finished transaction's result is committed with its end: one write of
+// the record instead of two, and no hook effect.
+func (l *Loop) runPureHooks(ctx context.Context, now time.Time, r Ready) Ready {
+	kept := r.Effects[:0]
+	ran := false
+	for _, e := range r.Effects {
+		if e.Kind == EffectHook && hasPureHooks(l.n.dispatcherFor(e.Txn.Type, e.Sender.AccountID)) {
+			in := l.n.perform(ctx, e)
+			in.At = now
+			l.step(in)
+			ran = true
+			continue
+		}
+		kept = append(kept, e)
+	}
+	r.Effects = kept
+	if ran {
 		r.Append(l.takeReady())
 	}
 	return r

@@ -32,7 +32,10 @@
 //   - liveness: once faults stop, every record ends DONE or FAILED within
 //     DrainBound of virtual time (by default a minute plus, per intent open
 //     on the longest queue, its worst case: every attempt taking its delay,
-//     its inclusion timeout and its confirmations).
+//     its inclusion timeout and its confirmations);
+//   - hooks report: after the drain, no ended record waits for its hook's
+//     result (store.PendingHooks is empty), whether the hooks run as
+//     effects or on the loop (SequencerConfig.PureHooks).
 //
 // The same seed and flags give the same digest.
 //

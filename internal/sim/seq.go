@@ -38,6 +38,12 @@ type SequencerConfig struct {
 	// successes, which a retry after a revert may change. Defaults to 0:
 	// every queue has one in flight.
 	Pipeline int
+	// PureHooks makes the builtin types' hooks return the result as given
+	// and declares them pure (sequencer.PureHooks), so that the loop runs
+	// them before the commit of the transaction's end and commits the
+	// result with it. Defaults to false: the hooks read the zkApp's state
+	// as effects after that commit.
+	PureHooks bool
 	// ReorgDepth is the deepest reorg drawn; the node waits ReorgDepth+1
 	// confirmations, as the chain declares. Defaults to 2.
 	ReorgDepth uint64

@@ -20,6 +20,7 @@ const (
 	InvFailedLands = "nothing FAILED that could still land"
 	InvFinal       = "DONE and FAILED are final"
 	InvLiveness    = "every intent DONE or FAILED once faults stop"
+	InvHooks       = "every ended intent's hook reports once faults stop"
 )
 
 // record is what the checker knows of an acknowledged record.

@@ -104,6 +104,9 @@ func (w *seqWorld) start(ctx context.Context) error {
 			return err
 		}
 		disp[t], pol[t] = d, sequencer.Policy{MaxRetries: simMaxRetries, Delay: simDelay}
+		if w.cfg.PureHooks {
+			disp[t] = pureHooks{d}
+		}
 	}
 	ch := w.nodeChain()
 	var err error
@@ -120,6 +123,23 @@ func (w *seqWorld) start(ctx context.Context) error {
 		return err
 	}
 	return w.settle(ctx)
+}
+
+// pureHooks is a zkApp dispatcher whose hooks return the result as given,
+// and say so (SequencerConfig.PureHooks).
+type pureHooks struct{ *dispatch.ZkAppDispatcher }
+
+// PureHooks implements sequencer.PureHooks.
+func (pureHooks) PureHooks() bool { return true }
+
+// OnSuccess returns r.
+func (pureHooks) OnSuccess(_ context.Context, _ sequencer.RawTxnData, r sequencer.TxnResult, _ sequencer.Sender) (sequencer.TxnResult, error) {
+	return r, nil
+}
+
+// OnFailure returns r.
+func (pureHooks) OnFailure(_ context.Context, _ sequencer.RawTxnData, r sequencer.TxnResult, _ sequencer.Sender) (sequencer.TxnResult, error) {
+	return r, nil
 }
 
 func (w *seqWorld) finished(uid string, st store.TxState, _ uint64) {
@@ -301,6 +321,13 @@ func (w *seqWorld) drain(ctx context.Context, step int) error {
 	}
 	if err := w.advance(ctx, time.Duration(2*(w.cfg.ReorgDepth+1)+simInclusionTimeout)*simBlockTime); err != nil {
 		return err
+	}
+	pending, err := w.st.PendingHooks(ctx, 0, 5)
+	if err != nil {
+		return err
+	}
+	for _, t := range pending {
+		w.chk.fail(InvHooks, "%s ended %s without its hook's result", t.UID, t.State)
 	}
 	return w.check(ctx, step)
 }
