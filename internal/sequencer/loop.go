@@ -284,27 +284,14 @@ func (l *Loop) signLocal(ctx context.Context, now time.Time, r Ready) Ready {
 		return r
 	}
 	reports, ok := l.n.signAll(ctx, r.Effects, local)
-	kept := r.Effects[:0]
-	signed := false
-	for i, j := 0, 0; i < len(r.Effects); i++ {
-		e := r.Effects[i]
+	j := 0
+	return l.stepInline(now, r, func(i int, _ Effect) (Input, bool) {
 		if j < len(local) && local[j] == i {
 			j++
-			if ok[j-1] {
-				in := reports[j-1]
-				in.At = now
-				l.step(in)
-				signed = true
-				continue
-			}
+			return reports[j-1], ok[j-1]
 		}
-		kept = append(kept, e)
-	}
-	r.Effects = kept
-	if signed {
-		r.Append(l.takeReady())
-	}
-	return r
+		return Input{}, false
+	})
 }
 
 // runPureHooks runs r's hooks whose dispatcher declares them pure
@@ -312,20 +299,31 @@ func (l *Loop) signLocal(ctx context.Context, now time.Time, r Ready) Ready {
 // a finished transaction's result is committed with its end: one write of
 // the record instead of two, and no hook effect.
 func (l *Loop) runPureHooks(ctx context.Context, now time.Time, r Ready) Ready {
+	return l.stepInline(now, r, func(_ int, e Effect) (Input, bool) {
+		if e.Kind != EffectHook || !hasPureHooks(l.n.dispatcherFor(e.Txn.Type, e.Sender.AccountID)) {
+			return Input{}, false
+		}
+		return l.n.perform(ctx, e), true
+	})
+}
+
+// stepInline steps, in the order of r's effects, the input that report
+// gives for an effect (ok), drops those effects, and appends the Ready the
+// core made of them: the Ready contract's step 3.
+func (l *Loop) stepInline(now time.Time, r Ready, report func(i int, e Effect) (Input, bool)) Ready {
 	kept := r.Effects[:0]
-	ran := false
-	for _, e := range r.Effects {
-		if e.Kind == EffectHook && hasPureHooks(l.n.dispatcherFor(e.Txn.Type, e.Sender.AccountID)) {
-			in := l.n.perform(ctx, e)
+	stepped := false
+	for i, e := range r.Effects {
+		if in, ok := report(i, e); ok {
 			in.At = now
 			l.step(in)
-			ran = true
+			stepped = true
 			continue
 		}
 		kept = append(kept, e)
 	}
 	r.Effects = kept
-	if ran {
+	if stepped {
 		r.Append(l.takeReady())
 	}
 	return r
