@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/writeq"
 )
 
 // The write path, as SQLite's: one goroutine, the committer, runs every
@@ -31,10 +32,7 @@ const seqLockKey int64 = 0x6f72646f_73657120 // "ordoseq "
 
 // request is one write call.
 type request struct {
-	// canceled is the caller's ctx.Err: the committer drops a request whose
-	// caller has given up before its group starts.
-	canceled func() error
-	weight   int // records, for bounding a group
+	writeq.Req
 	// enqueues says the request creates transactions (the group takes
 	// seqLockKey).
 	enqueues bool
@@ -44,61 +42,12 @@ type request struct {
 	// created, when set, returns the transactions run created, for the
 	// notifier (read after the commit).
 	created func() []store.Transaction
-
-	// after is the request StartApply chained this one to, until the
-	// committer has run this one: if it failed, this one is not run
-	// (store.ErrEarlierFailed).
-	after *request
-	err   error
-	done  chan struct{}
 }
 
 // write hands the committer a request running fn and waits for it, or for
 // ctx. The other engines' Apply calls are built on it.
 func (s *Store) write(ctx context.Context, weight int, fn func(ctx context.Context, tx pgx.Tx) error) error {
-	return s.submit(ctx, &request{canceled: ctx.Err, weight: weight, run: fn, done: make(chan struct{})})
-}
-
-// submit hands r to the committer and waits for it, or for ctx.
-func (s *Store) submit(ctx context.Context, r *request) error {
-	if err := s.send(ctx, r); err != nil {
-		return err
-	}
-	return s.await(ctx, r)
-}
-
-// send hands r to the committer.
-func (s *Store) send(ctx context.Context, r *request) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.RLock()
-	if s.closed {
-		s.mu.RUnlock()
-		return ErrClosed
-	}
-	s.inflight.Add(1)
-	s.mu.RUnlock()
-	select {
-	case s.reqs <- r:
-		s.inflight.Done()
-	case <-ctx.Done():
-		s.inflight.Done()
-		return ctx.Err()
-	}
-	return nil
-}
-
-// await waits for the committer to run r, or for ctx.
-func (s *Store) await(ctx context.Context, r *request) error {
-	select {
-	case <-r.done:
-		return r.err
-	case <-ctx.Done():
-		// The committer may still commit r; the caller learns nothing more
-		// (an idempotency key makes a retry safe).
-		return ctx.Err()
-	}
+	return s.q.Submit(ctx, &request{Req: writeq.NewReq(ctx, weight), run: fn})
 }
 
 // SetOnEnqueued implements store.Notifier: f is called by the committer with
@@ -109,36 +58,11 @@ func (s *Store) SetOnEnqueued(f func([]store.Transaction)) { s.onEnqueued.Store(
 // run is the committer.
 func (s *Store) run() {
 	defer close(s.exited)
-	var carry *request
 	group := make([]*request, 0, 256)
 	for {
-		first := carry
-		carry = nil
-		if first == nil {
-			r, ok := <-s.reqs
-			if !ok {
-				return
-			}
-			first = r
-		}
-		group = append(group[:0], first)
-		w := first.weight
-	fill:
-		for w < s.opts.MaxGroup {
-			select {
-			case r, ok := <-s.reqs:
-				if !ok {
-					break fill
-				}
-				if w+r.weight > s.opts.MaxGroup {
-					carry = r
-					break fill
-				}
-				group = append(group, r)
-				w += r.weight
-			default:
-				break fill
-			}
+		var ok bool
+		if group, ok = s.q.Next(group, s.opts.MaxGroup); !ok {
+			return
 		}
 		s.commit(group)
 		clear(group)
@@ -148,16 +72,11 @@ func (s *Store) run() {
 // commit runs a group in one transaction and wakes its callers (see the
 // file's comment).
 func (s *Store) commit(group []*request) {
-	defer func() {
-		for _, r := range group {
-			r.after = nil // the chain of started batches ends here
-		}
-	}()
+	defer writeq.Unchain(group) // the chain of started batches ends here
 	live := make([]*request, 0, len(group))
 	for _, r := range group {
-		if err := r.canceled(); err != nil {
-			r.err = err
-			close(r.done)
+		if err := r.Canceled(); err != nil {
+			r.Finish(err)
 			continue
 		}
 		live = append(live, r)
@@ -171,19 +90,18 @@ func (s *Store) commit(group []*request) {
 		failed, err := s.runGroup(ctx, live)
 		switch {
 		case failed >= 0:
-			close(live[failed].done)
+			close(live[failed].Done)
 			live = append(live[:failed], live[failed+1:]...)
 			s.reruns.Add(1)
 			continue
 		case err != nil:
 			for _, r := range live {
-				r.err = err
-				close(r.done)
+				r.Finish(err)
 			}
 		default:
 			s.notify(live)
 			for _, r := range live {
-				close(r.done)
+				close(r.Done)
 			}
 		}
 		return
@@ -226,19 +144,16 @@ func (s *Store) runGroup(ctx context.Context, live []*request) (failed int, err 
 		}
 	}
 	for i, r := range live {
-		r.err = nil
-		if r.after != nil {
-			// Chained (StartApply) to a request that failed: canceled, or
-			// refused in an earlier group or run. Not run.
-			if r.err = store.EarlierFailed(r.after.err); r.err != nil {
-				continue
-			}
+		// Chained (StartApply) to a request that failed (canceled, or
+		// refused in an earlier group or run): not run.
+		if r.Err = r.Chained(); r.Err != nil {
+			continue
 		}
 		if err := r.run(ctx, tx); err != nil {
 			if !refused(err) {
 				return -1, err
 			}
-			r.err = err
+			r.Err = err
 			return i, nil
 		}
 	}

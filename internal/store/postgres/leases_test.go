@@ -57,7 +57,7 @@ func TestLeaseFenceAloneInGroup(t *testing.T) {
 		_, err := s.Enqueue(ctx, []store.NewTransaction{{UID: "b", Queue: "qb"}})
 		enq <- err
 	}()
-	testkit.WaitFor(t, 10*time.Second, time.Millisecond, "both requests queued", func() bool { return len(s.reqs) == 2 })
+	testkit.WaitFor(t, 10*time.Second, time.Millisecond, "both requests queued", func() bool { return s.q.Waiting() == 2 })
 	release()
 	if err := <-first; err != nil {
 		t.Fatalf("first Enqueue: %v", err)

@@ -32,7 +32,7 @@ func notifyEnqueued(ctx context.Context, tx pgx.Tx, live []*request) error {
 	seen := map[string]bool{}
 	var queues []string
 	for _, r := range live {
-		if r.created == nil || r.err != nil {
+		if r.created == nil || r.Err != nil {
 			continue
 		}
 		for _, t := range r.created() {

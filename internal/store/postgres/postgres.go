@@ -15,6 +15,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/writeq"
 )
 
 // Options tunes a Store. The zero value is the production default.
@@ -59,11 +60,8 @@ type Store struct {
 	// onEnqueued is the commit-order notification hook (store.Notifier).
 	onEnqueued atomic.Pointer[func([]store.Transaction)]
 
-	reqs     chan *request
-	exited   chan struct{}
-	mu       sync.RWMutex // guards closed against senders on reqs
-	closed   bool
-	inflight sync.WaitGroup // calls between the closed check and their send
+	q      *writeq.Queue[*request]
+	exited chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -111,7 +109,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	s := &Store{
 		opts:   opts,
 		pool:   pool,
-		reqs:   make(chan *request, 4096),
+		q:      writeq.New[*request](ErrClosed),
 		exited: make(chan struct{}),
 	}
 	go s.run()
@@ -123,13 +121,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 // idempotent.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		s.mu.Lock()
-		s.closed = true
-		s.mu.Unlock()
-		// Every sender either has sent (the committer will serve it) or
-		// gave up on its ctx; none can start now.
-		s.inflight.Wait()
-		close(s.reqs)
+		s.q.Close()
 		<-s.exited
 		s.pool.Close()
 	})
@@ -149,11 +141,7 @@ func (s *Store) inTx(ctx context.Context, o pgx.TxOptions, fn func(pgx.Tx) error
 // snapshot is the transaction options of a read that runs several queries.
 var snapshot = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
 
-func (s *Store) isClosed() bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.closed
-}
+func (s *Store) isClosed() bool { return s.q.Closed() }
 
 // Times are unix nanoseconds; the zero time is NULL.
 

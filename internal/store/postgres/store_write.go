@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/writeq"
 )
 
 // The sequencer's writes. Each call is one request of the committer
@@ -40,12 +41,7 @@ func (s *Store) Enqueue(ctx context.Context, txs []store.NewTransaction) ([]stor
 		return nil, fmt.Errorf("postgres: enqueue: %w", err)
 	}
 	var out []store.EnqueueResult
-	r := &request{
-		canceled: ctx.Err,
-		weight:   len(txs),
-		enqueues: true,
-		done:     make(chan struct{}),
-	}
+	r := &request{Req: writeq.NewReq(ctx, len(txs)), enqueues: true}
 	r.run = func(ctx context.Context, tx pgx.Tx) error {
 		var err error
 		out, err = s.enqueue(ctx, tx, txs)
@@ -60,7 +56,7 @@ func (s *Store) Enqueue(ctx context.Context, txs []store.NewTransaction) ([]stor
 		}
 		return c
 	}
-	if err := s.submit(ctx, r); err != nil {
+	if err := s.q.Submit(ctx, r); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -174,47 +170,14 @@ func (s *Store) Apply(ctx context.Context, b store.Batch) error {
 // not applied if after's batch failed.
 func (s *Store) StartApply(ctx context.Context, b store.Batch, after store.Started) store.Started {
 	w := len(b.Txs) + len(b.Queues) + len(b.Senders) + len(b.History)
-	r := &request{canceled: ctx.Err, weight: w, done: make(chan struct{}), run: fenced(b.Fence, func(ctx context.Context, tx pgx.Tx) error {
+	r := &request{Req: writeq.NewReq(ctx, w), run: fenced(b.Fence, func(ctx context.Context, tx pgx.Tx) error {
 		return s.applyBatch(ctx, tx, &b)
 	})}
 	if err := b.Validate(); err != nil {
-		r.err = fmt.Errorf("postgres: apply: %w", err)
+		r.Err = fmt.Errorf("postgres: apply: %w", err)
 	}
-	return s.startChained(ctx, r, after, b.Empty())
+	return s.q.StartChained(ctx, r, after, b.Empty())
 }
-
-// startChained sends r to the committer, chained after the request of
-// after; when r already failed it only closes it. An empty batch adds
-// nothing: its Started is after's (or, without after, done at once), so
-// that a batch chained to it is chained to after.
-func (s *Store) startChained(ctx context.Context, r *request, after store.Started, empty bool) store.Started {
-	a, ok := after.(started)
-	if ok && a.s == s {
-		r.after = a.r
-	}
-	if empty && r.err == nil && r.after != nil {
-		return a
-	}
-	if r.err == nil && !empty {
-		err := s.send(ctx, r)
-		if err == nil {
-			return started{s, r} // the committer's now
-		}
-		r.err = err
-	}
-	r.after = nil
-	close(r.done)
-	return started{s, r}
-}
-
-// started is a batch StartApply started.
-type started struct {
-	s *Store
-	r *request
-}
-
-// Wait implements store.Started.
-func (t started) Wait(ctx context.Context) error { return t.s.await(ctx, t.r) }
 
 // The batch's statements. An upsert of one statement may not touch a row
 // twice, so applyBatch passes each the last row of each key.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/writeq"
 )
 
 // The distributed sequencer's records (store.DistseqStore, seed 003), on
@@ -90,8 +91,8 @@ func (s *Store) ApplyDistseq(ctx context.Context, b store.DistseqBatch) error {
 		return fmt.Errorf("sqlite: apply distseq: %w", err)
 	}
 	w := len(b.Groups) + len(b.Intents) + len(b.Dispatches) + len(b.Outbox) + len(b.States) + len(b.Received) + 1
-	r := &request{canceled: ctx.Err, distseq: &b, weight: w, done: make(chan struct{})}
-	if err := s.submit(ctx, r); err != nil {
+	r := &request{Req: writeq.NewReq(ctx, w), distseq: &b}
+	if err := s.q.Submit(ctx, r); err != nil {
 		return fmt.Errorf("sqlite: apply distseq: %w", err)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/writeq"
 )
 
 // The job queue's records (store.JobStore, issue 12), on the same database
@@ -74,8 +75,8 @@ func (s *Store) ApplyJobs(ctx context.Context, b store.JobBatch) ([]store.JobIns
 	if b.Empty() {
 		return []store.JobInserted{}, ctx.Err()
 	}
-	r := &request{canceled: ctx.Err, jobs: &b, weight: len(b.Insert) + len(b.Update), done: make(chan struct{})}
-	if err := s.submit(ctx, r); err != nil {
+	r := &request{Req: writeq.NewReq(ctx, len(b.Insert)+len(b.Update)), jobs: &b}
+	if err := s.q.Submit(ctx, r); err != nil {
 		return nil, fmt.Errorf("sqlite: apply jobs: %w", err)
 	}
 	return r.jobsOut, nil

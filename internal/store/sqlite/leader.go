@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/writeq"
 
 	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -84,8 +85,8 @@ func (s *Store) ApplyLeader(ctx context.Context, c store.LeaderChanges) error {
 		return fmt.Errorf("sqlite: apply leader: %w", err)
 	}
 	w := len(c.Events) + len(c.Channels) + len(c.Cursors)
-	r := &request{canceled: ctx.Err, leader: &c, weight: w, done: make(chan struct{})}
-	return s.submit(ctx, r)
+	r := &request{Req: writeq.NewReq(ctx, w), leader: &c}
+	return s.q.Submit(ctx, r)
 }
 
 // applyLeader writes c's records, kind by kind, each kind in c's order. Only

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/writeq"
 )
 
 // The processor's records (store.ProcessorStore), on the same database and
@@ -65,8 +66,8 @@ func (s *Store) ApplyProcessor(ctx context.Context, c store.ProcChanges) error {
 		return fmt.Errorf("sqlite: apply processor: %w", err)
 	}
 	w := len(c.Processors) + len(c.Batches) + len(c.Callbacks) + len(c.Cursors)
-	r := &request{canceled: ctx.Err, proc: &c, weight: w, done: make(chan struct{})}
-	return s.submit(ctx, r)
+	r := &request{Req: writeq.NewReq(ctx, w), proc: &c}
+	return s.q.Submit(ctx, r)
 }
 
 // applyProc writes c's records, kind by kind, each kind in c's order. Only

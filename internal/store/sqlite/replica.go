@@ -11,6 +11,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/replog"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/writeq"
 )
 
 // The replication of sequencer queues (store.ReplicaStore, issue 12), on
@@ -373,8 +374,8 @@ func (s *Store) txQueueState(ctx context.Context, uid string) (queue string, sta
 // transaction; f may run more than once (a group run again), so it sets
 // its outputs afresh each time.
 func (s *Store) submitReplica(ctx context.Context, weight int, f func(ctx context.Context, r *request) error) (*request, error) {
-	r := &request{canceled: ctx.Err, replica: f, weight: max(weight, 1), done: make(chan struct{})}
-	return r, s.submit(ctx, r)
+	r := &request{Req: writeq.NewReq(ctx, max(weight, 1)), replica: f}
+	return r, s.q.Submit(ctx, r)
 }
 
 // PutReplicaSets implements store.ReplicaStore. A set with an empty Queue

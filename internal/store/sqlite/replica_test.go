@@ -60,13 +60,13 @@ func TestReplicaGroupRollback(t *testing.T) {
 	}
 	commits := s.commits.Load()
 	send("first", nt("first"))
-	waitFor("the first request in the committer", func() bool { return len(s.reqs) == 0 && s.commits.Load() > commits })
+	waitFor("the first request in the committer", func() bool { return s.q.Waiting() == 0 && s.commits.Load() > commits })
 	for i, r := range []struct {
 		name string
 		txs  []store.NewTransaction
 	}{{"g1", nt("g1")}, {"bad", append(nt("r1"), nt("taken")...)}, {"g2", nt("g2")}} {
 		send(r.name, r.txs)
-		waitFor(r.name+" queued", func() bool { return len(s.reqs) == i+1 })
+		waitFor(r.name+" queued", func() bool { return s.q.Waiting() == i+1 })
 	}
 	reruns := s.reruns.Load()
 	release()

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/writeq"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -103,11 +104,8 @@ type Store struct {
 	rdb *sql.DB
 	rs  readStmts
 
-	reqs     chan *request
-	exited   chan struct{}
-	mu       sync.RWMutex // guards closed against senders on reqs
-	closed   bool
-	inflight sync.WaitGroup // Enqueue/Apply calls between the closed check and their send
+	q      *writeq.Queue[*request]
+	exited chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -134,7 +132,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s := &Store{
 		opts:   opts,
 		path:   path,
-		reqs:   make(chan *request, 4096),
+		q:      writeq.New[*request](ErrClosed),
 		exited: make(chan struct{}),
 	}
 	ok := false
@@ -204,13 +202,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 // ErrClosed. Close is idempotent.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		s.mu.Lock()
-		s.closed = true
-		s.mu.Unlock()
-		// Every sender either has sent (the committer will serve it) or
-		// gave up on its ctx; none can start now.
-		s.inflight.Wait()
-		close(s.reqs)
+		s.q.Close()
 		<-s.exited
 		s.closeErr = s.closeAll()
 	})

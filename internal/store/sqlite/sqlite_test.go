@@ -159,9 +159,9 @@ func TestOptions(t *testing.T) {
 func queued(t *testing.T, s *Store, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for len(s.reqs) < n {
+	for s.q.Waiting() < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d requests queued, want %d", len(s.reqs), n)
+			t.Fatalf("%d requests queued, want %d", s.q.Waiting(), n)
 		}
 		runtime.Gosched()
 	}

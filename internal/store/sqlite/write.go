@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/writeq"
 
 	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -22,74 +23,22 @@ import (
 // up while a commit is in flight and the next group takes all of them: the
 // cost of the fsync is shared by the group.
 
-// request is one Enqueue, Apply, ApplyProcessor or ApplyLeader call.
+// request is one write call: Enqueue, Apply, or another engine's Apply.
 type request struct {
-	// canceled is the caller's ctx.Err: the committer drops a request whose
-	// caller has given up before its group starts. (The request keeps only
-	// this, not the context.)
-	canceled func() error
-	txs      []store.NewTransaction // Enqueue
-	batch    *store.Batch           // Apply
-	proc     *store.ProcChanges     // ApplyProcessor
-	leader   *store.LeaderChanges   // ApplyLeader
-	distseq  *store.DistseqBatch    // ApplyDistseq
-	jobs     *store.JobBatch        // ApplyJobs
-	weight   int                    // records, for bounding a group
+	writeq.Req
+	txs     []store.NewTransaction // Enqueue
+	batch   *store.Batch           // Apply
+	proc    *store.ProcChanges     // ApplyProcessor
+	leader  *store.LeaderChanges   // ApplyLeader
+	distseq *store.DistseqBatch    // ApplyDistseq
+	jobs    *store.JobBatch        // ApplyJobs
 	// replica is a ReplicaStore write (replica.go), run in the group's
 	// transaction; it sets its own outputs.
 	replica func(ctx context.Context, r *request) error
 
-	// Written by the committer before done is closed.
+	// Written by the committer before Done is closed.
 	results []store.EnqueueResult
 	jobsOut []store.JobInserted
-	// after is the request StartApply chained this one to, until the
-	// committer has run this one: if it failed, this one is not run
-	// (store.ErrEarlierFailed).
-	after *request
-	err   error
-	done  chan struct{}
-}
-
-// submit hands r to the committer and waits for it, or for ctx.
-func (s *Store) submit(ctx context.Context, r *request) error {
-	if err := s.send(ctx, r); err != nil {
-		return err
-	}
-	return s.await(ctx, r)
-}
-
-// send hands r to the committer.
-func (s *Store) send(ctx context.Context, r *request) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.RLock()
-	if s.closed {
-		s.mu.RUnlock()
-		return ErrClosed
-	}
-	s.inflight.Add(1)
-	s.mu.RUnlock()
-	select {
-	case s.reqs <- r:
-		s.inflight.Done()
-	case <-ctx.Done():
-		s.inflight.Done()
-		return ctx.Err()
-	}
-	return nil
-}
-
-// await waits for the committer to run r, or for ctx.
-func (s *Store) await(ctx context.Context, r *request) error {
-	select {
-	case <-r.done:
-		return r.err
-	case <-ctx.Done():
-		// The committer may still commit r; the caller learns nothing more
-		// (an idempotency key makes a retry safe).
-		return ctx.Err()
-	}
 }
 
 // Enqueue implements store.Store. It returns once the records are committed.
@@ -102,8 +51,8 @@ func (s *Store) Enqueue(ctx context.Context, txs []store.NewTransaction) ([]stor
 	if err := store.ValidateNew(txs); err != nil {
 		return nil, fmt.Errorf("sqlite: enqueue: %w", err)
 	}
-	r := &request{canceled: ctx.Err, txs: txs, weight: len(txs), done: make(chan struct{})}
-	if err := s.submit(ctx, r); err != nil {
+	r := &request{Req: writeq.NewReq(ctx, len(txs)), txs: txs}
+	if err := s.q.Submit(ctx, r); err != nil {
 		return nil, err
 	}
 	return r.results, nil
@@ -119,87 +68,29 @@ func (s *Store) Apply(ctx context.Context, b store.Batch) error {
 		return fmt.Errorf("sqlite: apply: %w", err)
 	}
 	w := len(b.Txs) + len(b.Queues) + len(b.Senders) + len(b.History)
-	r := &request{canceled: ctx.Err, batch: &b, weight: w, done: make(chan struct{})}
-	return s.submit(ctx, r)
+	r := &request{Req: writeq.NewReq(ctx, w), batch: &b}
+	return s.q.Submit(ctx, r)
 }
 
 // StartApply implements store.Pipeliner: b is handed to the committer
 // before StartApply returns, behind every request sent before it, and is
 // not applied if after's batch failed.
 func (s *Store) StartApply(ctx context.Context, b store.Batch, after store.Started) store.Started {
-	r := &request{canceled: ctx.Err, batch: &b, weight: len(b.Txs) + len(b.Queues) + len(b.Senders) + len(b.History), done: make(chan struct{})}
+	r := &request{Req: writeq.NewReq(ctx, len(b.Txs)+len(b.Queues)+len(b.Senders)+len(b.History)), batch: &b}
 	if err := b.Validate(); err != nil {
-		r.err = fmt.Errorf("sqlite: apply: %w", err)
+		r.Err = fmt.Errorf("sqlite: apply: %w", err)
 	}
-	return s.startChained(ctx, r, after, b.Empty())
+	return s.q.StartChained(ctx, r, after, b.Empty())
 }
-
-// startChained sends r to the committer, chained after the request of
-// after; when r already failed it only closes it. An empty batch adds
-// nothing: its Started is after's (or, without after, done at once), so
-// that a batch chained to it is chained to after.
-func (s *Store) startChained(ctx context.Context, r *request, after store.Started, empty bool) store.Started {
-	a, ok := after.(started)
-	if ok && a.s == s {
-		r.after = a.r
-	}
-	if empty && r.err == nil && r.after != nil {
-		return a
-	}
-	if r.err == nil && !empty {
-		err := s.send(ctx, r)
-		if err == nil {
-			return started{s, r} // the committer's now
-		}
-		r.err = err
-	}
-	r.after = nil
-	close(r.done)
-	return started{s, r}
-}
-
-// started is a batch StartApply started.
-type started struct {
-	s *Store
-	r *request
-}
-
-// Wait implements store.Started.
-func (t started) Wait(ctx context.Context) error { return t.s.await(ctx, t.r) }
 
 // run is the committer.
 func (s *Store) run() {
 	defer close(s.exited)
-	var carry *request
 	group := make([]*request, 0, 256)
 	for {
-		first := carry
-		carry = nil
-		if first == nil {
-			r, ok := <-s.reqs
-			if !ok {
-				return
-			}
-			first = r
-		}
-		group = append(group[:0], first)
-		w := first.weight
-	fill:
-		for w < s.opts.MaxGroup {
-			select {
-			case r, ok := <-s.reqs:
-				if !ok {
-					break fill
-				}
-				if w+r.weight > s.opts.MaxGroup {
-					carry = r
-					break fill
-				}
-				group = append(group, r)
-				w += r.weight
-			default:
-				break fill
-			}
+		var ok bool
+		if group, ok = s.q.Next(group, s.opts.MaxGroup); !ok {
+			return
 		}
 		s.commit(group)
 		clear(group)
@@ -221,16 +112,11 @@ func (s *Store) SetOnEnqueued(f func([]store.Transaction)) { s.onEnqueued.Store(
 // statement beyond the requests' own, BEGIN and COMMIT. Any other error (I/O,
 // a full disk) fails the whole group.
 func (s *Store) commit(group []*request) {
-	defer func() {
-		for _, r := range group {
-			r.after = nil // the chain of started batches ends here
-		}
-	}()
+	defer writeq.Unchain(group) // the chain of started batches ends here
 	live := make([]*request, 0, len(group))
 	for _, r := range group {
-		if err := r.canceled(); err != nil {
-			r.err = err
-			close(r.done)
+		if err := r.Canceled(); err != nil {
+			r.Finish(err)
 			continue
 		}
 		live = append(live, r)
@@ -245,14 +131,14 @@ func (s *Store) commit(group []*request) {
 		switch {
 		case failed >= 0:
 			// live[failed] keeps its error; rerun the others.
-			close(live[failed].done)
+			close(live[failed].Done)
 			live = append(live[:failed], live[failed+1:]...)
 			s.reruns.Add(1)
 			continue
 		case err != nil:
 			for _, r := range live {
-				r.err, r.results = err, nil
-				close(r.done)
+				r.results = nil
+				r.Finish(err)
 			}
 		default:
 			if f := s.onEnqueued.Load(); f != nil {
@@ -269,7 +155,7 @@ func (s *Store) commit(group []*request) {
 				}
 			}
 			for _, r := range live {
-				close(r.done)
+				close(r.Done)
 			}
 		}
 		return
@@ -284,26 +170,24 @@ func (s *Store) runGroup(ctx context.Context, live []*request) (failed int, err 
 		return -1, fmt.Errorf("sqlite: begin: %w", err)
 	}
 	for i, r := range live {
-		r.err, r.results = nil, nil
-		if r.after != nil {
-			// Chained (StartApply) to a request that failed: canceled,
-			// refused in an earlier group or run, or refused before it
-			// wrote in this one. Not run.
-			if r.err = store.EarlierFailed(r.after.err); r.err != nil {
-				continue
-			}
+		r.results = nil
+		// Chained (StartApply) to a request that failed (canceled, refused
+		// in an earlier group or run, or refused before it wrote in this
+		// one): not run.
+		if r.Err = r.Chained(); r.Err != nil {
+			continue
 		}
 		if err := s.do(ctx, r); err != nil {
 			var uw *unwrittenError
 			if errors.As(err, &uw) { // refused before it wrote: no rollback
-				r.err, r.results = uw.err, nil
+				r.Err, r.results = uw.err, nil
 				continue
 			}
 			s.rollback()
 			if !refused(err) {
 				return -1, err
 			}
-			r.err = err
+			r.Err = err
 			return i, nil
 		}
 	}

@@ -1,0 +1,106 @@
+package writeq_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/writeq"
+)
+
+type req struct {
+	writeq.Req
+	name string
+}
+
+var errClosed = errors.New("closed")
+
+func send(t *testing.T, q *writeq.Queue[*req], name string, weight int) *req {
+	t.Helper()
+	r := &req{Req: writeq.NewReq(t.Context(), weight), name: name}
+	if err := q.Send(t.Context(), r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func names(g []*req) (out []string) {
+	for _, r := range g {
+		out = append(out, r.name)
+	}
+	return out
+}
+
+// Next takes what waits up to the weight given; a request that would pass
+// it leads the next group, so the order holds; after Close the queue
+// drains, then ends, and Send is refused.
+func TestNextGroupsInOrder(t *testing.T) {
+	q := writeq.New[*req](errClosed)
+	send(t, q, "a", 2)
+	send(t, q, "b", 2)
+	send(t, q, "c", 3)
+	send(t, q, "d", 10)
+	send(t, q, "e", 1)
+	q.Close()
+	var got [][]string
+	var g []*req
+	for {
+		var ok bool
+		if g, ok = q.Next(g, 5); !ok {
+			break
+		}
+		got = append(got, names(g))
+	}
+	want := [][]string{{"a", "b"}, {"c"}, {"d"}, {"e"}}
+	if len(got) != len(want) {
+		t.Fatalf("groups %v, want %v", got, want)
+	}
+	for i := range want {
+		if len(got[i]) != len(want[i]) || got[i][0] != want[i][0] || got[i][len(got[i])-1] != want[i][len(want[i])-1] {
+			t.Fatalf("groups %v, want %v", got, want)
+		}
+	}
+	r := &req{Req: writeq.NewReq(t.Context(), 1)}
+	if err := q.Send(t.Context(), r); !errors.Is(err, errClosed) {
+		t.Fatalf("Send after Close: %v, want %v", err, errClosed)
+	}
+}
+
+// A request chained to a failed one is refused with ErrEarlierFailed; an
+// empty one stands for the one it is chained to; one that failed before it
+// was sent is woken at once with its error.
+func TestStartChained(t *testing.T) {
+	ctx := context.Background()
+	q := writeq.New[*req](errClosed)
+	first := &req{Req: writeq.NewReq(ctx, 1), name: "first"}
+	s1 := q.StartChained(ctx, first, nil, false)
+	empty := &req{Req: writeq.NewReq(ctx, 0), name: "empty"}
+	s2 := q.StartChained(ctx, empty, s1, true)
+	second := &req{Req: writeq.NewReq(ctx, 1), name: "second"}
+	s3 := q.StartChained(ctx, second, s2, false)
+	if second.After != &first.Req {
+		t.Fatal("second is not chained to first through the empty request")
+	}
+	bad := &req{Req: writeq.NewReq(ctx, 1), name: "bad"}
+	bad.Err = errors.New("invalid")
+	if err := q.StartChained(ctx, bad, s3, false).Wait(ctx); err == nil || bad.After != nil {
+		t.Fatalf("a request failed before its send: %v (chained %v)", err, bad.After != nil)
+	}
+	g, _ := q.Next(nil, 10)
+	if len(g) != 2 || g[0] != first || g[1] != second {
+		t.Fatalf("group %v, want [first second]", names(g))
+	}
+	first.Finish(errors.New("refused"))
+	if err := second.Chained(); !errors.Is(err, store.ErrEarlierFailed) {
+		t.Fatalf("Chained after the first failed: %v, want ErrEarlierFailed", err)
+	}
+	second.Finish(second.Chained())
+	writeq.Unchain(g)
+	if err := s3.Wait(ctx); !errors.Is(err, store.ErrEarlierFailed) {
+		t.Fatalf("Wait: %v", err)
+	}
+	if second.After != nil {
+		t.Fatal("Unchain left a chain")
+	}
+}
