@@ -58,54 +58,19 @@ func (s *Store) SetOnEnqueued(f func([]store.Transaction)) { s.onEnqueued.Store(
 // run is the committer.
 func (s *Store) run() {
 	defer close(s.exited)
-	group := make([]*request, 0, 256)
-	for {
-		var ok bool
-		if group, ok = s.q.Next(group, s.opts.MaxGroup); !ok {
-			return
-		}
-		s.commit(group)
-		clear(group)
-	}
+	s.q.Serve(s.opts.MaxGroup, s.commit)
 }
 
 // commit runs a group in one transaction and wakes its callers (see the
-// file's comment).
+// file's comment and writeq.Commit).
 func (s *Store) commit(group []*request) {
-	defer writeq.Unchain(group) // the chain of started batches ends here
-	live := make([]*request, 0, len(group))
-	for _, r := range group {
-		if err := r.Canceled(); err != nil {
-			r.Finish(err)
-			continue
-		}
-		live = append(live, r)
-	}
-	if len(live) == 0 {
-		return
-	}
-	s.commits.Add(1)
 	ctx := context.Background() // a caller giving up must not abort the group
-	for len(live) > 0 {
-		failed, err := s.runGroup(ctx, live)
-		switch {
-		case failed >= 0:
-			close(live[failed].Done)
-			live = append(live[:failed], live[failed+1:]...)
-			s.reruns.Add(1)
-			continue
-		case err != nil:
-			for _, r := range live {
-				r.Finish(err)
-			}
-		default:
-			s.notify(live)
-			for _, r := range live {
-				close(r.Done)
-			}
-		}
-		return
-	}
+	reruns := writeq.Commit(group, writeq.Group[*request]{
+		Starting:  func() { s.commits.Add(1) },
+		Run:       func(live []*request) (int, error) { return s.runGroup(ctx, live) },
+		Committed: s.notify,
+	})
+	s.reruns.Add(int64(reruns))
 }
 
 // notify hands the notifier the transactions the group created, in Seq

@@ -86,15 +86,7 @@ func (s *Store) StartApply(ctx context.Context, b store.Batch, after store.Start
 // run is the committer.
 func (s *Store) run() {
 	defer close(s.exited)
-	group := make([]*request, 0, 256)
-	for {
-		var ok bool
-		if group, ok = s.q.Next(group, s.opts.MaxGroup); !ok {
-			return
-		}
-		s.commit(group)
-		clear(group)
-	}
+	s.q.Serve(s.opts.MaxGroup, s.commit)
 }
 
 // SetOnEnqueued implements store.Notifier: f is called by the committer with
@@ -104,61 +96,41 @@ func (s *Store) SetOnEnqueued(f func([]store.Transaction)) { s.onEnqueued.Store(
 
 // commit runs a group in one transaction and wakes its callers.
 //
-// It is optimistic: requests run back to back with no savepoints. If one
-// fails on its own account (a refused input: unknown uid, taken uid, a
-// constraint), the transaction is rolled back, that request gets its error,
-// and the group is run again without it. Failures are rare (inputs are
-// validated before they reach the committer), so the common path costs no
-// statement beyond the requests' own, BEGIN and COMMIT. Any other error (I/O,
-// a full disk) fails the whole group.
+// It is optimistic (writeq.Commit): requests run back to back with no
+// savepoints. If one fails on its own account (a refused input: unknown
+// uid, taken uid, a constraint), the transaction is rolled back, that
+// request gets its error, and the group is run again without it. Failures
+// are rare (inputs are validated before they reach the committer), so the
+// common path costs no statement beyond the requests' own, BEGIN and
+// COMMIT. Any other error (I/O, a full disk) fails the whole group.
 func (s *Store) commit(group []*request) {
-	defer writeq.Unchain(group) // the chain of started batches ends here
-	live := make([]*request, 0, len(group))
-	for _, r := range group {
-		if err := r.Canceled(); err != nil {
-			r.Finish(err)
-			continue
-		}
-		live = append(live, r)
-	}
-	if len(live) == 0 {
-		return
-	}
-	s.commits.Add(1)
 	ctx := context.Background() // a caller giving up must not abort the group
-	for len(live) > 0 {
-		failed, err := s.runGroup(ctx, live)
-		switch {
-		case failed >= 0:
-			// live[failed] keeps its error; rerun the others.
-			close(live[failed].Done)
-			live = append(live[:failed], live[failed+1:]...)
-			s.reruns.Add(1)
-			continue
-		case err != nil:
-			for _, r := range live {
-				r.results = nil
-				r.Finish(err)
-			}
-		default:
-			if f := s.onEnqueued.Load(); f != nil {
-				var created []store.Transaction
-				for _, r := range live {
-					for _, res := range r.results {
-						if res.Created {
-							created = append(created, res.Transaction)
-						}
-					}
-				}
-				if len(created) > 0 {
-					(*f)(created)
-				}
-			}
-			for _, r := range live {
-				close(r.Done)
+	reruns := writeq.Commit(group, writeq.Group[*request]{
+		Starting:  func() { s.commits.Add(1) },
+		Run:       func(live []*request) (int, error) { return s.runGroup(ctx, live) },
+		Failed:    func(r *request) { r.results = nil },
+		Committed: s.notify,
+	})
+	s.reruns.Add(int64(reruns))
+}
+
+// notify hands the notifier the transactions the group created, in Seq
+// order (the order the group ran them).
+func (s *Store) notify(live []*request) {
+	f := s.onEnqueued.Load()
+	if f == nil {
+		return
+	}
+	var created []store.Transaction
+	for _, r := range live {
+		for _, res := range r.results {
+			if res.Created {
+				created = append(created, res.Transaction)
 			}
 		}
-		return
+	}
+	if len(created) > 0 {
+		(*f)(created)
 	}
 }
 

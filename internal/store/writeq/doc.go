@@ -19,6 +19,10 @@
 //     maximum given, unless its first request alone weighs more; a request
 //     that would pass the maximum waits, first, for the next group, so
 //     requests keep their order.
+//   - Commit wakes every request of its group exactly once: a request whose
+//     caller gave up, unrun; a request refused on its own account, with its
+//     error, the others run again without it; on the group's own error,
+//     every request left, with it.
 //   - A request chained to another (Chain) is not run when that one failed
 //     (Chained returns store.ErrEarlierFailed), so a store never holds a
 //     later batch without an earlier one.

@@ -185,6 +185,85 @@ func (q *Queue[R]) Next(group []R, max int) ([]R, bool) {
 	return group, true
 }
 
+// Serve is the committer's loop: it hands each group (Next) to commit,
+// until the queue is closed and drained.
+func (q *Queue[R]) Serve(max int, commit func(group []R)) {
+	group := make([]R, 0, 256)
+	for {
+		var ok bool
+		if group, ok = q.Next(group, max); !ok {
+			return
+		}
+		commit(group)
+		clear(group)
+	}
+}
+
+// Group is how a store runs one group, for Commit.
+type Group[R Request] struct {
+	// Starting, when set, is called once before the group first runs (not
+	// when every request was dropped).
+	Starting func()
+	// Run runs the requests in one transaction and commits it. If a
+	// request fails on its own account (the store refuses its input) it
+	// rolls back and returns its index, the request holding its error;
+	// otherwise it returns the group's error, if any.
+	Run func(live []R) (failed int, err error)
+	// Failed, when set, clears a request's outputs when its group fails.
+	Failed func(r R)
+	// Committed, when set, is called with the requests of a committed
+	// group before they are woken.
+	Committed func(live []R)
+}
+
+// Commit runs a group until it commits or fails, and wakes every request.
+// It is optimistic: requests run back to back with no savepoints. A
+// request whose caller gave up is woken with its ctx's error and not run.
+// A request refused on its own account is woken with its error and the
+// others run again without it (a rerun); any other error fails every
+// request. It returns the reruns it took, and ends the group's chains
+// (Unchain).
+func Commit[R Request](group []R, g Group[R]) (reruns int) {
+	defer Unchain(group) // the chain of started batches ends here
+	live := make([]R, 0, len(group))
+	for _, r := range group {
+		if err := r.Base().Canceled(); err != nil {
+			r.Base().Finish(err)
+			continue
+		}
+		live = append(live, r)
+	}
+	if len(live) > 0 && g.Starting != nil {
+		g.Starting()
+	}
+	for len(live) > 0 {
+		failed, err := g.Run(live)
+		switch {
+		case failed >= 0:
+			close(live[failed].Base().Done) // it keeps its error
+			live = append(live[:failed], live[failed+1:]...)
+			reruns++
+			continue
+		case err != nil:
+			for _, r := range live {
+				if g.Failed != nil {
+					g.Failed(r)
+				}
+				r.Base().Finish(err)
+			}
+		default:
+			if g.Committed != nil {
+				g.Committed(live)
+			}
+			for _, r := range live {
+				close(r.Base().Done)
+			}
+		}
+		break
+	}
+	return reruns
+}
+
 // StartChained sends r to the committer, chained after the request of
 // after (a Started of this queue); when r already failed it only wakes
 // it. An empty batch adds nothing: its Started is after's (or, without

@@ -3,6 +3,7 @@ package writeq_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/ordolabs/ordo/internal/store"
@@ -102,5 +103,66 @@ func TestStartChained(t *testing.T) {
 	}
 	if second.After != nil {
 		t.Fatal("Unchain left a chain")
+	}
+}
+
+// Commit drops a request whose caller gave up, reruns the group without a
+// refused one (which keeps its error), and on the group's own error fails
+// every request left.
+func TestCommit(t *testing.T) {
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	mk := func(ctx context.Context, name string) *req { return &req{Req: writeq.NewReq(ctx, 1), name: name} }
+	refused, broken := errors.New("refused"), errors.New("disk full")
+	for _, tc := range []struct {
+		name      string
+		runs      []error // what each run of the group returns for its first live request
+		want      map[string]error
+		committed []string
+		reruns    int
+	}{
+		{name: "commits", runs: []error{nil}, want: map[string]error{"a": nil, "b": nil, "c": nil, "x": context.Canceled}, committed: []string{"a", "b", "c"}},
+		{name: "refused then commits", runs: []error{refused, nil}, want: map[string]error{"a": refused, "b": nil, "c": nil, "x": context.Canceled}, committed: []string{"b", "c"}, reruns: 1},
+		{name: "fails", runs: []error{broken}, want: map[string]error{"a": broken, "b": broken, "c": broken, "x": context.Canceled}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			group := []*req{mk(context.Background(), "a"), mk(gone, "x"), mk(context.Background(), "b"), mk(context.Background(), "c")}
+			var starts, failed int
+			var committed []string
+			run := 0
+			reruns := writeq.Commit(group, writeq.Group[*req]{
+				Starting: func() { starts++ },
+				Run: func(live []*req) (int, error) {
+					err := tc.runs[run]
+					run++
+					if errors.Is(err, refused) {
+						live[0].Err = err
+						return 0, nil
+					}
+					return -1, err
+				},
+				Failed:    func(*req) { failed++ },
+				Committed: func(live []*req) { committed = names(live) },
+			})
+			if starts != 1 || reruns != tc.reruns || run != len(tc.runs) {
+				t.Fatalf("%d starts, %d reruns, %d runs; want 1, %d, %d", starts, reruns, run, tc.reruns, len(tc.runs))
+			}
+			for _, r := range group {
+				select {
+				case <-r.Done:
+				default:
+					t.Fatalf("%s not woken", r.name)
+				}
+				if !errors.Is(r.Err, tc.want[r.name]) || (tc.want[r.name] == nil) != (r.Err == nil) {
+					t.Fatalf("%s: %v, want %v", r.name, r.Err, tc.want[r.name])
+				}
+			}
+			if fmt.Sprint(committed) != fmt.Sprint(tc.committed) {
+				t.Fatalf("committed %v, want %v", committed, tc.committed)
+			}
+			if wantFailed := map[bool]int{true: 3, false: 0}[errors.Is(tc.runs[len(tc.runs)-1], broken)]; failed != wantFailed {
+				t.Fatalf("Failed called %d times, want %d", failed, wantFailed)
+			}
+		})
 	}
 }
