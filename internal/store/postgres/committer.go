@@ -65,12 +65,12 @@ func (s *Store) run() {
 // file's comment and writeq.Commit).
 func (s *Store) commit(group []*request) {
 	ctx := context.Background() // a caller giving up must not abort the group
-	reruns := writeq.Commit(group, writeq.Group[*request]{
+	writeq.Commit(group, writeq.Group[*request]{
 		Starting:  func() { s.commits.Add(1) },
+		Rerun:     func() { s.reruns.Add(1) },
 		Run:       func(live []*request) (int, error) { return s.runGroup(ctx, live) },
 		Committed: s.notify,
 	})
-	s.reruns.Add(int64(reruns))
 }
 
 // notify hands the notifier the transactions the group created, in Seq

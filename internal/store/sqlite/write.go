@@ -105,13 +105,13 @@ func (s *Store) SetOnEnqueued(f func([]store.Transaction)) { s.onEnqueued.Store(
 // COMMIT. Any other error (I/O, a full disk) fails the whole group.
 func (s *Store) commit(group []*request) {
 	ctx := context.Background() // a caller giving up must not abort the group
-	reruns := writeq.Commit(group, writeq.Group[*request]{
+	writeq.Commit(group, writeq.Group[*request]{
 		Starting:  func() { s.commits.Add(1) },
+		Rerun:     func() { s.reruns.Add(1) },
 		Run:       func(live []*request) (int, error) { return s.runGroup(ctx, live) },
 		Failed:    func(r *request) { r.results = nil },
 		Committed: s.notify,
 	})
-	s.reruns.Add(int64(reruns))
 }
 
 // notify hands the notifier the transactions the group created, in Seq

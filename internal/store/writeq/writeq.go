@@ -204,6 +204,9 @@ type Group[R Request] struct {
 	// Starting, when set, is called once before the group first runs (not
 	// when every request was dropped).
 	Starting func()
+	// Rerun, when set, is called before each run again without a refused
+	// request (before any request left is woken).
+	Rerun func()
 	// Run runs the requests in one transaction and commits it. If a
 	// request fails on its own account (the store refuses its input) it
 	// rolls back and returns its index, the request holding its error;
@@ -221,9 +224,8 @@ type Group[R Request] struct {
 // request whose caller gave up is woken with its ctx's error and not run.
 // A request refused on its own account is woken with its error and the
 // others run again without it (a rerun); any other error fails every
-// request. It returns the reruns it took, and ends the group's chains
-// (Unchain).
-func Commit[R Request](group []R, g Group[R]) (reruns int) {
+// request. It ends the group's chains (Unchain).
+func Commit[R Request](group []R, g Group[R]) {
 	defer Unchain(group) // the chain of started batches ends here
 	live := make([]R, 0, len(group))
 	for _, r := range group {
@@ -242,7 +244,9 @@ func Commit[R Request](group []R, g Group[R]) (reruns int) {
 		case failed >= 0:
 			close(live[failed].Base().Done) // it keeps its error
 			live = append(live[:failed], live[failed+1:]...)
-			reruns++
+			if g.Rerun != nil {
+				g.Rerun()
+			}
 			continue
 		case err != nil:
 			for _, r := range live {
@@ -261,7 +265,6 @@ func Commit[R Request](group []R, g Group[R]) (reruns int) {
 		}
 		break
 	}
-	return reruns
 }
 
 // StartChained sends r to the committer, chained after the request of

@@ -127,11 +127,23 @@ func TestCommit(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			group := []*req{mk(context.Background(), "a"), mk(gone, "x"), mk(context.Background(), "b"), mk(context.Background(), "c")}
-			var starts, failed int
+			var starts, failed, reruns int
 			var committed []string
 			run := 0
-			reruns := writeq.Commit(group, writeq.Group[*req]{
+			writeq.Commit(group, writeq.Group[*req]{
 				Starting: func() { starts++ },
+				Rerun: func() {
+					reruns++
+					for _, r := range group[1:] {
+						select {
+						case <-r.Done:
+							if r.name != "x" {
+								t.Errorf("%s woken before the rerun", r.name)
+							}
+						default:
+						}
+					}
+				},
 				Run: func(live []*req) (int, error) {
 					err := tc.runs[run]
 					run++
