@@ -221,8 +221,9 @@ func (c *Core) land(q *queue) {
 
 // Lookup returns the record of a transaction the core holds: in flight, or
 // finished with its hook outstanding (so every record a Ready's batch
-// touched, until its hook reports). The driver reads it on its loop
-// goroutine, read-only, instead of asking the store.
+// touched, until its hook reports; a pure hook reports before the batch is
+// committed, and the loop keeps that record itself, Loop.ended). The driver
+// reads it on its loop goroutine, read-only, instead of asking the store.
 func (c *Core) Lookup(uid string) (store.Transaction, bool) {
 	if t := c.flying[uid]; t != nil {
 		return t.rec, true

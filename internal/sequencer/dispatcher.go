@@ -58,8 +58,14 @@ type PureHooks interface {
 	PureHooks() bool
 }
 
-// hasPureHooks reports whether d's hooks may run on the loop (PureHooks).
-func hasPureHooks(d Dispatcher) bool {
+// pureHook reports whether e, an EffectHook, may run on the loop: its
+// type's dispatcher declares its hooks pure (PureHooks), and neither it nor
+// the sender calls out (a worker sender's hooks are the worker's).
+func (n *Node) pureHook(e Effect) bool {
+	if n.workers[e.Sender.AccountID] != nil {
+		return false
+	}
+	d := n.dispatcherFor(e.Txn.Type, e.Sender.AccountID)
 	p, ok := d.(PureHooks)
 	return ok && p.PureHooks() && !isRemote(d)
 }

@@ -74,20 +74,24 @@ func failureClass(note, recErr string) string {
 }
 
 // batchView is what observe knows of one committed batch: the records it
-// changed, as the core holds them (Core.Lookup), or read from the store when
-// it holds one no longer, on demand (only the exceptional paths need them:
+// changed, as the core holds them (Core.Lookup) or held them when their pure
+// hooks ran (Loop.ended), or read from the store when neither has one, on
+// demand (only the exceptional paths need them:
 // retries, failures, dispatch errors), at most once per record.
 type batchView struct {
-	ctx  context.Context
-	n    *Node
-	c    *Core
-	b    store.Batch
-	recs map[string]*store.Transaction
-	errs map[string]string // the last error the batch writes, by uid
+	ctx context.Context
+	n   *Node
+	c   *Core
+	// ended are the records whose pure hooks ran on the loop (Loop.ended):
+	// the core holds them no longer.
+	ended map[string]store.Transaction
+	b     store.Batch
+	recs  map[string]*store.Transaction
+	errs  map[string]string // the last error the batch writes, by uid
 }
 
-func (n *Node) newBatchView(ctx context.Context, c *Core, b store.Batch) *batchView {
-	v := &batchView{ctx: ctx, n: n, c: c, b: b, errs: map[string]string{}}
+func (n *Node) newBatchView(ctx context.Context, c *Core, ended map[string]store.Transaction, b store.Batch) *batchView {
+	v := &batchView{ctx: ctx, n: n, c: c, ended: ended, b: b, errs: map[string]string{}}
 	for _, u := range b.Txs {
 		v.errs[u.UID] = u.Error
 	}
@@ -104,6 +108,9 @@ func (v *batchView) rec(uid string) *store.Transaction {
 		v.recs = map[string]*store.Transaction{}
 	}
 	t, ok := v.c.Lookup(uid)
+	if !ok {
+		t, ok = v.ended[uid]
+	}
 	if !ok {
 		var err error
 		if t, err = v.n.cfg.Store.Get(v.ctx, uid); err != nil {

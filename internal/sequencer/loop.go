@@ -27,6 +27,12 @@ type Loop struct {
 	// before it are committed. At most maxInFlight when the store starts
 	// commits in order (store.Pipeliner), else one.
 	pending []*commit
+	// ended are the records whose pure hooks ran on the loop (the core
+	// forgot them at HookDone), kept until their batch is observed so that
+	// the logs and metrics read them here, not from the store; endedNow
+	// are the uids of the Ready being taken, for its commit.
+	ended    map[string]store.Transaction
+	endedNow []string
 }
 
 // maxInFlight is how many batches the loop may have committing at once on
@@ -39,6 +45,7 @@ type commit struct {
 	batch   store.Batch
 	started store.Started // on a store.Pipeliner
 	effects []Effect
+	ended   []string // Loop.ended's uids this commit's batch ends
 	t0      time.Time
 	done    chan struct{}
 	err     error
@@ -106,6 +113,10 @@ func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, uid := range l.endedNow { // a Ready without a batch: nothing to observe
+		delete(l.ended, uid)
+	}
+	l.endedNow = nil
 	n.observeGauges(l.core)
 	l.core.Advance()
 	n.trace.Advance()
@@ -127,12 +138,20 @@ func (l *Loop) commitNow(ctx context.Context, r Ready) ([]Effect, error) {
 	if r.Batch.Empty() {
 		return r.Effects, nil
 	}
-	l.n.fence(&r.Batch)
-	p := &commit{batch: r.Batch, effects: r.Effects, t0: l.n.cfg.Clock.Now(), done: make(chan struct{})}
-	p.err = l.n.cfg.Store.Apply(ctx, r.Batch)
+	p := l.newCommit(r)
+	p.err = l.n.cfg.Store.Apply(ctx, p.batch)
 	close(p.done)
 	l.pending = append(l.pending, p)
 	return l.finish(ctx)
+}
+
+// newCommit makes r's commit: its batch fenced, and the records of the
+// pure hooks run for r (endedNow), kept until the commit is observed.
+func (l *Loop) newCommit(r Ready) *commit {
+	l.n.fence(&r.Batch)
+	p := &commit{batch: r.Batch, effects: r.Effects, ended: l.endedNow, t0: l.n.cfg.Clock.Now(), done: make(chan struct{})}
+	l.endedNow = nil
+	return p
 }
 
 // commitAsync starts r's commit and returns the effects that may go out
@@ -163,8 +182,7 @@ func (l *Loop) commitAsync(ctx context.Context, r Ready) ([]Effect, error) {
 	switch {
 	case !r.Batch.Empty():
 		n := l.n
-		n.fence(&r.Batch)
-		p := &commit{batch: r.Batch, effects: r.Effects, t0: n.cfg.Clock.Now(), done: make(chan struct{})}
+		p := l.newCommit(r)
 		if ordered {
 			var after store.Started // the last batch still committing: p is not applied without it
 			if k := len(l.pending); k > 0 {
@@ -227,7 +245,10 @@ func (l *Loop) finish(ctx context.Context) ([]Effect, error) {
 	}
 	n := l.n
 	n.observeCommit(p.batch, n.since(p.t0))
-	n.observe(ctx, l.core, p.batch)
+	n.observe(ctx, l.core, l.ended, p.batch)
+	for _, uid := range p.ended {
+		delete(l.ended, uid)
+	}
 	return p.effects, nil
 }
 
@@ -300,8 +321,15 @@ func (l *Loop) signLocal(ctx context.Context, now time.Time, r Ready) Ready {
 // the record instead of two, and no hook effect.
 func (l *Loop) runPureHooks(ctx context.Context, now time.Time, r Ready) Ready {
 	return l.stepInline(now, r, func(_ int, e Effect) (Input, bool) {
-		if e.Kind != EffectHook || !hasPureHooks(l.n.dispatcherFor(e.Txn.Type, e.Sender.AccountID)) {
+		if e.Kind != EffectHook || !l.n.pureHook(e) {
 			return Input{}, false
+		}
+		if t, ok := l.core.Lookup(e.UID); ok {
+			if l.ended == nil {
+				l.ended = map[string]store.Transaction{}
+			}
+			l.ended[e.UID] = t
+			l.endedNow = append(l.endedNow, e.UID)
 		}
 		return l.n.perform(ctx, e), true
 	})

@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // batchLog records every batch a node hands its store, in order.
@@ -132,5 +134,46 @@ func TestPureHooksCommitWithTheEnd(t *testing.T) {
 				t.Fatalf("%d hook calls for %d transactions", n, len(uids))
 			}
 		})
+	}
+}
+
+// gettingStore counts the node's reads of one record.
+type gettingStore struct {
+	store.Store
+	gets *atomic.Int32
+}
+
+func (s gettingStore) Get(ctx context.Context, uid string) (store.Transaction, error) {
+	s.gets.Add(1)
+	return s.Store.Get(ctx, uid)
+}
+
+// A transaction that ends FAILED with a pure hook is logged and counted
+// from the record the loop kept when the hook ran, not read back from the
+// store: the failure line and metric name its type and queue, and the node
+// never calls Get.
+func TestPureHookFailureObservedWithoutRead(t *testing.T) {
+	revert := 1.0
+	var calls, gets atomic.Int32
+	r := newRig(t, rigOptions{faults: devchain.FaultUpdate{RevertProb: &revert}, blockTime: 20 * time.Millisecond, maxRetries: 1, tune: func(c *sequencer.Config) {
+		zk := c.Dispatchers[typ].(*dispatch.ZkAppDispatcher)
+		c.Dispatchers[typ] = pureZkApp{ZkAppDispatcher: zk, pure: true, calls: &calls}
+		c.Store = gettingStore{Store: c.Store, gets: &gets}
+	}})
+	tx := r.submit("q-revert", typ, `{}`)
+	r.waitState(tx.UID, store.Failed)
+	r.waitLog("transaction failed")
+	failed := r.logs.Records(t, "transaction failed")
+	if len(failed) != 1 || failed[0]["queue"] != "q-revert" || failed[0]["type"] != typ || str(failed[0]["sender"]) == "" {
+		t.Fatalf("failed lines %v", failed)
+	}
+	if got := testkit.Metric(t, r.reg, "ordo_sequencer_failures_total", "type", typ, "reason", sequencer.ReasonFailedInclusion); got != 1 {
+		t.Fatalf("failures_total{type=%s} %v", typ, got)
+	}
+	if n := gets.Load(); n != 0 {
+		t.Fatalf("the node read %d records back from the store", n)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("%d hook calls", n)
 	}
 }

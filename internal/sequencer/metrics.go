@@ -147,9 +147,9 @@ func (n *Node) observeHead(height uint64) {
 }
 
 // observe updates metrics and logs (driver_log.go) from a committed batch.
-func (n *Node) observe(ctx context.Context, c *Core, b store.Batch) {
+func (n *Node) observe(ctx context.Context, c *Core, ended map[string]store.Transaction, b store.Batch) {
 	m := n.cfg.Metrics
-	v := n.newBatchView(ctx, c, b)
+	v := n.newBatchView(ctx, c, ended, b)
 	v.logAttempts()
 	for _, h := range b.History {
 		if h.From == h.To && (h.To == store.Done || h.To == store.Failed) {
