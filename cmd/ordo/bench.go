@@ -158,7 +158,7 @@ starts a throwaway cluster (as the tests do) and removes it after.`,
 	bc.Flags().IntVar(&o.Queues, "queues", 1000, "queues the intents spread over (Q)")
 	bc.Flags().IntVar(&o.Senders, "senders", 0, "senders (default: one per queue)")
 	bc.Flags().IntVar(&o.Batch, "batch", 1000, "intents per Submit in the insert phase")
-	bc.Flags().StringVar(&o.Postgres, "postgres", "", "with --store postgres: the database URL (default: a throwaway cluster)")
+	bc.Flags().StringVar(&o.Postgres, "postgres", "", "with --store postgres: the URL of an empty database (default: a throwaway cluster)")
 	bc.Flags().IntVar(&o.Workers, "workers", 0, "the node's effect workers (default: the node's default)")
 	bc.Flags().IntVar(&o.InFlight, "in-flight", 1, "transactions of a queue in flight at once, nonce-ordered on its sender (the sequencer's pipelines)")
 	bc.Flags().StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the run to this file")

@@ -40,8 +40,8 @@ type BurndownOptions struct {
 	Senders int
 	// Batch is how many intents one Submit carries. Defaults to 1,000.
 	Batch int
-	// Postgres is the URL of the database to use with StorePostgres; empty
-	// starts a throwaway cluster (pgcluster.Start), removed after.
+	// Postgres is the URL of an empty database to use with StorePostgres;
+	// empty starts a throwaway cluster (pgcluster.Start), removed after.
 	Postgres string
 	// Dir holds the SQLite database. Defaults to a temporary directory,
 	// removed after.
@@ -94,6 +94,26 @@ func (o *BurndownOptions) setDefaults() error {
 	return nil
 }
 
+// ErrNotEmpty is returned by Burndown and Recovery on a store that already
+// holds transactions: their intents' idempotency keys would meet the
+// earlier run's, and the earlier records would be counted.
+var ErrNotEmpty = errors.New("bench: the store is not empty")
+
+// requireEmpty returns ErrNotEmpty, naming what st holds, unless it holds no
+// transaction.
+func requireEmpty(ctx context.Context, st store.Store, bench string) error {
+	counts, err := st.CountByState(ctx)
+	if err != nil {
+		return fmt.Errorf("bench: %s: %w", bench, err)
+	}
+	for _, s := range []store.TxState{store.Waiting, store.Revision, store.Retry, store.Done, store.Failed} {
+		if n := counts[s]; n != 0 {
+			return fmt.Errorf("%w: %s needs an empty database, and this one holds %d %s transactions (give it a new --dir or --postgres database)", ErrNotEmpty, bench, n, s)
+		}
+	}
+	return nil
+}
+
 // Burndown measures the engine alone: no HTTP, no real chain. Insert
 // phase: Intents intents over Queues queues go through the sequencer's
 // intake (Node.Submit: the checks, the ids and Store.Enqueue, as the API's
@@ -113,6 +133,9 @@ func Burndown(ctx context.Context, o BurndownOptions) (res BurndownResult, err e
 		return res, err
 	}
 	defer func() { err = errors.Join(err, closeStore()) }()
+	if err := requireEmpty(ctx, st, "burndown"); err != nil {
+		return res, err
+	}
 	res.Durability = durability
 	if o.wrap != nil {
 		st = o.wrap(st)

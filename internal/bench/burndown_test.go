@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"sync"
@@ -46,6 +47,21 @@ func TestBurndown(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A second burndown on the same store is refused (its idempotency keys
+// would meet the first run's, and it would wait for intents never created).
+func TestBurndownRefusesAUsedStore(t *testing.T) {
+	dir := t.TempDir()
+	o := BurndownOptions{Intents: 50, Queues: 5, Batch: 10, Dir: dir}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := Burndown(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Burndown(ctx, o); !errors.Is(err, ErrNotEmpty) || !strings.Contains(err.Error(), "50 DONE") {
+		t.Fatalf("second burndown on %s: %v, want ErrNotEmpty naming 50 DONE", dir, err)
 	}
 }
 

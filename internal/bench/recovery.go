@@ -193,14 +193,8 @@ func recoveryFill(ctx context.Context, o RecoveryOptions) (_ time.Duration, err 
 		return 0, err
 	}
 	defer func() { err = errors.Join(err, closeStore()) }()
-	counts, err := st.CountByState(ctx)
-	if err != nil {
+	if err := requireEmpty(ctx, st, "recovery"); err != nil {
 		return 0, err
-	}
-	for s, n := range counts {
-		if n != 0 {
-			return 0, fmt.Errorf("bench: recovery needs an empty store: it holds %d %s transactions", n, s)
-		}
 	}
 	pad := strings.Repeat("x", max(o.DataBytes-len(`{"i":0000000,"pad":""}`), 0))
 	start := wall.Now()
