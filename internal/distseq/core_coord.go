@@ -1,6 +1,7 @@
 package distseq
 
 import (
+	"encoding/hex"
 	"maps"
 	"slices"
 	"time"
@@ -384,27 +385,35 @@ func (c *Core) coordNewRange(k *contract) {
 	}
 }
 
-// coordConfirmed: an IntentConfirmed event. Its outputs become held
-// states; a transaction in the graph that spends a state it spent (a
-// confirm from another coordinator) is assembled again, and one with its
-// id is done.
+// coordConfirmed: an IntentConfirmed event. A transaction in the graph
+// with its id is done: its outputs become held states when the confirmed
+// assembly is its own; when another copy of the intent was confirmed (its
+// sender re-delegated to another coordinator), its own assembly never
+// lands: its locks and outputs go and what was assembled on them is
+// assembled again. Any other transaction in the graph that spends a state
+// the event spent is assembled again.
 func (c *Core) coordConfirmed(k *contract, e ChainEvent) {
 	co := k.coord
 	if co == nil {
 		return
 	}
 	if t := co.txs[e.TxID]; t != nil {
+		var again []*ctx
 		if t.asm != nil {
-			for _, s := range t.asm.Creates {
-				if k.loaded {
-					k.hold(s, e.Height)
+			if d := c.cfg.Domain.Digest(k.addr, t.id, *t.asm); hex.EncodeToString(d[:]) == e.Digest {
+				for _, s := range t.asm.Creates {
+					if k.loaded {
+						k.hold(s, e.Height)
+					}
+				}
+			} else {
+				again = c.graphOf(co, t)[1:]
+			}
+			for _, s := range t.asm.Spends {
+				if co.locked[s] == t.id {
+					delete(co.locked, s)
 				}
 			}
-		}
-		for _, s := range e.Spends {
-			delete(co.locked, s)
-		}
-		if t.asm != nil {
 			for _, s := range t.asm.Creates {
 				delete(co.spec, s.ID)
 			}
@@ -417,6 +426,11 @@ func (c *Core) coordConfirmed(k *contract, e ChainEvent) {
 			c.answered("dc:" + t.confirmID)
 		}
 		delete(co.txs, t.id)
+		for _, o := range again {
+			if co.txs[o.id] != nil && o.state != CDispatched {
+				c.requeue(k, o)
+			}
+		}
 	}
 	for _, s := range e.Spends {
 		if by := co.locked[s]; by != "" {
