@@ -115,6 +115,12 @@
 //   - an endorsement error, a refused dispatch or a base-ledger revert takes
 //     the transaction and everything assembled on its outputs out of the
 //     graph, and they are assembled again (never dispatched stale);
+//   - a confirm of another coordinator's copy of an intent (its sender
+//     re-delegated it) frees only the locks of this coordinator's copy, not
+//     the states the event spent: whoever in the graph locks one of those
+//     is assembled again, and so is everything assembled on the copy's
+//     outputs, which never land (its outputs are held only when the
+//     confirmed digest is its own assembly's);
 //   - a prepare-only transaction is never handed to a Submitter, and its
 //     outputs are never offered to another assembly before it is confirmed;
 //   - a contract with nothing in flight releases its in-memory state after
