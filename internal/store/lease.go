@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -43,6 +44,43 @@ type Lease struct {
 type Fence struct {
 	Holder string
 	Leases map[string]int64
+}
+
+// Names returns the names of the leases f needs, sorted.
+func (f *Fence) Names() []string {
+	return slices.Sorted(maps.Keys(f.Leases))
+}
+
+// FenceCheck compares the leases a store holds with a Fence, for the
+// stores' check of a fenced write: Check each lease read of f's names, then
+// Stale says what makes the write stale, if anything.
+type FenceCheck struct {
+	f     *Fence
+	found int
+	bad   string
+}
+
+// Check returns a FenceCheck of f.
+func (f *Fence) Check() *FenceCheck { return &FenceCheck{f: f} }
+
+// Lease takes one lease read, live when it has not expired on the store's
+// clock.
+func (c *FenceCheck) Lease(l Lease, live bool) {
+	c.found++
+	want := c.f.Leases[l.Name]
+	if c.bad == "" && (l.Holder != c.f.Holder || l.Token != want || !live) {
+		c.bad = fmt.Sprintf("%s: held by %q with token %d (live %t), want %q with %d", l.Name, l.Holder, l.Token, live, c.f.Holder, want)
+	}
+}
+
+// Stale returns "" when every lease of the fence was read, is the holder's
+// with its token and is live; else it says what is not (the first lease
+// that differs, or how many were never taken).
+func (c *FenceCheck) Stale() string {
+	if c.bad == "" && c.found < len(c.f.Leases) {
+		return fmt.Sprintf("%d of %d leases never taken", len(c.f.Leases)-c.found, len(c.f.Leases))
+	}
+	return c.bad
 }
 
 // ErrFenced is a write refused because a lease its Fence names is no

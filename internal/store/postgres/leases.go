@@ -253,36 +253,22 @@ func checkFence(ctx context.Context, tx pgx.Tx, f *store.Fence) error {
 	if f == nil || len(f.Leases) == 0 {
 		return nil
 	}
-	names := make([]string, 0, len(f.Leases))
-	for n := range f.Leases {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	rows, err := tx.Query(ctx, fenceSQL, names)
+	rows, err := tx.Query(ctx, fenceSQL, f.Names())
 	if err != nil {
 		return fmt.Errorf("postgres: fence: %w", err)
 	}
-	found := 0
+	chk := f.Check()
 	var (
 		l    store.Lease
 		live bool
-		bad  string
 	)
-	_, err = pgx.ForEachRow(rows, []any{&l.Name, &l.Holder, &l.Token, &live}, func() error {
-		found++
-		if bad == "" && (l.Holder != f.Holder || l.Token != f.Leases[l.Name] || !live) {
-			bad = fmt.Sprintf("%s: held by %q with token %d (live %t), want %q with %d",
-				l.Name, l.Holder, l.Token, live, f.Holder, f.Leases[l.Name])
-		}
+	if _, err = pgx.ForEachRow(rows, []any{&l.Name, &l.Holder, &l.Token, &live}, func() error {
+		chk.Lease(l, live)
 		return nil
-	})
-	if err != nil {
+	}); err != nil {
 		return fmt.Errorf("postgres: fence: %w", err)
 	}
-	if bad == "" && found < len(names) {
-		bad = fmt.Sprintf("%d of %d leases never taken", len(names)-found, len(names))
-	}
-	if bad != "" {
+	if bad := chk.Stale(); bad != "" {
 		return &fenceError{msg: fmt.Sprintf("postgres: apply: %v: %s", store.ErrFenced, bad)}
 	}
 	return nil

@@ -236,14 +236,9 @@ func (s *Store) checkFence(ctx context.Context, f *store.Fence) error {
 	if f == nil || len(f.Leases) == 0 {
 		return nil
 	}
-	names := make([]string, 0, len(f.Leases))
-	for n := range f.Leases {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := f.Names()
 	now := s.opts.Now().UnixNano()
-	var bad string
-	found := 0
+	chk := f.Check()
 	for lo := 0; lo < len(names); lo += leaseChunk {
 		part := names[lo:min(lo+leaseChunk, len(names))]
 		args := make([]any, len(part))
@@ -258,19 +253,11 @@ func (s *Store) checkFence(ctx context.Context, f *store.Fence) error {
 		if err != nil {
 			return fmt.Errorf("sqlite: fence: %w", err)
 		}
-		found += len(ls)
 		for _, l := range ls {
-			live := l.Expires.UnixNano() > now
-			if bad == "" && (l.Holder != f.Holder || l.Token != f.Leases[l.Name] || !live) {
-				bad = fmt.Sprintf("%s: held by %q with token %d (live %t), want %q with %d",
-					l.Name, l.Holder, l.Token, live, f.Holder, f.Leases[l.Name])
-			}
+			chk.Lease(l, l.Expires.UnixNano() > now)
 		}
 	}
-	if bad == "" && found < len(names) {
-		bad = fmt.Sprintf("%d of %d leases never taken", len(names)-found, len(names))
-	}
-	if bad != "" {
+	if bad := chk.Stale(); bad != "" {
 		return unwritten(fmt.Errorf("sqlite: apply: %w: %s", store.ErrFenced, bad))
 	}
 	return nil
