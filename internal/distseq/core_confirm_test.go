@@ -2,7 +2,6 @@ package distseq_test
 
 import (
 	"crypto/ed25519"
-	"encoding/hex"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -26,15 +25,7 @@ import (
 // instead, whoever locked them: X-2 kept spending s2, unlocked (stress
 // seed 10978966756829776571: "B-tx11 spends g0-mint-14, locked by """).
 func TestConfirmOfAnotherCopy(t *testing.T) {
-	var members []store.DistseqMember
-	var ids []distseq.NodeID
-	keys := map[distseq.NodeID]ed25519.PrivateKey{}
-	for i, id := range []string{"A", "B", "C"} {
-		k := ed25519.NewKeyFromSeed(append(make([]byte, 31), byte(i+1)))
-		keys[distseq.NodeID(id)] = k
-		ids = append(ids, distseq.NodeID(id))
-		members = append(members, store.DistseqMember{ID: id, PublicKey: hex.EncodeToString(k.Public().(ed25519.PublicKey))})
-	}
+	ids, keys, members := committee()
 	pref, err := distseq.Preference(ids, "g0", 5, distseq.DefaultRangeSize, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -14,19 +14,24 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
+// committee is the test committee A, B, C: its ids, keys (from fixed
+// seeds) and members of a group.
+func committee() (ids []distseq.NodeID, keys map[distseq.NodeID]ed25519.PrivateKey, members []store.DistseqMember) {
+	keys = map[distseq.NodeID]ed25519.PrivateKey{}
+	for i, id := range []string{"A", "B", "C"} {
+		k := ed25519.NewKeyFromSeed(append(make([]byte, 31), byte(i+1)))
+		keys[distseq.NodeID(id)] = k
+		ids = append(ids, distseq.NodeID(id))
+		members = append(members, store.DistseqMember{ID: id, PublicKey: hex.EncodeToString(k.Public().(ed25519.PublicKey))})
+	}
+	return ids, keys, members
+}
+
 // fuzzCore is node A of a committee A, B, C with one group g0 and one
 // intent in flight.
 func fuzzCore(t testing.TB) *distseq.Core {
-	var members []store.DistseqMember
-	var keyA ed25519.PrivateKey
-	for i, id := range []string{"A", "B", "C"} {
-		k := ed25519.NewKeyFromSeed(append(make([]byte, 31), byte(i+1)))
-		if i == 0 {
-			keyA = k
-		}
-		members = append(members, store.DistseqMember{ID: id, PublicKey: hex.EncodeToString(k.Public().(ed25519.PublicKey))})
-	}
-	c, err := distseq.New(distseq.CoreConfig{Self: "A", Key: keyA, Domain: token.Domain{}})
+	_, keys, members := committee()
+	c, err := distseq.New(distseq.CoreConfig{Self: "A", Key: keys["A"], Domain: token.Domain{}})
 	if err != nil {
 		t.Fatal(err)
 	}

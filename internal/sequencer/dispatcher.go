@@ -65,7 +65,7 @@ func (n *Node) pureHook(e Effect) bool {
 	if n.workers[e.Sender.AccountID] != nil {
 		return false
 	}
-	d := n.dispatcherFor(e.Txn.Type, e.Sender.AccountID)
+	d := n.cfg.Dispatchers[e.Txn.Type]
 	p, ok := d.(PureHooks)
 	return ok && p.PureHooks() && !isRemote(d)
 }

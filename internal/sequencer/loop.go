@@ -27,12 +27,11 @@ type Loop struct {
 	// before it are committed. At most maxInFlight when the store starts
 	// commits in order (store.Pipeliner), else one.
 	pending []*commit
-	// ended are the records whose pure hooks ran on the loop (the core
-	// forgot them at HookDone), kept until their batch is observed so that
-	// the logs and metrics read them here, not from the store; endedNow
-	// are the uids of the Ready being taken, for its commit.
-	ended    map[string]store.Transaction
-	endedNow []string
+	// ended are the records whose pure hooks ran for the Ready being taken
+	// (the core forgot them at HookDone): its commit keeps them until it is
+	// observed, so that the logs and metrics read them there, not from the
+	// store.
+	ended map[string]store.Transaction
 }
 
 // maxInFlight is how many batches the loop may have committing at once on
@@ -45,7 +44,7 @@ type commit struct {
 	batch   store.Batch
 	started store.Started // on a store.Pipeliner
 	effects []Effect
-	ended   []string // Loop.ended's uids this commit's batch ends
+	ended   map[string]store.Transaction // the records its pure hooks ended (Loop.ended)
 	t0      time.Time
 	done    chan struct{}
 	err     error
@@ -113,10 +112,7 @@ func (l *Loop) Turn(ctx context.Context) ([]Effect, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, uid := range l.endedNow { // a Ready without a batch: nothing to observe
-		delete(l.ended, uid)
-	}
-	l.endedNow = nil
+	l.ended = nil // a Ready without a batch: nothing to observe
 	n.observeGauges(l.core)
 	l.core.Advance()
 	n.trace.Advance()
@@ -146,11 +142,11 @@ func (l *Loop) commitNow(ctx context.Context, r Ready) ([]Effect, error) {
 }
 
 // newCommit makes r's commit: its batch fenced, and the records of the
-// pure hooks run for r (endedNow), kept until the commit is observed.
+// pure hooks run for r (Loop.ended), kept until the commit is observed.
 func (l *Loop) newCommit(r Ready) *commit {
 	l.n.fence(&r.Batch)
-	p := &commit{batch: r.Batch, effects: r.Effects, ended: l.endedNow, t0: l.n.cfg.Clock.Now(), done: make(chan struct{})}
-	l.endedNow = nil
+	p := &commit{batch: r.Batch, effects: r.Effects, ended: l.ended, t0: l.n.cfg.Clock.Now(), done: make(chan struct{})}
+	l.ended = nil
 	return p
 }
 
@@ -245,10 +241,7 @@ func (l *Loop) finish(ctx context.Context) ([]Effect, error) {
 	}
 	n := l.n
 	n.observeCommit(p.batch, n.since(p.t0))
-	n.observe(ctx, l.core, l.ended, p.batch)
-	for _, uid := range p.ended {
-		delete(l.ended, uid)
-	}
+	n.observe(ctx, l.core, p.ended, p.batch)
 	return p.effects, nil
 }
 
@@ -329,7 +322,6 @@ func (l *Loop) runPureHooks(ctx context.Context, now time.Time, r Ready) Ready {
 				l.ended = map[string]store.Transaction{}
 			}
 			l.ended[e.UID] = t
-			l.endedNow = append(l.endedNow, e.UID)
 		}
 		return l.n.perform(ctx, e), true
 	})

@@ -156,13 +156,7 @@ func (s *Store) Apply(ctx context.Context, b store.Batch) error {
 	if b.Empty() {
 		return ctx.Err()
 	}
-	if err := b.Validate(); err != nil {
-		return fmt.Errorf("postgres: apply: %w", err)
-	}
-	w := len(b.Txs) + len(b.Queues) + len(b.Senders) + len(b.History)
-	return s.write(ctx, w, fenced(b.Fence, func(ctx context.Context, tx pgx.Tx) error {
-		return s.applyBatch(ctx, tx, &b)
-	}))
+	return s.StartApply(ctx, b, nil).Wait(ctx)
 }
 
 // StartApply implements store.Pipeliner: b is handed to the committer

@@ -64,12 +64,7 @@ func (s *Store) Apply(ctx context.Context, b store.Batch) error {
 	if b.Empty() {
 		return ctx.Err()
 	}
-	if err := b.Validate(); err != nil {
-		return fmt.Errorf("sqlite: apply: %w", err)
-	}
-	w := len(b.Txs) + len(b.Queues) + len(b.Senders) + len(b.History)
-	r := &request{Req: writeq.NewReq(ctx, w), batch: &b}
-	return s.q.Submit(ctx, r)
+	return s.StartApply(ctx, b, nil).Wait(ctx)
 }
 
 // StartApply implements store.Pipeliner: b is handed to the committer
