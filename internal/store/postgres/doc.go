@@ -57,8 +57,11 @@
 // BIGINT with the same bits; JSON bodies are BYTEA, kept byte for byte
 // (NULL when empty), not JSONB, which would rewrite them; text keys that
 // are ordered or ranged over are COLLATE "C" (byte order, as SQLite's,
-// whatever the database's locale). transactions.seq and history.id are
-// identity columns.
+// whatever the database's locale). transactions.seq is an identity column.
+// Where the schemas part: since migration 0012 a transaction's history is
+// a column of its row (transactions.history, JSON lines: history.go), not
+// SQLite's history table, so an intent's transitions cost no row of their
+// own and reading them is reading one row.
 //
 // # Invariants
 //
@@ -73,14 +76,17 @@
 //     transactions each commit created, in Seq order, before their callers
 //     are woken; a known key is not reported.
 //   - History of a transaction starts with its creation, "" → WAITING at
-//     CreatedAt (note "enqueued"), made from the transactions row.
+//     CreatedAt (note "enqueued"), made from the transactions row; the
+//     entries after it are transactions.history's lines, in the order
+//     written: a batch appends each uid's entries in its own order, in the
+//     UPDATE that writes the transaction or in one of their own.
 //   - Apply with a TxUpdate of an unknown uid (attempt-only or not), or a
 //     history entry or queue binding of one, fails with store.ErrNotFound
 //     and changes nothing; within a batch the last write of a key (uid,
 //     (uid, n), queue, sender) wins. Since migration 0010 no foreign key
-//     checks it: the UPDATE of transactions counts the rows it matched, and
-//     one read counts the other uids the batch names (otherParents), which
-//     costs no row lock on the parents. Transactions are never deleted, so
+//     checks it: the UPDATEs of transactions (its fields, its history)
+//     count the rows they matched, and one read counts the other uids the
+//     batch names (otherParents), which costs no row lock on the parents. Transactions are never deleted, so
 //     the check cannot be overtaken.
 //
 // # The other engines' stores

@@ -67,6 +67,12 @@ func migrate(ctx context.Context, conn *pgx.Conn, now func() time.Time) error {
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
+	return migrateTo(ctx, conn, now, ms)
+}
+
+// migrateTo is migrate with the migrations given (a prefix of them brings
+// a database to an older binary's schema, in tests).
+func migrateTo(ctx context.Context, conn *pgx.Conn, now func() time.Time, ms []migration) error {
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrateLockKey); err != nil {
 		return fmt.Errorf("migrations: lock: %w", err)
 	}

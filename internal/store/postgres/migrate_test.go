@@ -2,12 +2,15 @@ package postgres
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/testkit/pgtest"
 )
 
@@ -59,7 +62,7 @@ func TestMigrations(t *testing.T) {
 		{"rows", `SELECT count(*) FROM schema_migrations`, len(ms)},
 		{"versions", `SELECT count(DISTINCT version) FROM schema_migrations`, len(ms)},
 		{"tables", `SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename IN
-			('transactions', 'attempts', 'queues', 'senders', 'history', 'jobs', 'processors', 'leader_events', 'distseq_intents')`, 9},
+			('transactions', 'attempts', 'queues', 'senders', 'jobs', 'processors', 'leader_events', 'distseq_intents')`, 8},
 	} {
 		var n int
 		if err := conn.QueryRow(ctx, tc.sql).Scan(&n); err != nil {
@@ -81,5 +84,65 @@ func TestMigrations(t *testing.T) {
 	}
 	if _, err := Open(ctx, url, Options{}); err == nil || !strings.Contains(err.Error(), "newer") {
 		t.Fatalf("Open of a newer schema: err = %v, want refused", err)
+	}
+}
+
+// TestMigrationHistoryInline: the history rows a database held before
+// migration 0012 are its transactions' history after it, in order, with
+// their times, bindings and notes.
+func TestMigrationHistoryInline(t *testing.T) {
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	now := func() time.Time { return time.Unix(0, 1) }
+	if err := migrateTo(ctx, conn, now, ms[:11]); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO transactions (uid, queue, type, state, created_at, updated_at) VALUES
+			('a', 'q', 'k', 'DONE', 100, 300), ('b', 'q', 'k', 'WAITING', 150, 150)`,
+		`INSERT INTO history (uid, at, from_state, to_state, binding, note) VALUES
+			('a', 200, 'WAITING', 'REVISION', 'INCLUSION', 'sent "x"'),
+			('a', 300, 'REVISION', 'DONE', '', '')`,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(ctx, url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, tc := range []struct {
+		uid  string
+		want []store.HistoryEntry
+	}{
+		{"a", []store.HistoryEntry{
+			{UID: "a", At: time.Unix(0, 100).UTC(), To: store.Waiting, Note: "enqueued"},
+			{UID: "a", At: time.Unix(0, 200).UTC(), From: store.Waiting, To: store.Revision, Binding: store.Inclusion, Note: `sent "x"`},
+			{UID: "a", At: time.Unix(0, 300).UTC(), From: store.Revision, To: store.Done},
+		}},
+		{"b", []store.HistoryEntry{{UID: "b", At: time.Unix(0, 150).UTC(), To: store.Waiting, Note: "enqueued"}}},
+	} {
+		got, err := s.History(ctx, tc.uid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Fatalf("history of %s:\n got %+v\nwant %+v", tc.uid, got, tc.want)
+		}
+	}
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename = 'history'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("history table after 0012: %d (%v)", n, err)
 	}
 }

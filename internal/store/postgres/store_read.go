@@ -91,38 +91,23 @@ func (s *Store) Get(ctx context.Context, uid string) (store.Transaction, error) 
 // History implements store.Store. Its first entry, "" → WAITING at the
 // creation time, is made from the transaction's row.
 func (s *Store) History(ctx context.Context, uid string) ([]store.HistoryEntry, error) {
-	hs := []store.HistoryEntry{}
-	err := s.inTx(ctx, snapshot, func(tx pgx.Tx) error {
-		var created *int64
-		err := tx.QueryRow(ctx, `SELECT created_at FROM transactions WHERE uid = $1`, uid).Scan(&created)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return store.ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		hs = append(hs, store.HistoryEntry{UID: uid, At: fromNanos(created), To: store.Waiting, Note: "enqueued"})
-		rows, err := tx.Query(ctx, `SELECT uid, at, from_state, to_state, binding, note FROM history WHERE uid = $1 ORDER BY id`, uid)
-		if err != nil {
-			return err
-		}
-		var (
-			h              store.HistoryEntry
-			at             *int64
-			from, to, bind string
-		)
-		_, err = pgx.ForEachRow(rows, []any{&h.UID, &at, &from, &to, &bind, &h.Note}, func() error {
-			h.At = fromNanos(at)
-			h.From, h.To, h.Binding = store.TxState(from), store.TxState(to), store.BindingState(bind)
-			hs = append(hs, h)
-			return nil
-		})
-		return err
-	})
+	var (
+		created *int64
+		text    []byte
+	)
+	err := s.pool.QueryRow(ctx, `SELECT created_at, history FROM transactions WHERE uid = $1`, uid).Scan(&created, &text)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = store.ErrNotFound
+	}
 	if err != nil {
 		return nil, fmt.Errorf("postgres: history %s: %w", uid, err)
 	}
-	return hs, nil
+	rest, err := decodeHistory(uid, text)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	created0 := store.HistoryEntry{UID: uid, At: fromNanos(created), To: store.Waiting, Note: "enqueued"}
+	return append([]store.HistoryEntry{created0}, rest...), nil
 }
 
 // List implements store.Store.

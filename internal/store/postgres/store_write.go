@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -183,9 +182,15 @@ func (s *Store) StartApply(ctx context.Context, b store.Batch, after store.Start
 // it reads only the rows named, through the uid index.
 const (
 	updateTxsSQL = `UPDATE transactions AS t
-		SET state = v.state, retries = v.retries, result = v.result, error = v.error, updated_at = v.at
-		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bytea[], $5::text[], $6::bigint[])
-			AS v(uid, state, retries, result, error, at)
+		SET state = v.state, retries = v.retries, result = v.result, error = v.error, updated_at = v.at,
+			history = t.history || v.h
+		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bytea[], $5::text[], $6::bigint[], $7::text[])
+			AS v(uid, state, retries, result, error, at, h)
+		WHERE t.uid = v.uid AND t.uid = ANY($1::text[])`
+	// appendHistorySQL appends the history of transactions the batch does
+	// not otherwise update (a HOT update: history is in no index).
+	appendHistorySQL = `UPDATE transactions AS t SET history = t.history || v.h
+		FROM unnest($1::text[], $2::text[]) AS v(uid, h)
 		WHERE t.uid = v.uid AND t.uid = ANY($1::text[])`
 	upsertAttemptsSQL = `INSERT INTO attempts (` + attemptCols + `)
 		SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[],
@@ -205,37 +210,32 @@ const (
 		ON CONFLICT (id) DO UPDATE SET
 			worker = excluded.worker, queue = excluded.queue,
 			next_nonce = excluded.next_nonce, updated_at = excluded.updated_at`
-	insertHistorySQL = `INSERT INTO history (uid, at, from_state, to_state, binding, note)
-		SELECT v.uid, v.at, v.f, v.t, v.b, v.note
-		FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[])
-			WITH ORDINALITY AS v(uid, at, f, t, b, note, o)
-		ORDER BY v.o`
 )
 
 // countParentsSQL counts the transactions of a list of distinct uids.
 const countParentsSQL = `SELECT count(*) FROM transactions WHERE uid = ANY($1::text[])`
 
-// otherParents returns the distinct uids that b's attempt-only updates,
-// history entries and queue bindings name and that b does not update (its
-// UPDATE counts those it does: see applyBatch): they must exist, as the
-// foreign keys that migration 0010 dropped required.
-func otherParents(b *store.Batch, upd []int, attemptOnly []string) []string {
-	seen := make(map[string]bool, len(upd)+len(attemptOnly))
+// otherParents returns the distinct uids that b's attempt-only updates and
+// queue bindings name and that b neither updates nor appends history to
+// (those UPDATEs count the rows they match: see applyBatch): they must
+// exist, as the foreign keys that migration 0010 dropped required.
+func otherParents(b *store.Batch, upd []int, attemptOnly, histOnly []string) []string {
+	seen := make(map[string]bool, len(upd)+len(histOnly))
 	for _, i := range upd {
 		seen[b.Txs[i].UID] = true
 	}
-	out := slices.Clone(attemptOnly)
-	for _, uid := range attemptOnly {
+	for _, uid := range histOnly {
 		seen[uid] = true
 	}
+	var out []string
 	add := func(uid string) {
 		if uid != "" && !seen[uid] {
 			seen[uid] = true
 			out = append(out, uid)
 		}
 	}
-	for i := range b.History {
-		add(b.History[i].UID)
+	for _, uid := range attemptOnly {
+		add(uid)
 	}
 	for i := range b.Queues {
 		add(b.Queues[i].TxUID)
@@ -260,23 +260,39 @@ func lastOf[K comparable](n int, key func(i int) K) []int {
 	return last
 }
 
-// applyBatch writes b in tx: one pgx.Batch of up to five statements.
+// applyBatch writes b in tx: one pgx.Batch of up to six statements.
 func (s *Store) applyBatch(ctx context.Context, tx pgx.Tx, b *store.Batch) error {
 	var pb pgx.Batch
 	// A zero time is now; the clock is read once per row, in batch order.
 	upd, attemptOnly := store.RowUpdates(b.Txs)
+	// The history entries, grouped by uid; those of the transactions upd
+	// updates go in its UPDATE, the others (histOnly) in one of their own.
+	histUIDs, hist, err := historyText(b, s.at)
+	if err != nil {
+		return err
+	}
 	if len(upd) > 0 {
 		n := len(upd)
-		uids, states, errs := make([]string, n), make([]string, n), make([]string, n)
+		uids, states, errs, hs := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		retries, ats, results := make([]int64, n), make([]int64, n), make([][]byte, n)
 		for j, i := range upd {
 			u := &b.Txs[i]
-			uids[j], states[j], errs[j] = u.UID, string(u.State), u.Error
+			uids[j], states[j], errs[j], hs[j] = u.UID, string(u.State), u.Error, string(hist[u.UID])
 			retries[j], ats[j], results[j] = int64(u.Retries), s.at(u.At), blob(u.Result)
+			delete(hist, u.UID)
 		}
-		pb.Queue(updateTxsSQL, uids, states, retries, results, errs, ats)
+		pb.Queue(updateTxsSQL, uids, states, retries, results, errs, ats, hs)
 	}
-	parents := otherParents(b, upd, attemptOnly)
+	var histOnly, histText []string
+	for _, uid := range histUIDs {
+		if h, ok := hist[uid]; ok {
+			histOnly, histText = append(histOnly, uid), append(histText, string(h))
+		}
+	}
+	if len(histOnly) > 0 {
+		pb.Queue(appendHistorySQL, histOnly, histText)
+	}
+	parents := otherParents(b, upd, attemptOnly, histOnly)
 	if len(parents) > 0 {
 		pb.Queue(countParentsSQL, parents)
 	}
@@ -324,15 +340,6 @@ func (s *Store) applyBatch(ctx context.Context, tx pgx.Tx, b *store.Batch) error
 		}
 		pb.Queue(upsertSendersSQL, ids, workers, queues, nonces, updated)
 	}
-	if n := len(b.History); n > 0 {
-		uids, froms, tos, binds, notes := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		ats := make([]int64, n)
-		for i := range b.History {
-			h := &b.History[i]
-			uids[i], ats[i], froms[i], tos[i], binds[i], notes[i] = h.UID, s.at(h.At), string(h.From), string(h.To), string(h.Binding), h.Note
-		}
-		pb.Queue(insertHistorySQL, uids, ats, froms, tos, binds, notes)
-	}
 	br := tx.SendBatch(ctx, &pb)
 	defer func() { _ = br.Close() }()
 	if len(upd) > 0 {
@@ -344,16 +351,25 @@ func (s *Store) applyBatch(ctx context.Context, tx pgx.Tx, b *store.Batch) error
 			return fmt.Errorf("postgres: apply: %d of %d transactions updated: %w", tag.RowsAffected(), len(upd), store.ErrNotFound)
 		}
 	}
+	if len(histOnly) > 0 {
+		tag, err := br.Exec()
+		if err != nil {
+			return applyErr(err)
+		}
+		if int(tag.RowsAffected()) != len(histOnly) {
+			return fmt.Errorf("postgres: apply: %d of %d transactions named by history exist: %w", tag.RowsAffected(), len(histOnly), store.ErrNotFound)
+		}
+	}
 	if len(parents) > 0 {
 		var found int
 		if err := br.QueryRow().Scan(&found); err != nil {
 			return applyErr(err)
 		}
 		if found != len(parents) {
-			return fmt.Errorf("postgres: apply: %d of %d transactions named by history or a queue exist: %w", found, len(parents), store.ErrNotFound)
+			return fmt.Errorf("postgres: apply: %d of %d transactions named by an attempt or a queue exist: %w", found, len(parents), store.ErrNotFound)
 		}
 	}
-	for range pb.Len() - min(len(upd), 1) - min(len(parents), 1) {
+	for range pb.Len() - min(len(upd), 1) - min(len(histOnly), 1) - min(len(parents), 1) {
 		if _, err := br.Exec(); err != nil {
 			return applyErr(err)
 		}
