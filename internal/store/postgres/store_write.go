@@ -88,14 +88,17 @@ func (s *Store) enqueue(ctx context.Context, tx pgx.Tx, txs []store.NewTransacti
 	}
 	out := make([]store.EnqueueResult, n)
 	var known []string // the keys of the transactions not inserted
+	answered := make(map[string]bool, n)
 	for i := range txs {
 		nt := &txs[i]
 		seq, ok := seqs[nt.UID]
-		// A later one of a uid and key given twice was not inserted either.
-		if !ok || (nt.IdempotencyKey != "" && firstWithUID(txs, nt.UID) != i) {
+		// A later one of a uid and key given twice was not inserted either
+		// (without a key, a uid given twice is refused by its index).
+		if !ok || answered[nt.UID] {
 			known = append(known, nt.IdempotencyKey)
 			continue
 		}
+		answered[nt.UID] = true
 		at := time.Unix(0, ats[i]).UTC()
 		out[i] = store.EnqueueResult{
 			Transaction: store.Transaction{
@@ -137,16 +140,6 @@ func (s *Store) enqueue(ctx context.Context, tx pgx.Tx, txs []store.NewTransacti
 		out[i] = store.EnqueueResult{Transaction: t}
 	}
 	return out, nil
-}
-
-// firstWithUID is the index of the first transaction of txs with uid.
-func firstWithUID(txs []store.NewTransaction, uid string) int {
-	for i := range txs {
-		if txs[i].UID == uid {
-			return i
-		}
-	}
-	return -1
 }
 
 // Apply implements store.Store: the batch commits atomically, through the
