@@ -84,7 +84,7 @@ func (s *Store) ApplyJobs(ctx context.Context, b store.JobBatch) ([]store.JobIns
 		return []store.JobInserted{}, ctx.Err()
 	}
 	var out []store.JobInserted
-	err := s.write(ctx, len(b.Insert)+len(b.Update), func(ctx context.Context, tx pgx.Tx) error {
+	err := s.write(ctx, len(b.Insert)+len(b.Update), func(ctx context.Context, tx wtx) error {
 		var err error
 		out, err = s.applyJobs(ctx, tx, &b)
 		return err
@@ -96,7 +96,7 @@ func (s *Store) ApplyJobs(ctx context.Context, b store.JobBatch) ([]store.JobIns
 }
 
 // applyJobs writes b in tx.
-func (s *Store) applyJobs(ctx context.Context, tx pgx.Tx, b *store.JobBatch) ([]store.JobInserted, error) {
+func (s *Store) applyJobs(ctx context.Context, tx wtx, b *store.JobBatch) ([]store.JobInserted, error) {
 	if err := updateJobs(ctx, tx, b.Update); err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func (s *Store) applyJobs(ctx context.Context, tx pgx.Tx, b *store.JobBatch) ([]
 
 // updateJobs rewrites the jobs of us, one statement each, in order, sent
 // together.
-func updateJobs(ctx context.Context, tx pgx.Tx, us []store.Job) error {
+func updateJobs(ctx context.Context, tx wtx, us []store.Job) error {
 	if len(us) == 0 {
 		return nil
 	}
@@ -188,7 +188,7 @@ func updateJobs(ctx context.Context, tx pgx.Tx, us []store.Job) error {
 
 // answerSkipped sets the answers of the inserts not added: the job stored
 // under the insert's ID or, when none is, the live job holding its key.
-func answerSkipped(ctx context.Context, tx pgx.Tx, ins []store.Job, skipped []int, out []store.JobInserted) error {
+func answerSkipped(ctx context.Context, tx wtx, ins []store.Job, skipped []int, out []store.JobInserted) error {
 	ids := make([]int64, 0, len(skipped))
 	var keys []string
 	for _, i := range skipped {

@@ -233,11 +233,11 @@ func (e *fenceError) Unwrap() []error { return []error{store.ErrFenced, errRefus
 
 // fenced is write: the fence f is checked (checkFence) in the write's
 // transaction before it runs; a nil f checks nothing.
-func fenced(f *store.Fence, write func(ctx context.Context, tx pgx.Tx) error) func(ctx context.Context, tx pgx.Tx) error {
+func fenced(f *store.Fence, write func(ctx context.Context, tx wtx) error) func(ctx context.Context, tx wtx) error {
 	if f == nil {
 		return write
 	}
-	return func(ctx context.Context, tx pgx.Tx) error {
+	return func(ctx context.Context, tx wtx) error {
 		if err := checkFence(ctx, tx, f); err != nil {
 			return err
 		}
@@ -249,7 +249,7 @@ func fenced(f *store.Fence, write func(ctx context.Context, tx pgx.Tx) error) fu
 // names is held by f.Holder with its token and unexpired now; it locks the
 // leases' rows FOR KEY SHARE until tx ends, so that a takeover waits for
 // tx's commit. A nil fence passes.
-func checkFence(ctx context.Context, tx pgx.Tx, f *store.Fence) error {
+func checkFence(ctx context.Context, tx wtx, f *store.Fence) error {
 	if f == nil || len(f.Leases) == 0 {
 		return nil
 	}

@@ -24,7 +24,8 @@ func TestLeasesConformance(t *testing.T) {
 
 // TestLeaseFenceAloneInGroup: a fenced Apply that shares its group commit
 // with an Enqueue is refused alone (the group runs again without it) and
-// the Enqueue commits.
+// the Enqueue commits, also when the group's transaction was begun by the
+// last group's COMMIT.
 func TestLeaseFenceAloneInGroup(t *testing.T) {
 	dir := t.TempDir()
 	s := openIn(t, dir, Options{})
@@ -39,7 +40,7 @@ func TestLeaseFenceAloneInGroup(t *testing.T) {
 	}
 	release := block(t, dir)
 	defer release()
-	commits, reruns := s.commits.Load(), s.reruns.Load()
+	commits, reruns, chained := s.commits.Load(), s.reruns.Load(), s.chained.Load()
 	first := make(chan error, 1)
 	go func() {
 		_, err := s.Enqueue(ctx, []store.NewTransaction{{UID: "a", Queue: "qa"}})
@@ -70,6 +71,12 @@ func TestLeaseFenceAloneInGroup(t *testing.T) {
 	}
 	if c, r := s.commits.Load()-commits, s.reruns.Load()-reruns; c != 2 || r != 1 {
 		t.Fatalf("%d groups, %d reruns; want 2 groups (the fenced Apply shared the second), 1 rerun", c, r)
+	}
+	// The second group was begun with the first's COMMIT (both requests
+	// were waiting); its rerun, after the ROLLBACK, on a connection of its
+	// own.
+	if c := s.chained.Load() - chained; c != 1 {
+		t.Fatalf("%d groups begun with the last one's COMMIT, want 1", c)
 	}
 	for _, uid := range []string{"u", "a", "b"} {
 		tx, err := s.Get(ctx, uid)

@@ -28,7 +28,7 @@ var _ store.EnqueueWatcher = (*Store)(nil)
 
 // notifyEnqueued notifies enqueuedChannel, in tx, of each queue the
 // group's requests created transactions in (sorted, each once).
-func notifyEnqueued(ctx context.Context, tx pgx.Tx, live []*request) error {
+func notifyEnqueued(ctx context.Context, tx wtx, live []*request) error {
 	seen := map[string]bool{}
 	var queues []string
 	for _, r := range live {

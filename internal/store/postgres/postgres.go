@@ -62,12 +62,16 @@ type Store struct {
 
 	q      *writeq.Queue[*request]
 	exited chan struct{}
+	// held is the committer's connection between groups under load, its
+	// next transaction begun (committer.go); only the committer uses it.
+	held *pgxpool.Conn
 
 	closeOnce sync.Once
 	closeErr  error
 
 	commits atomic.Int64 // groups formed (for tests and metrics)
 	reruns  atomic.Int64 // groups run again without a refused request
+	chained atomic.Int64 // groups begun with the last one's COMMIT (committer.go)
 }
 
 var _ store.Store = (*Store)(nil)

@@ -182,7 +182,7 @@ func (b *engBatch) queue(wrap func(error) error, sql string, args ...any) {
 // its group), and sends the same statements each time, in a new pgx.Batch
 // (pgx keeps the prepared statement of each queued query in the Batch; a
 // failed batch deallocates them).
-func (b *engBatch) send(ctx context.Context, tx pgx.Tx) error {
+func (b *engBatch) send(ctx context.Context, tx wtx) error {
 	if len(b.stmts) == 0 {
 		return nil
 	}

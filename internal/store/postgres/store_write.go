@@ -41,7 +41,7 @@ func (s *Store) Enqueue(ctx context.Context, txs []store.NewTransaction) ([]stor
 	}
 	var out []store.EnqueueResult
 	r := &request{Req: writeq.NewReq(ctx, len(txs)), enqueues: true}
-	r.run = func(ctx context.Context, tx pgx.Tx) error {
+	r.run = func(ctx context.Context, tx wtx) error {
 		var err error
 		out, err = s.enqueue(ctx, tx, txs)
 		return err
@@ -62,7 +62,7 @@ func (s *Store) Enqueue(ctx context.Context, txs []store.NewTransaction) ([]stor
 }
 
 // enqueue inserts txs in tx and answers each.
-func (s *Store) enqueue(ctx context.Context, tx pgx.Tx, txs []store.NewTransaction) ([]store.EnqueueResult, error) {
+func (s *Store) enqueue(ctx context.Context, tx wtx, txs []store.NewTransaction) ([]store.EnqueueResult, error) {
 	n := len(txs)
 	uids, queues, types, keys := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	data, ats := make([][]byte, n), make([]int64, n)
@@ -156,7 +156,7 @@ func (s *Store) Apply(ctx context.Context, b store.Batch) error {
 // not applied if after's batch failed.
 func (s *Store) StartApply(ctx context.Context, b store.Batch, after store.Started) store.Started {
 	w := len(b.Txs) + len(b.Queues) + len(b.Senders) + len(b.History)
-	r := &request{Req: writeq.NewReq(ctx, w), run: fenced(b.Fence, func(ctx context.Context, tx pgx.Tx) error {
+	r := &request{Req: writeq.NewReq(ctx, w), run: fenced(b.Fence, func(ctx context.Context, tx wtx) error {
 		return s.applyBatch(ctx, tx, &b)
 	})}
 	if err := b.Validate(); err != nil {
@@ -254,7 +254,7 @@ func lastOf[K comparable](n int, key func(i int) K) []int {
 }
 
 // applyBatch writes b in tx: one pgx.Batch of up to six statements.
-func (s *Store) applyBatch(ctx context.Context, tx pgx.Tx, b *store.Batch) error {
+func (s *Store) applyBatch(ctx context.Context, tx wtx, b *store.Batch) error {
 	var pb pgx.Batch
 	// A zero time is now; the clock is read once per row, in batch order.
 	upd, attemptOnly := store.RowUpdates(b.Txs)
