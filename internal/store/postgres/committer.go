@@ -73,6 +73,14 @@ func (s *Store) commit(group []*request) {
 		Run:       func(live []*request) (int, error) { return s.runGroup(ctx, live) },
 		Committed: s.notify,
 	})
+	// The group a held connection was begun for may have been dropped
+	// (its callers gave up) or be gone: with nothing waiting, give the
+	// connection back rather than leave it idle in a transaction, which
+	// holds a slot of the pool and which the server ends after
+	// idle_in_transaction_session_timeout.
+	if s.held != nil && s.q.Waiting() == 0 {
+		s.release()
+	}
 }
 
 // notify hands the notifier the transactions the group created, in Seq
@@ -155,8 +163,8 @@ func (s *Store) runGroup(ctx context.Context, live []*request) (failed int, err 
 // protocol), and the connection stays with the committer (held), its
 // transaction open and empty, for the group already waiting: a group costs
 // no round trip of its own to begin. A held connection has taken no
-// snapshot and holds no lock; it is given back, after a ROLLBACK, when the
-// committer stops.
+// snapshot and holds no lock; it is given back, after a ROLLBACK, as soon
+// as a group ends with none waiting (commit), and when the committer stops.
 
 // begin returns a connection with a transaction open for the next group.
 func (s *Store) begin(ctx context.Context) (*pgxpool.Conn, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ordolabs/ordo/internal/store"
 )
@@ -31,6 +32,9 @@ func historyText(b *store.Batch, at func(time.Time) int64) (uids []string, text 
 	text = make(map[string][]byte)
 	for i := range b.History {
 		h := &b.History[i]
+		if !utf8.ValidString(h.Note) { // a TEXT column refuses it; JSON would replace it
+			return nil, nil, fmt.Errorf("postgres: history of %s: a note that is not UTF-8: %w", h.UID, errRefused)
+		}
 		line, err := json.Marshal(historyLine{At: at(h.At), From: string(h.From), To: string(h.To), Binding: string(h.Binding), Note: h.Note})
 		if err != nil {
 			return nil, nil, fmt.Errorf("postgres: history of %s: %w", h.UID, err)

@@ -91,6 +91,9 @@ func (s *Store) Get(ctx context.Context, uid string) (store.Transaction, error) 
 // History implements store.Store. Its first entry, "" → WAITING at the
 // creation time, is made from the transaction's row.
 func (s *Store) History(ctx context.Context, uid string) ([]store.HistoryEntry, error) {
+	if s.isClosed() {
+		return nil, ErrClosed
+	}
 	var (
 		created *int64
 		text    []byte

@@ -27,7 +27,7 @@ const enqueueSQL = `INSERT INTO transactions
 		WITH ORDINALITY AS v(uid, queue, type, data, key, at, o)
 	ORDER BY v.o
 	ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-	RETURNING seq, uid`
+	RETURNING seq, uid, idempotency_key`
 
 // Enqueue implements store.Store. It returns once the records are committed.
 // If ctx ends first, Enqueue returns ctx.Err() and the records may or may not
@@ -75,30 +75,38 @@ func (s *Store) enqueue(ctx context.Context, tx wtx, txs []store.NewTransaction)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: enqueue: %w", err)
 	}
-	seqs := make(map[string]int64, n)
+	// The rows inserted, by uid and key: of a uid given twice, only the
+	// item whose key was inserted with it was created.
+	type uidKey struct{ uid, key string }
+	seqs := make(map[uidKey]int64, n)
 	var (
 		seq int64
 		uid string
+		key *string
 	)
-	if _, err := pgx.ForEachRow(rows, []any{&seq, &uid}, func() error {
-		seqs[uid] = seq
+	if _, err := pgx.ForEachRow(rows, []any{&seq, &uid, &key}, func() error {
+		k := uidKey{uid: uid}
+		if key != nil {
+			k.key = *key
+		}
+		seqs[k] = seq
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("postgres: enqueue: %w", err)
 	}
 	out := make([]store.EnqueueResult, n)
 	var known []string // the keys of the transactions not inserted
-	answered := make(map[string]bool, n)
 	for i := range txs {
 		nt := &txs[i]
-		seq, ok := seqs[nt.UID]
-		// A later one of a uid and key given twice was not inserted either
-		// (without a key, a uid given twice is refused by its index).
-		if !ok || answered[nt.UID] {
+		k := uidKey{nt.UID, nt.IdempotencyKey}
+		seq, ok := seqs[k]
+		// A later one of a uid and key given twice was not inserted either:
+		// the first answers the row, the later ones its key.
+		if !ok {
 			known = append(known, nt.IdempotencyKey)
 			continue
 		}
-		answered[nt.UID] = true
+		delete(seqs, k)
 		at := time.Unix(0, ats[i]).UTC()
 		out[i] = store.EnqueueResult{
 			Transaction: store.Transaction{
@@ -176,13 +184,13 @@ func (s *Store) StartApply(ctx context.Context, b store.Batch, after store.Start
 const (
 	updateTxsSQL = `UPDATE transactions AS t
 		SET state = v.state, retries = v.retries, result = v.result, error = v.error, updated_at = v.at,
-			history = t.history || v.h
+			history = ` + appendHistory + `
 		FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bytea[], $5::text[], $6::bigint[], $7::text[])
 			AS v(uid, state, retries, result, error, at, h)
 		WHERE t.uid = v.uid AND t.uid = ANY($1::text[])`
 	// appendHistorySQL appends the history of transactions the batch does
 	// not otherwise update (a HOT update: history is in no index).
-	appendHistorySQL = `UPDATE transactions AS t SET history = t.history || v.h
+	appendHistorySQL = `UPDATE transactions AS t SET history = ` + appendHistory + `
 		FROM unnest($1::text[], $2::text[]) AS v(uid, h)
 		WHERE t.uid = v.uid AND t.uid = ANY($1::text[])`
 	upsertAttemptsSQL = `INSERT INTO attempts (` + attemptCols + `)
@@ -204,6 +212,11 @@ const (
 			worker = excluded.worker, queue = excluded.queue,
 			next_nonce = excluded.next_nonce, updated_at = excluded.updated_at`
 )
+
+// appendHistory is the new value of history: the column itself when there
+// is nothing to append, so that a history stored out of line (TOAST) is
+// not written again with each update of its transaction.
+const appendHistory = `CASE WHEN v.h = '' THEN t.history ELSE t.history || v.h END`
 
 // countParentsSQL counts the transactions of a list of distinct uids.
 const countParentsSQL = `SELECT count(*) FROM transactions WHERE uid = ANY($1::text[])`
@@ -256,8 +269,13 @@ func lastOf[K comparable](n int, key func(i int) K) []int {
 // applyBatch writes b in tx: one pgx.Batch of up to six statements.
 func (s *Store) applyBatch(ctx context.Context, tx wtx, b *store.Batch) error {
 	var pb pgx.Batch
-	// A zero time is now; the clock is read once per row, in batch order.
 	upd, attemptOnly := store.RowUpdates(b.Txs)
+	// A zero time is now: the clock is read for the updates, then for the
+	// history entries, each in batch order (as SQLite does).
+	ats := make([]int64, len(upd))
+	for j, i := range upd {
+		ats[j] = s.at(b.Txs[i].At)
+	}
 	// The history entries, grouped by uid; those of the transactions upd
 	// updates go in its UPDATE, the others (histOnly) in one of their own.
 	histUIDs, hist, err := historyText(b, s.at)
@@ -267,11 +285,11 @@ func (s *Store) applyBatch(ctx context.Context, tx wtx, b *store.Batch) error {
 	if len(upd) > 0 {
 		n := len(upd)
 		uids, states, errs, hs := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		retries, ats, results := make([]int64, n), make([]int64, n), make([][]byte, n)
+		retries, results := make([]int64, n), make([][]byte, n)
 		for j, i := range upd {
 			u := &b.Txs[i]
 			uids[j], states[j], errs[j], hs[j] = u.UID, string(u.State), u.Error, string(hist[u.UID])
-			retries[j], ats[j], results[j] = int64(u.Retries), s.at(u.At), blob(u.Result)
+			retries[j], results[j] = int64(u.Retries), blob(u.Result)
 			delete(hist, u.UID)
 		}
 		pb.Queue(updateTxsSQL, uids, states, retries, results, errs, ats, hs)

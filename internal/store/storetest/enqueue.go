@@ -125,6 +125,31 @@ func (s *suite) testIdempotencyWithinCall(t *testing.T) {
 	}
 }
 
+// testIdempotencyUIDTwice: a uid given twice in one call, once with a key
+// another record holds and once without a key, is created by the item
+// without one, and the keyed item answers the key's record; a uid given
+// twice with one new key is created by the first and answered by the
+// second.
+func (s *suite) testIdempotencyUIDTwice(t *testing.T) {
+	st := s.fresh(t)
+	y := enqueue(t, st, keyed("y", "q", "k"))[0].Transaction
+	res := enqueue(t, st, keyed("x", "q", "k"), ntx("x", "q"), keyed("z", "q", "k2"), keyed("z", "q", "k2"))
+	for i, want := range []bool{false, true, true, false} {
+		if res[i].Created != want {
+			t.Fatalf("result %d: Created = %v, want %v", i, res[i].Created, want)
+		}
+	}
+	checkTx(t, "the known key's item", res[0].Transaction, y)
+	checkTx(t, "the item without a key", res[1].Transaction, get(t, st, "x"))
+	if res[1].Transaction.IdempotencyKey != "" {
+		t.Fatalf("x created with key %q, want none", res[1].Transaction.IdempotencyKey)
+	}
+	checkTx(t, "the repeated item", res[3].Transaction, res[2].Transaction)
+	if got := listAll(t, st, store.Filter{}); !slices.Equal(uids(got), []string{"y", "x", "z"}) {
+		t.Fatalf("List: %v, want [y x z]", uids(got))
+	}
+}
+
 func (s *suite) testIdempotencyConcurrent(t *testing.T) {
 	const (
 		goroutines = 50

@@ -54,6 +54,7 @@ func Run(t *testing.T, open OpenFunc, opts ...Option) {
 		{"EnqueueRejects", s.testEnqueueRejects},
 		{"IdempotencyAcrossCalls", s.testIdempotencyAcrossCalls},
 		{"IdempotencyWithinCall", s.testIdempotencyWithinCall},
+		{"IdempotencyUIDTwice", s.testIdempotencyUIDTwice},
 		{"IdempotencyConcurrent", s.testIdempotencyConcurrent},
 		{"ConcurrentEnqueueAndApply", s.testConcurrent},
 		{"Reopen", s.testReopen},
