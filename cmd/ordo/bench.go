@@ -123,7 +123,7 @@ func benchRecoveryChildCommand() *cobra.Command {
 func benchBurndownCommand() *cobra.Command {
 	var o bench.BurndownOptions
 	var quiet bool
-	var cpuprofile string
+	var cpuprofile, memprofile string
 	bc := &cobra.Command{
 		Use:   "burndown",
 		Short: "The engine alone on a store, no HTTP, an instant chain: N intents inserted in batches, then worked to DONE: intents/s of each phase and the whole",
@@ -150,7 +150,7 @@ starts a throwaway cluster (as the tests do) and removes it after.`,
 				return err
 			}
 			fmt.Println(r)
-			return nil
+			return bench.WriteAllocsProfile(memprofile)
 		},
 	}
 	bc.Flags().StringVar(&o.Store, "store", bench.StoreSQLite, "sqlite or postgres")
@@ -162,6 +162,7 @@ starts a throwaway cluster (as the tests do) and removes it after.`,
 	bc.Flags().IntVar(&o.Workers, "workers", 0, "the node's effect workers (default: the node's default)")
 	bc.Flags().IntVar(&o.InFlight, "in-flight", 1, "transactions of a queue in flight at once, nonce-ordered on its sender (the sequencer's pipelines)")
 	bc.Flags().StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the run to this file")
+	bc.Flags().StringVar(&memprofile, "memprofile", "", "write a profile of the run's allocations (pprof's allocs) to this file")
 	bc.Flags().BoolVarP(&quiet, "quiet", "q", false, "only the final line")
 	return bc
 }

@@ -39,3 +39,17 @@ func StartCPUProfile(path string) (stop func() error, err error) {
 		return f.Close()
 	}, nil
 }
+
+// WriteAllocsProfile writes the profile of the allocations made since the
+// process started (pprof's "allocs": read it with -sample_index=alloc_space
+// or alloc_objects) to path; an empty path writes nothing.
+func WriteAllocsProfile(path string) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	return errors.Join(pprof.Lookup("allocs").WriteTo(f, 0), f.Close())
+}
