@@ -353,22 +353,19 @@ func (s *Store) applyBatch(ctx context.Context, tx wtx, b *store.Batch) error {
 	}
 	br := tx.SendBatch(ctx, &pb)
 	defer func() { _ = br.Close() }()
-	if len(upd) > 0 {
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{len(upd), "updated"}, {len(histOnly), "named by history exist"}} {
+		if c.n == 0 {
+			continue
+		}
 		tag, err := br.Exec()
 		if err != nil {
 			return applyErr(err)
 		}
-		if int(tag.RowsAffected()) != len(upd) {
-			return fmt.Errorf("postgres: apply: %d of %d transactions updated: %w", tag.RowsAffected(), len(upd), store.ErrNotFound)
-		}
-	}
-	if len(histOnly) > 0 {
-		tag, err := br.Exec()
-		if err != nil {
-			return applyErr(err)
-		}
-		if int(tag.RowsAffected()) != len(histOnly) {
-			return fmt.Errorf("postgres: apply: %d of %d transactions named by history exist: %w", tag.RowsAffected(), len(histOnly), store.ErrNotFound)
+		if int(tag.RowsAffected()) != c.n {
+			return fmt.Errorf("postgres: apply: %d of %d transactions %s: %w", tag.RowsAffected(), c.n, c.what, store.ErrNotFound)
 		}
 	}
 	if len(parents) > 0 {
