@@ -23,5 +23,7 @@
 // Invariants: a caller is answered only after the turn that stepped its
 // input committed (or failed); inputs are stepped in the order they were
 // queued, all stamped with the same time; request numbers are unique per
-// Loop and start at 1; Turn and Run are called from one goroutine only.
+// Loop and start at 1; Turn and Run are called from one goroutine only;
+// once Run has returned, no caller waits: each gets Spec.Retired, its input
+// unstepped (an engine builds a new Loop from the store to run again).
 package engine

@@ -24,7 +24,8 @@ type Spec[I, R, E any] struct {
 	// Inline makes Turn perform the effects itself (Perform) and queue their
 	// answers instead of returning them.
 	Inline bool
-	// Retired is the error callers of a turn whose commit failed get.
+	// Retired is the error callers of a turn whose commit failed get, and
+	// callers of a Loop whose Run has returned.
 	Retired error
 
 	// WithReq returns in carrying the request number its reply will bear.
@@ -72,6 +73,9 @@ type Loop[I, R, E any] struct {
 	spec  Spec[I, R, E]
 	inbox *mailbox.Mailbox[envelope[I, R]]
 	req   atomic.Uint64
+	// stopped is set when Run returns: nobody turns the Loop any more, so
+	// its waiting callers, and every later one, get Spec.Retired at once.
+	stopped atomic.Bool
 }
 
 // envelope is an input and, for a caller that waits, its request number
@@ -104,7 +108,16 @@ func (l *Loop[I, R, E]) ask(in I) <-chan result[R] {
 	req := l.req.Add(1)
 	env := envelope[I, R]{in: l.spec.WithReq(in, req), req: req, done: make(chan result[R], 1)}
 	l.inbox.Put(env)
+	if l.stopped.Load() { // Put after Run's last drain: answer it here
+		l.drainStopped()
+	}
 	return env.done
+}
+
+// drainStopped answers every caller waiting in the mailbox of a stopped
+// Loop with Spec.Retired (their inputs were never stepped).
+func (l *Loop[I, R, E]) drainStopped() {
+	answer(l.inbox.Take(), nil, l.spec.ReqOf, l.spec.Retired)
 }
 
 // Do queues an input that answers (its request number set here) and waits
@@ -234,7 +247,15 @@ func (l *Loop[I, R, E]) retire(ctx context.Context, cause error) error {
 // Run turns the loop until ctx ends, waking on inputs and on the core's
 // next deadline; each effect goes to the channel route names for it (its
 // workers perform it and Put the answer).
+//
+// Once Run returns the Loop is stopped: callers waiting on it and later
+// ones get Spec.Retired (an engine that stopped here, its lease lost,
+// answers "unavailable" rather than leave its callers waiting).
 func (l *Loop[I, R, E]) Run(ctx context.Context, route func(E) chan<- E) error {
+	defer func() {
+		l.stopped.Store(true)
+		l.drainStopped()
+	}()
 	clk := l.spec.Clock
 	for {
 		effs, err := l.Turn(ctx)

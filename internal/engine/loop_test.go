@@ -212,3 +212,27 @@ func TestCommitCutByShutdown(t *testing.T) {
 		t.Errorf("Run on an ended context: %v, want nil", err)
 	}
 }
+
+// TestStoppedLoopRetiresCallers: once Run has returned, a caller already
+// waiting and every later one get Spec.Retired at once, not a wait on a
+// Loop nobody turns (an engine stopped here answers "unavailable").
+func TestStoppedLoopRetiresCallers(t *testing.T) {
+	f, l := newFake(false)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- l.Run(ctx, func(int) chan<- int { return make(chan int, 1) }) }()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	waitCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	for i := range 3 {
+		if _, err := l.Do(waitCtx, in{v: 1}); err == nil || err.Error() != "retired" {
+			t.Fatalf("Do %d on a stopped Loop: %v, want retired", i, err)
+		}
+	}
+	if len(f.pending) != 0 || l.Waiting() {
+		t.Fatalf("stepped %v, waiting %v: want no input stepped or left queued", f.pending, l.Waiting())
+	}
+}

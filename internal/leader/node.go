@@ -98,6 +98,9 @@ type Node struct {
 	mu      sync.Mutex
 	loop    *Loop
 	started chan struct{}
+	// startOnce closes started at the first Run (Run may run again after
+	// it returned: the engine standing by for its lease once more).
+	startOnce sync.Once
 }
 
 // New checks cfg and returns a node; Open or Run builds its core.
@@ -177,7 +180,7 @@ func Channels(ctx context.Context, c chain.Chain, workflow string, accounts []ch
 }
 
 // Open builds the core from the store and returns its Loop (the same Loop
-// on a second call).
+// on a second call, until a Run on it returns).
 func (n *Node) Open(ctx context.Context) (*Loop, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -206,6 +209,16 @@ func (n *Node) newCore(ctx context.Context) (*Core, error) {
 	return core, nil
 }
 
+// forget drops l, the Loop of a Run that returned (stopped: its callers get
+// ErrRetired), so that the next Open or Run builds a core from the store.
+func (n *Node) forget(l *Loop) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.loop == l {
+		n.loop = nil
+	}
+}
+
 func (n *Node) currentLoop() *Loop {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -232,6 +245,7 @@ func (n *Node) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	defer n.forget(l)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -251,7 +265,7 @@ func (n *Node) Run(ctx context.Context) error {
 			n.log.Error("leader: event listener stopped", "err", err)
 		}
 	})
-	close(n.started)
+	n.startOnce.Do(func() { close(n.started) })
 	return l.run(ctx, effects)
 }
 

@@ -10,6 +10,8 @@
 // the database (leases.go): a node processes only the queues, uses only the
 // senders and runs only the engines whose leases it holds (the sequencer's
 // Owner), every sequencer batch carries the fence of those leases, and
-// nothing is sent to the chain once they may have lapsed; replica sets
+// nothing is sent to the chain once they may have lapsed; an engine that
+// lost its lease stops, and the processor and the leader stand by for it
+// again (run again, built from the store, when it is held); replica sets
 // (replication) are refused there.
 package node

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,7 +44,7 @@ func TestLeasedEngineStopsOnFencedWrite(t *testing.T) {
 	k := engineKeeper(t, newMemLeases(0), "a", "leader")
 	ctx, cancel := context.WithCancel(t.Context())
 	ran := make(chan struct{})
-	out := goLeased(ctx, k, "leader", func(context.Context) error {
+	out := goLeased(ctx, k, "leader", false, func(context.Context) error {
 		close(ran)
 		return fmt.Errorf("leader: commit: %w", store.ErrFenced)
 	})
@@ -60,7 +61,7 @@ func TestLeasedEngineStopsOnFencedWrite(t *testing.T) {
 
 	// Any other error of the engine is the node's.
 	boom := errors.New("boom")
-	run := k.leased("leader", func(context.Context) error { return boom })
+	run := k.leased("leader", true, func(context.Context) error { return boom })
 	if err := run(t.Context()); !errors.Is(err, boom) {
 		t.Fatalf("leased: %v, want boom", err)
 	}
@@ -68,26 +69,27 @@ func TestLeasedEngineStopsOnFencedWrite(t *testing.T) {
 
 // An engine's lease that expired while the database was away and was taken
 // again with a new token (another node may have run the engine in
-// between) stops the engine here, as a loss does; the keeper then gives the
-// lease back and reaches for it no more, so that a standby runs the engine.
+// between) stops the engine here, as a loss does; for an engine that
+// cannot run again, the keeper then gives the lease back and reaches for it
+// no more, so that a standby runs the engine.
 func TestEngineStopsOnNewTokenAndIsGivenBack(t *testing.T) {
 	m := newMemLeases(0)
-	a := engineKeeper(t, m, "a", "processor")
+	a := engineKeeper(t, m, "a", "distseq")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	started, stopped := make(chan struct{}), make(chan struct{})
-	out := goLeased(ctx, a, "processor", func(ctx context.Context) error {
+	out := goLeased(ctx, a, "distseq", false, func(ctx context.Context) error {
 		close(started)
 		<-ctx.Done()
 		close(stopped)
 		return nil
 	})
 	<-started
-	old := a.held[leaseEngine+"processor"]
+	old := a.held[leaseEngine+"distseq"]
 
 	m.clk.Advance(11 * time.Second) // no cycle ran: the lease expired
 	cycle(t, a)                     // taken again, with a new token
-	if a.holdsEngineToken("processor", old) {
+	if a.holdsEngineToken("distseq", old) {
 		t.Fatalf("lease kept token %d after expiring", old)
 	}
 	testkit.WaitFor(t, 10*time.Second, 5*time.Millisecond, "the engine stopped", func() bool {
@@ -99,18 +101,66 @@ func TestEngineStopsOnNewTokenAndIsGivenBack(t *testing.T) {
 			return false
 		}
 	})
-	testkit.WaitFor(t, 10*time.Second, 5*time.Millisecond, "the engine retired", func() bool { return a.isRetired("processor") })
+	testkit.WaitFor(t, 10*time.Second, 5*time.Millisecond, "the engine retired", func() bool { return a.isRetired("distseq") })
 	cycle(t, a)
-	if a.holdsEngine("processor") {
+	if a.holdsEngine("distseq") {
 		t.Fatal("a still holds the engine's lease after it stopped")
 	}
-	b := engineKeeper(t, m, "b", "processor")
-	if !b.holdsEngine("processor") {
+	b := engineKeeper(t, m, "b", "distseq")
+	if !b.holdsEngine("distseq") {
 		t.Fatal("the standby did not take the engine's lease")
 	}
 	cycle(t, a)
-	if a.holdsEngine("processor") {
+	if a.holdsEngine("distseq") {
 		t.Fatal("a reached for the engine's lease again")
+	}
+	cancel()
+	if err := <-out; err != nil {
+		t.Fatalf("leased: %v", err)
+	}
+}
+
+// An engine that can run again, stopped by a new token of its lease (the
+// database was away longer than the lease), runs again here, its writes
+// fenced by the new token, with no restart of the node; and one whose
+// write the store fenced runs again once the keeper holds its lease.
+func TestEngineRunsAgainAfterLosingItsLease(t *testing.T) {
+	m := newMemLeases(0)
+	a := engineKeeper(t, m, "a", "processor")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	runs := make(chan int64, 4) // the token of each run's fence
+	var n atomic.Int32
+	out := goLeased(ctx, a, "processor", true, func(ctx context.Context) error {
+		runs <- a.engineFence("processor").Leases[leaseEngine+"processor"]
+		if n.Add(1) == 2 { // the second run: its write is fenced
+			return fmt.Errorf("processor: commit: %w", store.ErrFenced)
+		}
+		<-ctx.Done()
+		return nil
+	})
+	first := <-runs
+	m.clk.Advance(11 * time.Second) // no cycle ran: the lease expired
+	cycle(t, a)                     // taken again, with a new token
+	var second int64
+	testkit.WaitFor(t, 10*time.Second, 5*time.Millisecond, "the engine ran again", func() bool {
+		m.clk.Advance(time.Second) // the watch and the stand-by wait on the keeper's clock
+		select {
+		case second = <-runs:
+			return true
+		default:
+			return false
+		}
+	})
+	if second == first || second != a.held[leaseEngine+"processor"] {
+		t.Fatalf("second run fenced by token %d (first %d, held %d): want the new token", second, first, a.held[leaseEngine+"processor"])
+	}
+	testkit.WaitFor(t, 10*time.Second, 5*time.Millisecond, "the engine ran a third time", func() bool {
+		m.clk.Advance(time.Second)
+		return len(runs) > 0
+	})
+	if a.isRetired("processor") {
+		t.Fatal("the engine's lease was given back; want it kept, the engine standing by")
 	}
 	cancel()
 	if err := <-out; err != nil {
@@ -128,8 +178,8 @@ func engineKeeper(t *testing.T, m *memLeases, holder, engine string) *leaseKeepe
 
 // goLeased runs engine under k's lease until ctx ends; its result comes on
 // the channel.
-func goLeased(ctx context.Context, k *leaseKeeper, engine string, run func(context.Context) error) <-chan error {
+func goLeased(ctx context.Context, k *leaseKeeper, engine string, again bool, run func(context.Context) error) <-chan error {
 	out := make(chan error, 1)
-	go func() { out <- k.leased(engine, run)(ctx) }()
+	go func() { out <- k.leased(engine, again, run)(ctx) }()
 	return out
 }

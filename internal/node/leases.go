@@ -430,47 +430,83 @@ func (k *leaseKeeper) holdsEngine(name string) bool {
 // leased runs an engine only while this node holds its lease: it waits
 // for the lease (a standby node takes the engine over once its holder's
 // lease expires), runs the engine, and stops it if the lease is lost. An
-// engine runs at most once per process: one stopped for a lost lease
-// stays stopped until the node restarts (it says so).
-func (k *leaseKeeper) leased(name string, run func(context.Context) error) func(context.Context) error {
+// engine that can run again (again: the processor, the leader) then stands
+// by once more, as a standby node does, and runs again, its core built
+// from the store, whenever this node holds the lease: after an outage of
+// the database longer than the lease, a single node takes its engine back.
+// One that cannot (distseq, whose transport closes with it) stays stopped
+// until the node restarts (it says so), and its lease is given back
+// (retire) so that a standby runs it.
+func (k *leaseKeeper) leased(name string, again bool, run func(context.Context) error) func(context.Context) error {
 	return func(ctx context.Context) error {
-		every := k.period()
-		if err := k.waitFor(ctx, every, func() bool { return k.holdsEngine(name) }); err != nil {
-			return nil // the node stops
-		}
-		k.log.Info("leases: this node runs the engine", "engine", name)
-		tok := k.startEngine(name)
-		defer k.stopEngine(name)
-		ectx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		done := make(chan error, 1)
-		go func() { done <- run(ectx) }()
-		lost := make(chan struct{})
-		go func() {
-			// Lost, or taken again with a new token (it expired while the
-			// database was away, and another node may have run the engine
-			// in between): either way this engine's writes are fenced now.
-			if k.waitFor(ectx, every, func() bool { return !k.holdsEngineToken(name, tok) }) == nil {
-				close(lost)
-			}
-		}()
-		var err error
-		select {
-		case err = <-done:
-			if !errors.Is(err, store.ErrFenced) {
+		for {
+			err := k.runHeld(ctx, name, run)
+			if !errors.Is(err, errEngineLost) {
 				return err
 			}
-			// The store refused a write: the lease was lost before the
-			// keeper saw it.
-		case <-lost:
-			cancel()
-			err = <-done
+			if ctx.Err() != nil {
+				return nil // lost as the node stopped
+			}
+			if !again {
+				k.retire(name)
+				k.Poke()
+				k.log.Error("leases: the engine's lease was lost: it stopped here and its lease is given back, so that another node runs it; restart this node to stand by for it again", "engine", name, "stopped", err)
+				<-ctx.Done()
+				return nil
+			}
+			k.Poke()
+			k.log.Error("leases: the engine's lease was lost: it stopped here, and runs again, built from the store, once this node holds its lease again", "engine", name, "stopped", err)
+			// A cycle of the keeper first (Poke), so that a lease the store
+			// saw lost before the keeper did is not taken for held.
+			t := k.clock.NewTimer(k.period())
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil
+			case <-t.C():
+			}
 		}
-		k.retire(name)
-		k.Poke()
-		k.log.Error("leases: the engine's lease was lost: it stopped here and its lease is given back, so that another node runs it; restart this node to stand by for it again", "engine", name, "stopped", err)
-		<-ctx.Done()
-		return nil
+	}
+}
+
+// errEngineLost is runHeld's answer when the engine stopped because its
+// lease was lost (or its write fenced); it wraps what the engine returned.
+var errEngineLost = errors.New("the engine's lease was lost")
+
+// runHeld waits for engine name's lease and runs the engine until ctx ends
+// (nil), the engine fails (its error), or the lease is lost (errEngineLost).
+func (k *leaseKeeper) runHeld(ctx context.Context, name string, run func(context.Context) error) error {
+	every := k.period()
+	if err := k.waitFor(ctx, every, func() bool { return k.holdsEngine(name) }); err != nil {
+		return nil // the node stops
+	}
+	k.log.Info("leases: this node runs the engine", "engine", name)
+	tok := k.startEngine(name)
+	defer k.stopEngine(name)
+	ectx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- run(ectx) }()
+	lost := make(chan struct{})
+	go func() {
+		// Lost, or taken again with a new token (it expired while the
+		// database was away, and another node may have run the engine in
+		// between): either way this engine's writes are fenced now.
+		if k.waitFor(ectx, every, func() bool { return !k.holdsEngineToken(name, tok) }) == nil {
+			close(lost)
+		}
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, store.ErrFenced) {
+			return err
+		}
+		// The store refused a write: the lease was lost before the keeper
+		// saw it.
+		return fmt.Errorf("%w: %w", errEngineLost, err)
+	case <-lost:
+		cancel()
+		return fmt.Errorf("%w: %w", errEngineLost, <-done)
 	}
 }
 

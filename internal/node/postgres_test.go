@@ -1,14 +1,20 @@
 package node
 
 import (
+	"context"
 	"errors"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 	"github.com/ordolabs/ordo/internal/testkit/pgtest"
 )
 
@@ -93,5 +99,57 @@ func TestStoreConfig(t *testing.T) {
 	c.Replication.Enabled = true
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "replica sets are for nodes with their own stores") {
 		t.Errorf("replication on PostgreSQL: %v", err)
+	}
+}
+
+// TestEngineRunsAgainOnOneNode: on a shared PostgreSQL store, a node whose
+// processor lost its lease (here taken by another holder, as after an
+// outage longer than the lease) answers the processor's calls 503 at once
+// while it stands by, not a wait on a stopped engine, and runs the
+// processor again, built from the store, once it holds the lease again,
+// with no restart.
+func TestEngineRunsAgainOnOneNode(t *testing.T) {
+	u := pgtest.URL(t)
+	const admin = "engine-again-admin-token-0123"
+	h := startITNode(t, func(c *Config) {
+		c.Store.URL = u
+		c.Store.LeaseTTL = Duration(time.Second)
+		c.Principals = append(c.Principals, auth.PrincipalConfig{Principal: "ops", Token: admin, Roles: []auth.Role{auth.RoleAdmin}})
+	})
+	create := func(name string) int {
+		req, err := http.NewRequest(http.MethodPost, "http://"+h.addr+"/v1/processors", strings.NewReader(`{"name": "`+name+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+admin)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
+		if err != nil {
+			t.Fatalf("create %s: %v (a call that waited on a stopped engine?)", name, err)
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	testkit.WaitFor(t, 30*time.Second, 50*time.Millisecond, "the processor runs", func() bool { return create("p1") == http.StatusOK })
+
+	conn, err := pgx.Connect(t.Context(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	// Another holder takes the lease for 3 s, on the database's clock.
+	if _, err := conn.Exec(t.Context(), `UPDATE leases SET holder = 'elsewhere', token = token + 1,
+		expires_at = (extract(epoch FROM clock_timestamp()) * 1e9)::bigint + 3000000000
+		WHERE name = 'engine/processor'`); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, 30*time.Second, 50*time.Millisecond, "the processor answers 503 while it stands by", func() bool {
+		return create("p2") == http.StatusServiceUnavailable
+	})
+	testkit.WaitFor(t, 30*time.Second, 100*time.Millisecond, "the processor runs again", func() bool { return create("p3") == http.StatusOK })
+	for _, name := range []string{"p1", "p3"} {
+		if _, err := h.n.store.GetProcessor(t.Context(), name); err != nil {
+			t.Fatalf("processor %s: %v", name, err)
+		}
 	}
 }

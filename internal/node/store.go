@@ -139,12 +139,13 @@ func (n *Node) engineNames() []string {
 }
 
 // engine runs an engine: on a shared store only while this node holds its
-// lease (leaseKeeper.leased).
-func (n *Node) engine(name string, run func(context.Context) error) func(context.Context) error {
+// lease (leaseKeeper.leased); again says its Run may run again after it
+// returned.
+func (n *Node) engine(name string, again bool, run func(context.Context) error) func(context.Context) error {
 	if n.leases == nil {
 		return run
 	}
-	return n.leases.leased(name, run)
+	return n.leases.leased(name, again, run)
 }
 
 // watchIntake hands the sequencer the intake other nodes commit to the

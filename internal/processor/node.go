@@ -99,6 +99,9 @@ type Node struct {
 
 	mu      sync.Mutex
 	started chan struct{}
+	// startOnce closes started at the first Run (Run may run again after
+	// it returned: the engine standing by for its lease once more).
+	startOnce sync.Once
 }
 
 // New checks cfg and returns a node; Open or Run builds its core.
@@ -135,7 +138,8 @@ func New(cfg Config) (*Node, error) {
 }
 
 // Open builds the core from the store (and the chain's head, when a chain
-// answers) and returns its Loop. A second Open returns the same Loop.
+// answers) and returns its Loop. A second Open returns the same Loop, until
+// a Run on it returns.
 func (n *Node) Open(ctx context.Context) (*Loop, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -183,6 +187,16 @@ func (n *Node) Finished(uid string, state store.TxState) {
 	}
 }
 
+// forget drops l, the Loop of a Run that returned (stopped: its callers get
+// ErrRetired), so that the next Open or Run builds a core from the store.
+func (n *Node) forget(l *Loop) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.loop == l {
+		n.loop = nil
+	}
+}
+
 func (n *Node) currentLoop() *Loop {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -199,6 +213,7 @@ func (n *Node) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	defer n.forget(l)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -228,7 +243,7 @@ func (n *Node) Run(ctx context.Context) error {
 			}
 		})
 	}
-	close(n.started)
+	n.startOnce.Do(func() { close(n.started) })
 	return l.run(ctx, submits, deliveries)
 }
 
