@@ -49,6 +49,13 @@ type toolCache struct {
 
 func newToolCache() *toolCache { return &toolCache{defs: map[string]toolDef{}} }
 
+// reset drops every definition.
+func (tc *toolCache) reset() {
+	tc.mu.Lock()
+	clear(tc.defs)
+	tc.mu.Unlock()
+}
+
 func (tc *toolCache) drop(name string) {
 	tc.mu.Lock()
 	delete(tc.defs, name)

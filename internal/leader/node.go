@@ -95,7 +95,8 @@ type Node struct {
 	tr      *traceWriter
 	defs    *toolCache
 	ours    map[string]bool
-	mu      sync.Mutex
+	mu      sync.Mutex // guards loop; never held across I/O
+	openMu  sync.Mutex // serializes Open
 	loop    *Loop
 	started chan struct{}
 	// startOnce closes started at the first Run (Run may run again after
@@ -182,17 +183,20 @@ func Channels(ctx context.Context, c chain.Chain, workflow string, accounts []ch
 // Open builds the core from the store and returns its Loop (the same Loop
 // on a second call, until a Run on it returns).
 func (n *Node) Open(ctx context.Context) (*Loop, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.loop != nil {
-		return n.loop, nil
+	n.openMu.Lock() // one core built at a time, without holding mu (Finished)
+	defer n.openMu.Unlock()
+	if l := n.currentLoop(); l != nil {
+		return l, nil
 	}
 	core, err := n.newCore(ctx)
 	if err != nil {
 		return nil, err
 	}
-	n.loop = newLoop(n, core)
-	return n.loop, nil
+	l := newLoop(n, core)
+	n.mu.Lock()
+	n.loop = l
+	n.mu.Unlock()
+	return l, nil
 }
 
 func (n *Node) newCore(ctx context.Context) (*Core, error) {
@@ -205,6 +209,9 @@ func (n *Node) newCore(ctx context.Context) (*Core, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Tool definitions read before are stale for a core that runs again:
+	// another node may have indexed a registry change past them.
+	n.defs.reset()
 	n.tr.Start(n.cfg.Core, now, snap)
 	return core, nil
 }
@@ -246,10 +253,13 @@ func (n *Node) Run(ctx context.Context) error {
 		return err
 	}
 	defer n.forget(l)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// The workers, the head watcher and the listener end with ctx: cancel
+	// it before waiting for them (defers run last first), so that Run
+	// returns when its loop fails, not only when its caller stops it.
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	effects := make(chan Effect, 1<<12)
 	for range n.cfg.Workers {
 		wg.Go(func() {

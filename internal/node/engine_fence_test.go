@@ -44,7 +44,7 @@ func TestLeasedEngineStopsOnFencedWrite(t *testing.T) {
 	k := engineKeeper(t, newMemLeases(0), "a", "leader")
 	ctx, cancel := context.WithCancel(t.Context())
 	ran := make(chan struct{})
-	out := goLeased(ctx, k, "leader", false, func(context.Context) error {
+	out := goLeased(ctx, k, "leader", nil, func(context.Context) error {
 		close(ran)
 		return fmt.Errorf("leader: commit: %w", store.ErrFenced)
 	})
@@ -59,11 +59,14 @@ func TestLeasedEngineStopsOnFencedWrite(t *testing.T) {
 		t.Fatalf("leased after a fenced write: %v, want nil", err)
 	}
 
-	// Any other error of the engine is the node's.
+	// Any other error of the engine is the node's: always for an engine
+	// that cannot run again, before it started for one that can.
 	boom := errors.New("boom")
-	run := k.leased("leader", true, func(context.Context) error { return boom })
-	if err := run(t.Context()); !errors.Is(err, boom) {
-		t.Fatalf("leased: %v, want boom", err)
+	for _, again := range []func() bool{nil, func() bool { return false }} {
+		run := k.leased("leader", again, func(context.Context) error { return boom })
+		if err := run(t.Context()); !errors.Is(err, boom) {
+			t.Fatalf("leased: %v, want boom", err)
+		}
 	}
 }
 
@@ -78,7 +81,7 @@ func TestEngineStopsOnNewTokenAndIsGivenBack(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	started, stopped := make(chan struct{}), make(chan struct{})
-	out := goLeased(ctx, a, "distseq", false, func(ctx context.Context) error {
+	out := goLeased(ctx, a, "distseq", nil, func(ctx context.Context) error {
 		close(started)
 		<-ctx.Done()
 		close(stopped)
@@ -122,8 +125,9 @@ func TestEngineStopsOnNewTokenAndIsGivenBack(t *testing.T) {
 
 // An engine that can run again, stopped by a new token of its lease (the
 // database was away longer than the lease), runs again here, its writes
-// fenced by the new token, with no restart of the node; and one whose
-// write the store fenced runs again once the keeper holds its lease.
+// fenced by the new token, with no restart of the node; one whose write
+// the store fenced runs again once the keeper holds its lease; and so does
+// one that failed after it had started.
 func TestEngineRunsAgainAfterLosingItsLease(t *testing.T) {
 	m := newMemLeases(0)
 	a := engineKeeper(t, m, "a", "processor")
@@ -131,10 +135,13 @@ func TestEngineRunsAgainAfterLosingItsLease(t *testing.T) {
 	defer cancel()
 	runs := make(chan int64, 4) // the token of each run's fence
 	var n atomic.Int32
-	out := goLeased(ctx, a, "processor", true, func(ctx context.Context) error {
+	out := goLeased(ctx, a, "processor", func() bool { return true }, func(ctx context.Context) error {
 		runs <- a.engineFence("processor").Leases[leaseEngine+"processor"]
-		if n.Add(1) == 2 { // the second run: its write is fenced
+		switch n.Add(1) {
+		case 2: // the second run: its write is fenced
 			return fmt.Errorf("processor: commit: %w", store.ErrFenced)
+		case 3: // the third: its core could not be built again
+			return errors.New("processor: load: the database is away")
 		}
 		<-ctx.Done()
 		return nil
@@ -155,9 +162,9 @@ func TestEngineRunsAgainAfterLosingItsLease(t *testing.T) {
 	if second == first || second != a.held[leaseEngine+"processor"] {
 		t.Fatalf("second run fenced by token %d (first %d, held %d): want the new token", second, first, a.held[leaseEngine+"processor"])
 	}
-	testkit.WaitFor(t, 10*time.Second, 5*time.Millisecond, "the engine ran a third time", func() bool {
+	testkit.WaitFor(t, 10*time.Second, 5*time.Millisecond, "the engine ran a fourth time (after a failed run)", func() bool {
 		m.clk.Advance(time.Second)
-		return len(runs) > 0
+		return n.Load() >= 4
 	})
 	if a.isRetired("processor") {
 		t.Fatal("the engine's lease was given back; want it kept, the engine standing by")
@@ -178,7 +185,7 @@ func engineKeeper(t *testing.T, m *memLeases, holder, engine string) *leaseKeepe
 
 // goLeased runs engine under k's lease until ctx ends; its result comes on
 // the channel.
-func goLeased(ctx context.Context, k *leaseKeeper, engine string, again bool, run func(context.Context) error) <-chan error {
+func goLeased(ctx context.Context, k *leaseKeeper, engine string, again func() bool, run func(context.Context) error) <-chan error {
 	out := make(chan error, 1)
 	go func() { out <- k.leased(engine, again, run)(ctx) }()
 	return out

@@ -429,33 +429,47 @@ func (k *leaseKeeper) holdsEngine(name string) bool {
 
 // leased runs an engine only while this node holds its lease: it waits
 // for the lease (a standby node takes the engine over once its holder's
-// lease expires), runs the engine, and stops it if the lease is lost. An
-// engine that can run again (again: the processor, the leader) then stands
-// by once more, as a standby node does, and runs again, its core built
-// from the store, whenever this node holds the lease: after an outage of
-// the database longer than the lease, a single node takes its engine back.
-// One that cannot (distseq, whose transport closes with it) stays stopped
-// until the node restarts (it says so), and its lease is given back
-// (retire) so that a standby runs it.
-func (k *leaseKeeper) leased(name string, again bool, run func(context.Context) error) func(context.Context) error {
+// lease expires), runs the engine, and stops it if the lease is lost.
+//
+// An engine that can run again (again is set: the processor, the leader)
+// then stands by once more, as a standby node does, and runs again, its
+// core built from the store, whenever this node holds the lease: after an
+// outage of the database longer than the lease, a single node takes its
+// engine back. Once again reports that the engine has started here, an
+// error of the engine (a core it could not build again from a store that
+// was away) is logged and the engine stands by the same way; before that,
+// an error is the node's (it fails at start, as with a bad config).
+//
+// One that cannot (again is nil: distseq, whose transport closes with it)
+// stays stopped until the node restarts (it says so), and its lease is
+// given back (retire) so that a standby runs it; its errors are the
+// node's.
+func (k *leaseKeeper) leased(name string, again func() bool, run func(context.Context) error) func(context.Context) error {
 	return func(ctx context.Context) error {
 		for {
 			err := k.runHeld(ctx, name, run)
-			if !errors.Is(err, errEngineLost) {
-				return err
-			}
-			if ctx.Err() != nil {
+			lost := errors.Is(err, errEngineLost)
+			switch {
+			case err == nil:
+				return nil
+			case ctx.Err() != nil && lost:
 				return nil // lost as the node stopped
-			}
-			if !again {
+			case ctx.Err() != nil:
+				return err
+			case again == nil && lost:
 				k.retire(name)
 				k.Poke()
 				k.log.Error("leases: the engine's lease was lost: it stopped here and its lease is given back, so that another node runs it; restart this node to stand by for it again", "engine", name, "stopped", err)
 				<-ctx.Done()
 				return nil
+			case !lost && (again == nil || !again()):
+				return err
+			case lost:
+				k.log.Error("leases: the engine's lease was lost: it stopped here, and runs again, built from the store, once this node holds its lease again", "engine", name, "stopped", err)
+			default:
+				k.log.Error("leases: the engine failed: it runs again, built from the store, once this node holds its lease", "engine", name, "err", err)
 			}
 			k.Poke()
-			k.log.Error("leases: the engine's lease was lost: it stopped here, and runs again, built from the store, once this node holds its lease again", "engine", name, "stopped", err)
 			// A cycle of the keeper first (Poke), so that a lease the store
 			// saw lost before the keeper did is not taken for held.
 			t := k.clock.NewTimer(k.period())

@@ -463,12 +463,12 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	} else {
 		n.log.Info("api access", "auth", n.Config.Auth()) // names and flags only: never a token
 	}
-	run := []func(context.Context) error{n.Sequencer.Run, n.engine("processor", true, n.Processor.Run)}
+	run := []func(context.Context) error{n.Sequencer.Run, n.engine("processor", startedOnce(n.Processor.Started()), n.Processor.Run)}
 	if n.Leader != nil {
-		run = append(run, n.engine("leader", true, n.Leader.Run))
+		run = append(run, n.engine("leader", startedOnce(n.Leader.Started()), n.Leader.Run))
 	}
 	if n.Distseq != nil {
-		run = append(run, n.engine("distseq", false, n.Distseq.Run))
+		run = append(run, n.engine("distseq", nil, n.Distseq.Run))
 	}
 	if n.leases != nil {
 		run = append(run, n.leases.Run, n.watchIntake)

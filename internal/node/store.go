@@ -139,13 +139,25 @@ func (n *Node) engineNames() []string {
 }
 
 // engine runs an engine: on a shared store only while this node holds its
-// lease (leaseKeeper.leased); again says its Run may run again after it
-// returned.
-func (n *Node) engine(name string, again bool, run func(context.Context) error) func(context.Context) error {
+// lease (leaseKeeper.leased); again, when set, says its Run may run again
+// after it returned, and reports whether it has started here.
+func (n *Node) engine(name string, again func() bool, run func(context.Context) error) func(context.Context) error {
 	if n.leases == nil {
 		return run
 	}
 	return n.leases.leased(name, again, run)
+}
+
+// startedOnce is an engine's again: whether its Started channel is closed.
+func startedOnce(started <-chan struct{}) func() bool {
+	return func() bool {
+		select {
+		case <-started:
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 // watchIntake hands the sequencer the intake other nodes commit to the

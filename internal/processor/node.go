@@ -97,7 +97,8 @@ type Node struct {
 	srv  *httpjson.Server // the API's server, set by Register
 	tr   *traceWriter
 
-	mu      sync.Mutex
+	mu      sync.Mutex // guards loop; never held across I/O
+	openMu  sync.Mutex // serializes Open
 	started chan struct{}
 	// startOnce closes started at the first Run (Run may run again after
 	// it returned: the engine standing by for its lease once more).
@@ -141,17 +142,20 @@ func New(cfg Config) (*Node, error) {
 // answers) and returns its Loop. A second Open returns the same Loop, until
 // a Run on it returns.
 func (n *Node) Open(ctx context.Context) (*Loop, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.loop != nil {
-		return n.loop, nil
+	n.openMu.Lock() // one core built at a time, without holding mu (Finished)
+	defer n.openMu.Unlock()
+	if l := n.currentLoop(); l != nil {
+		return l, nil
 	}
 	core, err := n.newCore(ctx)
 	if err != nil {
 		return nil, err
 	}
-	n.loop = newLoop(n, core)
-	return n.loop, nil
+	l := newLoop(n, core)
+	n.mu.Lock()
+	n.loop = l
+	n.mu.Unlock()
+	return l, nil
 }
 
 func (n *Node) newCore(ctx context.Context) (*Core, error) {
@@ -214,10 +218,13 @@ func (n *Node) Run(ctx context.Context) error {
 		return err
 	}
 	defer n.forget(l)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// The workers, the head watcher and the listener end with ctx: cancel
+	// it before waiting for them (defers run last first), so that Run
+	// returns when its loop fails, not only when its caller stops it.
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	submits, deliveries := make(chan Effect, 1<<12), make(chan Effect, 1<<12)
 	for ch, k := range map[chan Effect]int{submits: n.cfg.Workers, deliveries: n.cfg.DeliveryWorkers} {
 		for range k {
