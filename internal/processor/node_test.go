@@ -83,15 +83,22 @@ var configKey = chain.KeyFromSeed("processor-node-test-config")
 
 var tokens = map[string]string{"admin": "admin-token-0123456789", "alice": "alice-token-0123456789", "bob": "bob-token-0123456789"}
 
-func newEnv(ctx context.Context, t *testing.T) *env {
+// runDevchain starts a devchain of 30 ms blocks until ctx ends, and a
+// quiet logger.
+func runDevchain(ctx context.Context, t *testing.T) (*devchain.Chain, *slog.Logger) {
 	t.Helper()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	dc, err := devchain.New(devchain.Config{BlockTime: 30 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = dc.Close() })
 	go func() { _ = dc.Run(ctx) }()
+	return dc, slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+func newEnv(ctx context.Context, t *testing.T) *env {
+	t.Helper()
+	dc, quiet := runDevchain(ctx, t)
 	key := chain.KeyFromSeed("processor-node-test")
 	for _, k := range [][]byte{key, configKey} {
 		if _, err := dc.Faucet(ctx, chain.KeyAddress(k), 1e12); err != nil {

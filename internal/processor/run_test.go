@@ -3,13 +3,10 @@ package processor_test
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
@@ -52,13 +49,7 @@ func (s *awayStore) ProcessorSnapshot(ctx context.Context) (store.ProcSnapshot, 
 func TestRunReturnsWhenItsLoopFails(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	dc, err := devchain.New(devchain.Config{BlockTime: 30 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dc.Close() })
-	go func() { _ = dc.Run(ctx) }()
+	dc, quiet := runDevchain(ctx, t)
 	sq, err := sqlite.Open(ctx, t.TempDir()+"/ordo.db", sqlite.Options{Synchronous: "NORMAL"})
 	if err != nil {
 		t.Fatal(err)
