@@ -15,6 +15,7 @@ import (
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chainevents"
 	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/engine"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/tool"
@@ -90,18 +91,14 @@ type Config struct {
 // Node is a running leader: its core behind a Loop, effect workers and the
 // chain-event listener.
 type Node struct {
-	cfg     Config
-	log     *slog.Logger
-	tr      *traceWriter
-	defs    *toolCache
-	ours    map[string]bool
-	mu      sync.Mutex // guards loop; never held across I/O
-	openMu  sync.Mutex // serializes Open
-	loop    *Loop
-	started chan struct{}
-	// startOnce closes started at the first Run (Run may run again after
-	// it returned: the engine standing by for its lease once more).
-	startOnce sync.Once
+	cfg  Config
+	log  *slog.Logger
+	tr   *traceWriter
+	defs *toolCache
+	ours map[string]bool
+	// slot holds the current Loop: Run may run again after it returned
+	// (the engine standing by for its lease once more).
+	slot *engine.Slot[*Loop]
 }
 
 // New checks cfg and returns a node; Open or Run builds its core.
@@ -139,7 +136,7 @@ func New(cfg Config) (*Node, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	n := &Node{cfg: cfg, log: cfg.Logger, tr: newTraceWriter(cfg.Trace), defs: newToolCache(), ours: map[string]bool{}, started: make(chan struct{})}
+	n := &Node{cfg: cfg, log: cfg.Logger, tr: newTraceWriter(cfg.Trace), defs: newToolCache(), ours: map[string]bool{}, slot: engine.NewSlot[*Loop]()}
 	for _, a := range cfg.Core.Accounts {
 		n.ours[a] = true
 	}
@@ -183,20 +180,13 @@ func Channels(ctx context.Context, c chain.Chain, workflow string, accounts []ch
 // Open builds the core from the store and returns its Loop (the same Loop
 // on a second call, until a Run on it returns).
 func (n *Node) Open(ctx context.Context) (*Loop, error) {
-	n.openMu.Lock() // one core built at a time, without holding mu (Finished)
-	defer n.openMu.Unlock()
-	if l := n.currentLoop(); l != nil {
-		return l, nil
-	}
-	core, err := n.newCore(ctx)
-	if err != nil {
-		return nil, err
-	}
-	l := newLoop(n, core)
-	n.mu.Lock()
-	n.loop = l
-	n.mu.Unlock()
-	return l, nil
+	return n.slot.Open(ctx, func(ctx context.Context) (*Loop, error) {
+		core, err := n.newCore(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return newLoop(n, core), nil
+	})
 }
 
 func (n *Node) newCore(ctx context.Context) (*Core, error) {
@@ -216,24 +206,10 @@ func (n *Node) newCore(ctx context.Context) (*Core, error) {
 	return core, nil
 }
 
-// forget drops l, the Loop of a Run that returned (stopped: its callers get
-// ErrRetired), so that the next Open or Run builds a core from the store.
-func (n *Node) forget(l *Loop) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.loop == l {
-		n.loop = nil
-	}
-}
-
-func (n *Node) currentLoop() *Loop {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.loop
-}
+func (n *Node) currentLoop() *Loop { return n.slot.Current() }
 
 // Started is closed once Run has begun.
-func (n *Node) Started() <-chan struct{} { return n.started }
+func (n *Node) Started() <-chan struct{} { return n.slot.Started() }
 
 // Finished tells the leader a sequencer record ended (wire it to the
 // sequencer's OnFinish). It never blocks.
@@ -252,7 +228,7 @@ func (n *Node) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	defer n.forget(l)
+	defer n.slot.Forget(l) // stopped: the next Open builds a Loop from the store
 	// The workers, the head watcher and the listener end with ctx: cancel
 	// it before waiting for them (defers run last first), so that Run
 	// returns when its loop fails, not only when its caller stops it.
@@ -275,7 +251,7 @@ func (n *Node) Run(ctx context.Context) error {
 			n.log.Error("leader: event listener stopped", "err", err)
 		}
 	})
-	n.startOnce.Do(func() { close(n.started) })
+	n.slot.MarkStarted()
 	return l.run(ctx, effects)
 }
 

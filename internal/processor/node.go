@@ -14,6 +14,7 @@ import (
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chainevents"
 	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/engine"
 	"github.com/ordolabs/ordo/internal/httpjson"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
@@ -91,18 +92,14 @@ type Config struct {
 // Node is a running processor engine: its core behind a Loop, effect
 // workers, a head watcher and a chain-event listener.
 type Node struct {
-	cfg  Config
-	log  *slog.Logger
-	loop *Loop
-	srv  *httpjson.Server // the API's server, set by Register
-	tr   *traceWriter
+	cfg Config
+	log *slog.Logger
+	srv *httpjson.Server // the API's server, set by Register
+	tr  *traceWriter
 
-	mu      sync.Mutex // guards loop; never held across I/O
-	openMu  sync.Mutex // serializes Open
-	started chan struct{}
-	// startOnce closes started at the first Run (Run may run again after
-	// it returned: the engine standing by for its lease once more).
-	startOnce sync.Once
+	// slot holds the current Loop: Run may run again after it returned
+	// (the engine standing by for its lease once more).
+	slot *engine.Slot[*Loop]
 }
 
 // New checks cfg and returns a node; Open or Run builds its core.
@@ -135,27 +132,20 @@ func New(cfg Config) (*Node, error) {
 		open := true
 		cfg.OpenTick = &open
 	}
-	return &Node{cfg: cfg, log: cfg.Logger, started: make(chan struct{}), tr: newTraceWriter(cfg.Trace)}, nil
+	return &Node{cfg: cfg, log: cfg.Logger, slot: engine.NewSlot[*Loop](), tr: newTraceWriter(cfg.Trace)}, nil
 }
 
 // Open builds the core from the store (and the chain's head, when a chain
 // answers) and returns its Loop. A second Open returns the same Loop, until
 // a Run on it returns.
 func (n *Node) Open(ctx context.Context) (*Loop, error) {
-	n.openMu.Lock() // one core built at a time, without holding mu (Finished)
-	defer n.openMu.Unlock()
-	if l := n.currentLoop(); l != nil {
-		return l, nil
-	}
-	core, err := n.newCore(ctx)
-	if err != nil {
-		return nil, err
-	}
-	l := newLoop(n, core)
-	n.mu.Lock()
-	n.loop = l
-	n.mu.Unlock()
-	return l, nil
+	return n.slot.Open(ctx, func(ctx context.Context) (*Loop, error) {
+		core, err := n.newCore(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return newLoop(n, core), nil
+	})
 }
 
 func (n *Node) newCore(ctx context.Context) (*Core, error) {
@@ -181,7 +171,7 @@ func (n *Node) newCore(ctx context.Context) (*Core, error) {
 }
 
 // Started is closed once Run has built the core and begun.
-func (n *Node) Started() <-chan struct{} { return n.started }
+func (n *Node) Started() <-chan struct{} { return n.slot.Started() }
 
 // Finished tells the processor a sequencer record ended (wire it to the
 // sequencer's OnFinish). It never blocks.
@@ -191,21 +181,7 @@ func (n *Node) Finished(uid string, state store.TxState) {
 	}
 }
 
-// forget drops l, the Loop of a Run that returned (stopped: its callers get
-// ErrRetired), so that the next Open or Run builds a core from the store.
-func (n *Node) forget(l *Loop) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.loop == l {
-		n.loop = nil
-	}
-}
-
-func (n *Node) currentLoop() *Loop {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.loop
-}
+func (n *Node) currentLoop() *Loop { return n.slot.Current() }
 
 // Run runs the engine until ctx ends: the loop on this goroutine, effects
 // on a pool of workers, heads and events from the chain.
@@ -217,7 +193,7 @@ func (n *Node) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	defer n.forget(l)
+	defer n.slot.Forget(l) // stopped: the next Open builds a Loop from the store
 	// The workers, the head watcher and the listener end with ctx: cancel
 	// it before waiting for them (defers run last first), so that Run
 	// returns when its loop fails, not only when its caller stops it.
@@ -250,7 +226,7 @@ func (n *Node) Run(ctx context.Context) error {
 			}
 		})
 	}
-	n.startOnce.Do(func() { close(n.started) })
+	n.slot.MarkStarted()
 	return l.run(ctx, submits, deliveries)
 }
 

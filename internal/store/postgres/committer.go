@@ -191,34 +191,27 @@ func (s *Store) abort(c *pgxpool.Conn) {
 }
 
 // commitTx commits the group's transaction; with a group waiting, it begins
-// the next one in the same round trip and keeps c (held). An error means
-// the transaction was not committed.
+// the next one in the same round trip and keeps c (held), else it gives c
+// back. An error means the transaction was not committed.
 func (s *Store) commitTx(ctx context.Context, c *pgxpool.Conn) error {
-	if s.q.Waiting() == 0 {
-		tag, err := c.Exec(ctx, "COMMIT")
-		if err == nil && tag.String() != "COMMIT" {
-			err = fmt.Errorf("%w (%s)", pgx.ErrTxCommitRollback, tag)
-		}
-		if err != nil {
-			return err
-		}
-		c.Release()
-		return nil
+	chain := s.q.Waiting() > 0
+	sql := "COMMIT"
+	if chain {
+		sql = "COMMIT; BEGIN"
 	}
-	res, err := c.Conn().PgConn().Exec(ctx, "COMMIT; BEGIN").ReadAll()
+	res, err := c.Conn().PgConn().Exec(ctx, sql).ReadAll()
 	switch {
-	case len(res) == 0 || res[0].Err != nil:
-		if len(res) > 0 {
-			err = res[0].Err
-		}
+	case len(res) == 0:
 		return err
-	case res[0].CommandTag.String() != "COMMIT":
+	case res[0].Err != nil:
+		return res[0].Err
+	case res[0].CommandTag.String() != "COMMIT": // the transaction had failed
 		return fmt.Errorf("%w (%s)", pgx.ErrTxCommitRollback, res[0].CommandTag)
-	case err != nil || len(res) != 2 || res[1].Err != nil:
-		c.Release() // committed; the BEGIN did not run: the pool closes c if need be
-		return nil
+	case chain && err == nil && len(res) == 2 && res[1].Err == nil:
+		s.held = c
+	default: // committed, and no BEGIN wanted or run: the pool closes c if need be
+		c.Release()
 	}
-	s.held = c
 	return nil
 }
 
