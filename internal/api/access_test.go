@@ -12,6 +12,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/httpjson"
 )
 
 // routeRules is the rule every route of the node's API must have, by
@@ -143,17 +144,28 @@ func sampleBody(pattern string) []byte {
 	return []byte(`{}`)
 }
 
-// call sends one request with an optional bearer token.
+// call sends one request with an optional bearer token, in JSON.
 func (e *env) call(t *testing.T, pattern, token string) response {
 	t.Helper()
-	method, path := samplePath(pattern)
-	h := http.Header{"Content-Type": {"application/json"}}
-	if token != "" {
-		h.Set("Authorization", "Bearer "+token)
-	}
+	method, _ := samplePath(pattern)
 	var body []byte
 	if method != http.MethodGet {
 		body = sampleBody(pattern)
+	}
+	return e.callWith(t, pattern, token, []string{"application/json"}, body)
+}
+
+// callWith sends one request with an optional bearer token, the given
+// Content-Type header values (nil: none) and body.
+func (e *env) callWith(t *testing.T, pattern, token string, contentType []string, body []byte) response {
+	t.Helper()
+	method, path := samplePath(pattern)
+	h := http.Header{}
+	if contentType != nil {
+		h["Content-Type"] = contentType
+	}
+	if token != "" {
+		h.Set("Authorization", "Bearer "+token)
 	}
 	req := httptest.NewRequest(method, path, bytes.NewReader(body))
 	req.Header = h
@@ -249,6 +261,9 @@ func checkRoute(t *testing.T, e *env, ri auth.RouteInfo) {
 			t.Fatalf("token %q: %d %s, want the route's own answer", token, r.status, r.body)
 		}
 	}
+	if method != http.MethodGet {
+		checkJSONOnly(t, e, ri)
+	}
 	switch ri.Rule.String() {
 	case "public", "open":
 		allowed("")
@@ -331,5 +346,38 @@ func TestTypeRoles(t *testing.T) {
 	}
 	if r := post2(tokAdmin, typ); r.status != http.StatusCreated {
 		t.Fatalf("a type for ops by an admin: %d %s", r.status, r.body)
+	}
+}
+
+// checkJSONOnly checks the Content-Type rule of a mutating route: a caller
+// the route's rule lets through (an admin) that sends a form, text/plain,
+// another type or none (with its body or none) is answered 415
+// unsupported_media_type, and nothing changed. A route that skips the rule
+// (registered so that its handler reads a body of any type) fails here.
+func checkJSONOnly(t *testing.T, e *env, ri auth.RouteInfo) {
+	t.Helper()
+	body := sampleBody(ri.Pattern)
+	for _, tc := range []struct {
+		name string
+		ct   []string
+		body []byte
+	}{
+		{"no content type", nil, body},
+		{"no content type, no body", nil, nil},
+		{"text/plain", []string{"text/plain"}, body},
+		{"text/plain with charset", []string{"text/plain;charset=UTF-8"}, body},
+		{"form", []string{"application/x-www-form-urlencoded"}, []byte("a=1")},
+		{"multipart form", []string{"multipart/form-data; boundary=x"}, body},
+		{"empty content type", []string{""}, body},
+		{"json in another charset", []string{"application/json; charset=iso-8859-1"}, body},
+	} {
+		before := e.stateOf(t)
+		r := e.callWith(t, ri.Pattern, tokAdmin, tc.ct, tc.body)
+		if r.status != http.StatusUnsupportedMediaType || r.errCode() != httpjson.CodeUnsupportedMediaType {
+			t.Errorf("%s: %d %.300s, want 415 %s", tc.name, r.status, r.body, httpjson.CodeUnsupportedMediaType)
+		}
+		if after := e.stateOf(t); after != before {
+			t.Errorf("%s: a refused %s changed the node: %s → %s", tc.name, ri.Pattern, before, after)
+		}
 	}
 }

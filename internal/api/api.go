@@ -238,7 +238,8 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) *auth.Router {
 	})
 	s := &server{n: n, st: n.Store(), health: newHealth(opts.Chain, opts.ChainTimeout), api: rt.Server(), typeRoles: typeRoles,
 		intake: opts.Intake, repl: opts.Replication, maxBody: maxBody}
-	rt.Handle("POST /v1/transactions", auth.Need(auth.RoleSubmit), s.jsonOnly(s.submit))
+	// JSON only, as every mutating route of the router.
+	rt.Handle("POST /v1/transactions", auth.Need(auth.RoleSubmit), http.HandlerFunc(s.submit))
 	rt.Server().Limit("POST /v1/transactions", max(maxBody, maxBatchBody)) // its array form; every other route keeps MaxBody
 	rt.HandleJSON("GET /v1/transactions", auth.Read, s.list)
 	rt.HandleJSON("GET /v1/transactions/{uid}", auth.Read, s.get)

@@ -10,16 +10,6 @@ import (
 	"github.com/ordolabs/ordo/internal/sequencer"
 )
 
-// jsonOnly wraps h, a handler of a mutating route, with the Content-Type
-// rule every ordo API shares (httpjson.RequireJSON): a request without
-// Content-Type: application/json is answered 415 unsupported_media_type
-// before anything is read. A browser sends such a request cross-origin only
-// after a CORS preflight, which the node answers only for the origins its
-// operator lists (see CORS).
-func (s *server) jsonOnly(h http.HandlerFunc) http.Handler {
-	return s.api.JSONOnly(h)
-}
-
 // CORS headers the node answers an allowed origin's preflight with.
 const (
 	corsMethods = "GET, HEAD, POST, PUT"

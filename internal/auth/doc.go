@@ -37,5 +37,10 @@
 //     changes nothing;
 //   - admin holds every role; the Public routes never authenticate; Read
 //     routes are Public when reads are open;
-//   - every route of a Router has a Rule (Handle and HandleJSON take one).
+//   - every route of a Router has a Rule (Handle and HandleJSON take one);
+//   - every mutating request (POST, PUT, PATCH, DELETE) a Router routes
+//     takes only Content-Type: application/json (httpjson.RequireJSON):
+//     once its rule passes, any other type, or none (a request without a
+//     body too), is answered 415 unsupported_media_type and never reaches
+//     the handler, whatever the route (no route opts out).
 package auth

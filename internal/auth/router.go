@@ -190,7 +190,10 @@ type RouteInfo struct {
 // authenticates each request before its handler runs, answers 401
 // unauthenticated (with WWW-Authenticate: Bearer) or 403 forbidden without
 // calling the handler, and puts the principal in the request's context
-// (PrincipalFrom). It records every route with its rule (Routes).
+// (PrincipalFrom). A mutating request (POST, PUT, PATCH, DELETE) that
+// passes its rule must then carry Content-Type: application/json, or it is
+// answered 415 unsupported_media_type without calling the handler (no route
+// can opt out). It records every route with its rule (Routes).
 type Router struct {
 	a      *Authenticator
 	srv    *httpjson.Server
@@ -266,13 +269,25 @@ func (rt *Router) Routes() []RouteInfo {
 // methods answered in JSON, panics recovered, bodies limited).
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) { rt.srv.ServeHTTP(w, r) }
 
-// guard wraps h with rule's check.
+// guard wraps h with rule's check, then, for a mutating method (POST, PUT,
+// PATCH, DELETE), with the Content-Type rule (httpjson.RequireJSON): a
+// request without Content-Type: application/json is answered 415
+// unsupported_media_type before h runs, whatever h is, so that no route
+// registered on a Router can take a form, text/plain or a body without a
+// type (which a page on another origin may send without a preflight).
+// Access is checked first: a caller the rule refuses hears 401 or 403.
 func (rt *Router) guard(rule Rule, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, ok, err := rt.a.Allow(r, rule)
 		if err != nil {
 			WriteError(w, err)
 			return
+		}
+		if httpjson.Mutating(r.Method) {
+			if err := httpjson.RequireJSON(r); err != nil {
+				rt.srv.WriteError(w, err)
+				return
+			}
 		}
 		if ok {
 			r = r.WithContext(WithPrincipal(r.Context(), p))

@@ -91,6 +91,7 @@ func TestRouter(t *testing.T) {
 		method, path, _ := strings.Cut(tc.pattern, " ")
 		before := *calls[tc.pattern]
 		req := httptest.NewRequest(method, path, strings.NewReader("{}"))
+		req.Header.Set("Content-Type", "application/json")
 		if tc.auth != "" {
 			req.Header.Set("Authorization", tc.auth)
 		}
@@ -190,12 +191,90 @@ func TestRouterOpenModes(t *testing.T) {
 	for _, p := range []string{"GET /read", "POST /submit", "POST /admin", "POST /authn"} {
 		method, path, _ := strings.Cut(p, " ")
 		w := httptest.NewRecorder()
-		dev.ServeHTTP(w, httptest.NewRequest(method, path, nil))
+		req := httptest.NewRequest(method, path, nil)
+		req.Header.Set("Content-Type", "application/json")
+		dev.ServeHTTP(w, req)
 		if w.Code == 401 || w.Code == 403 {
 			t.Errorf("dev mode: %s answered %d", p, w.Code)
 		}
 		if p != "POST /authn" && !strings.Contains(w.Body.String(), `"principal":"dev"`) {
 			t.Errorf("dev mode: %s: %s", p, w.Body)
+		}
+	}
+}
+
+// Every mutating route of a Router takes only JSON, a route registered
+// with a raw Handle too, in dev mode too: a form, text/plain, another type
+// or none (also with no body) is answered 415 unsupported_media_type and
+// never reaches the handler; a caller the rule refuses hears 401 or 403
+// first; reads need no type.
+func TestRouterJSONOnly(t *testing.T) {
+	t.Parallel()
+	for _, open := range []bool{false, true} {
+		c := testConfig()
+		if open {
+			c = Config{Open: true}
+		}
+		a, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt := NewRouter(a, httpjson.Options{Logger: slog.New(slog.DiscardHandler)})
+		calls := 0
+		raw := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			calls++
+			w.WriteHeader(http.StatusNoContent)
+		})
+		patterns := []string{"POST /raw", "PUT /raw", "PATCH /raw", "DELETE /raw", "GET /raw"}
+		for _, p := range patterns {
+			rt.Handle(p, Need(RoleSubmit), raw)
+		}
+		for _, p := range patterns {
+			method, path, _ := strings.Cut(p, " ")
+			for _, tc := range []struct {
+				name   string
+				auth   string
+				ct     []string
+				body   string
+				status int
+			}{
+				{"no content type", "Bearer " + tokAlice, nil, "{}", 415},
+				{"no content type, no body", "Bearer " + tokAlice, nil, "", 415},
+				{"text/plain", "Bearer " + tokAlice, []string{"text/plain"}, "{}", 415},
+				{"form", "Bearer " + tokAlice, []string{"application/x-www-form-urlencoded"}, "a=1", 415},
+				{"multipart", "Bearer " + tokAlice, []string{"multipart/form-data; boundary=x"}, "{}", 415},
+				{"json", "Bearer " + tokAlice, []string{"application/json"}, "{}", 204},
+				{"json, no body", "Bearer " + tokAlice, []string{"application/json; charset=utf-8"}, "", 204},
+				{"text/plain without a token", "", []string{"text/plain"}, "{}", 401},
+				{"text/plain from a principal without the role", "Bearer " + tokBob, []string{"text/plain"}, "{}", 403},
+			} {
+				want := tc.status
+				if open && (want == 401 || want == 403) {
+					want = 415 // dev mode: every caller passes the rule
+				}
+				if method == http.MethodGet && want == 415 {
+					want = 204
+				}
+				req := httptest.NewRequest(method, path, strings.NewReader(tc.body))
+				if tc.ct != nil {
+					req.Header["Content-Type"] = tc.ct
+				}
+				if tc.auth != "" {
+					req.Header.Set("Authorization", tc.auth)
+				}
+				before := calls
+				w := httptest.NewRecorder()
+				rt.ServeHTTP(w, req)
+				if w.Code != want {
+					t.Errorf("open %v, %s, %s: %d %s, want %d", open, p, tc.name, w.Code, w.Body, want)
+				}
+				if want == 415 && !strings.Contains(w.Body.String(), `"`+httpjson.CodeUnsupportedMediaType+`"`) {
+					t.Errorf("open %v, %s, %s: %s", open, p, tc.name, w.Body)
+				}
+				if reached := calls > before; reached != (want == 204) {
+					t.Errorf("open %v, %s, %s: reached the handler %v with %d", open, p, tc.name, reached, w.Code)
+				}
+			}
 		}
 	}
 }

@@ -64,7 +64,7 @@ func (n *Node) Register(rt *auth.Router) {
 	srv := rt.Server()
 	n.srv = srv
 	mut := func(pattern string, rule auth.Rule, fn func(*http.Request) (any, error)) {
-		rt.Handle(pattern, rule, srv.JSONOnly(srv.JSONHandler(fn)))
+		rt.Handle(pattern, rule, srv.JSONHandler(fn)) // the router takes only JSON
 	}
 	mut("POST /v1/processors", auth.Need(auth.RoleAdmin), n.apiCreate)
 	get := func(pattern string, fn func(*http.Request) (any, error)) {
