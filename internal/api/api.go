@@ -117,6 +117,11 @@ type Options struct {
 	// Replication, when set, adds each queue's replica set to GET
 	// /v1/queues/{name}. Defaults to none.
 	Replication Replication
+	// IntakeLimiter limits each principal's intake: each intent of POST
+	// /v1/transactions, and what the engines' intake routes take
+	// (auth.Router.IntakeLimiter); past it, 429 rate_limited with
+	// Retry-After. Defaults to nil: no limit.
+	IntakeLimiter *auth.Limiter
 }
 
 // Intake takes intents on behalf of a principal (Options.Intake).
@@ -203,6 +208,8 @@ type server struct {
 	repl      Replication
 	// maxBody is the limit of every body but an array of intents.
 	maxBody int64
+	// limit is each principal's intake rate (nil: none).
+	limit *auth.Limiter
 }
 
 // NewSequencerHandler returns the node's HTTP API over n: the sequencer's
@@ -236,8 +243,9 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) *auth.Router {
 		Logger:  log,
 		Name:    "api",
 	})
+	rt.SetIntakeLimiter(opts.IntakeLimiter)
 	s := &server{n: n, st: n.Store(), health: newHealth(opts.Chain, opts.ChainTimeout), api: rt.Server(), typeRoles: typeRoles,
-		intake: opts.Intake, repl: opts.Replication, maxBody: maxBody}
+		intake: opts.Intake, repl: opts.Replication, maxBody: maxBody, limit: opts.IntakeLimiter}
 	// JSON only, as every mutating route of the router.
 	rt.Handle("POST /v1/transactions", auth.Need(auth.RoleSubmit), http.HandlerFunc(s.submit))
 	rt.Server().Limit("POST /v1/transactions", max(maxBody, maxBatchBody)) // its array form; every other route keeps MaxBody

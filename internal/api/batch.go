@@ -79,6 +79,12 @@ func (s *server) submitBatch(w http.ResponseWriter, r *http.Request, b []byte) {
 		in[i] = it
 		idx = append(idx, i)
 	}
+	// Each intent the API accepted counts against the principal's rate;
+	// past it the whole array is refused (429), nothing taken.
+	if err := s.limit.TakeRequest(r, len(idx)); err != nil {
+		s.api.WriteError(w, err)
+		return
+	}
 	s.commit(r, in, idx, out)
 	s.api.WriteJSON(w, http.StatusOK, out)
 }

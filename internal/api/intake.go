@@ -51,6 +51,10 @@ func (s *server) submit(w http.ResponseWriter, r *http.Request) {
 		s.api.WriteError(w, err)
 		return
 	}
+	if err := s.limit.TakeRequest(r, 1); err != nil {
+		s.api.WriteError(w, err)
+		return
+	}
 	res, err := s.take(r, []sequencer.Intake{it})
 	switch {
 	case err != nil:

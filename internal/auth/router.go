@@ -22,7 +22,8 @@ const (
 	CodeForbidden = "forbidden"
 )
 
-// Status maps the codes of this package to their HTTP statuses (401, 403),
+// Status maps the codes of this package to their HTTP statuses (401, 403,
+// 429),
 // and any other code to 0; an API's httpjson Options.Status consults it
 // first. NewRouter does so for its Server.
 func Status(code string) int {
@@ -31,6 +32,8 @@ func Status(code string) int {
 		return http.StatusUnauthorized
 	case CodeForbidden:
 		return http.StatusForbidden
+	case CodeRateLimited:
+		return http.StatusTooManyRequests
 	}
 	return 0
 }
@@ -201,7 +204,20 @@ type Router struct {
 	// codes are the statuses of engines' own error codes (MapStatus);
 	// written only while routes are registered, before serving.
 	codes map[string]int
+	// intake limits each principal's intake (nil: no limit); set before
+	// routes are registered.
+	intake *Limiter
 }
+
+// SetIntakeLimiter sets the limiter the intake routes take their intents
+// from (IntakeLimiter); nil limits nothing. Call it before registering
+// routes.
+func (rt *Router) SetIntakeLimiter(l *Limiter) { rt.intake = l }
+
+// IntakeLimiter is the limiter of each principal's intake, for the routes
+// that take intents (the sequencer's intake, a processor's batch adds):
+// nil when no limit is set, which Take answers with nil.
+func (rt *Router) IntakeLimiter() *Limiter { return rt.intake }
 
 // NewRouter returns a Router with no routes over a new httpjson.Server
 // made with opts, whose Status maps this package's codes (401, 403) first.

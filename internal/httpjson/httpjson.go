@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 )
 
 // DefaultMaxBody is the default limit on a request body, in bytes.
@@ -47,6 +48,15 @@ type Error struct {
 	// Err is the error Message was made from (the %w operand of Errorf), or
 	// nil.
 	Err error
+	// RetryAfter, when positive, is answered as a Retry-After header, in
+	// whole seconds rounded up (a 429 or a 503 the client may retry).
+	RetryAfter time.Duration
+}
+
+// RetryAfterSeconds is d as a Retry-After header gives it: whole seconds,
+// rounded up, at least 1.
+func RetryAfterSeconds(d time.Duration) int64 {
+	return max(1, int64((d+time.Second-1)/time.Second))
 }
 
 // Error returns the message.
@@ -227,6 +237,9 @@ func (s *Server) WriteError(w http.ResponseWriter, err error) {
 	b, _ := json.Marshal(ErrorBody{Error: d}) // strings only: cannot fail
 	b = append(b, '\n')
 	h := w.Header()
+	if e := (*Error)(nil); errors.As(err, &e) && e.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.FormatInt(RetryAfterSeconds(e.RetryAfter), 10))
+	}
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	h.Del("Content-Encoding")

@@ -66,20 +66,55 @@ func (n *Node) Register(rt *auth.Router) {
 	mut := func(pattern string, rule auth.Rule, fn func(*http.Request) (any, error)) {
 		rt.Handle(pattern, rule, srv.JSONHandler(fn)) // the router takes only JSON
 	}
-	mut("POST /v1/processors", auth.Need(auth.RoleAdmin), n.apiCreate)
+	// owned is a route of the processor's owner (or an admin): the caller
+	// is checked against the processor before its request is read, so a
+	// caller who may not act on it hears 403, never what is wrong with its
+	// body.
+	owned := func(pattern string, fn func(*http.Request) (any, error)) {
+		mut(pattern, auth.Authenticated, func(r *http.Request) (any, error) {
+			if err := n.checkOwner(r); err != nil {
+				return nil, err
+			}
+			return fn(r)
+		})
+	}
+	a, limit := rt.Authenticator(), rt.IntakeLimiter()
+	mut("POST /v1/processors", auth.Need(auth.RoleAdmin), func(r *http.Request) (any, error) { return n.apiCreate(r, a) })
 	get := func(pattern string, fn func(*http.Request) (any, error)) {
 		rt.Handle(pattern, auth.Read, srv.JSONHandler(fn))
 	}
 	get("GET /v1/processors/{name}", n.apiGet)
-	mut("POST /v1/processors/{name}/batches", auth.Authenticated, n.apiAdd)
+	owned("POST /v1/processors/{name}/batches", func(r *http.Request) (any, error) {
+		// A batch added is intake: it counts against the principal's
+		// rate (api.intakeLimit), once its owner is known to be allowed.
+		if err := limit.TakeRequest(r, 1); err != nil {
+			return nil, err
+		}
+		return n.apiAdd(r)
+	})
 	mut("POST /v1/processors/{name}/tick", auth.OpenOr(*n.cfg.OpenTick, auth.Authenticated), n.apiTick)
-	mut("POST /v1/processors/{name}/pause", auth.Authenticated, n.apiPause(false))
-	mut("POST /v1/processors/{name}/resume", auth.Authenticated, n.apiPause(true))
-	mut("DELETE /v1/processors/{name}/queues/{priority}/{position}", auth.Authenticated, n.apiRemove)
+	owned("POST /v1/processors/{name}/pause", n.apiPause(false))
+	owned("POST /v1/processors/{name}/resume", n.apiPause(true))
+	owned("DELETE /v1/processors/{name}/queues/{priority}/{position}", n.apiRemove)
 	get("GET /v1/processors/{name}/batches/{id}", n.apiBatch)
 	get("GET /v1/processors/{name}/queues/{priority}", n.apiQueue)
 	get("GET /v1/processors/{name}/callbacks", n.apiCallbacks)
-	mut("POST /v1/processors/{name}/confirmations", auth.Authenticated, n.apiConfirm)
+	owned("POST /v1/processors/{name}/confirmations", n.apiConfirm)
+}
+
+// checkOwner refuses (403 forbidden) a caller who is neither the owner of
+// the request's processor nor an admin, and answers 404 not_found for a
+// processor that does not exist. The core checks the owner again when it
+// steps the request.
+func (n *Node) checkOwner(r *http.Request) error {
+	name := r.PathValue("name")
+	p, err := n.cfg.Store.GetProcessor(r.Context(), name)
+	if errors.Is(err, store.ErrNotFound) {
+		return httpjson.Errorf(CodeNotFound, "no processor %s", httpjson.Excerpt(name))
+	} else if err != nil {
+		return err
+	}
+	return auth.CheckOwner(r, p.Owner, "processor "+httpjson.Excerpt(name))
 }
 
 // caller is the request's principal: its name and whether it is an admin.
@@ -108,7 +143,11 @@ func (n *Node) do(ctx context.Context, in Input) (any, error) {
 	return rep.Body, nil
 }
 
-func (n *Node) apiCreate(r *http.Request) (any, error) {
+// apiCreate is POST /v1/processors: an admin creates a processor, owned by
+// the principal its spec names (by default the admin): one of the node's
+// principals (a, its authenticator: any name in dev mode, where every
+// caller is the admin "dev").
+func (n *Node) apiCreate(r *http.Request, a *auth.Authenticator) (any, error) {
 	var s CreateSpec
 	if err := n.readJSON(r, &s); err != nil {
 		return nil, err
@@ -116,6 +155,10 @@ func (n *Node) apiCreate(r *http.Request) (any, error) {
 	name, admin := caller(r)
 	if s.Owner == "" {
 		s.Owner = name
+	}
+	if _, ok := a.ByName(s.Owner); !ok {
+		return nil, httpjson.Errorf(CodeInvalid, "owner: %s is no principal of this node; name one of the principals of its config (principals:), "+
+			"who alone (with the admins) may add, pause, resume, remove and confirm", httpjson.Excerpt(s.Owner))
 	}
 	in := Create(time.Time{}, 0, name, s)
 	in.Admin = admin
