@@ -3,11 +3,14 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -168,6 +171,11 @@ type Client struct {
 	base  string
 	hc    *http.Client
 	token string
+	// roots are the CAs an https:// node's certificate must chain to
+	// (nil: the system's).
+	roots *x509.CertPool
+	// err is an option's error, returned by every call.
+	err error
 }
 
 // Option configures New.
@@ -181,8 +189,46 @@ func WithToken(token string) Option {
 	return func(c *Client) { c.token = token }
 }
 
+// WithRootCAs makes the client trust only the certificate authorities of
+// pool for a node served over HTTPS (api.tls in the node's config), in
+// place of the system's: for a node whose certificate is self-signed or
+// from a private CA. It applies to hc's transport when that is nil or an
+// *http.Transport (a copy is changed, never hc itself).
+func WithRootCAs(pool *x509.CertPool) Option {
+	return func(c *Client) { c.roots = pool }
+}
+
+// WithCAFile is WithRootCAs with the PEM certificates of the file at
+// path. A file that cannot be read or holds no certificate makes every
+// call of the client return that error.
+func WithCAFile(path string) Option {
+	return func(c *Client) {
+		pool, err := LoadCAFile(path)
+		if err != nil {
+			c.err = err
+			return
+		}
+		c.roots = pool
+	}
+}
+
+// LoadCAFile reads the PEM certificates of the file at path into a pool.
+func LoadCAFile(path string) (*x509.CertPool, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("ordo client: CA file: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		return nil, fmt.Errorf("ordo client: CA file %s holds no PEM certificate", path)
+	}
+	return pool, nil
+}
+
 // New returns a client of the node at baseURL (such as
-// "http://127.0.0.1:7070"). A nil hc means http.DefaultClient.
+// "http://127.0.0.1:7070", or https://… for a node that serves TLS: its
+// certificate is checked against the system's CAs unless WithRootCAs or
+// WithCAFile names others). A nil hc means http.DefaultClient.
 func New(baseURL string, hc *http.Client, opts ...Option) *Client {
 	if hc == nil {
 		hc = http.DefaultClient
@@ -191,7 +237,30 @@ func New(baseURL string, hc *http.Client, opts ...Option) *Client {
 	for _, o := range opts {
 		o(c)
 	}
+	if c.roots != nil {
+		c.hc = withRoots(hc, c.roots)
+	}
 	return c
+}
+
+// withRoots returns a copy of hc whose transport trusts roots.
+func withRoots(hc *http.Client, roots *x509.CertPool) *http.Client {
+	var tr *http.Transport
+	switch t := hc.Transport.(type) {
+	case nil:
+		tr = http.DefaultTransport.(*http.Transport).Clone()
+	case *http.Transport:
+		tr = t.Clone()
+	default:
+		return hc
+	}
+	if tr.TLSClientConfig == nil {
+		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	tr.TLSClientConfig.RootCAs = roots
+	cp := *hc
+	cp.Transport = tr
+	return &cp
 }
 
 // maxResponse bounds a response body the client reads.
@@ -218,6 +287,9 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) (in
 // roundTrip sends a request with an optional JSON body and returns the
 // status and the body of the answer.
 func (c *Client) roundTrip(ctx context.Context, method, path string, body any) (int, []byte, error) {
+	if c.err != nil {
+		return 0, nil, c.err
+	}
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)

@@ -37,12 +37,18 @@ type clientFlags struct {
 	node    string
 	timeout time.Duration
 	token   string
+	caFile  string
 }
+
+// caFileEnv is the environment variable the client commands take their CA
+// file from when --ca-file is not given.
+const caFileEnv = "ORDO_CA_FILE"
 
 func (f *clientFlags) register(cmd *cobra.Command) {
 	cmd.PersistentFlags().StringVar(&f.node, "node", defaultNodeURL, "base URL of the node's API")
 	cmd.PersistentFlags().DurationVar(&f.timeout, "timeout", 30*time.Second, "how long one request may take")
 	cmd.PersistentFlags().StringVar(&f.token, "token", "", "bearer token of one of the node's principals (default $"+tokenEnv+"); a node outside dev mode needs one")
+	cmd.PersistentFlags().StringVar(&f.caFile, "ca-file", "", "PEM certificates to trust for an https:// --node (its api.tls certificate, or its CA) in place of the system's (default $"+caFileEnv+")")
 }
 
 // bearer is the token to send: --token, else $ORDO_TOKEN, else none.
@@ -57,6 +63,13 @@ func (f *clientFlags) client() *client.Client {
 	var opts []client.Option
 	if tok := f.bearer(); tok != "" {
 		opts = append(opts, client.WithToken(tok))
+	}
+	ca := f.caFile
+	if ca == "" {
+		ca = strings.TrimSpace(os.Getenv(caFileEnv))
+	}
+	if ca != "" {
+		opts = append(opts, client.WithCAFile(ca))
 	}
 	return client.New(f.node, &http.Client{Timeout: f.timeout}, opts...)
 }

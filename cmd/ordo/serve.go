@@ -19,6 +19,9 @@ func serveCommand() *cobra.Command {
 		devMode    bool
 		blockTime  string
 		trace      string
+		devPublic  bool
+		tlsCert    string
+		tlsKey     string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -26,7 +29,9 @@ func serveCommand() *cobra.Command {
 		Long: `serve runs a node. Its API knows its callers by bearer token: the config's principals
 (each a token or its SHA-256, and roles; ` + "`ordo token`" + ` makes one) — without --dev-mode
 and without any principal it refuses to start. It listens on 127.0.0.1:7070 unless
---listen (or listen: in the config) says otherwise.`,
+--listen (or listen: in the config) says otherwise; in dev mode only a loopback address is
+accepted unless --dev-mode-on-public-address is given. With --tls-cert and --tls-key (api.tls)
+it serves HTTPS.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var cfg node.Config
@@ -53,6 +58,15 @@ and without any principal it refuses to start. It listens on 127.0.0.1:7070 unle
 			if f.Changed("dev-mode") {
 				cfg.DevMode = devMode
 			}
+			if f.Changed("dev-mode-on-public-address") {
+				cfg.API.DevModeOnPublicAddress = devPublic
+			}
+			if f.Changed("tls-cert") {
+				cfg.API.TLS.CertFile = tlsCert
+			}
+			if f.Changed("tls-key") {
+				cfg.API.TLS.KeyFile = tlsKey
+			}
 			if f.Changed("dev-senders") {
 				cfg.SetDevSenders(devSenders) // 0 means none, not the default
 			}
@@ -68,6 +82,9 @@ and without any principal it refuses to start. It listens on 127.0.0.1:7070 unle
 				return fmt.Errorf("config: %w", err)
 			}
 			if err := cfg.CheckAccess(); err != nil {
+				return err
+			}
+			if err := cfg.CheckDevModeAddress(cfg.Listen); err != nil {
 				return err
 			}
 			log := logger(cmd)
@@ -86,6 +103,9 @@ and without any principal it refuses to start. It listens on 127.0.0.1:7070 unle
 	cmd.Flags().StringVar(&storeURL, "store", "", "the engines' store: empty for the embedded SQLite database in the data directory, or a PostgreSQL URL (postgres://user:pass@host:5432/db); overrides store.url")
 	cmd.Flags().StringVar(&chainURL, "chain", "", "http(s) URL of a standalone devchain (empty: run one in-process)")
 	cmd.Flags().BoolVar(&devMode, "dev-mode", false, "open access (every caller is an admin, no token needed) and serve the in-process devchain's dev routes on the node's address (POST /v1/tx, faults, faucet, dev accounts, mine); off: principals from the config, and the chain's reads only. Warns at start; never on an exposed node")
+	cmd.Flags().BoolVar(&devPublic, "dev-mode-on-public-address", false, "let a node in --dev-mode listen on an address other than loopback (refused without it): anyone who reaches it is an admin; overrides api.devModeOnPublicAddress")
+	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "serve the API over HTTPS with this certificate (PEM; with --tls-key); overrides api.tls.certFile")
+	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "the private key of --tls-cert (PEM); overrides api.tls.keyFile")
 	cmd.Flags().IntVar(&devSenders, "dev-senders", 0, "create this many sender keys in the node's keystore and fund them from the chain's faucet (refused on a chain without one); 0 means none (unset: 8 when no senders are configured, else 0)")
 	cmd.Flags().StringVar(&blockTime, "block-time", "1s", "block time of the in-process devchain")
 	cmd.Flags().StringVar(&trace, "trace", "", "append the sequencer's inputs and Readys to this file (replay it with `ordo replay`)")

@@ -312,6 +312,15 @@ type APIConfig struct {
 	// Access-Control-Allow-Origin. "*" is not accepted. Defaults to none: no
 	// response carries a CORS header.
 	CORSOrigins []string `yaml:"corsOrigins"`
+	// TLS makes the API serve HTTPS with a certificate and key (PEM files).
+	// Defaults to none: plain HTTP.
+	TLS APITLSConfig `yaml:"tls"`
+	// DevModeOnPublicAddress lets a node in dev mode listen on an address
+	// other than loopback (flag --dev-mode-on-public-address): without
+	// it such a node refuses to start. Defaults to false.
+	DevModeOnPublicAddress bool `yaml:"devModeOnPublicAddress"`
+	// IntakeLimit limits each principal's intake rate. Defaults to off.
+	IntakeLimit IntakeLimitConfig `yaml:"intakeLimit"`
 }
 
 // SetDevSenders sets DevSenders to n as given, so that 0 means no dev

@@ -278,7 +278,8 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	}
 	n.Router = api.NewSequencerHandler(seq, api.Options{Registry: n.Registry, Logger: o.Logger,
 		Chain: metered, ChainTimeout: time.Duration(cfg.Health.ChainTimeout), Auth: authn,
-		TypeRoles: cfg.IntakeAccess.TypeRoles, Engines: append(engines, o.Engines...), Intake: intake, Replication: repl})
+		TypeRoles: cfg.IntakeAccess.TypeRoles, Engines: append(engines, o.Engines...), Intake: intake, Replication: repl,
+		IntakeLimiter: cfg.API.IntakeLimit.Limiter(o.Clock.Now)})
 	var h http.Handler = n.Router
 	if n.Handler, err = cfg.WrapHandler(h); err != nil {
 		n.Close()
@@ -457,7 +458,12 @@ func (n *Node) Run(ctx context.Context) error {
 // Serve is Run on a given listener. It returns once the API, the sequencer
 // and the in-process devchain have all stopped, so that Close may follow.
 func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
-	n.log.Info("ordo node listening", "addr", ln.Addr().String(), "data", n.Config.Data, "chain", chainName(n.Config.Chain))
+	ln, scheme, err := n.Config.serveAPI(ln)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	n.log.Info("ordo node listening", "addr", ln.Addr().String(), "scheme", scheme, "data", n.Config.Data, "chain", chainName(n.Config.Chain))
 	if n.Config.DevMode {
 		n.log.Warn(devModeWarning(n.Devchain != nil), "addr", ln.Addr().String())
 	} else {

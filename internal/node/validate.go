@@ -127,6 +127,7 @@ func (c Config) Validate() error {
 			bad(fmt.Sprintf("api.corsOrigins[%d]", i), "%v", err)
 		}
 	}
+	errs = append(errs, c.validateAPI()...)
 
 	if err := c.Auth().Validate(); err != nil {
 		errs = append(errs, err) // it names principals[i]...
