@@ -263,36 +263,65 @@ func TestClientCommandsToken(t *testing.T) {
 	}
 }
 
-// ordo token prints a fresh 32-byte token and the config lines of a
-// principal with its SHA-256, which a node's config accepts.
+// ordo token prints the config lines of a principal with its token's
+// SHA-256 on stdout, never the token: that goes to stderr, or to a new
+// 0600 file with --token-file; so ordo token > node.yaml keeps no
+// plaintext token in the config.
 func TestTokenCommand(t *testing.T) {
-	run := func(args ...string) string {
+	run := func(args ...string) (string, string) {
 		t.Helper()
 		cmd := tokenCommand()
-		var out bytes.Buffer
+		var out, errOut bytes.Buffer
 		cmd.SetOut(&out)
+		cmd.SetErr(&errOut)
 		cmd.SetArgs(args)
 		if err := cmd.ExecuteContext(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		return out.String()
+		return out.String(), errOut.String()
 	}
-	out := run("--principal", "alice", "--roles", "submit,read")
-	var tok, sum string
+	out, stderr := run("--principal", "alice", "--roles", "submit,read")
+	_, tok, _ := strings.Cut(strings.TrimSpace(stderr), "is not in the config lines): ")
+	var sum string
 	for line := range strings.Lines(out) {
-		if v, ok := strings.CutPrefix(line, "# token: "); ok {
-			tok = strings.TrimSpace(v)
-		}
-		if v, ok := strings.CutPrefix(line, "# tokenSHA256: "); ok {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "tokenSHA256: "); ok {
 			sum = strings.TrimSpace(v)
 		}
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(tok)
 	if err != nil || len(raw) != 32 || sum != auth.TokenSHA256(tok) {
-		t.Fatalf("token %q (%d bytes, %v), sha %q:\n%s", tok, len(raw), err, sum, out)
+		t.Fatalf("token %q (%d bytes, %v), sha %q:\n%s\nstderr: %s", tok, len(raw), err, sum, out, stderr)
 	}
-	if other := run(); strings.Contains(other, tok) {
+	if strings.Contains(out, tok) {
+		t.Fatalf("stdout holds the token:\n%s", out)
+	}
+	if other, otherErr := run(); strings.Contains(other+otherErr, tok) {
 		t.Fatal("two runs printed the same token")
+	}
+	// --token-file: the token in a new file of mode 0600, nowhere else.
+	dir := t.TempDir()
+	tf := filepath.Join(dir, "app.token")
+	fout, ferr := run("--principal", "bob", "--token-file", tf)
+	b, err := os.ReadFile(tf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ftok := strings.TrimSpace(string(b))
+	if st, err := os.Stat(tf); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("token file mode: %v %v", st.Mode(), err)
+	}
+	if !strings.Contains(fout, auth.TokenSHA256(ftok)) || strings.Contains(fout+ferr, ftok) || !strings.Contains(fout, tf) {
+		t.Fatalf("with --token-file:\nstdout %s\nstderr %s", fout, ferr)
+	}
+	cmd := tokenCommand()
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	cmd.SetArgs([]string{"--token-file", tf})
+	if err := cmd.ExecuteContext(context.Background()); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Fatalf("an existing token file: %v", err)
+	}
+	if b2, _ := os.ReadFile(tf); string(b2) != string(b) {
+		t.Fatal("the existing token file was overwritten")
 	}
 	// The printed lines are a config the node accepts, and its principal
 	// is authenticated by the token.
@@ -316,8 +345,9 @@ func TestTokenCommand(t *testing.T) {
 	if p, err := a.Authenticate(req); err != nil || p.Name != "alice" || !p.Has(auth.RoleSubmit) || p.Has(auth.RoleAdmin) {
 		t.Fatalf("the printed principal: %v %v", p, err)
 	}
-	cmd := tokenCommand()
+	cmd = tokenCommand()
 	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
 	cmd.SetArgs([]string{"--roles", "Not A Role"})
 	if err := cmd.ExecuteContext(context.Background()); err == nil || !strings.Contains(err.Error(), "roles[0]") {
 		t.Fatalf("a bad role: %v", err)
