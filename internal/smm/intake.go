@@ -38,6 +38,9 @@ func (n *Node) Submit(ctx context.Context, principal string, in []sequencer.Inta
 }
 
 func (n *Node) submitOne(ctx context.Context, principal string, it sequencer.Intake) (store.EnqueueResult, error) {
+	if err := checkNames(it); err != nil {
+		return store.EnqueueResult{}, err
+	}
 	set, err := n.setFor(ctx, it.Queue)
 	if err != nil {
 		return store.EnqueueResult{}, err
@@ -180,6 +183,18 @@ func (n *Node) forward(ctx context.Context, primary, principal string, it sequen
 	return store.EnqueueResult{Transaction: t, Created: f.Created}, nil
 }
 
+// checkNames applies the sequencer's intake rule of names to the queue and
+// the idempotency key of it (sequencer.IntakeRules.CheckIntake, without
+// its type and data, which the primary's sequencer checks with its own
+// rules) before anything replication does with them: a queue name that
+// can never be a queue (too long, a zero-width character, ...) is refused
+// with sequencer.ErrInvalid, as the sequencer refuses it without
+// replication, rather than reaching the chain's replica sets, the job
+// queue's keys or the primary.
+func checkNames(it sequencer.Intake) error {
+	return sequencer.IntakeRules{}.CheckIntake(sequencer.Intake{Queue: it.Queue, IdempotencyKey: it.IdempotencyKey})
+}
+
 // Codes of intake errors carried back to the forwarding node.
 const (
 	codeTypeNotAllowed = "type_not_allowed"
@@ -202,6 +217,9 @@ var intakeCodes = []struct {
 
 // serveForward is the primary's side of forward.
 func (n *Node) serveForward(ctx context.Context, from transport.NodeID, f *smmpb.ForwardRequest) *smmpb.Response {
+	if err := checkNames(sequencer.Intake{Queue: f.Queue, IdempotencyKey: f.IdempotencyKey}); err != nil {
+		return failure(0, CodeInvalid, err.Error())
+	}
 	set, err := n.cfg.Store.ReplicaSet(ctx, f.Queue)
 	if err != nil || set.Primary != n.self {
 		// Perhaps the chain names this node now: read it once.

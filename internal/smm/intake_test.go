@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/smm/smmpb"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/transport"
 )
 
 // intake is one intent of queue.
@@ -153,5 +156,57 @@ func TestIntakeAckAfter(t *testing.T) {
 	}
 	if hd := h.head(a, "q"); hd.Clock != 2 {
 		t.Fatalf("primary's head %d, want 2", hd.Clock)
+	}
+}
+
+// TestIntakeRefusesBadNamesFirst: a queue name or key the sequencer's
+// intake refuses is refused with sequencer.ErrInvalid (the API's 422)
+// before anything replicated: at a node with no set for it (no set made on
+// chain, no job queued), at a node forwarding to a primary, and at the
+// primary of a forward.
+func TestIntakeRefusesBadNamesFirst(t *testing.T) {
+	h := newHarness(t, harnessOpts{nodes: 2})
+	a, b := h.nodes[0], h.nodes[1]
+	h.putSet("q", a, b)
+	long := strings.Repeat("x", sequencer.MaxQueueName+1)
+	for _, tc := range []struct {
+		name, queue, key string
+	}{
+		{"129 bytes", long, ""},
+		{"zero-width space", "claim\u200b1", ""},
+		{"byte-order mark", "\ufeffq", ""},
+		{"only whitespace", "   ", ""},
+		{"empty", "", ""},
+		{"bidi override", "q\u202e", ""},
+		{"control", "q\x00", ""},
+		{"key with a zero-width joiner", "q", "k\u200d"},
+		{"key of 257 bytes", "q", strings.Repeat("k", sequencer.MaxIdempotencyKey+1)},
+	} {
+		jobs := len(h.jobs(b, KindManualSync)) + len(h.jobs(a, KindManualSync))
+		for _, at := range []*testNode{a, b} { // a is q's primary, b forwards to it
+			it := []sequencer.Intake{{Queue: tc.queue, Type: "noop", Data: json.RawMessage(`{}`), IdempotencyKey: tc.key}}
+			_, err := at.Submit(h.ctx, "alice", it)
+			if !errors.Is(err, sequencer.ErrInvalid) {
+				t.Errorf("%s at %s: %v, want sequencer.ErrInvalid", tc.name, short([]string{at.id}), err)
+			}
+			if err != nil && (strings.Contains(err.Error(), "push/") || strings.Contains(err.Error(), "replica")) {
+				t.Errorf("%s: the error names replication's internals: %v", tc.name, err)
+			}
+		}
+		if tc.queue != "q" {
+			if _, ok, _ := a.chainSet(h.ctx, tc.queue); ok { // the chain may refuse to read such a name
+				t.Errorf("%s: a replica set on chain", tc.name)
+			}
+		}
+		if n := len(h.jobs(b, KindManualSync)) + len(h.jobs(a, KindManualSync)); n != jobs {
+			t.Errorf("%s: %d syncs queued, want %d", tc.name, n, jobs)
+		}
+		resp := a.serveForward(h.ctx, transport.NodeID(b.id), &smmpb.ForwardRequest{Principal: "alice", Queue: tc.queue, Type: "noop", Data: []byte(`{}`), IdempotencyKey: tc.key})
+		if resp.GetCode() != CodeInvalid {
+			t.Errorf("%s: a forward answered %v, want %s", tc.name, resp, CodeInvalid)
+		}
+	}
+	if recs, _ := a.st.List(h.ctx, store.Filter{}); len(recs) != 0 {
+		t.Fatalf("%d records", len(recs))
 	}
 }
