@@ -38,6 +38,14 @@ type Directory interface {
 	Lookup(id transport.NodeID) (Peer, bool)
 }
 
+// Lister is a Directory that can list the nodes it knows: Transport.Peers
+// then shows each of them, connected or not.
+type Lister interface {
+	Directory
+	// IDs returns the ids of every node the directory knows.
+	IDs() []transport.NodeID
+}
+
 // Static is a Directory held in memory, safe for concurrent use.
 type Static struct {
 	mu    sync.RWMutex
@@ -68,6 +76,17 @@ func (s *Static) Set(id transport.NodeID, p Peer) {
 	s.peers[id] = p
 }
 
+// IDs returns the ids of the entries, in no order.
+func (s *Static) IDs() []transport.NodeID {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]transport.NodeID, 0, len(s.peers))
+	for id := range s.peers {
+		out = append(out, id)
+	}
+	return out
+}
+
 // Delete removes id's entry.
 func (s *Static) Delete(id transport.NodeID) {
 	s.mu.Lock()
@@ -86,6 +105,7 @@ type Config struct {
 	// picks one; Transport.Addr tells which). Required.
 	Listen string
 	// Peers resolves node ids to endpoints and fingerprints. Required.
+	// When it is a Lister, Transport.Peers lists every node it knows.
 	Peers Directory
 	// QueueLimit bounds the frames queued per peer. Defaults to 1024.
 	QueueLimit int

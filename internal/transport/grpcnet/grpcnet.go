@@ -198,15 +198,32 @@ func (t *Transport) Send(ctx context.Context, to transport.NodeID, m transport.M
 	return nil
 }
 
-// Peers returns every known peer's stats, ordered by id.
+// Peers returns every known peer's stats, ordered by id: each node this
+// node has exchanged with, and, when the directory is a Lister, every node
+// it lists (this node aside), connected or not: one never contacted is
+// StateIdle with zero counters.
 func (t *Transport) Peers() []PeerStats {
+	var listed []transport.NodeID
+	if l, ok := t.cfg.Peers.(Lister); ok {
+		listed = l.IDs()
+	}
 	t.mu.Lock()
 	ps := make([]*peer, 0, len(t.peers))
 	for _, p := range t.peers {
 		ps = append(ps, p)
 	}
 	t.mu.Unlock()
-	out := make([]PeerStats, 0, len(ps))
+	out := make([]PeerStats, 0, len(ps)+len(listed))
+	seen := make(map[transport.NodeID]bool, len(ps))
+	for _, p := range ps {
+		seen[p.id] = true
+	}
+	for _, id := range listed {
+		if !seen[id] && id != t.self {
+			seen[id] = true
+			out = append(out, PeerStats{ID: id, State: StateIdle})
+		}
+	}
 	for _, p := range ps {
 		p.mu.Lock()
 		s := p.st

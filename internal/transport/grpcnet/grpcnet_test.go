@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -302,5 +304,51 @@ func TestQueue(t *testing.T) {
 				t.Fatalf("push: shed %v full %v, queue %q; want %v %v %q", shed, full, got, tt.shed, tt.full, tt.want)
 			}
 		})
+	}
+}
+
+// Peers lists every node of a listing directory (this node aside) before
+// any message, idle, then each with its state: one this node talks to
+// becomes connected, the others stay listed, one that never runs too.
+func TestPeersListsEveryConfiguredPeer(t *testing.T) {
+	dir := NewStatic(nil)
+	a, b, c := newNode(t, dir, true, 0), newNode(t, dir, true, 0), newNode(t, dir, true, 0)
+	offline, _ := newKey(t)
+	dir.Set(offline.ID(), Peer{Endpoint: "127.0.0.1:1", Fingerprint: strings.Repeat("0", 64)})
+	want := []transport.NodeID{b.id, c.id, offline.ID()}
+	slices.Sort(want)
+	ids := func(ps []PeerStats) []transport.NodeID {
+		out := make([]transport.NodeID, len(ps))
+		for i, p := range ps {
+			out[i] = p.ID
+		}
+		return out
+	}
+	ps := a.tr.Peers()
+	if !slices.Equal(ids(ps), want) {
+		t.Fatalf("before any message: peers %v, want %v", ids(ps), want)
+	}
+	for _, p := range ps {
+		if p.State != StateIdle || p.In != 0 || p.Out != 0 {
+			t.Errorf("before any message: %+v", p)
+		}
+	}
+	if err := a.tr.Send(context.Background(), b.id, transport.Message{Kind: "x", Assured: true, Body: []byte("1")}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "b to receive", func() bool { return len(b.received(a.id)) == 1 })
+	ps = a.tr.Peers()
+	if !slices.Equal(ids(ps), want) {
+		t.Fatalf("after a message: peers %v, want %v", ids(ps), want)
+	}
+	for _, p := range ps {
+		connected := p.State == StateConnected
+		if connected != (p.ID == b.id) {
+			t.Errorf("after a message to b: %+v", p)
+		}
+	}
+	// c, which has exchanged nothing, lists the others too.
+	if n := len(c.tr.Peers()); n != 3 {
+		t.Errorf("c lists %d peers, want 3", n)
 	}
 }
