@@ -99,9 +99,10 @@ func devModePublic(addr string) error {
 // IntakeLimitConfig limits each principal's intake rate (api.intakeLimit):
 // a token bucket per principal, refilled at perSecond intents a second and
 // holding up to burst. What counts: each intent of POST /v1/transactions
-// (an array counts its intents) and each batch added to a processor.
-// Past it the request is answered 429 rate_limited with Retry-After, and
-// nothing is taken. Defaults to off.
+// (an array counts its intents), each batch added to a processor, and
+// each ptx_sendTransaction and ptx_prepareTransaction call. Past it the
+// request is answered 429 rate_limited with Retry-After (a ptx_ call, a
+// JSON-RPC error with that code), and nothing is taken. Defaults to off.
 type IntakeLimitConfig struct {
 	// Limit is every principal's rate (perSecond, burst) unless it has its
 	// own. perSecond defaults to 0: no limit; burst to perSecond rounded

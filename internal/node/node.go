@@ -254,9 +254,10 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	n.Config = cfg.hashed()
+	limiter := cfg.API.IntakeLimit.Limiter(o.Clock.Now)
 	rpc, peers := ptx.Handler{}, ptx.Peers{}
 	if ds != nil {
-		rpc.B, peers.Src = ds, ds
+		rpc.B, peers.Src = limitPTX(ds, limiter), ds
 	}
 	engines := []api.Routes{proc, rpc, peers}
 	var intake api.Intake
@@ -279,7 +280,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	n.Router = api.NewSequencerHandler(seq, api.Options{Registry: n.Registry, Logger: o.Logger,
 		Chain: metered, ChainTimeout: time.Duration(cfg.Health.ChainTimeout), Auth: authn,
 		TypeRoles: cfg.IntakeAccess.TypeRoles, Engines: append(engines, o.Engines...), Intake: intake, Replication: repl,
-		IntakeLimiter: cfg.API.IntakeLimit.Limiter(o.Clock.Now)})
+		IntakeLimiter: limiter})
 	var h http.Handler = n.Router
 	if n.Handler, err = cfg.WrapHandler(h); err != nil {
 		n.Close()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/distseq"
+	"github.com/ordolabs/ordo/internal/httpjson"
 	"github.com/ordolabs/ordo/internal/store"
 )
 
@@ -180,6 +181,11 @@ func engineError(err error) *Error {
 		return &Error{Code: CodeInvalidParams, Message: err.Error(), Data: map[string]string{"code": "bad_intent"}}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &Error{Code: CodeServer, Message: err.Error(), Data: map[string]string{"code": "canceled"}}
+	}
+	// A send past its principal's intake rate (api.intakeLimit, counted by
+	// the node's Backend): the code and when to come back, in seconds.
+	if he := (*httpjson.Error)(nil); errors.As(err, &he) && he.Code == auth.CodeRateLimited {
+		return &Error{Code: CodeServer, Message: he.Message, Data: map[string]any{"code": auth.CodeRateLimited, "retryAfter": httpjson.RetryAfterSeconds(he.RetryAfter)}}
 	}
 	return &Error{Code: CodeServer, Message: err.Error(), Data: map[string]string{"code": "internal"}}
 }
