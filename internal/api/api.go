@@ -155,7 +155,7 @@ func statusOf(code string) int {
 	switch code {
 	case CodeBadQuery:
 		return http.StatusBadRequest
-	case CodeInvalid, CodeTypeNotAllowed:
+	case CodeInvalid, CodeTypeNotAllowed, CodeReserved:
 		return http.StatusUnprocessableEntity
 	case CodeNotFound:
 		return http.StatusNotFound

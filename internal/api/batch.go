@@ -98,7 +98,8 @@ func (s *server) submitBatch(w http.ResponseWriter, r *http.Request, b []byte) {
 //     did not create is submitted again alone, which creates nothing (its
 //     key is known) and answers as the single form would (the record, or
 //     the conflict);
-//   - a refusal of the sequencer's checks (invalid, type not allowed):
+//   - a refusal of the sequencer's checks (invalid, type not allowed,
+//     reserved name):
 //     nothing was committed past the results returned, and the sequencer
 //     does not say which intent it refused, so the rest is split in
 //     halves, each submitted again, until the refused intents stand alone;
@@ -138,7 +139,7 @@ func (s *server) commit(r *http.Request, in []sequencer.Intake, idx []int, out [
 		switch {
 		case err == nil:
 			return
-		case errors.Is(err, sequencer.ErrInvalid) || errors.Is(err, sequencer.ErrTypeNotAllowed):
+		case errors.Is(err, sequencer.ErrInvalid) || errors.Is(err, sequencer.ErrTypeNotAllowed) || errors.Is(err, sequencer.ErrReserved):
 			if len(rest) == 1 {
 				out[rest[0]] = s.errorResult(err)
 				return

@@ -44,7 +44,11 @@
 //     committed it: the record in the response is durable;
 //   - a known idempotency key never creates a second record: the answer is
 //     200 with the existing record when the intent is the same (queue, type,
-//     and data in canonical JSON), 409 naming what differs otherwise;
+//     and data in canonical JSON), 409 naming what differs otherwise; keys
+//     are the caller's principal's: another principal's record is never
+//     answered nor named;
+//   - a queue or key in the engines' namespaces is refused (422
+//     reserved_name, sequencer.ReservedPrefixes);
 //   - an array of intents is answered item by item, in order: an item the
 //     API or the sequencer refuses gets its own error and stops no other;
 //     the others are committed in one Submit (one store transaction) when
@@ -73,7 +77,8 @@
 //     every error is {"error":{"code","message"}} with a stable code:
 //     bad_json (400), bad_query (400), unauthenticated (401), forbidden
 //     (403), type_forbidden (403), too_large (413), invalid (422),
-//     type_not_allowed (422), idempotency_conflict (409), not_found (404),
+//     type_not_allowed (422), reserved_name (422), idempotency_conflict
+//     (409), not_found (404),
 //     route_not_found (404), method_not_allowed (405),
 //     unsupported_media_type (415), internal (500).
 package api

@@ -73,12 +73,20 @@ func (s *server) submit(w http.ResponseWriter, r *http.Request) {
 	s.api.WriteJSON(w, status, t)
 }
 
-// take hands intents to the intake (Options.Intake, on behalf of the
-// request's principal) or to the sequencer.
+// CodeReserved (422): the intent's queue or idempotency key is in a
+// namespace of the node's engines (sequencer.ReservedPrefixes).
+const CodeReserved = "reserved_name"
+
+// take hands intents to the intake (Options.Intake) or to the sequencer,
+// on behalf of the request's principal: the scope of their idempotency
+// keys.
 func (s *server) take(r *http.Request, in []sequencer.Intake) ([]store.EnqueueResult, error) {
+	p, _ := auth.PrincipalFrom(r.Context())
 	if s.intake != nil {
-		p, _ := auth.PrincipalFrom(r.Context())
 		return s.intake.Submit(r.Context(), p.Name, in)
+	}
+	for i := range in {
+		in[i].Principal = p.Name
 	}
 	return s.n.Submit(r.Context(), in)
 }
@@ -90,6 +98,8 @@ func intakeError(err error) error {
 	switch {
 	case errors.Is(err, sequencer.ErrTypeNotAllowed):
 		return httpjson.Errorf(CodeTypeNotAllowed, "%w", err)
+	case errors.Is(err, sequencer.ErrReserved):
+		return httpjson.Errorf(CodeReserved, "%w", err)
 	case errors.Is(err, sequencer.ErrInvalid):
 		return httpjson.Errorf(CodeInvalid, "%w", err)
 	case errors.Is(err, sequencer.ErrIdempotencyConflict):
@@ -143,8 +153,10 @@ func (s *jsonString) UnmarshalJSON(b []byte) error {
 // documented ones, spelled exactly, each at most once; queue, type and idempotencyKey are strings and
 // data is any JSON value. A string with an escaped lone surrogate is refused
 // here, naming its field: decoded, it would read as U+FFFD, and two distinct
-// names would become one. The rest of intake's rules are the sequencer's
-// (sequencer.IntakeRules.CheckIntake), applied by Submit.
+// names would become one. A queue or key in the engines' namespaces is
+// refused here too (sequencer.CheckReserved, CodeReserved), before any
+// replica set is looked up. The rest of intake's rules are the
+// sequencer's (sequencer.IntakeRules.CheckIntake), applied by Submit.
 func (s *server) decodeIntake(b []byte) (sequencer.Intake, error) {
 	var body *intakeBody // stays nil for a JSON null
 	if err := httpjson.DecodeStrictRaw(b, &body); err != nil {
@@ -167,6 +179,9 @@ func (s *server) decodeIntake(b []byte) (sequencer.Intake, error) {
 	}
 	if it.Type == "" {
 		return it, httpjson.Errorf(CodeInvalid, "type is required; allowed types are %s", strings.Join(s.n.AllowedTypes(), ", "))
+	}
+	if err := sequencer.CheckReserved(it); err != nil {
+		return it, httpjson.Errorf(CodeReserved, "%w", err)
 	}
 	return it, nil
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -239,4 +240,49 @@ func KeyAddress(key ed25519.PrivateKey) Address {
 func KeyFromSeed(label string) ed25519.PrivateKey {
 	s := sha256.Sum256([]byte(label))
 	return ed25519.NewKeyFromSeed(s[:])
+}
+
+// ErrNumberRange is wrapped by the error of a JSON number the chain's
+// encoding cannot carry (CheckNumber).
+var ErrNumberRange = errors.New("number out of the range of a float64")
+
+// CheckNumber checks a JSON number literal against the rule of the
+// chain's encoding: it must parse as a float64, that is, a magnitude up to
+// about 1.8e308 (1e999999 does not; a number with more digits than a
+// float64 holds is rounded, and one too small becomes 0, as any JSON
+// decoder of numbers reads them). devchain's transaction encoding refuses
+// args holding any other (checkTxInput; over HTTP, the strict decoding of
+// the body), and the sequencer's intake refuses the same numbers in an
+// intent's data: one rule, so that an intent taken in can always be sent.
+func CheckNumber(n string) error {
+	if _, err := strconv.ParseFloat(n, 64); err != nil {
+		return fmt.Errorf("%w: %s", ErrNumberRange, excerptNumber(n))
+	}
+	return nil
+}
+
+// CheckArgsNumbers applies CheckNumber to every number of args (one JSON
+// value; args that are not JSON are left to Validate).
+func CheckArgsNumbers(args json.RawMessage) error {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the end, or not JSON: Validate's to say
+		}
+		if n, ok := tok.(json.Number); ok {
+			if err := CheckNumber(string(n)); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// excerptNumber cuts a number literal to 32 bytes for a message.
+func excerptNumber(n string) string {
+	if len(n) <= 32 {
+		return n
+	}
+	return fmt.Sprintf("%s… (%d bytes)", n[:32], len(n))
 }

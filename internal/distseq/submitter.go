@@ -53,7 +53,8 @@ func (s *SequencerSubmitter) Submit(ctx context.Context, contract, txID string, 
 	data, _ := json.Marshal(dispatch.Call{Contract: devchain.PrivacyGroupContract, Method: devchain.PrivacyConfirm, Args: call})
 	h := sha256.Sum256(call)
 	key := txID + "/" + hex.EncodeToString(h[:8])
-	res, err := s.Sequencer.Submit(ctx, []sequencer.Intake{{Queue: SeqQueuePrefix + contract, Type: SeqType, Data: data, IdempotencyKey: key}})
+	res, err := s.Sequencer.Submit(ctx, []sequencer.Intake{{Queue: SeqQueuePrefix + contract, Type: SeqType, Data: data,
+		IdempotencyKey: key, Principal: sequencer.PrincipalDistseq}})
 	if err != nil {
 		return fmt.Errorf("distseq: submit %s: %w", txID, err)
 	}

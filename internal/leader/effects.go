@@ -155,7 +155,7 @@ func (n *Node) report(ctx context.Context, e Effect) Input {
 	}
 	a, _ := json.Marshal(args)
 	res, err := n.cfg.Sequencer.Submit(ctx, []sequencer.Intake{{Queue: e.Queue, Type: ResultType,
-		Data: dispatch.CallData(n.cfg.Workflow, SubmitResultMethod, a), IdempotencyKey: e.Key}})
+		Data: dispatch.CallData(n.cfg.Workflow, SubmitResultMethod, a), IdempotencyKey: e.Key, Principal: sequencer.PrincipalLeader}})
 	if err != nil {
 		permanent := errors.Is(err, sequencer.ErrInvalid) || errors.Is(err, sequencer.ErrTypeNotAllowed) || errors.Is(err, sequencer.ErrIdempotencyConflict)
 		n.log.Warn("leader: submitting a result failed", "walk", e.Walk, "permanent", permanent, "err", err)

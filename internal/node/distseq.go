@@ -325,7 +325,7 @@ func (d *Distseq) register(ctx context.Context) error {
 	body, _ := json.Marshal(args)
 	data, _ := json.Marshal(dispatch.Call{Contract: devchain.NodesContract, Method: devchain.NodesRegister, Args: body})
 	_, err = d.seq.Submit(ctx, []sequencer.Intake{{Queue: "nodes/" + id, Type: dispatch.CallType, Data: data,
-		IdempotencyKey: fmt.Sprintf("nodes/register/%s/%d", id, cur.Seq+1)}})
+		IdempotencyKey: fmt.Sprintf("nodes/register/%s/%d", id, cur.Seq+1), Principal: sequencer.PrincipalDistseq}})
 	if err != nil {
 		return fmt.Errorf("submit: %w", err)
 	}

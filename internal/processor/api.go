@@ -32,6 +32,8 @@ var statuses = map[string]int{
 	CodeQueueFull:   http.StatusTooManyRequests,
 	CodeBadQuery:    http.StatusBadRequest,
 	CodeUnavailable: http.StatusServiceUnavailable,
+
+	CodeUnknownContract: http.StatusUnprocessableEntity,
 }
 
 // ProcessorView is the body of GET /v1/processors/{name}.
@@ -204,6 +206,9 @@ func (n *Node) apiAdd(r *http.Request) (any, error) {
 		return nil, httpjson.Errorf(CodeInvalid, "%s", fe)
 	case err != nil:
 		return nil, httpjson.Errorf(CodeBadJSON, "%s", err)
+	}
+	if err := n.checkContracts(r.Context(), spec); err != nil {
+		return nil, err
 	}
 	name, admin := caller(r)
 	in := Add(time.Time{}, 0, name, r.PathValue("name"), spec, false)

@@ -32,7 +32,8 @@ func (n *Node) perform(ctx context.Context, e Effect) Input {
 // submit hands an execution to the sequencer under its execution id as
 // idempotency key: a second submission answers the first record.
 func (n *Node) submit(ctx context.Context, e Effect) Input {
-	res, err := n.cfg.Sequencer.Submit(ctx, []sequencer.Intake{{Queue: e.Queue, Type: SubmitType, Data: e.Data, IdempotencyKey: e.Exec}})
+	res, err := n.cfg.Sequencer.Submit(ctx, []sequencer.Intake{{Queue: e.Queue, Type: SubmitType, Data: e.Data,
+		IdempotencyKey: e.Exec, Principal: sequencer.PrincipalProcessor}})
 	if err != nil {
 		permanent := errors.Is(err, sequencer.ErrInvalid) || errors.Is(err, sequencer.ErrTypeNotAllowed) ||
 			errors.Is(err, sequencer.ErrIdempotencyConflict)

@@ -100,6 +100,10 @@ type Node struct {
 	// slot holds the current Loop: Run may run again after it returned
 	// (the engine standing by for its lease once more).
 	slot *engine.Slot[*Loop]
+
+	// contracts are the contract names the chain was found to know
+	// (checkContracts).
+	contracts sync.Map
 }
 
 // New checks cfg and returns a node; Open or Run builds its core.

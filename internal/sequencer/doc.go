@@ -102,7 +102,12 @@
 //     and that failure has Confirmations blocks (NoteAppliedEarlier); DONE
 //     and FAILED are final;
 //   - a state change is in the same store batch as its history entry;
-//   - the same inputs give the same Readys (Replay checks it).
+//   - the same inputs give the same Readys (Replay checks it);
+//   - intake (Submit): an idempotency key is its Intake.Principal's (another
+//     principal's record is never answered nor named); only an engine's
+//     principal (EnginePrincipalPrefix) may use the engines' queues and keys
+//     (ReservedPrefixes); data holds no number the chain's encoding refuses
+//     (chain.CheckNumber).
 //
 // The core asserts the invariants of what each step touched and panics on a
 // broken one; CheckInvariants walks the whole core for tests and simulations.

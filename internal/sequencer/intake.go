@@ -23,6 +23,12 @@ type Intake struct {
 	Type           string          `json:"type"`
 	Data           json.RawMessage `json:"data"`
 	IdempotencyKey string          `json:"idempotencyKey,omitempty"`
+	// Principal is who submits the intent, the scope of its idempotency
+	// key: a configured principal's name (the public intake), an engine's
+	// reserved principal (EnginePrincipalPrefix), or "" for a caller that
+	// names none. Only an engine's may use the engines' queues and keys
+	// (CheckReserved). Never read from a request body.
+	Principal string `json:"-"`
 }
 
 // ErrTypeNotAllowed is returned by Submit for a type outside the allowed set.
@@ -80,9 +86,12 @@ func (r IntakeRules) Validate() error {
 
 // Submit validates intents and commits them; it returns once they are
 // durable. Each result says whether it created a record or found one by its
-// idempotency key. An intent is refused (ErrInvalid, ErrTypeNotAllowed)
-// before anything is committed when any of the batch is; the rules are
-// CheckIntake's.
+// idempotency key under the intent's Principal (a key is scoped per
+// principal: another principal's record is never found, nor named). An
+// intent is refused (ErrInvalid, ErrTypeNotAllowed, ErrReserved) before
+// anything is committed when any of the batch is; the rules are
+// CheckIntake's, and CheckReserved's for a principal that is not an
+// engine's.
 func (n *Node) Submit(ctx context.Context, in []Intake) ([]store.EnqueueResult, error) {
 	rules := n.cfg.Intake
 	now := n.cfg.Clock.Now().UTC()
@@ -91,6 +100,11 @@ func (n *Node) Submit(ctx context.Context, in []Intake) ([]store.EnqueueResult, 
 		if err := rules.check(it, n.allowed, n.public); err != nil {
 			return nil, err
 		}
+		if !IsEnginePrincipal(it.Principal) {
+			if err := CheckReserved(it); err != nil {
+				return nil, err
+			}
+		}
 		data := it.Data
 		if len(data) == 0 {
 			data = []byte("{}")
@@ -98,7 +112,8 @@ func (n *Node) Submit(ctx context.Context, in []Intake) ([]store.EnqueueResult, 
 		if err := n.schemas.check(it.Type, data); err != nil {
 			return nil, err
 		}
-		txs[i] = store.NewTransaction{UID: n.uidSeq.next(now), Queue: it.Queue, Type: it.Type, Data: data, IdempotencyKey: it.IdempotencyKey, At: now}
+		txs[i] = store.NewTransaction{UID: n.uidSeq.next(now), Queue: it.Queue, Type: it.Type, Data: data,
+			Principal: it.Principal, IdempotencyKey: it.IdempotencyKey, At: now}
 	}
 	res, err := n.cfg.Store.Enqueue(ctx, txs)
 	if err != nil {
@@ -131,7 +146,8 @@ func (n *Node) Submit(ctx context.Context, in []Intake) ([]store.EnqueueResult, 
 //   - data: empty (stored as {}) or one JSON value in valid UTF-8, without
 //     an escaped lone surrogate (\ud800 alone: encoding/json would read it
 //     as U+FFFD), without a key repeated in an object, nested at most
-//     MaxDataDepth deep.
+//     MaxDataDepth deep, every number one the chain's encoding carries
+//     (chain.CheckNumber: 1e999999 could never be sent).
 func (r IntakeRules) CheckIntake(it Intake) error {
 	return r.withDefaults().check(it, nil, nil)
 }
@@ -215,7 +231,7 @@ func isZeroWidth(c rune) bool {
 
 // checkData checks an intent's data: one JSON value, valid UTF-8, no escaped
 // lone surrogate, no key repeated in an object, arrays and objects nested at
-// most maxDepth deep.
+// most maxDepth deep, numbers the chain's encoding carries.
 func checkData(b []byte, maxDepth int) error {
 	if !utf8.Valid(b) {
 		return fmt.Errorf("%w: data is not valid UTF-8", ErrInvalid)
@@ -269,6 +285,11 @@ func checkData(b []byte, maxDepth int) error {
 			}
 			stack = append(stack, frame{obj: d == '{', wantKey: d == '{'})
 			continue
+		}
+		if num, ok := tok.(json.Number); ok {
+			if err := chain.CheckNumber(string(num)); err != nil {
+				return fmt.Errorf("%w: data holds a number the chain's encoding refuses (%w, byte %d); numbers must fit a float64, up to about 1.8e308", ErrInvalid, err, dec.InputOffset())
+			}
 		}
 		// A value is complete.
 		if top := len(stack) - 1; top >= 0 {

@@ -108,6 +108,12 @@ func TestCheckIntake(t *testing.T) {
 		{"invalid JSON", withData(`{`), "data is not valid JSON"},
 		{"two values", withData(`1 2`), "data is more than one JSON value"},
 		{"invalid UTF-8 in data", withData("\"\xff\""), "data is not valid UTF-8"},
+		{"a number past a float64", withData(`{"args":{"x":1e999999}}`), "data holds a number the chain's encoding refuses (number out of the range of a float64: 1e999999"},
+		{"a negative one", withData(`[1,-1E400]`), "-1E400"},
+		{"a long one, cut", withData(`9` + strings.Repeat("9", 400)), "(401 bytes)"},
+		{"a large integer that rounds", withData(`123456789012345678901234567890`), ""},
+		{"a number that rounds to zero", withData(`1e-999999`), ""},
+		{"the largest float64", withData(`1.7976931348623157e308`), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

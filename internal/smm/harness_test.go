@@ -524,7 +524,7 @@ func (s *fakeSequencer) Submit(ctx context.Context, in []sequencer.Intake) ([]st
 	txs := make([]store.NewTransaction, len(in))
 	for i, it := range in {
 		txs[i] = store.NewTransaction{UID: fmt.Sprintf("%s%06d", s.prefix, s.next.Add(1)), Queue: it.Queue, Type: it.Type,
-			Data: it.Data, IdempotencyKey: it.IdempotencyKey, At: s.h.clk.Now()}
+			Data: it.Data, Principal: it.Principal, IdempotencyKey: it.IdempotencyKey, At: s.h.clk.Now()}
 	}
 	res, err := s.st.Enqueue(ctx, txs)
 	if err != nil {

@@ -22,12 +22,14 @@ import (
 // and acknowledges, after AckAfter secondaries hold the entry when
 // AckAfter > 0.
 
-// Submit takes intents on behalf of principal, each at its queue's
-// primary, in order; results are in the order given. An error stops at
-// the intent that failed (those before it are committed).
+// Submit takes intents on behalf of principal (each intent's Principal,
+// its idempotency key's scope, on this node and on the primary), each at
+// its queue's primary, in order; results are in the order given. An error
+// stops at the intent that failed (those before it are committed).
 func (n *Node) Submit(ctx context.Context, principal string, in []sequencer.Intake) ([]store.EnqueueResult, error) {
 	out := make([]store.EnqueueResult, 0, len(in))
 	for _, it := range in {
+		it.Principal = principal
 		r, err := n.submitOne(ctx, principal, it)
 		if err != nil {
 			return out, err
@@ -199,6 +201,7 @@ func checkNames(it sequencer.Intake) error {
 const (
 	codeTypeNotAllowed = "type_not_allowed"
 	codeIdempotency    = "idempotency_conflict"
+	codeReserved       = "reserved_name"
 	codeNotReplicated  = "not_replicated"
 )
 
@@ -211,6 +214,7 @@ var intakeCodes = []struct {
 	{CodeInvalid, sequencer.ErrInvalid},
 	{codeTypeNotAllowed, sequencer.ErrTypeNotAllowed},
 	{codeIdempotency, sequencer.ErrIdempotencyConflict},
+	{codeReserved, sequencer.ErrReserved},
 	{CodeForbidden, ErrForbidden},
 	{codeNotReplicated, ErrNotReplicated},
 }
@@ -227,12 +231,15 @@ func (n *Node) serveForward(ctx context.Context, from transport.NodeID, f *smmpb
 			return failure(0, CodeNotPrimary, fmt.Sprintf("%s is not the primary of %q", n.self, f.Queue))
 		}
 	}
+	if sequencer.IsEnginePrincipal(f.Principal) {
+		return failure(0, CodeForbidden, fmt.Sprintf("%s is an engine's principal: a forwarded intent is never an engine's", sequencer.Excerpt(f.Principal)))
+	}
 	if n.cfg.Allow != nil {
 		if err := n.cfg.Allow(f.Principal, f.Type); err != nil {
 			return failure(0, CodeForbidden, err.Error())
 		}
 	}
-	r, err := n.submitLocal(ctx, sequencer.Intake{Queue: f.Queue, Type: f.Type, Data: f.Data, IdempotencyKey: f.IdempotencyKey})
+	r, err := n.submitLocal(ctx, sequencer.Intake{Queue: f.Queue, Type: f.Type, Data: f.Data, IdempotencyKey: f.IdempotencyKey, Principal: f.Principal})
 	if err != nil {
 		for _, c := range intakeCodes {
 			if errors.Is(err, c.err) {

@@ -219,7 +219,8 @@ func (n *Node) writeSet(ctx context.Context, next store.ReplicaSet, replaces uin
 	data, _ := json.Marshal(dispatch.Call{Contract: devchain.ReplicaSetsContract, Method: devchain.ReplicaSetsUpdate, Args: body})
 	sum := sha256.Sum256(data)
 	key := fmt.Sprintf("replicasets/%s/%d/%s", next.Queue, replaces, hex.EncodeToString(sum[:8]))
-	res, err := n.cfg.Sequencer.Submit(ctx, []sequencer.Intake{{Queue: SetsQueue, Type: dispatch.CallType, Data: data, IdempotencyKey: key}})
+	res, err := n.cfg.Sequencer.Submit(ctx, []sequencer.Intake{{Queue: SetsQueue, Type: dispatch.CallType, Data: data,
+		IdempotencyKey: key, Principal: sequencer.PrincipalSMM}})
 	if err != nil {
 		return fmt.Errorf("smm: submit the replica set of %q: %w", next.Queue, err)
 	}

@@ -8,7 +8,9 @@
 //
 // Invariants every implementation keeps:
 //   - Enqueue returns only after its records are committed (durable before
-//     acknowledged); an idempotency key maps to exactly one uid forever;
+//     acknowledged); an idempotency key of a principal maps to exactly one
+//     uid forever (the same key under another principal is another
+//     transaction);
 //   - a Batch is applied atomically: all of it or none of it;
 //   - Seq orders transactions by acceptance, store-wide and strictly
 //     increasing, so FIFO per queue is "ascending Seq";

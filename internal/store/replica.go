@@ -53,10 +53,13 @@ type Change struct {
 	Type           string          `json:"type,omitempty"`
 	Data           json.RawMessage `json:"data,omitempty"`
 	IdempotencyKey string          `json:"idempotencyKey,omitempty"`
-	State          TxState         `json:"state,omitempty"`
-	Result         json.RawMessage `json:"result,omitempty"`
-	Error          string          `json:"error,omitempty"`
-	At             time.Time       `json:"at"`
+	// Principal is the idempotency key's scope (NewTransaction.Principal);
+	// entries written before it was recorded read as "".
+	Principal string          `json:"principal,omitempty"`
+	State     TxState         `json:"state,omitempty"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	At        time.Time       `json:"at"`
 }
 
 // EncodeChange is the payload of a log entry recording c.
@@ -130,7 +133,7 @@ type ReplicaStore interface {
 	// AdoptLog makes this node's sequencer records of a queue from its
 	// log, for a node that has become the queue's primary (the held set
 	// names it): each intent in log order is created with its uid, type,
-	// data and idempotency key, WAITING (reported to the Notifier as
+	// data, principal and idempotency key, WAITING (reported to the Notifier as
 	// Enqueue's are, without a new log entry), or in its final state with
 	// its result or error when the log holds its ChangeFinal, or DONE with
 	// the result given when its uid is in applied (the chain shows it

@@ -125,10 +125,13 @@ type Transaction struct {
 
 // NewTransaction is an intent handed to Enqueue.
 type NewTransaction struct {
-	UID            string
-	Queue          string
-	Type           string
-	Data           json.RawMessage
+	UID   string
+	Queue string
+	Type  string
+	Data  json.RawMessage
+	// Principal is who submitted the intent: its idempotency key's scope
+	// (a configured principal, an engine's reserved one, or "" for none).
+	Principal      string
 	IdempotencyKey string
 	At             time.Time
 }
@@ -315,8 +318,10 @@ type QueueStats struct {
 // Store is the sequencer's durable state.
 type Store interface {
 	// Enqueue commits new transactions in state WAITING, in order, assigning
-	// Seq; a known idempotency key returns the existing record instead. All of
-	// the batch commits together.
+	// Seq; a known idempotency key returns the existing record instead. A
+	// key is known per principal: it names one transaction of the
+	// (Principal, IdempotencyKey) pair, and the same key under another
+	// principal is another transaction. All of the batch commits together.
 	Enqueue(ctx context.Context, txs []NewTransaction) ([]EnqueueResult, error)
 	// Get returns a transaction with its attempts.
 	Get(ctx context.Context, uid string) (Transaction, error)

@@ -77,10 +77,14 @@ type Options struct {
 	IntakeLimiter *auth.Limiter
 }
 
-// seqIntake is the sequencer as an api.Intake.
+// seqIntake is the sequencer as an api.Intake, on behalf of the
+// principal given.
 type seqIntake struct{ n *sequencer.Node }
 
-func (i seqIntake) Submit(ctx context.Context, _ string, in []sequencer.Intake) ([]store.EnqueueResult, error) {
+func (i seqIntake) Submit(ctx context.Context, principal string, in []sequencer.Intake) ([]store.EnqueueResult, error) {
+	for j := range in {
+		in[j].Principal = principal
+	}
 	return i.n.Submit(ctx, in)
 }
 

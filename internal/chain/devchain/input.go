@@ -103,8 +103,11 @@ func hex4(b []byte, i int) (rune, bool) {
 }
 
 // checkTxInput checks what chain.Tx.Validate does not: the memo has no NUL
-// (Validate checks it is UTF-8) and no object in args repeats a key. Args
-// over chain.MaxArgs are left to Validate.
+// (Validate checks it is UTF-8), no object in args repeats a key, and
+// every number in args is one the encoding carries (chain.CheckNumber:
+// the HTTP API's strict decoding refuses the others, so the in-process
+// chain and the client refuse them too). Args over chain.MaxArgs are
+// left to Validate.
 func checkTxInput(tx *chain.Tx) error {
 	if strings.IndexByte(tx.Memo, 0) >= 0 {
 		return fmt.Errorf("%w: memo contains a NUL byte", chain.ErrInvalidTx)
@@ -112,6 +115,9 @@ func checkTxInput(tx *chain.Tx) error {
 	if len(tx.Args) <= chain.MaxArgs {
 		if err := checkArgsKeys(tx.Args); err != nil {
 			return fmt.Errorf("%w: %w", chain.ErrInvalidTx, err)
+		}
+		if err := chain.CheckArgsNumbers(tx.Args); err != nil {
+			return fmt.Errorf("%w: args: %w", chain.ErrInvalidTx, err)
 		}
 	}
 	return nil

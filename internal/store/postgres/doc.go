@@ -67,9 +67,11 @@
 //
 //   - An acknowledged Enqueue, Apply or ApplyJobs is committed; a failed one
 //     wrote nothing (each call is atomic, even inside a group).
-//   - An idempotency key maps to one uid forever: a known key, in the store or
-//     earlier in the same group or call, returns the existing record with
-//     Created=false and writes nothing.
+//   - An idempotency key of a principal maps to one uid forever: a known
+//     (principal, key), in the store or earlier in the same group or call,
+//     returns the existing record with Created=false and writes nothing; the
+//     same key under another principal is another transaction (migration
+//     0014).
 //   - Seq orders transactions by acceptance store-wide, in commit order,
 //     across every store on the database; FIFO per queue is ascending Seq.
 //   - The notifier (SetOnEnqueued) is called by the committer with the

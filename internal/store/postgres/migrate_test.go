@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -144,5 +145,65 @@ func TestMigrationHistoryInline(t *testing.T) {
 	var n int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename = 'history'`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("history table after 0012: %d (%v)", n, err)
+	}
+}
+
+// TestMigrationIdempotencyPrincipal: after migration 0014 the keys a
+// database held are found again by the principal that submits them now:
+// an engine's, by the queue it submits to, and "" for every other; a key
+// of before is another principal's new transaction.
+func TestMigrationIdempotencyPrincipal(t *testing.T) {
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := 0
+	for before < len(ms) && ms[before].version < 14 {
+		before++
+	}
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	now := func() time.Time { return time.Unix(0, 1) }
+	if err := migrateTo(ctx, conn, now, ms[:before]); err != nil {
+		t.Fatal(err)
+	}
+	rows := []struct{ uid, queue, principal string }{
+		{"l", "leader/0", "engine:leader"},
+		{"p", "processor/p1/1", "engine:processor"},
+		{"d", "distseq/c1", "engine:distseq"},
+		{"n", "nodes/n1", "engine:distseq"},
+		{"s", "smm/replicasets", "engine:smm"},
+		{"u", "payments", ""},
+		{"v", "leaderboard", ""},
+	}
+	for _, r := range rows {
+		if _, err := conn.Exec(ctx, `INSERT INTO transactions (uid, queue, type, state, idempotency_key, created_at, updated_at)
+			VALUES ($1, $2, 'call', 'WAITING', 'key-' || $1, 1, 1)`, r.uid, r.queue); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(ctx, url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i, r := range rows {
+		for _, p := range []string{r.principal, "alice"} {
+			uid := fmt.Sprintf("new-%d-%s", i, p)
+			res, err := s.Enqueue(ctx, []store.NewTransaction{{UID: uid, Queue: r.queue, Type: "call", Principal: p,
+				IdempotencyKey: "key-" + r.uid, At: time.Unix(0, 2)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if found := p == r.principal; res[0].Created == found || (found && res[0].Transaction.UID != r.uid) {
+				t.Fatalf("queue %s, key of %s, principal %q: created %v, uid %s; want the record %s found: %v",
+					r.queue, r.uid, p, res[0].Created, res[0].Transaction.UID, r.uid, found)
+			}
+		}
 	}
 }

@@ -18,16 +18,19 @@ import (
 
 // enqueueSQL inserts the new transactions in the order given (seq is
 // drawn in that order: the defaults are evaluated above the sort) and
-// skips those whose idempotency key is known, stored or earlier in the
-// statement.
+// skips those whose principal's idempotency key is known, stored or
+// earlier in the statement.
 const enqueueSQL = `INSERT INTO transactions
-		(uid, queue, type, data, state, idempotency_key, created_at, updated_at)
-	SELECT v.uid, v.queue, v.type, v.data, 'WAITING', NULLIF(v.key, ''), v.at, v.at
-	FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::text[], $6::bigint[])
-		WITH ORDINALITY AS v(uid, queue, type, data, key, at, o)
+		(uid, queue, type, data, state, principal, idempotency_key, created_at, updated_at)
+	SELECT v.uid, v.queue, v.type, v.data, 'WAITING', v.principal, NULLIF(v.key, ''), v.at, v.at
+	FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::text[], $6::text[], $7::bigint[])
+		WITH ORDINALITY AS v(uid, queue, type, data, principal, key, at, o)
 	ORDER BY v.o
-	ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+	ON CONFLICT (principal, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
 	RETURNING seq, uid, idempotency_key`
+
+// knownSQL reads the records holding keys of one principal.
+const knownSQL = `SELECT ` + txCols + ` FROM transactions WHERE principal = $1 AND idempotency_key = ANY($2)`
 
 // Enqueue implements store.Store. It returns once the records are committed.
 // If ctx ends first, Enqueue returns ctx.Err() and the records may or may not
@@ -65,13 +68,13 @@ func (s *Store) Enqueue(ctx context.Context, txs []store.NewTransaction) ([]stor
 func (s *Store) enqueue(ctx context.Context, tx wtx, txs []store.NewTransaction) ([]store.EnqueueResult, error) {
 	n := len(txs)
 	uids, queues, types, keys := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	data, ats := make([][]byte, n), make([]int64, n)
+	principals, data, ats := make([]string, n), make([][]byte, n), make([]int64, n)
 	for i := range txs {
 		nt := &txs[i]
 		uids[i], queues[i], types[i], keys[i] = nt.UID, nt.Queue, nt.Type, nt.IdempotencyKey
-		data[i], ats[i] = blob(nt.Data), s.at(nt.At)
+		principals[i], data[i], ats[i] = nt.Principal, blob(nt.Data), s.at(nt.At)
 	}
-	rows, err := tx.Query(ctx, enqueueSQL, uids, queues, types, data, keys, ats)
+	rows, err := tx.Query(ctx, enqueueSQL, uids, queues, types, data, principals, keys, ats)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: enqueue: %w", err)
 	}
@@ -95,7 +98,9 @@ func (s *Store) enqueue(ctx context.Context, tx wtx, txs []store.NewTransaction)
 		return nil, fmt.Errorf("postgres: enqueue: %w", err)
 	}
 	out := make([]store.EnqueueResult, n)
-	var known []string // the keys of the transactions not inserted
+	// The keys of the transactions not inserted, by principal (one, as a
+	// rule: a caller's).
+	known := map[string][]string{}
 	for i := range txs {
 		nt := &txs[i]
 		k := uidKey{nt.UID, nt.IdempotencyKey}
@@ -103,7 +108,7 @@ func (s *Store) enqueue(ctx context.Context, tx wtx, txs []store.NewTransaction)
 		// A later one of a uid and key given twice was not inserted either:
 		// the first answers the row, the later ones its key.
 		if !ok {
-			known = append(known, nt.IdempotencyKey)
+			known[nt.Principal] = append(known[nt.Principal], nt.IdempotencyKey)
 			continue
 		}
 		delete(seqs, k)
@@ -129,19 +134,22 @@ func (s *Store) enqueue(ctx context.Context, tx wtx, txs []store.NewTransaction)
 	}
 	// The records holding the known keys (stored, or inserted earlier in
 	// this group), with their attempts.
-	existing, err := readTxs(ctx, tx, `SELECT `+txCols+` FROM transactions WHERE idempotency_key = ANY($1)`, known)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: enqueue: %w", err)
-	}
-	byKey := make(map[string]store.Transaction, len(existing))
-	for _, t := range existing {
-		byKey[t.IdempotencyKey] = t
+	type principalKey struct{ principal, key string }
+	byKey := map[principalKey]store.Transaction{}
+	for p, keys := range known {
+		existing, err := readTxs(ctx, tx, knownSQL, p, keys)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: enqueue: %w", err)
+		}
+		for _, t := range existing {
+			byKey[principalKey{p, t.IdempotencyKey}] = t
+		}
 	}
 	for i := range txs {
 		if out[i].Created {
 			continue
 		}
-		t, ok := byKey[txs[i].IdempotencyKey]
+		t, ok := byKey[principalKey{txs[i].Principal, txs[i].IdempotencyKey}]
 		if !ok || txs[i].IdempotencyKey == "" {
 			return nil, fmt.Errorf("postgres: enqueue %s: key %q: %w", txs[i].UID, txs[i].IdempotencyKey, store.ErrNotFound)
 		}

@@ -47,9 +47,10 @@
 //
 //   - transactions: seq is the rowid (INTEGER PRIMARY KEY AUTOINCREMENT), so
 //     SQLite assigns it, strictly increasing and never reused; uid is UNIQUE
-//     and is the key the other tables reference; idempotency_key has a
-//     partial UNIQUE index (NULL when absent), which Enqueue's insert uses as
-//     its ON CONFLICT target. Indexes: (state, queue, seq) for a queue's FIFO
+//     and is the key the other tables reference; (principal,
+//     idempotency_key) has a partial UNIQUE index (key NULL when absent:
+//     a key is scoped per principal, migration 0014), which Enqueue's
+//     insert uses as its ON CONFLICT target. Indexes: (state, queue, seq) for a queue's FIFO
 //     (Waiting), WaitingQueues (a skip-scan of the WAITING range: one seek per
 //     waiting queue), List by queue (the five state ranges merged, each read
 //     for at most LIMIT rows), QueueStats and the names of Queues; (state,

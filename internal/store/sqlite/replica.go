@@ -290,7 +290,7 @@ func (s *Store) logIntent(ctx context.Context, self string, nt *store.NewTransac
 		return nil
 	}
 	return s.logChange(ctx, set, store.Change{Op: store.ChangeIntent, UID: nt.UID, Type: nt.Type,
-		Data: nt.Data, IdempotencyKey: nt.IdempotencyKey, At: time.Unix(0, atN).UTC()})
+		Data: nt.Data, IdempotencyKey: nt.IdempotencyKey, Principal: nt.Principal, At: time.Unix(0, atN).UTC()})
 }
 
 // pendingFinal is a ChangeFinal an Apply logs once its updates are written.

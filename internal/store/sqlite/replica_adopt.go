@@ -85,7 +85,7 @@ func (s *Store) adopt(ctx context.Context, queue string, applied map[string]json
 			continue
 		}
 		res, err := s.enqueue(ctx, []store.NewTransaction{{UID: c.UID, Queue: queue, Type: c.Type, Data: c.Data,
-			IdempotencyKey: c.IdempotencyKey, At: c.At}}, false)
+			Principal: c.Principal, IdempotencyKey: c.IdempotencyKey, At: c.At}}, false)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: adopt log %s: %w", queue, err)
 		}

@@ -60,10 +60,10 @@ func (w *writeStmts) prepare(ctx context.Context, c *sql.Conn) error {
 		{&w.commit, `COMMIT`},
 		{&w.rollback, `ROLLBACK`},
 		{&w.insertTx, `INSERT INTO transactions
-			(uid, queue, type, data, state, retries, idempotency_key, result, error, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, 0, ?, NULL, '', ?, ?)
-			ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`},
-		{&w.txByKey, `SELECT ` + txCols + ` FROM transactions WHERE idempotency_key = ?`},
+			(uid, queue, type, data, state, retries, principal, idempotency_key, result, error, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, 0, ?, ?, NULL, '', ?, ?)
+			ON CONFLICT (principal, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`},
+		{&w.txByKey, `SELECT ` + txCols + ` FROM transactions WHERE principal = ? AND idempotency_key = ?`},
 		{&w.attemptsByUID, `SELECT ` + attemptCols + ` FROM attempts WHERE uid = ? ORDER BY n`},
 	} {
 		if err := prep(ctx, c, &w.all, q.dst, q.sql); err != nil {

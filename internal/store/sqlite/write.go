@@ -241,11 +241,12 @@ func (s *Store) enqueue(ctx context.Context, txs []store.NewTransaction, log boo
 	for i := range txs {
 		nt := &txs[i]
 		atN := s.at(nt.At)
-		// A known idempotency key (stored, or earlier in this group) makes
-		// the insert a no-op: then return the existing record.
+		// A known idempotency key of the same principal (stored, or
+		// earlier in this group) makes the insert a no-op: then return the
+		// existing record.
 		res, err := s.ws.insertTx.ExecContext(ctx,
 			nt.UID, nt.Queue, nt.Type, blob(nt.Data), string(store.Waiting),
-			nullString(nt.IdempotencyKey), atN, atN)
+			nt.Principal, nullString(nt.IdempotencyKey), atN, atN)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: enqueue %s: %w", nt.UID, err)
 		}
@@ -254,7 +255,7 @@ func (s *Store) enqueue(ctx context.Context, txs []store.NewTransaction, log boo
 			return nil, fmt.Errorf("sqlite: enqueue %s: %w", nt.UID, err)
 		}
 		if n == 0 {
-			t, err := s.writerTxByKey(ctx, nt.IdempotencyKey)
+			t, err := s.writerTxByKey(ctx, nt.Principal, nt.IdempotencyKey)
 			if err != nil {
 				return nil, fmt.Errorf("sqlite: enqueue %s: key %q: %w", nt.UID, nt.IdempotencyKey, err)
 			}
@@ -289,10 +290,11 @@ func (s *Store) enqueue(ctx context.Context, txs []store.NewTransaction, log boo
 	return out, nil
 }
 
-// writerTxByKey reads, inside the group's transaction, the record holding an
-// idempotency key (it may have been inserted earlier in the same group).
-func (s *Store) writerTxByKey(ctx context.Context, key string) (store.Transaction, error) {
-	t, err := scanTx(s.ws.txByKey.QueryRowContext(ctx, key))
+// writerTxByKey reads, inside the group's transaction, the record holding a
+// principal's idempotency key (it may have been inserted earlier in the
+// same group).
+func (s *Store) writerTxByKey(ctx context.Context, principal, key string) (store.Transaction, error) {
+	t, err := scanTx(s.ws.txByKey.QueryRowContext(ctx, principal, key))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Transaction{}, store.ErrNotFound
 	}

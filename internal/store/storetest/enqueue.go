@@ -110,6 +110,36 @@ func (s *suite) testIdempotencyAcrossCalls(t *testing.T) {
 	}
 }
 
+// testIdempotencyPerPrincipal: a key is scoped per principal. The same
+// key under two principals makes two records, across calls and within
+// one; under the same principal it answers the first record; a principal
+// never gets another's record, and the empty principal is one more scope.
+func (s *suite) testIdempotencyPerPrincipal(t *testing.T) {
+	st := s.fresh(t)
+	alice := enqueue(t, st, keyedBy("alice", "a1", "qa", "k"))[0]
+	bob := enqueue(t, st, keyedBy("bob", "b1", "qb", "k"))[0]
+	if !alice.Created || !bob.Created {
+		t.Fatalf("the same key under alice and bob: Created %v and %v, want two records", alice.Created, bob.Created)
+	}
+	if bob.Transaction.UID != "b1" || bob.Transaction.Queue != "qb" {
+		t.Fatalf("bob's result: %+v, want his own record b1 on qb", bob.Transaction)
+	}
+	again := enqueue(t, st, keyedBy("alice", "a2", "qa", "k"), keyedBy("bob", "b2", "qb", "k"), keyedBy("", "n1", "qn", "k"), keyedBy("", "n2", "qn", "k"))
+	for i, want := range []struct {
+		created bool
+		uid     string
+	}{{false, "a1"}, {false, "b1"}, {true, "n1"}, {false, "n1"}} {
+		if again[i].Created != want.created || again[i].Transaction.UID != want.uid {
+			t.Fatalf("result %d: Created %v, uid %s; want %v, %s", i, again[i].Created, again[i].Transaction.UID, want.created, want.uid)
+		}
+	}
+	checkTx(t, "alice's key again", again[0].Transaction, alice.Transaction)
+	checkTx(t, "bob's key again", again[1].Transaction, get(t, st, "b1"))
+	if got := listAll(t, st, store.Filter{}); !slices.Equal(uids(got), []string{"a1", "b1", "n1"}) {
+		t.Fatalf("List: %v, want [a1 b1 n1]", uids(got))
+	}
+}
+
 func (s *suite) testIdempotencyWithinCall(t *testing.T) {
 	st := s.fresh(t)
 	res := enqueue(t, st, keyed("u1", "q", "k"), keyed("u2", "q", "k"), keyed("u3", "q", "k2"), ntx("u4", "q"))

@@ -55,6 +55,7 @@ func Run(t *testing.T, open OpenFunc, opts ...Option) {
 		{"IdempotencyAcrossCalls", s.testIdempotencyAcrossCalls},
 		{"IdempotencyWithinCall", s.testIdempotencyWithinCall},
 		{"IdempotencyUIDTwice", s.testIdempotencyUIDTwice},
+		{"IdempotencyPerPrincipal", s.testIdempotencyPerPrincipal},
 		{"IdempotencyConcurrent", s.testIdempotencyConcurrent},
 		{"ConcurrentEnqueueAndApply", s.testConcurrent},
 		{"Reopen", s.testReopen},
@@ -110,6 +111,13 @@ func ntx(uid, queue string) store.NewTransaction {
 func keyed(uid, queue, key string) store.NewTransaction {
 	n := ntx(uid, queue)
 	n.IdempotencyKey = key
+	return n
+}
+
+// keyedBy is keyed, submitted by principal.
+func keyedBy(principal, uid, queue, key string) store.NewTransaction {
+	n := keyed(uid, queue, key)
+	n.Principal = principal
 	return n
 }
 
