@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"io"
+	"log"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -351,5 +353,38 @@ func TestTokenCommand(t *testing.T) {
 	cmd.SetArgs([]string{"--roles", "Not A Role"})
 	if err := cmd.ExecuteContext(context.Background()); err == nil || !strings.Contains(err.Error(), "roles[0]") {
 		t.Fatalf("a bad role: %v", err)
+	}
+}
+
+// The client commands talk to a node over HTTPS: its certificate is
+// trusted through --ca-file (or $ORDO_CA_FILE) and refused without.
+func TestClientCommandsCAFile(t *testing.T) {
+	n, err := apitest.Start(apitest.Options{NoRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	srv := httptest.NewUnstartedServer(n.Handler)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	ca := filepath.Join(t.TempDir(), "node.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	node := "--node=" + srv.URL
+	t.Setenv(caFileEnv, "")
+	if _, _, err := runCLI(t, "", "senders", node); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("without a CA file: %v", err)
+	}
+	if _, _, err := runCLI(t, "", "senders", node, "--ca-file", ca); err != nil {
+		t.Fatalf("--ca-file: %v", err)
+	}
+	t.Setenv(caFileEnv, ca)
+	if _, _, err := runCLI(t, "", "tx", "send", node, "--queue", "zk", "--type", "SEND_CLAIM_VOTE"); err != nil {
+		t.Fatalf("$%s: %v", caFileEnv, err)
+	}
+	if _, _, err := runCLI(t, "", "senders", node, "--ca-file", filepath.Join(t.TempDir(), "none.pem")); err == nil || !strings.Contains(err.Error(), "CA file") {
+		t.Fatalf("a missing CA file: %v", err)
 	}
 }

@@ -60,12 +60,17 @@
 //   - one intent's body is limited by Options.MaxBody, an array's by
 //     Options.MaxBatchBody (the router reads that route's bodies up to the
 //     larger, httpjson's Limit; every other route keeps MaxBody);
-//   - a mutating request (POST, PUT, PATCH, DELETE), to the sequencer or to
-//     the devchain behind DevchainRoutes, is served only with Content-Type:
-//     application/json (parameters allowed, a charset only utf-8), else 415
-//     unsupported_media_type before its body is read: a page on another
-//     origin cannot send one without a CORS preflight, and no response
-//     carries a CORS header unless the operator lists origins (CORS);
+//   - a mutating request (POST, PUT, PATCH, DELETE) to any route of the
+//     router (the sequencer's, the devchain's behind DevchainRoutes, every
+//     engine's) is served only with Content-Type: application/json
+//     (parameters allowed, a charset only utf-8), else 415
+//     unsupported_media_type before its body is read (auth.Router checks
+//     it, no route opts out): a page on another origin cannot send one
+//     without a CORS preflight, and no response carries a CORS header
+//     unless the operator lists origins (CORS);
+//   - with Options.IntakeLimiter, intake past its principal's rate is
+//     answered 429 rate_limited with Retry-After and takes nothing: a
+//     single intent counts one, an array the intents the API accepted;
 //   - bad input (malformed or oversized bodies, unknown fields, disallowed
 //     types, bad query parameters) gets a 4xx and changes nothing; no input
 //     makes a handler panic, and a panic that happens anyway is answered 500
@@ -80,5 +85,5 @@
 //     type_not_allowed (422), reserved_name (422), idempotency_conflict
 //     (409), not_found (404),
 //     route_not_found (404), method_not_allowed (405),
-//     unsupported_media_type (415), internal (500).
+//     unsupported_media_type (415), rate_limited (429), internal (500).
 package api

@@ -15,6 +15,11 @@
 // them for the table test that checks each. Engines register their routes
 // on the node's Router through api.Routes.
 //
+// A Limiter limits each principal's intake with a token bucket of its own
+// on an injected clock (the node's api.intakeLimit); the intake routes take
+// their intents from the Router's (IntakeLimiter) and answer 429
+// rate_limited with Retry-After past it.
+//
 // Token comparison. Authenticate hashes the presented token with SHA-256
 // and compares the hash with every configured hash using
 // crypto/subtle.ConstantTimeCompare, without stopping at a match (the index
@@ -42,5 +47,6 @@
 //     takes only Content-Type: application/json (httpjson.RequireJSON):
 //     once its rule passes, any other type, or none (a request without a
 //     body too), is answered 415 unsupported_media_type and never reaches
-//     the handler, whatever the route (no route opts out).
+//     the handler, whatever the route (no route opts out);
+//   - a request the Limiter refuses takes nothing from its bucket.
 package auth

@@ -129,8 +129,8 @@ func (l *Limiter) Take(principal string, n int) error {
 	}
 	wait := time.Duration(math.Ceil((need - b.tokens) / lim.PerSecond * float64(time.Second)))
 	return &httpjson.Error{Code: CodeRateLimited, RetryAfter: wait,
-		Message: fmt.Sprintf("principal %s is past its intake rate (%g intents a second, bursts of %g): %d more are refused; retry in %s",
-			principal, lim.PerSecond, burst, n, retryText(wait))}
+		Message: fmt.Sprintf("principal %s is past its intake rate (%g intents a second, bursts of %g): nothing of this request was taken; retry in %s",
+			principal, lim.PerSecond, burst, retryText(wait))}
 }
 
 // TakeRequest takes n intents for the principal of r (see Take; a caller

@@ -269,11 +269,12 @@ func (c Config) CheckAccess() error {
 
   principals:
     - principal: alice
-      tokenSHA256: <the hash ordo token prints>   # or token: <the token itself>
+      tokenSHA256: <the hash ordo token prints>
       roles: [submit, read]                       # admin implies every role
 
-'ordo token' makes a random token and prints these lines; a client sends it as
---token TOKEN or ORDO_TOKEN (Authorization: Bearer TOKEN). Or, on a developer's
+'ordo token --token-file FILE' makes a random token, prints these lines with its
+hash and writes the token to FILE, for the client, which sends it as --token
+TOKEN or ORDO_TOKEN (Authorization: Bearer TOKEN). Or, on a developer's
 machine only, start with --dev-mode: access is then open, every caller an admin`, ErrNoPrincipals)
 }
 

@@ -6,8 +6,11 @@
 // # The seed, in ordo
 //
 //   - The Authorization contract is the processor's owner: a principal of
-//     the node (internal/auth). Only it adds batches, pauses, resumes,
-//     removes and confirms; an admin creates processors.
+//     the node (internal/auth), checked when an admin creates the
+//     processor (another name is refused, but in dev mode). Only it (or an
+//     admin) adds batches, pauses, resumes, removes and confirms; the API
+//     checks the caller against the owner before it reads the request, so
+//     a stranger hears 403, never what is wrong with its body.
 //   - A tick (anyone may tick, unless the operator turns that off) takes
 //     the first batch of High, else of Medium: an expired batch ends
 //     Expired; a batch whose retry cooldown has not passed rotates to the
