@@ -168,20 +168,24 @@ func (p Policy) Control(_, address string, _ syscall.RawConn) error {
 	return p.Check(ap.Addr())
 }
 
-// Dialer returns a copy of base (nil: a zero Dialer) whose Control hook
-// checks every address dialed, then runs base's own hook.
+// Dialer returns a copy of base (nil: a zero Dialer) whose control hook
+// checks every address dialed, then runs base's own hook (ControlContext,
+// or else Control).
 func (p Policy) Dialer(base *net.Dialer) *net.Dialer {
 	d := &net.Dialer{}
 	if base != nil {
 		*d = *base
 	}
-	next := d.Control
-	d.ControlContext = nil
-	d.Control = func(network, address string, c syscall.RawConn) error {
+	next, nextCtx := d.Control, d.ControlContext
+	d.Control = nil
+	d.ControlContext = func(ctx context.Context, network, address string, c syscall.RawConn) error {
 		if err := p.Control(network, address, c); err != nil {
 			return err
 		}
-		if next != nil {
+		switch {
+		case nextCtx != nil:
+			return nextCtx(ctx, network, address, c)
+		case next != nil:
 			return next(network, address, c)
 		}
 		return nil

@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -228,4 +230,35 @@ func TestClientRefusesRedirectTarget(t *testing.T) {
 		t.Fatal("the redirect's target was reached")
 	default:
 	}
+}
+
+// TestDialerKeepsBaseHook: the policy's check runs first, then the base
+// dialer's own hook; a refused address never reaches it.
+func TestDialerKeepsBaseHook(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	var called atomic.Int32
+	base := &net.Dialer{Control: func(string, string, syscall.RawConn) error { called.Add(1); return nil }}
+	ctx := context.Background()
+	if _, err := (Policy{}).Dialer(base).DialContext(ctx, "tcp", ln.Addr().String()); !errors.Is(err, ErrRefused) || called.Load() != 0 {
+		t.Fatalf("refused dial: %v, base hook called %d times", err, called.Load())
+	}
+	c, err := (Policy{AllowLoopback: true}).Dialer(base).DialContext(ctx, "tcp", ln.Addr().String())
+	if err != nil || called.Load() != 1 {
+		t.Fatalf("allowed dial: %v, base hook called %d times", err, called.Load())
+	}
+	c.Close()
 }
