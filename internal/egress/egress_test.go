@@ -251,7 +251,7 @@ func TestDialerKeepsBaseHook(t *testing.T) {
 		}
 	}()
 	var called atomic.Int32
-	base := &net.Dialer{Control: func(string, string, syscall.RawConn) error { called.Add(1); return nil }}
+	base := &net.Dialer{ControlContext: func(context.Context, string, string, syscall.RawConn) error { called.Add(1); return nil }}
 	ctx := context.Background()
 	if _, err := (Policy{}).Dialer(base).DialContext(ctx, "tcp", ln.Addr().String()); !errors.Is(err, ErrRefused) || called.Load() != 0 {
 		t.Fatalf("refused dial: %v, base hook called %d times", err, called.Load())
