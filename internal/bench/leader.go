@@ -195,10 +195,12 @@ func Leader(ctx context.Context, o LeaderOptions) (LeaderResult, error) {
 
 	// The node: its leader's accounts are the key-file senders holding
 	// the caps (Build reads the caps and checks the funds).
+	allowLoopback := true
 	token := rand.Text()
 	cfg := node.Config{Data: filepath.Join(dir, "node"), Chain: chainURL, Senders: keyFiles, InclusionTimeoutBlocks: 20,
 		Leader:     node.LeaderConfig{Accounts: accounts, Capacity: o.Capacity},
-		Principals: []auth.PrincipalConfig{{Principal: "bench", Token: token, Roles: []auth.Role{auth.RoleAdmin}}}}
+		Principals: []auth.PrincipalConfig{{Principal: "bench", Token: token, Roles: []auth.Role{auth.RoleAdmin}}},
+		Egress:     node.EgressConfig{AllowLoopback: &allowLoopback}} // the tool is served on loopback
 	n, err := node.StartLocal(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Workers: 128}, "127.0.0.1:0")
 	if err != nil {
 		return res, err

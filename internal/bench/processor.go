@@ -110,11 +110,13 @@ func Processor(ctx context.Context, o ProcessorOptions) (ProcessorResult, error)
 	go func() { _ = rs.Serve(ln) }()
 	defer rs.Close()
 
+	allowLoopback := true
 	token := rand.Text()
 	cfg := node.Config{Data: o.Dir, DevSenders: o.Senders, Devchain: node.DevchainConfig{BlockTime: node.Duration(o.BlockTime), MaxBlockTxs: max(1000, o.Senders)},
 		RetryDelay: node.Duration(time.Second), InclusionTimeoutBlocks: 20,
 		Processor:  node.ProcessorConfig{MaxDeliveries: 64, DeliveryTimeout: node.Duration(5 * time.Minute)},
-		Principals: []auth.PrincipalConfig{{Principal: "bench", Token: token, Roles: []auth.Role{auth.RoleAdmin}}}}
+		Principals: []auth.PrincipalConfig{{Principal: "bench", Token: token, Roles: []auth.Role{auth.RoleAdmin}}},
+		Egress:     node.EgressConfig{AllowLoopback: &allowLoopback}} // the callback receiver is on loopback
 	n, err := node.StartLocal(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Workers: 128}, "127.0.0.1:0")
 	if err != nil {
 		return res, err

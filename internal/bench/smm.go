@@ -20,6 +20,7 @@ import (
 	"github.com/ordolabs/ordo/internal/node"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/smm"
+	"github.com/ordolabs/ordo/internal/testkit/ports"
 )
 
 // SMMOptions configures SMM (`ordo bench smm`). Zero fields take their
@@ -238,12 +239,10 @@ func (r *smmRun) start(ctx context.Context) error {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	for i := range r.o.Nodes {
-		gl, err := net.Listen("tcp", "127.0.0.1:0")
+		grpc, err := ports.Addr() // below the ephemeral range: the node binds it later
 		if err != nil {
 			return err
 		}
-		grpc := gl.Addr().String()
-		gl.Close()
 		n, err := node.Build(ctx, r.config(i, grpc), node.Options{Logger: log})
 		if err != nil {
 			return fmt.Errorf("bench smm: node %d: %w", i, err)

@@ -26,12 +26,16 @@ type Core struct {
 	runq    []int64 // Queued records sent to the execution engine, FIFO
 	inRunq  map[int64]bool
 	running int // executions in flight
-	// stranded says some Queued record may be outside the run queue (it
-	// was full): the queue is refilled from them as room frees.
-	stranded bool
-	waiting  []int64 // Active records whose result waits for a channel
-	chans    []*channel
-	rr       int // the next channel to try
+	// stranded holds the IDs of Queued records saved outside the run
+	// queue (it was full), smallest first, and inStranded which IDs it
+	// holds: the run queue is refilled from them as room frees, in
+	// O(log n) a record. An ID may outlive its record's Queued status (it
+	// ran through the retrier, or ended): refill skips it.
+	stranded   idHeap
+	inStranded map[int64]bool
+	waiting    []int64 // Active records whose result waits for a channel
+	chans      []*channel
+	rr         int // the next channel to try
 
 	nextRetry time.Time
 	nextSweep time.Time
@@ -124,7 +128,8 @@ func NewCore(cfg CoreConfig, now time.Time, snap store.LeaderSnapshot) (*Core, e
 	if len(cfg.Accounts) == 0 {
 		return nil, errors.New("leader: no channel: the leader holds no leader cap")
 	}
-	c := &Core{cfg: cfg, now: now, events: map[int64]*event{}, byWalk: map[string]int64{}, byUID: map[string]int64{}, inRunq: map[int64]bool{}}
+	c := &Core{cfg: cfg, now: now, events: map[int64]*event{}, byWalk: map[string]int64{}, byUID: map[string]int64{}, inRunq: map[int64]bool{},
+		inStranded: map[int64]bool{}}
 	for i, a := range cfg.Accounts {
 		ch := &channel{rec: store.LeaderChannel{Index: i, Account: a}}
 		for _, r := range snap.Channels {
@@ -233,6 +238,20 @@ func (c *Core) NextDeadline() time.Time {
 		}
 	}
 	return t
+}
+
+// idHeap is a min-heap of record IDs (container/heap).
+type idHeap []int64
+
+func (h idHeap) Len() int           { return len(h) }
+func (h idHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h idHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *idHeap) Push(x any)        { *h = append(*h, x.(int64)) }
+func (h *idHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // ids returns the keys of m in ascending order (map order never leaks).

@@ -17,7 +17,7 @@ func (c *Core) CheckInvariants() []string {
 			waiting[id]++
 		}
 	}
-	running := 0
+	running, outside := 0, 0
 	for _, id := range ids(c.events) {
 		e := c.events[id]
 		r := e.rec
@@ -42,6 +42,18 @@ func (c *Core) CheckInvariants() []string {
 		if e.running && r.Phase != PhaseInvoke {
 			failf("event %d: running in phase %q", id, r.Phase)
 		}
+		if r.Status == store.EventQueued && !c.inRunq[id] {
+			outside++
+			if !c.inStranded[id] {
+				failf("event %d: Queued outside the run queue and not saved for its refill", id)
+			}
+		}
+	}
+	if outside > 0 && len(c.runq) < c.cfg.Capacity {
+		failf("the run queue holds %d of %d while %d Queued records wait outside it", len(c.runq), c.cfg.Capacity, outside)
+	}
+	if len(c.stranded) != len(c.inStranded) {
+		failf("%d stranded IDs, %d in their set", len(c.stranded), len(c.inStranded))
 	}
 	if running != c.running || c.running > c.cfg.MaxActive {
 		failf("%d executions counted, %d running (at most %d)", c.running, running, c.cfg.MaxActive)

@@ -2,6 +2,7 @@ package leader
 
 import (
 	"cmp"
+	"container/heap"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -65,29 +66,31 @@ func (c *Core) index(in Input) {
 }
 
 // enqueue puts a Queued record in the run queue if there is room; else it
-// stays saved, for the retrier.
+// stays saved, stranded: the run queue takes it as room frees (refill), or
+// the retrier resends it.
 func (c *Core) enqueue(e *event) {
-	switch {
-	case c.inRunq[e.rec.ID]:
+	switch id := e.rec.ID; {
+	case c.inRunq[id]:
 	case len(c.runq) < c.cfg.Capacity:
-		c.runq = append(c.runq, e.rec.ID)
-		c.inRunq[e.rec.ID] = true
-	default:
-		c.stranded = true
+		c.runq = append(c.runq, id)
+		c.inRunq[id] = true
+	case !c.inStranded[id]:
+		heap.Push(&c.stranded, id)
+		c.inStranded[id] = true
 	}
 }
 
-// refill sends saved Queued records to the run queue, oldest first, while
-// it has room: a burst larger than the capacity drains at the engine's pace
-// rather than one record per retrier round.
+// refill sends saved Queued records to the run queue, oldest (smallest ID)
+// first, while it has room: a burst larger than the capacity drains at the
+// engine's pace rather than one record per retrier round, and each record
+// costs O(log n), not a walk over every record.
 func (c *Core) refill() {
-	if !c.stranded || len(c.runq) >= c.cfg.Capacity {
-		return
-	}
-	c.stranded = false
-	for _, id := range ids(c.events) {
-		if e := c.events[id]; e.rec.Status == store.EventQueued && !c.inRunq[id] {
-			c.enqueue(e) // sets stranded again when the queue fills
+	for len(c.runq) < c.cfg.Capacity && c.stranded.Len() > 0 {
+		id := heap.Pop(&c.stranded).(int64)
+		delete(c.inStranded, id)
+		if e := c.events[id]; e != nil && e.rec.Status == store.EventQueued && !c.inRunq[id] {
+			c.runq = append(c.runq, id)
+			c.inRunq[id] = true
 		}
 	}
 }

@@ -15,7 +15,8 @@
 //   - The high-integrity channel is on the store: a request is saved, then
 //     sent to the execution engine's run queue while it has room
 //     (Capacity; the queue is refilled from the saved ones, oldest first, as
-//     room frees); receiving moves it to the active set (Active, phase
+//     room frees: it has room only when no Queued request waits outside
+//     it, so a burst past Capacity drains at the engine's pace); receiving moves it to the active set (Active, phase
 //     invoke); ack is its result, nack puts it back to Queued with retried+1.
 //     The retrier picks a random Queued request not in the run queue and
 //     resends it, or, past MaxRetries, drops it to Dead with a failure

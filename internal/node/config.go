@@ -130,6 +130,10 @@ type Config struct {
 	// Store is where the engines keep their durable state: the embedded
 	// SQLite database in Data (the default) or PostgreSQL (store.url).
 	Store StoreConfig `yaml:"store"`
+	// Egress is the policy for URLs the node calls on others' say-so
+	// (callback and tool URLs). Defaults to public addresses only, and
+	// loopback in dev mode (config_egress.go).
+	Egress EgressConfig `yaml:"egress"`
 }
 
 // SequencerConfig tunes the sequencer.

@@ -14,6 +14,7 @@ import (
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
+	"github.com/ordolabs/ordo/internal/tool"
 )
 
 // EngineTypes are the sequencer types the node's engines submit in
@@ -44,8 +45,13 @@ func engineTypes(allowed []string, ds map[string]sequencer.Dispatcher, ps map[st
 func (n *Node) processor(seq *sequencer.Node, st Store, c chain.Chain, o Options) (*processor.Node, error) {
 	pc := n.Config.Processor
 	open := pc.openTick()
+	pol, err := n.Config.Egress.policy(n.Config.DevMode)
+	if err != nil {
+		return nil, fmt.Errorf("egress.allow: %w", err)
+	}
 	cfg := processor.Config{Store: st, Sequencer: seq, Records: st, Chain: c, Clock: o.Clock, Core: pc.core(),
-		DeliveryTimeout: time.Duration(pc.DeliveryTimeout), OpenTick: &open, Logger: o.Logger, Metrics: processor.NewMetrics(n.Registry)}
+		DeliveryTimeout: time.Duration(pc.DeliveryTimeout), OpenTick: &open, Logger: o.Logger, Metrics: processor.NewMetrics(n.Registry),
+		HTTP: pol.Client(0)} // callback URLs are the processor owners': the egress policy applies
 	f, err := n.engineTrace(o, processor.TraceEngine)
 	if err != nil {
 		return nil, err
@@ -100,9 +106,14 @@ func (n *Node) leaderChannels(ctx context.Context, c chain.Chain, keys map[strin
 // leader builds the leader engine on the node's store, sequencer and chain.
 func (n *Node) leader(seq *sequencer.Node, st Store, c chain.Chain, keys map[string]ed25519.PrivateKey, channels []string, o Options) (*leader.Node, error) {
 	lc := n.Config.Leader
+	pol, err := n.Config.Egress.policy(n.Config.DevMode)
+	if err != nil {
+		return nil, fmt.Errorf("egress.allow: %w", err)
+	}
 	cfg := leader.Config{Store: st, Sequencer: seq, Records: st, Chain: c, Key: keys[lc.Accounts[0]], Core: lc.core(channels),
 		Workflow: lc.Workflow, Registry: lc.Registry, ToolTimeout: time.Duration(lc.ToolTimeout), Clock: o.Clock, Logger: o.Logger,
-		Metrics: leader.NewMetrics(n.Registry)}
+		Metrics: leader.NewMetrics(n.Registry),
+		Tools:   &tool.Client{HTTP: pol.Client(0)}} // tool URLs come from the on-chain registry: the egress policy applies
 	f, err := n.engineTrace(o, leader.TraceEngine)
 	if err != nil {
 		return nil, err

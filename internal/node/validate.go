@@ -180,6 +180,7 @@ func (c Config) Validate() error {
 		bad("devchain.maxBlockTxs", "must not be negative, got %d", c.Devchain.MaxBlockTxs)
 	}
 	errs = append(errs, c.Devchain.Faults.validate()...)
+	c.Egress.validate(bad)
 	return errors.Join(errs...)
 }
 

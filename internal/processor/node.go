@@ -60,7 +60,11 @@ type Config struct {
 	Clock clock.Clock
 	// Core tunes the core; zero fields take their defaults.
 	Core CoreConfig
-	// HTTP delivers callbacks. Defaults to a client with DeliveryTimeout.
+	// HTTP delivers callbacks. A callback URL is its processor owner's:
+	// the node passes a client that dials only what its egress policy
+	// allows (egress.Policy.Client), and a refused address is a failed
+	// delivery, retried with backoff, its error naming the policy.
+	// Defaults to a client with DeliveryTimeout and no egress policy.
 	HTTP *http.Client
 	// DeliveryTimeout bounds a delivery. Defaults to 10s.
 	DeliveryTimeout time.Duration

@@ -28,5 +28,7 @@
 //     node to be ready again; Stop ends every process (SIGTERM, then
 //     SIGKILL after a grace period) and waits for each.
 //   - The ports are 2N consecutive loopback ports found free (gRPC on the
-//     first N, the API on the next N) and one more for the devchain.
+//     first N, the API on the next N) and one more for the devchain, all
+//     below the kernel's ephemeral port range (internal/testkit/ports), so
+//     no outgoing connection can hold one as its source port.
 package procs

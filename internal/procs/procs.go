@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/committee"
 	"github.com/ordolabs/ordo/internal/identity"
+	"github.com/ordolabs/ordo/internal/testkit/ports"
 )
 
 // Defaults of Config.
@@ -287,28 +287,16 @@ func (c *Committee) run(ctx context.Context, name string, args ...string) error 
 }
 
 // FreePorts returns the first of n consecutive loopback ports that were
-// all free a moment ago.
+// all free a moment ago, below the kernel's ephemeral port range (see
+// internal/testkit/ports): a port from that range may be taken as the
+// source port of any outgoing connection before the process bound to it
+// starts.
 func FreePorts(n int) (int, error) {
-	for range 100 {
-		base := 20000 + rand.IntN(40000-n) //nolint:gosec // a port, not a secret
-		var lns []net.Listener
-		ok := true
-		for p := base; p < base+n; p++ {
-			ln, err := net.Listen("tcp", net.JoinHostPort(committee.DefaultHost, strconv.Itoa(p)))
-			if err != nil {
-				ok = false
-				break
-			}
-			lns = append(lns, ln)
-		}
-		for _, ln := range lns {
-			ln.Close()
-		}
-		if ok {
-			return base, nil
-		}
+	base, err := ports.Consecutive(n)
+	if err != nil {
+		return 0, fmt.Errorf("procs: %w", err)
 	}
-	return 0, fmt.Errorf("procs: no %d consecutive free ports found", n)
+	return base, nil
 }
 
 // process is one of the committee's processes, logging to Dir/logs/<name>.log

@@ -32,7 +32,8 @@ const (
 	// of UID on Queue: Hash and Nonce as used, or Err (with its chain Code).
 	InputDispatched
 	// InputChecked: the chain's Status of attempt Attempt of UID on Queue, or
-	// Err when the chain could not be asked.
+	// Err when the chain could not be asked; for an inclusion, the included
+	// transaction's Nonce and Fee when the chain's block says (0: unknown).
 	InputChecked
 	// InputHookDone: the hook of the finished UID returned Result, or Err.
 	InputHookDone
@@ -92,14 +93,17 @@ type Input struct {
 	MinFee  uint64              `json:"minFee,omitempty"`
 	// ReorgDepth is the chain's declared reorg depth (InputHead,
 	// InputReorg); Depth is the depth of a reorg seen (InputReorg).
-	ReorgDepth uint64         `json:"reorgDepth,omitempty"`
-	Depth      uint64         `json:"depth,omitempty"`
-	Receipts   []Receipt      `json:"receipts,omitempty"`
-	Tx         *chain.Tx      `json:"tx,omitempty"`
-	Hash       string         `json:"hash,omitempty"`
-	Nonce      uint64         `json:"nonce,omitempty"`
-	Status     chain.TxStatus `json:"status,omitzero"`
-	Result     TxnResult      `json:"result,omitzero"`
+	ReorgDepth uint64    `json:"reorgDepth,omitempty"`
+	Depth      uint64    `json:"depth,omitempty"`
+	Receipts   []Receipt `json:"receipts,omitempty"`
+	Tx         *chain.Tx `json:"tx,omitempty"`
+	Hash       string    `json:"hash,omitempty"`
+	Nonce      uint64    `json:"nonce,omitempty"`
+	// Fee is the fee of the included transaction a status check found
+	// (InputChecked), 0 when unknown.
+	Fee    uint64         `json:"fee,omitempty"`
+	Status chain.TxStatus `json:"status,omitzero"`
+	Result TxnResult      `json:"result,omitzero"`
 	// Err is the error's text, "" for none.
 	Err string `json:"err,omitempty"`
 	// Code is Err's chain error code (chain.CodeOf), "" when it has none.
@@ -157,6 +161,16 @@ func Dispatched(at time.Time, queue string, r DispatchResult) Input {
 // not be asked.
 func Checked(at time.Time, queue, uid string, attempt int, st chain.TxStatus, err error) Input {
 	return Input{Kind: InputChecked, At: at, Queue: queue, UID: uid, Attempt: attempt, Status: st, Err: errText(err)}
+}
+
+// CheckedIncluded is the input of a status check that found the attempt
+// included, with the nonce and fee of the transaction the block holds (a
+// remote worker may pay another fee than the one asked): the attempt
+// records them, as it does from a block's receipt.
+func CheckedIncluded(at time.Time, queue, uid string, attempt int, st chain.TxStatus, nonce, fee uint64) Input {
+	in := Checked(at, queue, uid, attempt, st, nil)
+	in.Nonce, in.Fee = nonce, fee
+	return in
 }
 
 // HookDone is the input of a hook's result.

@@ -164,12 +164,19 @@ func (c *Core) newHead(height, minFee uint64, receipts []Receipt) {
 
 // include records a receipt of attempt a of f, in flight on q.
 func (c *Core) include(q *queue, f *flight, a *store.Attempt, r Receipt) {
-	if r.Fee != 0 && (a.Fee != r.Fee || a.Nonce != r.Nonce) {
-		// What the chain included is what the attempt records.
-		a.Fee, a.Nonce = r.Fee, r.Nonce
-	}
+	recordIncluded(a, r.Nonce, r.Fee)
 	c.observe(q, f.txn, a, chain.TxStatus{State: chain.TxIncluded, Height: r.Height, Success: r.Success, Reason: r.Reason})
 	f.markDeep(c, a)
+}
+
+// recordIncluded makes a record the nonce and fee of the transaction the
+// chain included under its hash, when known (fee 0: unknown), whichever way
+// the inclusion was learnt (a block's receipt or a status check): a remote
+// worker may have paid another fee than the one asked.
+func recordIncluded(a *store.Attempt, nonce, fee uint64) {
+	if fee != 0 && (a.Fee != fee || a.Nonce != nonce) {
+		a.Fee, a.Nonce = fee, nonce
+	}
 }
 
 // holds reports whether uid is q's current or a buffered transaction.
@@ -303,6 +310,9 @@ func (c *Core) checked(in Input) {
 	}
 	f := q.lead()
 	if a := f.attempt(in.Attempt); a != nil && in.Err == "" {
+		if in.Status.State == chain.TxIncluded {
+			recordIncluded(a, in.Nonce, in.Fee)
+		}
 		c.observe(q, f.txn, a, in.Status)
 		f.markDeep(c, a)
 	} else if in.Err != "" {

@@ -755,3 +755,36 @@ func TestCoreEnqueuedOutOfOrder(t *testing.T) {
 		h.none(EffectDispatch, "")
 	})
 }
+
+// TestCoreRecordsIncludedFee: whichever way the core learns that an attempt
+// was included (a block's receipt, or a status check after the receipt was
+// missed: the transaction landed before its dispatch reported its hash), the
+// attempt records the nonce and fee of the transaction the chain holds (a
+// remote worker may pay more than asked).
+func TestCoreRecordsIncludedFee(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{"receipt", "status check"} {
+		t.Run(path, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, testConfig(), acct("s1", 7))
+			uid := h.enqueue("q1", typA, 1)[0]
+			e := h.ok("q1", "h1")
+			if e.Sender.Fee != 1000 || e.Sender.Nonce != 7 {
+				t.Fatalf("dispatch fee %d nonce %d", e.Sender.Fee, e.Sender.Nonce)
+			}
+			switch path {
+			case "receipt":
+				h.newHead(Receipt{Hash: "h1", Success: true, Nonce: 7, Fee: 1007})
+			case "status check":
+				h.heads(3) // no receipt: the inclusion timeout asks the chain
+				c := h.take(EffectCheck, "q1")
+				h.c.Step(CheckedIncluded(h.now, c.Queue, c.UID, c.Attempt, status(c.Hash, chain.TxIncluded), 7, 1007))
+				h.step()
+			}
+			h.wantState(uid, store.Done)
+			if a := h.attempt(uid, 1); a.Fee != 1007 || a.Nonce != 7 || a.Outcome != store.OutcomeIncluded {
+				t.Fatalf("attempt %+v: want fee 1007 nonce 7 included", a)
+			}
+		})
+	}
+}

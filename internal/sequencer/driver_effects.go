@@ -45,14 +45,45 @@ func (n *Node) perform(ctx context.Context, e Effect) Input {
 		}
 		return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Tx.Nonce, Hash: string(h), Err: err, Code: chain.CodeOf(err)})
 	case EffectCheck:
-		st, err := n.cfg.Chain.TxStatus(ctx, chain.Hash(e.Hash))
-		return Checked(time.Time{}, e.Queue, e.UID, e.Attempt, st, err)
+		return n.performCheck(ctx, e)
 	case EffectHook:
 		return n.performHook(ctx, e)
 	case EffectLoad:
 		return n.performLoad(ctx, e)
 	}
 	panic(fmt.Sprintf("sequencer: unknown effect kind %d", e.Kind))
+}
+
+// performCheck asks the chain for an attempt's status. An inclusion is
+// reported with the nonce and fee of the transaction its block holds (read
+// when the chain lists blocks), as a block's receipt is: the attempt then
+// records what landed whichever way the core learnt it.
+func (n *Node) performCheck(ctx context.Context, e Effect) Input {
+	st, err := n.cfg.Chain.TxStatus(ctx, chain.Hash(e.Hash))
+	if err != nil || st.State != chain.TxIncluded {
+		return Checked(time.Time{}, e.Queue, e.UID, e.Attempt, st, err)
+	}
+	nonce, fee := includedTx(ctx, n.cfg.Chain, chain.Hash(e.Hash), st)
+	return CheckedIncluded(time.Time{}, e.Queue, e.UID, e.Attempt, st, nonce, fee)
+}
+
+// includedTx reads the nonce and fee of the transaction hash, included as st says,
+// from its block; 0, 0 when the chain lists no blocks or the block does not
+// hold it at st.Index (a reorg since the status was read): the attempt then
+// keeps what it recorded.
+func includedTx(ctx context.Context, c chain.Chain, hash chain.Hash, st chain.TxStatus) (nonce, fee uint64) {
+	br, ok := c.(chain.BlockReader)
+	if !ok {
+		return 0, 0
+	}
+	bs, err := br.Blocks(ctx, st.Height, st.Height)
+	if err != nil || len(bs) == 0 || bs[0].Height != st.Height || st.Index < 0 || st.Index >= len(bs[0].Txs) {
+		return 0, 0
+	}
+	if t := bs[0].Txs[st.Index]; t.Hash == hash {
+		return t.Nonce, t.Fee
+	}
+	return 0, 0
 }
 
 func (n *Node) performHook(ctx context.Context, e Effect) Input {

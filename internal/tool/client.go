@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ordolabs/ordo/internal/egress"
 	"github.com/ordolabs/ordo/internal/httpjson"
 )
 
@@ -34,6 +35,9 @@ const (
 	CodeToolError   = "tool_error"  // the tool answered an error without the error body
 	CodeCanceled    = "canceled"    // retriable: the caller's context was cancelled
 	CodeBadKey      = "bad_key"     // fatal: the signing key is not an ed25519 private key
+	// CodeEgressRefused is fatal: the node's egress policy refused the
+	// address the tool's URL resolves to (internal/egress).
+	CodeEgressRefused = "egress_refused"
 )
 
 // InvokeError is every error Invoke, Meta and Health return: whether the
@@ -79,8 +83,11 @@ func IsRetriable(err error) bool {
 // Client calls tools. The zero value is ready to use.
 type Client struct {
 	// HTTP sends the requests; its redirect policy is overridden (a
-	// redirect is never followed). Defaults to a client with no timeout of
-	// its own (the context's deadline rules).
+	// redirect is never followed). The node gives one whose transport
+	// dials only what its egress policy allows (egress.Policy.Client): a
+	// refused address is a fatal CodeEgressRefused. Defaults to a client
+	// with no timeout of its own (the context's deadline rules) and no
+	// egress policy.
 	HTTP *http.Client
 	// Timeout bounds a call whose context has no deadline. Defaults to
 	// DefaultTimeout (30s).
@@ -226,11 +233,18 @@ func joinURL(base, route string) (string, error) {
 	return strings.TrimRight(base, "/") + route, nil
 }
 
-// transportError classifies a failure to get an answer: always retriable,
-// a timeout when the deadline passed.
+// transportError classifies a failure to get an answer: retriable, a
+// timeout when the deadline passed, unless the node's egress policy refused
+// the tool's address (fatal: the URL must change, or the operator's
+// policy).
 func transportError(ctx context.Context, err error) *InvokeError {
 	var ne net.Error
+	var re *egress.RefusedError
 	switch {
+	case errors.As(err, &re):
+		return &InvokeError{Code: CodeEgressRefused, Message: "the tool's URL leads to an address the node's egress policy refuses: " + re.Error(), Err: err}
+	case errors.Is(err, egress.ErrRefused):
+		return &InvokeError{Code: CodeEgressRefused, Message: "the node's egress policy refused the tool's URL: " + err.Error(), Err: err}
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
 		return &InvokeError{Retriable: true, Code: CodeTimeout, Message: "no answer before the deadline: " + err.Error(), Err: err}
 	case errors.Is(err, context.Canceled):

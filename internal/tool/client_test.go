@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/egress"
 )
 
 // answer returns a handler that answers status with body.
@@ -166,5 +167,36 @@ func TestMetaProtocol(t *testing.T) {
 			}
 			checkInvokeError(t, err, false, 200, tc.code)
 		})
+	}
+}
+
+// TestInvokeEgressRefused: a tool whose URL resolves to an address the
+// node's egress policy refuses is not called, and the failure is fatal
+// with its own code (a retry cannot change it).
+func TestInvokeEgressRefused(t *testing.T) {
+	t.Parallel()
+	reached := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached <- struct{}{}
+		answer(200, `{"output":1}`)(w, r)
+	}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	c := &Client{HTTP: egress.Policy{AllowPrivate: true}.Client(0)}
+	for _, u := range []string{srv.URL, "http://localhost:" + port} {
+		_, err := c.Invoke(t.Context(), u, json.RawMessage(`{"a":1}`), leaderKey, clock.Epoch)
+		checkInvokeError(t, err, false, 0, CodeEgressRefused)
+		if !errors.Is(err, egress.ErrRefused) {
+			t.Fatalf("%s: %v does not wrap egress.ErrRefused", u, err)
+		}
+	}
+	select {
+	case <-reached:
+		t.Fatal("the tool was called")
+	default:
+	}
+	allowed := &Client{HTTP: egress.Policy{AllowLoopback: true}.Client(0)}
+	if out, err := allowed.Invoke(t.Context(), srv.URL, json.RawMessage(`{"a":1}`), leaderKey, clock.Epoch); err != nil || string(out) != "1" {
+		t.Fatalf("with loopback allowed: %s, %v", out, err)
 	}
 }

@@ -60,7 +60,9 @@
 // a 429 and a 401 replayed (the same second's signature; a new one will
 // differ) are retriable; any other 4xx is fatal, and so is a 2xx whose body
 // is not exactly {"output": ...} (the tool broke the protocol) and a
-// redirect (never followed: the signature names the path).
+// redirect (never followed: the signature names the path). With an HTTP
+// client from internal/egress (the node's), a URL resolving to an address
+// the egress policy refuses is never called: fatal, egress_refused.
 //
 // Invariants:
 //   - a server answers every request in JSON; a 200 from /invoke carries

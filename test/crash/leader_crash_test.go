@@ -215,6 +215,7 @@ func TestLeaderCrash(t *testing.T) {
 		"senders:\n  - keyFile: " + filepath.Join(dir, "l1.key") + "\n  - keyFile: " + filepath.Join(dir, "l2.key") +
 		"\n  - keyFile: " + filepath.Join(dir, "s3.key") + "\n" +
 		"principals:\n  - principal: admin\n    tokenSHA256: " + auth.TokenSHA256(lAdminToken) + "\n    roles: [admin]\n" +
+		"egress:\n  allowLoopback: true\n" + // the tools are served on loopback
 		"leader:\n  accounts: [" + string(l1) + ", " + string(l2) + "]\n  toolTimeout: " + lToolTimeout.String() +
 		"\n  maxRetries: " + strconv.Itoa(lMaxRetries) + "\n  retryEvery: 200ms\n  sweepAfter: 500ms\n  staleAfter: " + lStaleAfter.String() + "\n"
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {

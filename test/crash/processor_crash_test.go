@@ -97,6 +97,7 @@ func TestProcessorCrash(t *testing.T) {
 		"  - principal: admin\n    tokenSHA256: " + auth.TokenSHA256(pAdminToken) + "\n    roles: [admin]\n" +
 		"  - principal: app\n    tokenSHA256: " + auth.TokenSHA256(pAppToken) + "\n    roles: [read]\n" +
 		"  - principal: other\n    tokenSHA256: " + auth.TokenSHA256(pOtherToken) + "\n    roles: [read]\n" +
+		"egress:\n  allowLoopback: true\n" + // the callback receiver is on loopback
 		"processor:\n  backoffMin: 50ms\n  backoffMax: 400ms\n  deliveryTimeout: 1s\n  checkEvery: 1s\n"
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)

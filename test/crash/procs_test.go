@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/procs"
+	"github.com/ordolabs/ordo/internal/testkit/ports"
 )
 
 // buildOrdo builds ./cmd/ordo into dir and returns the binary's path.
@@ -23,17 +23,12 @@ func buildOrdo(t *testing.T, dir string) string {
 }
 
 // freeAddrs returns n distinct loopback addresses whose ports were free a
-// moment ago (all are held open together, so they differ).
+// moment ago, below the kernel's ephemeral range (internal/testkit/ports).
 func freeAddrs(t *testing.T, n int) []string {
 	t.Helper()
-	var addrs []string
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatalf("free port: %v", err)
-		}
-		defer ln.Close()
-		addrs = append(addrs, ln.Addr().String())
+	addrs, err := ports.Addrs(n)
+	if err != nil {
+		t.Fatalf("free ports: %v", err)
 	}
 	return addrs
 }

@@ -22,8 +22,12 @@ type fakeWorker struct {
 	key       []byte
 	c         chain.Chain
 	hangFirst atomic.Bool // the first dispatch never answers
-	mu        sync.Mutex
-	calls     map[string]int
+	// answerLate: a dispatch answers only once the chain holds its
+	// transaction two blocks deep, so the node learns its hash after the
+	// block's receipt went by and finds the inclusion by a status check.
+	answerLate atomic.Bool
+	mu         sync.Mutex
+	calls      map[string]int
 }
 
 func (w *fakeWorker) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
@@ -58,9 +62,29 @@ func (w *fakeWorker) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			_ = json.NewEncoder(rw).Encode(map[string]any{"hash": string(h), "error": err.Error()})
 			return
 		}
+		if w.answerLate.Load() {
+			w.waitDeep(r.Context(), h, 2)
+		}
 		_ = json.NewEncoder(rw).Encode(map[string]any{"hash": string(h), "done": nil, "error": nil})
 	default:
 		_ = json.NewEncoder(rw).Encode(body.Result)
+	}
+}
+
+// waitDeep waits until the chain's head is depth blocks past the block
+// that includes h, or ctx ends.
+func (w *fakeWorker) waitDeep(ctx context.Context, h chain.Hash, depth uint64) {
+	for ctx.Err() == nil {
+		st, err := w.c.TxStatus(ctx, h)
+		if err == nil && st.State == chain.TxIncluded {
+			if head, err := w.c.Head(ctx); err == nil && head.Height >= st.Height+depth {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(5 * time.Millisecond): // polling the chain
+		}
 	}
 }
 
@@ -149,5 +173,59 @@ func TestRemoteWorkerDispatchesAndTimesOut(t *testing.T) {
 	}
 	if w.count("/onSuccess") != 3 {
 		t.Fatalf("onSuccess calls %d, want 3", w.count("/onSuccess"))
+	}
+}
+
+// TestRemoteWorkerLandsBeforeItAnswers: a remote worker's transaction is
+// included (at a fee above the one asked) before the worker answers with
+// its hash, so the block's receipt goes by unwatched and the node finds
+// the inclusion by a status check: the attempt still records the fee and
+// nonce the chain holds.
+func TestRemoteWorkerLandsBeforeItAnswers(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	env := newTestEnv(ctx, t, 20*time.Millisecond, "remote-worker-late")
+	dc, st, key := env.dc, env.st, env.key
+	addr := chain.KeyAddress(key)
+	w := &fakeWorker{key: key, c: dc, calls: map[string]int{}}
+	w.answerLate.Store(true)
+	srv := httptest.NewServer(w)
+	defer srv.Close()
+	disp := map[string]sequencer.Dispatcher{}
+	for _, typ := range dispatch.BuiltinTypes() {
+		d, _ := dispatch.NewZkAppDispatcher(typ, 3, dc, nil)
+		disp[typ] = d
+	}
+	n := env.startNode(ctx, t, sequencer.Config{Dispatchers: disp,
+		Senders: []sequencer.SenderConfig{{ID: addr, Worker: srv.URL, Remote: dispatch.NewRemoteWorker(srv.URL, 5*time.Second)}}})
+	res, err := n.Submit(ctx, []sequencer.Intake{{Queue: "late", Type: sequencer.CreateClaimVotingAccount, Data: json.RawMessage(`{"title":"late"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	var tx store.Transaction
+	for {
+		if tx, err = st.Get(ctx, res[0].Transaction.UID); err != nil {
+			t.Fatal(err)
+		}
+		if tx.State == store.Done {
+			break
+		}
+		if tx.State == store.Failed || time.Now().After(deadline) {
+			t.Fatalf("%s ended %s: %+v", tx.UID, tx.State, tx.Attempts)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(20 * time.Millisecond): // polling the store
+		}
+	}
+	last := tx.Attempts[len(tx.Attempts)-1]
+	s, err := dc.TxStatus(ctx, chain.Hash(last.Hash))
+	if err != nil || s.State != chain.TxIncluded {
+		t.Fatalf("chain status %+v, %v", s, err)
+	}
+	b, _ := dc.Blocks(ctx, s.Height, s.Height)
+	if got := b[0].Txs[s.Index]; got.Fee != last.Fee || got.Nonce != last.Nonce {
+		t.Fatalf("attempt records fee %d nonce %d, the chain holds fee %d nonce %d", last.Fee, last.Nonce, got.Fee, got.Nonce)
 	}
 }

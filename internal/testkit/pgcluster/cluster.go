@@ -23,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/testkit/ports"
 )
 
 // Cluster is a throwaway PostgreSQL: its directory, its postmaster, its port.
@@ -219,14 +220,16 @@ func (c *Cluster) Stop() error {
 	return c.stopErr
 }
 
-// freePort asks the kernel for a free loopback port.
+// freePort returns a free loopback port below the kernel's ephemeral range
+// (internal/testkit/ports): the server binds it only later, and a port the
+// kernel handed out for port 0 may meanwhile become some connection's
+// source port.
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := ports.Consecutive(1)
 	if err != nil {
 		return 0, fmt.Errorf("pgcluster: free port: %w", err)
 	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return p, nil
 }
 
 // StopOnSignal stops the cluster cluster returns (nil: none) on SIGINT or
