@@ -101,6 +101,7 @@ func (n *Node) Submit(ctx context.Context, in []Intake) ([]store.EnqueueResult, 
 		txs[i] = store.NewTransaction{UID: n.uidSeq.next(now), Queue: it.Queue, Type: it.Type, Data: data, IdempotencyKey: it.IdempotencyKey, At: now}
 	}
 	res, err := n.cfg.Store.Enqueue(ctx, txs)
+	n.wrote(err)
 	if err != nil {
 		return nil, fmt.Errorf("sequencer intake: %w", err)
 	}

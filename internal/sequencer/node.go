@@ -143,9 +143,11 @@ type Node struct {
 	dispHead map[string]uint64
 	stopped  chan struct{}
 	runErr   error
-	public   []string     // AllowedTypes without EngineTypes: what a refusal lists
-	intake   atomic.Int64 // records created by Submit
-	begun    int64        // records that left WAITING (loop only)
+	public   []string      // AllowedTypes without EngineTypes: what a refusal lists
+	intake   atomic.Int64  // records created by Submit
+	full     atomic.Bool   // the store refused the latest write for want of room (full.go)
+	fullWait time.Duration // the wait after a full store, doubling (loop only)
+	begun    int64         // records that left WAITING (loop only)
 }
 
 // NewNode checks cfg and builds a node. Every allowed type must have a
@@ -292,7 +294,9 @@ func (n *Node) Err() error {
 
 // Run runs the sequencer until ctx ends. A store failure stops it with an
 // error: nothing is acknowledged that was not committed, and a restart
-// resumes from the store. With an Owner, a change of the leases held or a
+// resumes from the store. A full store (store.ErrStorageFull) does not
+// stop it: it waits and loads again from the store until a write goes
+// through (full.go). With an Owner, a change of the leases held or a
 // fenced commit starts the loop over from the store (owner.go).
 func (n *Node) Run(ctx context.Context) (err error) {
 	defer func() {
@@ -301,6 +305,9 @@ func (n *Node) Run(ctx context.Context) (err error) {
 	}()
 	for {
 		err := n.runLoop(ctx)
+		if errors.Is(err, store.ErrStorageFull) && ctx.Err() == nil {
+			err = n.waitForRoom(ctx, err)
+		}
 		if !errors.Is(err, errReload) || ctx.Err() != nil {
 			return err
 		}
@@ -330,7 +337,7 @@ func (n *Node) runLoop(ctx context.Context) error {
 		return errReload
 	}
 	if err != nil {
-		return err
+		return err // a full store: Run waits for room (full.go)
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -352,6 +359,9 @@ func (n *Node) runLoop(ctx context.Context) error {
 		if errors.Is(err, store.ErrFenced) {
 			n.log.Warn("sequencer: a commit was fenced (a lease was lost): starting over from the store", "err", err)
 			return errReload
+		}
+		if errors.Is(err, store.ErrStorageFull) {
+			return err // Run waits for room, once this core has stopped (full.go)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
