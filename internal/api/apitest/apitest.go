@@ -73,6 +73,8 @@ type Options struct {
 	// WrapIntake, when set, makes api.Options.Intake of the sequencer's
 	// intake (a test double that counts or refuses intents, say).
 	WrapIntake func(api.Intake) api.Intake
+	// Conditions is api.Options.Conditions.
+	Conditions func() []api.Condition
 }
 
 // seqIntake is the sequencer as an api.Intake.
@@ -227,7 +229,7 @@ func Start(opts Options) (_ *Node, err error) {
 		intake = opts.WrapIntake(seqIntake{n.Seq})
 	}
 	n.Router = api.NewSequencerHandler(n.Seq, api.Options{Registry: n.Registry, Logger: opts.Logger, MaxBody: opts.MaxBody, MaxBatchBody: opts.MaxBatchBody,
-		Chain: n.Metered, ChainTimeout: opts.ChainTimeout, Auth: a, TypeRoles: opts.TypeRoles, Engines: engines, Intake: intake})
+		Chain: n.Metered, ChainTimeout: opts.ChainTimeout, Conditions: opts.Conditions, Auth: a, TypeRoles: opts.TypeRoles, Engines: engines, Intake: intake})
 	n.Handler = n.Router
 	n.Server = httptest.NewServer(n.Handler)
 	n.URL = n.Server.URL
