@@ -178,9 +178,9 @@ func TestStartsWithoutItsChain(t *testing.T) {
 		t.Fatal("the gate opened without the chain")
 	default:
 	}
-	if len(logs.Records(t, "waiting for the chain: the engines start once it answers")) == 0 {
-		t.Errorf("no log line says the node waits for its chain:\n%s", logs.String())
-	}
+	testkit.WaitFor(t, 10*time.Second, itPollEvery, "a log line that says the node waits for its chain", func() bool {
+		return len(logs.Records(t, "waiting for the chain: the engines start once it answers")) > 0
+	})
 	h.alive()
 
 	up.Store(true)
