@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
 )
@@ -76,4 +78,74 @@ func TestStorageFullIsWeathered(t *testing.T) {
 	if n := r.count(store.Done); n != 3 {
 		t.Fatalf("%d DONE, want 3 (a, b, c)", n)
 	}
+}
+
+// downChain is a chain whose reads of accounts and heads fail, as a
+// refused connection does, while down is set.
+type downChain struct {
+	chain.Chain
+	down  atomic.Bool
+	tries atomic.Int64
+}
+
+var errConnRefused = errors.New("dial tcp 127.0.0.1:7545: connect: connection refused")
+
+func (c *downChain) Account(ctx context.Context, a chain.Address) (chain.Account, error) {
+	if c.down.Load() {
+		c.tries.Add(1)
+		return chain.Account{}, errConnRefused
+	}
+	return c.Chain.Account(ctx, a)
+}
+
+func (c *downChain) Head(ctx context.Context) (chain.BlockHeader, error) {
+	if c.down.Load() {
+		return chain.BlockHeader{}, errConnRefused
+	}
+	return c.Chain.Head(ctx)
+}
+
+// TestLoadWaitsForTheChain: a sequencer whose chain does not answer as it
+// loads does not stop: it tries again on the clock while intake commits,
+// and starts once the chain answers; what was taken meanwhile ends DONE.
+func TestLoadWaitsForTheChain(t *testing.T) {
+	r := newRig(t, rigOptions{blockTime: 20 * time.Millisecond})
+	r.stop()
+	dc := &downChain{Chain: r.cfg.Chain}
+	dc.down.Store(true)
+	cfg := r.cfg
+	cfg.Chain = dc
+	cfg.Logger = slog.New(slog.NewJSONHandler(r.logs, nil))
+	seq, err := sequencer.NewNode(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- seq.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("sequencer: %v", err)
+		}
+	}()
+	res, err := seq.Submit(context.Background(), []sequencer.Intake{{Queue: "q-down", Type: typ, Data: []byte(`{}`)}})
+	if err != nil {
+		t.Fatalf("intake while the chain is down: %v", err)
+	}
+	waitFor(t, "three loads tried", 10*time.Second, func() bool { return dc.tries.Load() >= 3 })
+	select {
+	case err := <-done:
+		t.Fatalf("the sequencer stopped while its chain was down: %v", err)
+	case <-seq.Started():
+		t.Fatal("the sequencer started without its chain")
+	default:
+	}
+	dc.down.Store(false)
+	select {
+	case <-seq.Started():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the sequencer did not start once the chain answered")
+	}
+	r.waitState(res[0].Transaction.UID, store.Done)
 }

@@ -295,8 +295,8 @@ func (n *Node) Err() error {
 // Run runs the sequencer until ctx ends. A store failure stops it with an
 // error: nothing is acknowledged that was not committed, and a restart
 // resumes from the store. A full store (store.ErrStorageFull) does not
-// stop it: it waits and loads again from the store until a write goes
-// through (full.go). With an Owner, a change of the leases held or a
+// stop it, nor a chain that does not answer while it loads (at a start or
+// a reload): it waits and loads again from the store (full.go). With an Owner, a change of the leases held or a
 // fenced commit starts the loop over from the store (owner.go).
 func (n *Node) Run(ctx context.Context) (err error) {
 	defer func() {
@@ -307,6 +307,9 @@ func (n *Node) Run(ctx context.Context) (err error) {
 		err := n.runLoop(ctx)
 		if errors.Is(err, store.ErrStorageFull) && ctx.Err() == nil {
 			err = n.waitForRoom(ctx, err)
+		}
+		if errors.Is(err, errChainDown) && ctx.Err() == nil {
+			err = n.waitForChain(ctx, err)
 		}
 		if !errors.Is(err, errReload) || ctx.Err() != nil {
 			return err
@@ -424,7 +427,7 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 	for _, sc := range n.ownedSenders() {
 		acct, err := n.cfg.Chain.Account(ctx, sc.ID)
 		if err != nil {
-			return nil, fmt.Errorf("sequencer: sender %s: %w", sc.ID, err)
+			return nil, fmt.Errorf("sequencer: sender %s: %w", sc.ID, chainDown(err))
 		}
 		s := byID[string(sc.ID)]
 		s.ID, s.Worker, s.UpdatedAt = string(sc.ID), sc.Worker, now
@@ -498,7 +501,7 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 	n.ownedSnapshot(&snap)
 	hd, err := n.cfg.Chain.Head(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("sequencer: chain head: %w", err)
+		return nil, fmt.Errorf("sequencer: chain head: %w", chainDown(err))
 	}
 	policies := map[string]Policy{}
 	for _, t := range n.cfg.AllowedTypes {
