@@ -149,3 +149,48 @@ func TestLoadWaitsForTheChain(t *testing.T) {
 	}
 	r.waitState(res[0].Transaction.UID, store.Done)
 }
+
+// TestStartOnAFullStore: a sequencer started on a store that refuses
+// writes for want of room (a restart on a full disk) does not stop: it
+// loads again after a wait, and starts once the store takes writes.
+func TestStartOnAFullStore(t *testing.T) {
+	r := newRig(t, rigOptions{blockTime: 20 * time.Millisecond})
+	a := r.submit("qa", typ, `{}`)
+	r.waitState(a.UID, store.Done)
+	r.stop()
+	fs := &fullStore{Store: r.cfg.Store}
+	fs.applyFull.Store(true)
+	cfg := r.cfg
+	cfg.Store = fs
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	seq, err := sequencer.NewNode(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- seq.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("sequencer: %v", err)
+		}
+	}()
+	b, err := seq.Submit(context.Background(), []sequencer.Intake{{Queue: "qb", Type: typ, Data: []byte(`{}`)}})
+	if err != nil {
+		t.Fatalf("intake: %v", err)
+	}
+	waitFor(t, "three loads refused", 10*time.Second, func() bool { return fs.refused.Load() >= 3 })
+	select {
+	case err := <-done:
+		t.Fatalf("the sequencer stopped on a full store at start: %v", err)
+	default:
+	}
+	fs.applyFull.Store(false)
+	select {
+	case <-seq.Started():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the sequencer did not start once the store took writes")
+	}
+	r.waitState(b[0].Transaction.UID, store.Done)
+}
