@@ -33,6 +33,7 @@ var routeRules = map[string]string{
 	"GET /metrics":               "read",
 	// The in-process devchain (api.DevchainRoutes).
 	"GET /v1/head":               "read",
+	"GET /v1/identity":           "read",
 	"GET /v1/blocks":             "read",
 	"GET /v1/blocks/subscribe":   "read",
 	"GET /v1/tx/{hash}":          "read",

@@ -95,6 +95,10 @@ type Options struct {
 	// GET /healthz answers 503 chain_unreachable. Defaults to
 	// DefaultChainTimeout (30s).
 	ChainTimeout time.Duration
+	// Conditions, when set, returns the node's conditions, worst first
+	// (health.go): GET /healthz answers 503 with the first one's code.
+	// Defaults to none.
+	Conditions func() []Condition
 	// Auth authenticates every request against its route's rule. Defaults
 	// to nil: an authenticator with no principals, so that every route but
 	// the Public ones answers 401 (pass one in open mode for dev mode).
@@ -163,7 +167,7 @@ func statusOf(code string) int {
 		return http.StatusConflict
 	case CodeTypeForbidden:
 		return http.StatusForbidden
-	case CodeUnavailable, CodeNotReplicated:
+	case CodeUnavailable, CodeNotReplicated, CodeStorageFull:
 		return http.StatusServiceUnavailable
 	case CodeUnsupportedMediaType:
 		return http.StatusUnsupportedMediaType
@@ -244,7 +248,7 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) *auth.Router {
 		Name:    "api",
 	})
 	rt.SetIntakeLimiter(opts.IntakeLimiter)
-	s := &server{n: n, st: n.Store(), health: newHealth(opts.Chain, opts.ChainTimeout), api: rt.Server(), typeRoles: typeRoles,
+	s := &server{n: n, st: n.Store(), health: newHealth(opts.Chain, opts.ChainTimeout, opts.Conditions), api: rt.Server(), typeRoles: typeRoles,
 		intake: opts.Intake, repl: opts.Replication, maxBody: maxBody, limit: opts.IntakeLimiter}
 	// JSON only, as every mutating route of the router.
 	rt.Handle("POST /v1/transactions", auth.Need(auth.RoleSubmit), http.HandlerFunc(s.submit))

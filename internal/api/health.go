@@ -25,14 +25,40 @@ const (
 	// StatusStopped (503): the sequencer has stopped.
 	StatusStopped = "stopped"
 	// StatusChainUnreachable (/healthz, 503): the chain has not answered
-	// for Options.ChainTimeout.
+	// for Options.ChainTimeout, or has not answered yet since the node
+	// started (its engines wait for it; intake works).
 	StatusChainUnreachable = "chain_unreachable"
+	// StatusChainMismatch (/healthz, 503): the node's chain is not the
+	// one its store belongs to; the engines stay stopped. The condition's
+	// data names both identities (store and chain).
+	StatusChainMismatch = "chain_identity_mismatch"
+	// StatusStorageFull (/healthz, 503): the store refused the latest
+	// write for want of room; intake answers 503 storage_full until a
+	// write goes through.
+	StatusStorageFull = CodeStorageFull
 )
+
+// CodeStorageFull (503): the store has no room for the write; nothing was
+// committed: retry later with the same idempotency key.
+const CodeStorageFull = "storage_full"
+
+// Condition is a state of the node that keeps /healthz at 503: Code is
+// the status the response carries when it is the first condition.
+type Condition struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Data is the condition's facts, by name (both identities of a
+	// chain_identity_mismatch); absent when none.
+	Data any `json:"data,omitempty"`
+}
 
 // HealthResponse is the body of GET /healthz and GET /readyz (which has no
 // chain).
 type HealthResponse struct {
 	Status string `json:"status"`
+	// Conditions are the node's conditions, worst first, when it has any
+	// (Options.Conditions, and storage_full); absent from /readyz.
+	Conditions []Condition `json:"conditions,omitempty"`
 	// Chain is what the node knows of its chain; absent from /readyz and
 	// when the node was built without a chain monitor.
 	Chain *ChainHealth `json:"chain,omitempty"`
@@ -72,13 +98,15 @@ type health struct {
 	c       chain.HealthReporter
 	timeout time.Duration
 	probing atomic.Bool
+	// conds are Options.Conditions (nil: none).
+	conds func() []Condition
 }
 
-func newHealth(c chain.HealthReporter, timeout time.Duration) *health {
+func newHealth(c chain.HealthReporter, timeout time.Duration, conds func() []Condition) *health {
 	if timeout <= 0 {
 		timeout = DefaultChainTimeout
 	}
-	return &health{c: c, timeout: timeout}
+	return &health{c: c, timeout: timeout, conds: conds}
 }
 
 // chain returns the chain's health and whether it has gone unanswered too
@@ -139,13 +167,32 @@ func (s *server) nodeStatus() string {
 	}
 }
 
+// conditions are the node's conditions (Options.Conditions), then
+// storage_full while the sequencer's store refuses writes for want of room.
+func (s *server) conditions() []Condition {
+	var out []Condition
+	if s.health.conds != nil {
+		out = s.health.conds()
+	}
+	if s.n.StorageFull() {
+		out = append(out, Condition{Code: StatusStorageFull,
+			Message: "the store refused the latest write for want of room: intake answers 503 storage_full and the engines wait; free space on the store's disk (nothing acknowledged is lost)"})
+	}
+	return out
+}
+
 // healthz is GET /healthz: 200 ok once the sequencer has started while the
-// chain answers; 503 starting, stopped, or chain_unreachable when the chain
-// has not answered for the chain timeout. The body reports the chain.
+// chain answers; 503 with the first condition's code when the node has one
+// (chain_identity_mismatch, chain_unreachable while it waits for its
+// chain, storage_full), else starting, stopped, or chain_unreachable when
+// the chain has not answered for the chain timeout. The body reports the
+// conditions and the chain.
 func (s *server) healthz(w http.ResponseWriter, _ *http.Request) {
 	c, unreachable := s.health.chain()
-	resp := HealthResponse{Status: s.nodeStatus(), Chain: c}
+	resp := HealthResponse{Status: s.nodeStatus(), Chain: c, Conditions: s.conditions()}
 	switch {
+	case len(resp.Conditions) > 0:
+		resp.Status = resp.Conditions[0].Code
 	case resp.Status != "":
 	case unreachable:
 		resp.Status = StatusChainUnreachable

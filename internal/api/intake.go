@@ -104,6 +104,8 @@ func intakeError(err error) error {
 		return httpjson.Errorf(CodeInvalid, "%w", err)
 	case errors.Is(err, sequencer.ErrIdempotencyConflict):
 		return httpjson.Errorf(CodeIdempotency, "%w", err)
+	case errors.Is(err, store.ErrStorageFull):
+		return httpjson.Errorf(CodeStorageFull, "the node's store has no room: nothing was committed; retry later with the same idempotency key (%w)", err)
 	}
 	return fmt.Errorf("api: submit: %w", err)
 }

@@ -14,4 +14,13 @@
 // lost its lease stops, and the processor and the leader stand by for it
 // again (run again, built from the store, when it is held); replica sets
 // (replication) are refused there.
+//
+// A store belongs to one chain (startup.go): the first node to reach its
+// chain records the chain's identity in the store, and a node whose chain
+// is another never runs its engines or its lease keeper; a PostgreSQL
+// store with an in-process devchain is refused. The engines run only once
+// the chain has answered: a node starts without its chain (intake works)
+// unless what it builds needs it (leader.accounts). A full store
+// (store.ErrStorageFull) stops no engine for good: the sequencer waits
+// and loads again, the processor and the leader run again from the store.
 package node

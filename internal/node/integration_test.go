@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +52,9 @@ type itNode struct {
 	// stopped is closed when Serve has returned, with serveErr.
 	stopped  chan struct{}
 	serveErr error
+	// dc is the node's chain: in process, or the standalone one of a
+	// node on a shared store (standaloneChain).
+	dc *devchain.Chain
 }
 
 // startITNode builds and serves a node with the integration settings, changed
@@ -68,6 +72,10 @@ func startITNode(t *testing.T, tune func(*Config)) *itNode {
 	if tune != nil {
 		tune(&cfg)
 	}
+	var dc *devchain.Chain
+	if cfg.Store.postgres() && cfg.Chain == "" { // a shared store needs a chain of its own (ErrSharedInProcess)
+		dc, cfg.Chain = standaloneChain(t, cfg.Devchain)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n, err := Build(ctx, cfg, Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -80,7 +88,10 @@ func startITNode(t *testing.T, tune func(*Config)) *itNode {
 		n.Close()
 		t.Fatalf("listen: %v", err)
 	}
-	h := &itNode{t: t, n: n, ctx: ctx, addr: ln.Addr().String(), stopped: make(chan struct{})}
+	h := &itNode{t: t, n: n, ctx: ctx, addr: ln.Addr().String(), stopped: make(chan struct{}), dc: dc}
+	if n.Devchain != nil {
+		h.dc = n.Devchain
+	}
 	go func() {
 		h.serveErr = n.Serve(ctx, ln)
 		close(h.stopped)
@@ -111,9 +122,32 @@ func startITNode(t *testing.T, tune func(*Config)) *itNode {
 	return h
 }
 
+// standaloneChain runs a devchain as `ordo devchain` does, with the node
+// config's devchain settings, served on a loopback test server until the
+// test ends; it returns the chain and its URL.
+func standaloneChain(t *testing.T, c DevchainConfig) (*devchain.Chain, string) {
+	t.Helper()
+	dc, err := devchain.New(devchain.Config{Seed: c.Seed, BlockTime: time.Duration(c.BlockTime), MaxBlockTxs: c.MaxBlockTxs,
+		DataDir: t.TempDir(), Faults: c.Faults.Update(), DevAccounts: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(devchain.NewHandler(dc))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = dc.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		_ = dc.Close() // ends the head streams, so that the server's Close need not wait on them
+		srv.Close()
+	})
+	return dc, srv.URL
+}
+
 func (h *itNode) setFaults(u devchain.FaultUpdate) {
 	h.t.Helper()
-	if _, err := h.n.Devchain.SetFaults(h.ctx, u); err != nil {
+	if _, err := h.dc.SetFaults(h.ctx, u); err != nil {
 		h.t.Fatalf("set faults: %v", err)
 	}
 }
@@ -258,7 +292,7 @@ func (h *itNode) chainTxs(from uint64) ([]chainTx, []chain.Block) {
 	var out []chainTx
 	var blocks []chain.Block
 	for lo := from + 1; lo <= hd; lo += 1000 {
-		bs, err := h.n.Devchain.Blocks(h.ctx, lo, min(lo+999, hd))
+		bs, err := h.dc.Blocks(h.ctx, lo, min(lo+999, hd))
 		if err != nil {
 			h.t.Fatalf("blocks %d-%d: %v", lo, hd, err)
 		}
@@ -330,8 +364,8 @@ func (h *itNode) diagnoseStuck(txs []store.Transaction) {
 		bind[q.Name] = q
 	}
 	hd := h.head()
-	fs, _ := h.n.Devchain.Faults(h.ctx)
-	h.t.Errorf("deadline: not every transaction ended (head %d, mempool %d, faults %+v)", hd, h.n.Devchain.Stats().Mempool, fs)
+	fs, _ := h.dc.Faults(h.ctx)
+	h.t.Errorf("deadline: not every transaction ended (head %d, mempool %d, faults %+v)", hd, h.dc.Stats().Mempool, fs)
 	for _, tx := range txs {
 		if terminal(tx.State) {
 			continue
@@ -599,7 +633,7 @@ func sameBlock(mine, all []chainTx, byUID map[string]store.Transaction) string {
 // reorgs, which move transactions to younger blocks.)
 func (h *itNode) checkRetryDelay(txs []store.Transaction, blocks []chain.Block, byMemo map[string][]chainTx) {
 	h.t.Helper()
-	if fs, _ := h.n.Devchain.Faults(h.ctx); fs.Reorgs > 0 {
+	if fs, _ := h.dc.Faults(h.ctx); fs.Reorgs > 0 {
 		return
 	}
 	type loc struct {
@@ -691,7 +725,7 @@ func TestIntegrationSequencerFaults(t *testing.T) {
 				// devchain reorgs only when the head holds transactions, and
 				// only the sequencer sends any: each reorg returned some of
 				// its included attempts to the mempool.
-				fs, _ := h.n.Devchain.Faults(h.ctx)
+				fs, _ := h.dc.Faults(h.ctx)
 				if fs.Reorgs == 0 {
 					t.Errorf("no reorg happened")
 				}
@@ -763,7 +797,7 @@ func runFaultCase(t *testing.T, tc faultCase) {
 	// the chain the audit reads is final.
 	h.setFaults(devchain.FaultUpdate{ReorgEvery: ptr(uint64(0))})
 	h.waitHead(h.head()+itSettleBlocks, deadline.Add(5*time.Second))
-	if mp := h.n.Devchain.Stats().Mempool; mp != 0 {
+	if mp := h.dc.Stats().Mempool; mp != 0 {
 		t.Errorf("%d transactions still pending on chain after every record ended and %d more blocks", mp, itSettleBlocks)
 	}
 	txs := h.list()
@@ -802,7 +836,7 @@ func wantAttemptError(sub string) func(*testing.T, *itNode, []store.Transaction,
 // checked the rest: each DONE uid in exactly one succeeded chain transaction,
 // each FAILED in none, never two transactions of one queue in a block).
 func checkReorgRevert(t *testing.T, h *itNode, txs []store.Transaction, s auditSummary) {
-	fs, err := h.n.Devchain.Faults(h.ctx)
+	fs, err := h.dc.Faults(h.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -821,7 +855,7 @@ func checkFeeSpike(t *testing.T, h *itNode, txs []store.Transaction, s auditSumm
 	for _, b := range blocks {
 		spiked = max(spiked, b.MinFee)
 	}
-	base := h.n.Devchain.Config().MinFee
+	base := h.dc.Config().MinFee
 	if spiked != base*itSpikeFactor {
 		t.Fatalf("highest block minimum fee %d, want %d", spiked, base*itSpikeFactor)
 	}

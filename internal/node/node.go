@@ -64,9 +64,14 @@ type Node struct {
 	log    *slog.Logger
 	lock   *fslock.Lock
 	trace  *os.File
+	// gate holds the engines until the node has reached its chain and the
+	// store has taken its identity (startup.go).
+	gate *chainGate
 	// traces are the engines' trace files (Options.Trace + ".processor",
 	// ".leader").
 	traces []*os.File
+	// devAddrs are the dev senders' addresses (fundDevSenders).
+	devAddrs []chain.Address
 }
 
 // Options are what a caller adds to a Config when building a node.
@@ -99,6 +104,9 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	if err := cfg.Health.Check(); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
+	if err := checkStoreChain(cfg); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -112,7 +120,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node: %w", err)
 	}
-	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger, lock: lock}
+	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger, lock: lock, gate: newChainGate(o.Clock, o.Logger, cfg.Chain)}
 	n.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if cfg.Chain == "" {
 		dc, err := devchain.New(devchain.Config{Seed: cfg.Devchain.Seed, BlockTime: time.Duration(cfg.Devchain.BlockTime), MaxBlockTxs: cfg.Devchain.MaxBlockTxs,
@@ -125,8 +133,11 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	} else {
 		n.Chain = devchain.NewClient(cfg.Chain, nil)
 		if err := reachable(ctx, n.Chain, cfg.Chain); err != nil {
-			n.Close()
-			return nil, err
+			if err := n.withoutChain(err); err != nil { // startup.go
+				n.Close()
+				return nil, err
+			}
+			n.gate.fund = n.fundDevSenders // once it answers
 		}
 	}
 	senders, keys, err := n.senders(ctx)
@@ -280,7 +291,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	n.Router = api.NewSequencerHandler(seq, api.Options{Registry: n.Registry, Logger: o.Logger,
 		Chain: metered, ChainTimeout: time.Duration(cfg.Health.ChainTimeout), Auth: authn,
 		TypeRoles: cfg.IntakeAccess.TypeRoles, Engines: append(engines, o.Engines...), Intake: intake, Replication: repl,
-		IntakeLimiter: limiter})
+		IntakeLimiter: limiter, Conditions: n.gate.conditions})
 	var h http.Handler = n.Router
 	if n.Handler, err = cfg.WrapHandler(h); err != nil {
 		n.Close()
@@ -365,34 +376,50 @@ func (n *Node) senders(ctx context.Context) ([]sequencer.SenderConfig, map[strin
 		if err != nil {
 			return nil, nil, err
 		}
-		// Each dev sender is funded from the chain's faucet when it runs
-		// low; a chain without one (or a devchain with --no-dev-mode, which
-		// answers not_dev_mode) refuses the start, unless every dev sender
-		// is funded already.
-		f := faucetOf(n.Chain)
 		for _, k := range dev {
 			a := chain.KeyAddress(k)
 			keys[string(a)] = k
 			out = append(out, sequencer.SenderConfig{ID: a, Key: k})
-			acct, err := n.Chain.Account(ctx, a)
-			if err != nil {
-				return nil, nil, fmt.Errorf("dev sender %s: %w", a, err)
-			}
-			if acct.Balance >= 1e13 {
-				continue
-			}
-			if f == nil {
-				return nil, nil, n.noFaucet("has none")
-			}
-			if _, err := f.Faucet(ctx, a, 1e14); err != nil {
-				if errors.Is(err, chain.ErrNotDevMode) {
-					return nil, nil, n.noFaucet("answered the faucet not_dev_mode (a devchain started with --no-dev-mode)")
-				}
-				return nil, nil, fmt.Errorf("fund dev sender %s from %s: %w", a, chainDescription(n.Config.Chain), err)
+			n.devAddrs = append(n.devAddrs, a)
+		}
+		if n.gate.fund == nil { // else startup funds them once the chain answers
+			if err := n.fundDevSenders(ctx); err != nil {
+				return nil, nil, err
 			}
 		}
 	}
 	return out, keys, nil
+}
+
+// errFundRefused marks a refusal of the dev senders' funding by a chain
+// that answered (no faucet): trying again cannot help.
+var errFundRefused = errors.New("dev senders cannot be funded")
+
+// fundDevSenders funds each dev sender from the chain's faucet when it runs
+// low; a chain without one (or a devchain with --no-dev-mode, which
+// answers not_dev_mode) refuses the start (errFundRefused), unless every
+// dev sender is funded already.
+func (n *Node) fundDevSenders(ctx context.Context) error {
+	f := faucetOf(n.Chain)
+	for _, a := range n.devAddrs {
+		acct, err := n.Chain.Account(ctx, a)
+		if err != nil {
+			return fmt.Errorf("dev sender %s: %w", a, err)
+		}
+		if acct.Balance >= 1e13 {
+			continue
+		}
+		if f == nil {
+			return fmt.Errorf("%w: %w", errFundRefused, n.noFaucet("has none"))
+		}
+		if _, err := f.Faucet(ctx, a, 1e14); err != nil {
+			if errors.Is(err, chain.ErrNotDevMode) {
+				return fmt.Errorf("%w: %w", errFundRefused, n.noFaucet("answered the faucet not_dev_mode (a devchain started with --no-dev-mode)"))
+			}
+			return fmt.Errorf("fund dev sender %s from %s: %w", a, chainDescription(n.Config.Chain), err)
+		}
+	}
+	return nil
 }
 
 func readKey(path string) (ed25519.PrivateKey, error) {
@@ -470,9 +497,9 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	} else {
 		n.log.Info("api access", "auth", n.Config.Auth()) // names and flags only: never a token
 	}
-	run := []func(context.Context) error{n.Sequencer.Run, n.engine("processor", startedOnce(n.Processor.Started()), n.Processor.Run)}
+	run := []func(context.Context) error{n.Sequencer.Run, n.engine("processor", startedOnce(n.Processor.Started()), n.rideFull("processor", n.Processor.Run))}
 	if n.Leader != nil {
-		run = append(run, n.engine("leader", startedOnce(n.Leader.Started()), n.Leader.Run))
+		run = append(run, n.engine("leader", startedOnce(n.Leader.Started()), n.rideFull("leader", n.Leader.Run)))
 	}
 	if n.Distseq != nil {
 		run = append(run, n.engine("distseq", nil, n.Distseq.Run))
@@ -488,6 +515,10 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 			return n.SMM.Run(ctx)
 		})
 	}
+	for i, f := range run {
+		run[i] = n.held(f) // until the chain answers and is the store's (startup.go)
+	}
+	run = append(run, n.startup)
 	if n.Devchain != nil {
 		run = append(run, n.Devchain.Run)
 	}

@@ -11,7 +11,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/testkit"
@@ -46,7 +48,8 @@ func TestIntegrationPostgres(t *testing.T) {
 func TestPostgresRestartKeepsRecords(t *testing.T) {
 	u := pgtest.URL(t)
 	data := t.TempDir()
-	tune := func(c *Config) { c.Store.URL, c.Data = u, data }
+	_, chainURL := standaloneChain(t, DevchainConfig{BlockTime: Duration(itBlockTime)}) // one chain for both: the store's
+	tune := func(c *Config) { c.Store.URL, c.Data, c.Chain = u, data, chainURL }
 	var before []store.Transaction
 	t.Run("first", func(t *testing.T) { // its node is closed when it ends
 		h := startITNode(t, tune)
@@ -151,5 +154,45 @@ func TestEngineRunsAgainOnOneNode(t *testing.T) {
 		if _, err := h.n.store.GetProcessor(t.Context(), name); err != nil {
 			t.Fatalf("processor %s: %v", name, err)
 		}
+	}
+}
+
+// TestSharedStoreOneChainPostgres: two nodes on one PostgreSQL database
+// with different chains: the first to reach its chain records it; the
+// other keeps its engines (and its lease keeper) stopped and answers
+// /healthz 503 chain_identity_mismatch, and what it takes in is sent by
+// the first, on the store's chain only.
+func TestSharedStoreOneChainPostgres(t *testing.T) {
+	u := pgtest.URL(t)
+	dcA, urlA := standaloneChain(t, DevchainConfig{BlockTime: Duration(itBlockTime)})
+	_, urlB := standaloneChain(t, DevchainConfig{BlockTime: Duration(itBlockTime), Seed: 2})
+	a := startITNode(t, func(c *Config) { c.Store.URL, c.Chain = u, urlA })
+	<-a.n.Ready()
+	b, _ := serveNode(t, Config{Store: StoreConfig{URL: u}, Chain: urlB, DevSenders: 2})
+	testkit.WaitFor(t, 10*time.Second, itPollEvery, "the second node's /healthz 503 chain_identity_mismatch", func() bool {
+		st, r := b.health()
+		return st == http.StatusServiceUnavailable && r.Status == api.StatusChainMismatch
+	})
+	st, tx, code := b.intake(`{"queue":"shared-one-chain","type":"CREATE_CLAIM_VOTING_ACCOUNT"}`)
+	if st != http.StatusCreated {
+		t.Fatalf("intake at the held node: %d %s", st, code)
+	}
+	a.waitDone(tx.UID)
+	got, err := a.n.Sequencer.Store().Get(t.Context(), tx.UID)
+	if err != nil || len(got.Attempts) == 0 {
+		t.Fatalf("%s: %v", tx.UID, err)
+	}
+	for _, at := range got.Attempts {
+		if at.Hash == "" {
+			continue
+		}
+		if st, err := dcA.TxStatus(t.Context(), chain.Hash(at.Hash)); err != nil || st.State == chain.TxUnknown {
+			t.Errorf("attempt %d (%s) is not on the store's chain: %+v %v", at.N, at.Hash, st, err)
+		}
+	}
+	select {
+	case <-b.n.Sequencer.Started():
+		t.Fatal("the held node's sequencer started")
+	default:
 	}
 }

@@ -116,6 +116,7 @@ func (n *Node) Submit(ctx context.Context, in []Intake) ([]store.EnqueueResult, 
 			Principal: it.Principal, IdempotencyKey: it.IdempotencyKey, At: now}
 	}
 	res, err := n.cfg.Store.Enqueue(ctx, txs)
+	n.wrote(err)
 	if err != nil {
 		return nil, fmt.Errorf("sequencer intake: %w", err)
 	}

@@ -240,6 +240,8 @@ func (l *Loop) finish(ctx context.Context) ([]Effect, error) {
 		return nil, fmt.Errorf("sequencer: commit: %w", p.err)
 	}
 	n := l.n
+	n.wrote(nil)
+	n.fullWait = 0 // the loop's only: a commit went through
 	n.observeCommit(p.batch, n.since(p.t0))
 	n.observe(ctx, l.core, p.ended, p.batch)
 	return p.effects, nil

@@ -143,9 +143,11 @@ type Node struct {
 	dispHead map[string]uint64
 	stopped  chan struct{}
 	runErr   error
-	public   []string     // AllowedTypes without EngineTypes: what a refusal lists
-	intake   atomic.Int64 // records created by Submit
-	begun    int64        // records that left WAITING (loop only)
+	public   []string      // AllowedTypes without EngineTypes: what a refusal lists
+	intake   atomic.Int64  // records created by Submit
+	full     atomic.Bool   // the store refused the latest write for want of room (full.go)
+	fullWait time.Duration // the wait after a full store, doubling (loop only)
+	begun    int64         // records that left WAITING (loop only)
 }
 
 // NewNode checks cfg and builds a node. Every allowed type must have a
@@ -292,7 +294,9 @@ func (n *Node) Err() error {
 
 // Run runs the sequencer until ctx ends. A store failure stops it with an
 // error: nothing is acknowledged that was not committed, and a restart
-// resumes from the store. With an Owner, a change of the leases held or a
+// resumes from the store. A full store (store.ErrStorageFull) does not
+// stop it, nor a chain that does not answer while it loads (at a start or
+// a reload): it waits and loads again from the store (full.go). With an Owner, a change of the leases held or a
 // fenced commit starts the loop over from the store (owner.go).
 func (n *Node) Run(ctx context.Context) (err error) {
 	defer func() {
@@ -301,6 +305,12 @@ func (n *Node) Run(ctx context.Context) (err error) {
 	}()
 	for {
 		err := n.runLoop(ctx)
+		if errors.Is(err, store.ErrStorageFull) && ctx.Err() == nil {
+			err = n.waitForRoom(ctx, err)
+		}
+		if errors.Is(err, errChainDown) && ctx.Err() == nil {
+			err = n.waitForChain(ctx, err)
+		}
 		if !errors.Is(err, errReload) || ctx.Err() != nil {
 			return err
 		}
@@ -330,7 +340,7 @@ func (n *Node) runLoop(ctx context.Context) error {
 		return errReload
 	}
 	if err != nil {
-		return err
+		return err // a full store: Run waits for room (full.go)
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -352,6 +362,9 @@ func (n *Node) runLoop(ctx context.Context) error {
 		if errors.Is(err, store.ErrFenced) {
 			n.log.Warn("sequencer: a commit was fenced (a lease was lost): starting over from the store", "err", err)
 			return errReload
+		}
+		if errors.Is(err, store.ErrStorageFull) {
+			return err // Run waits for room, once this core has stopped (full.go)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -414,7 +427,7 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 	for _, sc := range n.ownedSenders() {
 		acct, err := n.cfg.Chain.Account(ctx, sc.ID)
 		if err != nil {
-			return nil, fmt.Errorf("sequencer: sender %s: %w", sc.ID, err)
+			return nil, fmt.Errorf("sequencer: sender %s: %w", sc.ID, chainDown(err))
 		}
 		s := byID[string(sc.ID)]
 		s.ID, s.Worker, s.UpdatedAt = string(sc.ID), sc.Worker, now
@@ -488,7 +501,7 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 	n.ownedSnapshot(&snap)
 	hd, err := n.cfg.Chain.Head(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("sequencer: chain head: %w", err)
+		return nil, fmt.Errorf("sequencer: chain head: %w", chainDown(err))
 	}
 	policies := map[string]Policy{}
 	for _, t := range n.cfg.AllowedTypes {

@@ -75,6 +75,8 @@ type Options struct {
 	WrapIntake func(api.Intake) api.Intake
 	// IntakeLimiter is api.Options.IntakeLimiter (nil: no limit).
 	IntakeLimiter *auth.Limiter
+	// Conditions is api.Options.Conditions.
+	Conditions func() []api.Condition
 }
 
 // seqIntake is the sequencer as an api.Intake, on behalf of the
@@ -234,7 +236,7 @@ func Start(opts Options) (_ *Node, err error) {
 	}
 	n.Router = api.NewSequencerHandler(n.Seq, api.Options{Registry: n.Registry, Logger: opts.Logger, MaxBody: opts.MaxBody, MaxBatchBody: opts.MaxBatchBody,
 		Chain: n.Metered, ChainTimeout: opts.ChainTimeout, Auth: a, TypeRoles: opts.TypeRoles, Engines: engines, Intake: intake,
-		IntakeLimiter: opts.IntakeLimiter})
+		IntakeLimiter: opts.IntakeLimiter, Conditions: opts.Conditions})
 	n.Handler = n.Router
 	n.Server = httptest.NewServer(n.Handler)
 	n.URL = n.Server.URL

@@ -21,6 +21,7 @@ func Run(t *testing.T, f Factory) {
 		fn   func(*testing.T, Factory)
 	}{
 		{"HeadAccountMinFee", testSanity},
+		{"Identity", testIdentity},
 		{"MineOnDemandAndBlocks", testMineAndBlocks},
 		{"FeeOrderingAndBlockCap", testFeeOrdering},
 		{"Nonces", testNonces},

@@ -174,6 +174,18 @@ func (c *Client) Head(ctx context.Context) (chain.BlockHeader, error) {
 	return h, err
 }
 
+// Identity implements chain.Identifier: the devchain's GET /v1/identity.
+func (c *Client) Identity(ctx context.Context) (chain.Identity, error) {
+	var id chain.Identity
+	if err := c.do(ctx, http.MethodGet, "/v1/identity", nil, &id); err != nil {
+		return chain.Identity{}, err
+	}
+	if err := id.Validate(); err != nil {
+		return chain.Identity{}, fmt.Errorf("devchain %s: %w", c.base, err)
+	}
+	return id, nil
+}
+
 // SendTx submits a transaction. Its form is checked locally first, as the
 // in-process chain does.
 func (c *Client) SendTx(ctx context.Context, tx chain.Tx) (chain.Hash, error) {

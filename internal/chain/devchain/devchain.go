@@ -46,7 +46,9 @@ type Chain struct {
 	accounts map[chain.Address]*account
 	state    map[string][]byte
 	blocks   []*chain.Block // blocks[h] is height h; blocks[0] is genesis
-	undo     [][]kvUndo     // undo[h]: kv writes of block h, in order
+	// chainID is "devchain/<seed>" of the genesis (Identity).
+	chainID  string
+	undo     [][]kvUndo // undo[h]: kv writes of block h, in order
 	included map[chain.Hash]txLoc
 	dropped  map[chain.Hash]string
 	events   []chain.Event
@@ -124,6 +126,7 @@ type genesis struct {
 }
 
 func (c *Chain) initGenesis(g genesis) {
+	c.chainID = fmt.Sprintf("devchain/%d", g.Seed)
 	for i := range g.DevAccounts {
 		key := chain.KeyFromSeed(fmt.Sprintf("devchain/%d/dev/%d", g.Seed, i))
 		addr := chain.KeyAddress(key)
@@ -175,6 +178,15 @@ func (c *Chain) Head(ctx context.Context) (chain.BlockHeader, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.headerLocked(c.head()), nil
+}
+
+// Identity implements chain.Identifier: "devchain/<seed>" (the seed the
+// chain was created with, kept by its block log) and the hash of its genesis
+// block, which covers the genesis time.
+func (c *Chain) Identity(context.Context) (chain.Identity, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return chain.Identity{ChainID: c.chainID, Genesis: c.blocks[0].Hash}, nil
 }
 
 // headerLocked is b's header as a head: with the declared reorg depth.

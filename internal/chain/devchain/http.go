@@ -113,6 +113,7 @@ func ReadOnly(why string) HandlerOption {
 // ReadOnly still serves. POST /v1/call runs a read-only contract method.
 var ReadRoutes = []string{
 	"GET /v1/head",
+	"GET /v1/identity",
 	"GET /v1/blocks",
 	"GET /v1/blocks/subscribe",
 	"GET /v1/tx/{hash}",
@@ -143,6 +144,7 @@ type server struct {
 // Routes:
 //
 //	GET  /v1/head                    BlockHeader
+//	GET  /v1/identity                chain.Identity
 //	GET  /v1/blocks?from=H&to=H      {"blocks":[Block...]} (at most 1000)
 //	GET  /v1/blocks/subscribe        server-sent events: "head" per new block
 //	GET  /v1/tx/{hash}               chain.TxStatus
@@ -170,6 +172,7 @@ func NewHandler(c *Chain, opts ...HandlerOption) http.Handler {
 	})
 	routes := map[string]func(*http.Request) (any, error){
 		"GET /v1/head":               s.head,
+		"GET /v1/identity":           s.identity,
 		"GET /v1/blocks":             s.blocks,
 		"GET /v1/tx/{hash}":          s.txStatus,
 		"POST /v1/tx":                s.sendTx,
@@ -206,6 +209,10 @@ func (s *server) refuse(pattern string) func(*http.Request) (any, error) {
 
 func (s *server) head(r *http.Request) (any, error) {
 	return s.c.Head(r.Context())
+}
+
+func (s *server) identity(r *http.Request) (any, error) {
+	return s.c.Identity(r.Context())
 }
 
 // blocksResponse is the body of GET /v1/blocks.

@@ -135,6 +135,7 @@ func TestHTTPReadOnly(t *testing.T) {
 		code              string
 	}{
 		{"GET /v1/head", "/v1/head", "", 200, ""},
+		{"GET /v1/identity", "/v1/identity", "", 200, ""},
 		{"GET /v1/blocks", "/v1/blocks?from=1&to=2", "", 200, ""},
 		{"GET /v1/tx/{hash}", "/v1/tx/" + hash, "", 200, ""},
 		{"GET /v1/accounts/{address}", "/v1/accounts/" + string(e.dev), "", 200, ""},

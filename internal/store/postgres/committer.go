@@ -68,9 +68,12 @@ func (s *Store) run() {
 func (s *Store) commit(group []*request) {
 	ctx := context.Background() // a caller giving up must not abort the group
 	writeq.Commit(group, writeq.Group[*request]{
-		Starting:  func() { s.commits.Add(1) },
-		Rerun:     func() { s.reruns.Add(1) },
-		Run:       func(live []*request) (int, error) { return s.runGroup(ctx, live) },
+		Starting: func() { s.commits.Add(1) },
+		Rerun:    func() { s.reruns.Add(1) },
+		Run: func(live []*request) (int, error) {
+			i, err := s.runGroup(ctx, live)
+			return i, storageFull(err) // a full disk fails the group: its callers may retry
+		},
 		Committed: s.notify,
 	})
 	// The group a held connection was begun for may have been dropped

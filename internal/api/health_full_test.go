@@ -1,0 +1,69 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ordolabs/ordo/internal/api"
+)
+
+// TestStorageFull: with the store out of room (SQLite's SQLITE_FULL: the
+// database bounded to the pages it has), intake answers 503 storage_full
+// and commits nothing, /healthz answers 503 storage_full; once there is
+// room the same intent (its idempotency key) is created, /healthz is 200
+// again, and what was acknowledged before is there.
+func TestStorageFull(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := context.Background()
+	before := e.do(t, http.MethodPost, "/v1/transactions", []byte(`{"queue":"full-a","type":"`+typ+`"}`))
+	if before.status != http.StatusCreated {
+		t.Fatalf("intake before: %d %s", before.status, before.body)
+	}
+	// An intent larger than any free room the pages have.
+	big := []byte(`{"queue":"full-b","type":"` + typ + `","idempotencyKey":"kb","data":{"pad":"` + strings.Repeat("x", 200<<10) + `"}}`)
+	if _, err := e.Store.SetMaxPages(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	r := e.do(t, http.MethodPost, "/v1/transactions", big)
+	if r.status != http.StatusServiceUnavailable || r.errCode() != api.CodeStorageFull {
+		t.Fatalf("intake on a full store: %d %s, want 503 %s", r.status, r.body, api.CodeStorageFull)
+	}
+	if st, h := e.health(t); st != http.StatusServiceUnavailable || h.Status != api.StatusStorageFull ||
+		len(h.Conditions) != 1 || h.Conditions[0].Code != api.StatusStorageFull {
+		t.Fatalf("/healthz on a full store: %d %+v, want 503 %s", st, h, api.StatusStorageFull)
+	}
+	if l := e.do(t, http.MethodGet, "/v1/transactions?queue=full-b", nil); !strings.Contains(string(l.body), `"transactions":[]`) {
+		t.Fatalf("a refused intent was committed: %s", l.body)
+	}
+
+	if _, err := e.Store.SetMaxPages(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.do(t, http.MethodPost, "/v1/transactions", big); r.status != http.StatusCreated {
+		t.Fatalf("intake once there is room: %d %s", r.status, r.body)
+	}
+	e.waitHealth(t, http.StatusOK, 10*time.Second)
+	if g := e.do(t, http.MethodGet, "/v1/transactions?queue=full-a", nil); !strings.Contains(string(g.body), `"queue":"full-a"`) {
+		t.Fatalf("the intent acknowledged before is gone: %s", g.body)
+	}
+}
+
+// TestHealthConditions: the node's conditions (api.Options.Conditions)
+// come first: /healthz answers 503 with the first one's code, and lists
+// them with their data.
+func TestHealthConditions(t *testing.T) {
+	mismatch := api.Condition{Code: api.StatusChainMismatch, Message: "the store belongs to another chain",
+		Data: map[string]string{"store": "devchain/1@aa", "chain": "devchain/1@bb"}}
+	e := newEnv(t, envOptions{Conditions: func() []api.Condition { return []api.Condition{mismatch} }})
+	st, h := e.health(t)
+	if st != http.StatusServiceUnavailable || h.Status != api.StatusChainMismatch || len(h.Conditions) != 1 {
+		t.Fatalf("/healthz: %d %+v, want 503 %s", st, h, api.StatusChainMismatch)
+	}
+	data, _ := h.Conditions[0].Data.(map[string]any)
+	if data["store"] != "devchain/1@aa" || data["chain"] != "devchain/1@bb" {
+		t.Fatalf("the condition's data %+v does not name both identities", h.Conditions[0].Data)
+	}
+}
