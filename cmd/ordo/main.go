@@ -26,6 +26,7 @@ func main() {
 	root.AddCommand(toolCommand())
 	root.AddCommand(committeeCommand())
 	root.AddCommand(leaderCommand())
+	root.AddCommand(versionCommand())
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "ordo:", err)
 		os.Exit(1)
