@@ -13,5 +13,8 @@
 // nothing is sent to the chain once they may have lapsed; an engine that
 // lost its lease stops, and the processor and the leader stand by for it
 // again (run again, built from the store, when it is held); replica sets
-// (replication) are refused there.
+// (replication) are refused there. The lease holder id is kept in the data
+// directory (holder.go): a node restarted on it ends its previous run's
+// leases and takes them again at once, each with a higher token, before
+// its engines load.
 package node

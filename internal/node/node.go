@@ -244,7 +244,10 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		n.Distseq = ds
 	}
 	if n.leases != nil {
-		n.leases.engines = n.engineNames() // before the keeper runs
+		if err := n.takeLeases(ctx); err != nil {
+			n.Close()
+			return nil, err
+		}
 	}
 	// Access: the authenticator keeps only the tokens' hashes, and so does
 	// the node's copy of its config.
