@@ -130,6 +130,10 @@ type Config struct {
 	// Store is where the engines keep their durable state: the embedded
 	// SQLite database in Data (the default) or PostgreSQL (store.url).
 	Store StoreConfig `yaml:"store"`
+	// ShutdownGrace bounds a graceful stop (SIGTERM, SIGINT): how long the
+	// node lets the requests and the transactions in flight finish before
+	// it stops its engines. Defaults to 10s.
+	ShutdownGrace Duration `yaml:"shutdownGrace"`
 }
 
 // SequencerConfig tunes the sequencer.

@@ -67,6 +67,10 @@ type Node struct {
 	// traces are the engines' trace files (Options.Trace + ".processor",
 	// ".leader").
 	traces []*os.File
+	// gate refuses requests that may change state once the node stops
+	// (shutdown.go); clock is the node's (Options.Clock).
+	gate  *api.Drain
+	clock clock.Clock
 }
 
 // Options are what a caller adds to a Config when building a node.
@@ -112,7 +116,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node: %w", err)
 	}
-	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger, lock: lock}
+	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger, lock: lock, gate: &api.Drain{}, clock: o.Clock}
 	n.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if cfg.Chain == "" {
 		dc, err := devchain.New(devchain.Config{Seed: cfg.Devchain.Seed, BlockTime: time.Duration(cfg.Devchain.BlockTime), MaxBlockTxs: cfg.Devchain.MaxBlockTxs,
@@ -287,6 +291,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		n.Close()
 		return nil, fmt.Errorf("config: %w", err)
 	}
+	n.Handler = n.gate.Wrap(n.Handler)
 	return n, nil
 }
 
@@ -459,6 +464,9 @@ func (n *Node) Run(ctx context.Context) error {
 
 // Serve is Run on a given listener. It returns once the API, the sequencer
 // and the in-process devchain have all stopped, so that Close may follow.
+// When ctx ends it stops gracefully: the API answers requests that may
+// change state 503 shutting_down, what is under way finishes within
+// ShutdownGrace (drain), then everything stops and it logs how.
 func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	n.log.Info("ordo node listening", "addr", ln.Addr().String(), "data", n.Config.Data, "chain", chainName(n.Config.Chain))
 	if n.Config.DevMode {
@@ -487,7 +495,27 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	if n.Devchain != nil {
 		run = append(run, n.Devchain.Run)
 	}
-	return ServeHTTP(ctx, ln, n.Handler, n.Devchain, run...)
+	// When ctx ends (SIGTERM, SIGINT), the node drains first (shutdown.go)
+	// while the API and the engines run on; then they stop.
+	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	var d *drained
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		select {
+		case <-ctx.Done():
+			r := n.drain()
+			d = &r
+			stop()
+		case <-rctx.Done():
+		}
+	}()
+	err := ServeHTTP(rctx, ln, n.Handler, n.Devchain, run...)
+	stop()
+	<-stopped
+	n.logStop(d, err)
+	return err
 }
 
 // ServeHTTP serves h on ln and runs each of run until ctx ends or one of

@@ -179,6 +179,7 @@ func (c Config) Validate() error {
 		bad("devchain.maxBlockTxs", "must not be negative, got %d", c.Devchain.MaxBlockTxs)
 	}
 	errs = append(errs, c.Devchain.Faults.validate()...)
+	nonNegative("shutdownGrace", c.ShutdownGrace)
 	return errors.Join(errs...)
 }
 
