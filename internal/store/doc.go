@@ -8,9 +8,14 @@
 //
 // Invariants every implementation keeps:
 //   - Enqueue returns only after its records are committed (durable before
-//     acknowledged); an idempotency key maps to exactly one uid forever;
+//     acknowledged); an idempotency key maps to exactly one uid for as
+//     long as that record is kept (a record pruned by retention,
+//     Pruner.PruneFinished, frees its key);
 //   - a Batch is applied atomically: all of it or none of it;
 //   - Seq orders transactions by acceptance, store-wide and strictly
 //     increasing, so FIFO per queue is "ascending Seq";
-//   - history entries of a transaction are returned in the order written.
+//   - history entries of a transaction are returned in the order written;
+//   - only DONE or FAILED records whose hook reported and that no binding
+//     names are ever deleted (PruneFinished), with their attempts and
+//     history.
 package store

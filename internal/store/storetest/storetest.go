@@ -79,6 +79,7 @@ func Run(t *testing.T, open OpenFunc, opts ...Option) {
 		{"Closed", s.testClosed},
 		{"NotifierOrder", s.testNotifierOrder},
 		{"PendingHooks", s.testPendingHooks},
+		{"PruneFinished", s.testPruneFinished},
 	})
 }
 
