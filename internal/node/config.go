@@ -134,6 +134,9 @@ type Config struct {
 	// node lets the requests and the transactions in flight finish before
 	// it stops its engines. Defaults to 10s.
 	ShutdownGrace Duration `yaml:"shutdownGrace"`
+	// Retention prunes DONE and FAILED records older than retention.after
+	// (RetentionConfig). Defaults to off: every record is kept.
+	Retention RetentionConfig `yaml:"retention"`
 }
 
 // SequencerConfig tunes the sequencer.

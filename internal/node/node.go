@@ -71,6 +71,8 @@ type Node struct {
 	// (shutdown.go); clock is the node's (Options.Clock).
 	gate  *api.Drain
 	clock clock.Clock
+	// reaper prunes finished records (Config.Retention), nil when off.
+	reaper *reaper
 }
 
 // Options are what a caller adds to a Config when building a node.
@@ -292,6 +294,14 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	n.Handler = n.gate.Wrap(n.Handler)
+	if cfg.Retention.enabled() {
+		p, ok := st.(store.Pruner)
+		if !ok {
+			n.Close()
+			return nil, fmt.Errorf("config: retention: the store %T cannot prune records", st)
+		}
+		n.reaper = newReaper(cfg.Retention, p, o.Clock, o.Logger, n.Registry)
+	}
 	return n, nil
 }
 
@@ -494,6 +504,9 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	if n.Devchain != nil {
 		run = append(run, n.Devchain.Run)
+	}
+	if n.reaper != nil {
+		run = append(run, n.reaper.Run)
 	}
 	// When ctx ends (SIGTERM, SIGINT), the node drains first (shutdown.go)
 	// while the API and the engines run on; then they stop.

@@ -180,6 +180,7 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.Devchain.Faults.validate()...)
 	nonNegative("shutdownGrace", c.ShutdownGrace)
+	c.Retention.validate(bad)
 	return errors.Join(errs...)
 }
 
