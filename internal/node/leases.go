@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/clock"
@@ -68,6 +69,9 @@ type leaseKeeper struct {
 	// last is when the last cycle started (Run's first cycle waits for
 	// the period after the one Build ran).
 	last time.Time
+	// draining is set once the node stops (shutdown.go): the keeper
+	// renews what it holds and takes no new queue.
+	draining atomic.Bool
 }
 
 // enginePrefixes are the sequencer queues each engine submits to: they
@@ -310,6 +314,9 @@ func (k *leaseKeeper) balance(ctx context.Context, next map[string]int64) (activ
 	var take []string
 	for _, q := range engine {
 		take = append(take, store.LeaseQueue+q)
+	}
+	if k.draining.Load() {
+		take, free = nil, nil // a stopping node takes no new work
 	}
 	if n := share - len(mine); n > 0 && len(free) > 0 {
 		k.spread(free)

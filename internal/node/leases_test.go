@@ -241,3 +241,22 @@ func TestDataHolderPersists(t *testing.T) {
 		t.Fatal("a malformed holder file was taken")
 	}
 }
+
+// A stopping node (draining) renews what it holds and takes no new queue.
+func TestLeaseKeeperDrainingTakesNoNewQueue(t *testing.T) {
+	m := newMemLeases(4)
+	a := m.keeper("a", "s1")
+	cycle(t, a)
+	held := a.Held().Queues
+	if len(held) != 4 {
+		t.Fatalf("a holds %d queues, want 4", len(held))
+	}
+	a.draining.Store(true)
+	m.active = append(m.active, "qzz") // new work
+	m.clk.Advance(time.Second)
+	cycle(t, a)
+	h := a.Held()
+	if h.Queues["qzz"] || len(h.Queues) != 4 || !h.Senders["s1"] {
+		t.Fatalf("a draining holds queues %v and senders %v; want its 4 queues and s1, not qzz", h.Queues, h.Senders)
+	}
+}

@@ -35,7 +35,8 @@ type drained struct {
 // under way finish; every queue with WAITING transactions is closed
 // (sequencer.Node.Gate: nothing new starts, a transaction in flight
 // settles as usual: its commit, its send, its inclusion); then it waits
-// until none is in flight. Each wait ends with the grace, counted from the
+// until none is in flight (on a shared store the lease keeper meanwhile
+// takes no new queue). Each wait ends with the grace, counted from the
 // stop's start on the node's clock; the engines are stopped after it
 // returns, and what is left is resumed from the store at the next start,
 // as after a crash.
@@ -63,15 +64,16 @@ func (n *Node) drain() drained {
 	case <-idle:
 	case <-ctx.Done():
 	}
-	queues, err := n.store.WaitingQueues(ctx)
-	if err != nil && ctx.Err() == nil {
-		n.log.Warn("stopping: listing the queues to close failed; transactions in flight are left to the next start", "err", err)
-	}
-	for _, q := range queues {
-		n.Sequencer.Gate(q, true)
+	if n.leases != nil {
+		n.leases.draining.Store(true)
 	}
 	first := true
-	for ctx.Err() == nil {
+	for i := 0; ctx.Err() == nil; i++ {
+		if i%20 == 0 {
+			// Again every second: a core the sequencer builds anew (a
+			// lease lost on a shared store) has forgotten the gates.
+			n.closeQueues(ctx)
+		}
 		left, err := n.inFlight(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
@@ -102,6 +104,21 @@ func (n *Node) drain() drained {
 	default:
 	}
 	return d
+}
+
+// closeQueues closes every queue with WAITING transactions in the
+// sequencer (Gate): nothing new is sent, what is in flight settles.
+func (n *Node) closeQueues(ctx context.Context) {
+	queues, err := n.store.WaitingQueues(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			n.log.Warn("stopping: listing the queues to close failed", "err", err)
+		}
+		return
+	}
+	for _, q := range queues {
+		n.Sequencer.Gate(q, true)
+	}
 }
 
 // inFlight counts the sequencer's transactions in REVISION or RETRY in
