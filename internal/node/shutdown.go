@@ -150,7 +150,8 @@ func (n *Node) logStop(d *drained, err error) {
 	case d == nil:
 		n.log.Info("stopped")
 	case d.expired:
-		n.log.Warn("stopped after the shutdown grace ran out: what was left resumes from the store at the next start",
+		// What was left resumes from the store at the next start.
+		n.log.Warn("stopped after the shutdown grace ran out",
 			"grace", n.Config.shutdownGrace(), "requestsFinished", d.requests, "requestsRefused", d.refused,
 			"inFlightAtClose", d.inFlight, "inFlightLeft", d.left, "took", d.took.String())
 	default:
