@@ -518,7 +518,7 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 		defer close(stopped)
 		select {
 		case <-ctx.Done():
-			r := n.drain()
+			r := n.drain(rctx)
 			d = &r
 			stop()
 		case <-rctx.Done():

@@ -30,7 +30,8 @@ type drained struct {
 	expired        bool // the grace ran out first
 }
 
-// drain is a stop's first part, while the API and the engines still run:
+// drain is a stop's first part, while the API and the engines still run
+// (until running ends):
 // requests that may change state are answered 503 shutting_down, those
 // under way finish; every queue with WAITING transactions is closed
 // (sequencer.Node.Gate: nothing new starts, a transaction in flight
@@ -40,12 +41,12 @@ type drained struct {
 // stop's start on the node's clock; the engines are stopped after it
 // returns, and what is left is resumed from the store at the next start,
 // as after a crash.
-func (n *Node) drain() drained {
+func (n *Node) drain(running context.Context) drained {
 	grace := n.Config.shutdownGrace()
 	t0 := n.clock.Now()
 	deadline := n.clock.NewTimer(grace)
 	defer deadline.Stop()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(running) // ends early if the node stops meanwhile (an engine failed)
 	defer cancel()
 	expired := make(chan struct{})
 	go func() {
