@@ -13,7 +13,8 @@
 // replay (checks an engine's trace recorded by serve --trace), committee
 // init|deploy (a local committee's identities and configs; its privacy
 // group), token (a bearer token and its config lines),
-// tool serve|meta|invoke (the tool protocol and its example tools), and the
+// tool serve|meta|invoke (the tool protocol and its example tools), version
+// (the binary's version, commit and Go version), and the
 // API clients tx send|get|list, queues, senders, processor …, leader ….
 //
 // Invariants: flags override the config file; errors go to stderr with a

@@ -13,6 +13,9 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal stops gracefully (a node drains within its
+	// shutdownGrace); a second one ends the process at once.
+	context.AfterFunc(ctx, stop)
 	root := &cobra.Command{
 		Use:           "ordo",
 		Short:         "ordo: a transaction sequencer that gets each intent onto a ledger once, in order",
@@ -26,6 +29,7 @@ func main() {
 	root.AddCommand(toolCommand())
 	root.AddCommand(committeeCommand())
 	root.AddCommand(leaderCommand())
+	root.AddCommand(versionCommand())
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "ordo:", err)
 		os.Exit(1)

@@ -134,6 +134,13 @@ type Config struct {
 	// (callback and tool URLs). Defaults to public addresses only, and
 	// loopback in dev mode (config_egress.go).
 	Egress EgressConfig `yaml:"egress"`
+	// ShutdownGrace bounds a graceful stop (SIGTERM, SIGINT): how long the
+	// node lets the requests and the transactions in flight finish before
+	// it stops its engines. Defaults to 10s.
+	ShutdownGrace Duration `yaml:"shutdownGrace"`
+	// Retention prunes DONE and FAILED records older than retention.after
+	// (RetentionConfig). Defaults to off: every record is kept.
+	Retention RetentionConfig `yaml:"retention"`
 }
 
 // SequencerConfig tunes the sequencer.

@@ -23,4 +23,9 @@
 // unless what it builds needs it (leader.accounts). A full store
 // (store.ErrStorageFull) stops no engine for good: the sequencer waits
 // and loads again, the processor and the leader run again from the store.
+//
+// The lease holder id is kept in the data
+// directory (holder.go): a node restarted on it ends its previous run's
+// leases and takes them again at once, each with a higher token, before
+// its engines load.
 package node

@@ -2,17 +2,15 @@ package node
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"log/slog"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/clock"
@@ -68,24 +66,18 @@ type leaseKeeper struct {
 	retired map[string]bool
 	changed chan struct{}
 	poke    chan struct{}
+	// last is when the last cycle started (Run's first cycle waits for
+	// the period after the one Build ran).
+	last time.Time
+	// draining is set once the node stops (shutdown.go): the keeper
+	// renews what it holds and takes no new queue.
+	draining atomic.Bool
 }
 
 // enginePrefixes are the sequencer queues each engine submits to: they
 // follow the engine's lease (its OnFinish signals reach it only on the
 // node that runs the queue).
 var enginePrefixes = map[string]string{"processor": "processor/", "leader": "leader/", "distseq": "distseq/"}
-
-// newHolder is this process's holder name: the host's name and a random
-// suffix (a restarted node is another holder; its old leases expire).
-func newHolder() string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "node"
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
-}
 
 func newLeaseKeeper(st leaseStore, holder string, ttl time.Duration, senders []string, clk clock.Clock, log *slog.Logger) *leaseKeeper {
 	return &leaseKeeper{st: st, holder: holder, ttl: ttl, senders: senders, clock: clk, log: log,
@@ -165,14 +157,42 @@ func (k *leaseKeeper) Poke() {
 // cycle may take, and how often an engine's lease is looked at.
 func (k *leaseKeeper) period() time.Duration { return max(k.ttl/3, 10*time.Millisecond) }
 
-// Run keeps the leases until ctx ends, then releases them.
+// start takes the node's leases for the first time, before its engines
+// run: it first ends those its holder id still holds (a run of this node
+// that died: kill -9), so that the cycle takes them back at once, each
+// with a new fencing token (a write of the dead run still under way is
+// fenced), rather than after their ttl as another holder would.
+func (k *leaseKeeper) start(ctx context.Context) error {
+	if err := k.st.ReleaseLeases(ctx, k.holder, nil); err != nil {
+		return fmt.Errorf("end the leases of this holder's previous run: %w", err)
+	}
+	if err := k.cycle(ctx); err != nil {
+		return err
+	}
+	// The sequencer has not loaded yet: it loads what is held now, so this
+	// change is no reason to start over.
+	select {
+	case <-k.changed:
+	default:
+	}
+	return nil
+}
+
+// Run keeps the leases until ctx ends, then releases them. Its first cycle
+// comes a period after the last one (start's, run by Build): the leases
+// the engines start on are not changed under them as they load.
 func (k *leaseKeeper) Run(ctx context.Context) error {
 	every := k.period()
+	first := true
 	for {
-		if err := k.cycle(ctx); err != nil && ctx.Err() == nil {
+		wait := every
+		if first && !k.last.IsZero() {
+			wait = max(every-k.clock.Now().Sub(k.last), 0)
+		} else if err := k.cycle(ctx); err != nil && ctx.Err() == nil {
 			k.log.Warn("leases: a cycle failed; the leases held stay until they expire", "err", err)
 		}
-		t := k.clock.NewTimer(every)
+		first = false
+		t := k.clock.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -194,6 +214,7 @@ func (k *leaseKeeper) Run(ctx context.Context) error {
 // stalled node): the leases then lapse here first.
 func (k *leaseKeeper) cycle(ctx context.Context) error {
 	start := k.clock.Now()
+	k.last = start
 	ctx, cancel := context.WithTimeout(ctx, k.period())
 	defer cancel()
 	renewed, err := k.st.RenewLeases(ctx, k.holder, k.ttl)
@@ -293,6 +314,9 @@ func (k *leaseKeeper) balance(ctx context.Context, next map[string]int64) (activ
 	var take []string
 	for _, q := range engine {
 		take = append(take, store.LeaseQueue+q)
+	}
+	if k.draining.Load() {
+		take, free = nil, nil // a stopping node takes no new work
 	}
 	if n := share - len(mine); n > 0 && len(free) > 0 {
 		k.spread(free)

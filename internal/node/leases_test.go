@@ -3,6 +3,9 @@ package node
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -178,5 +181,82 @@ func TestLeaseKeeperStalledNodeLosesLeases(t *testing.T) {
 	cycle(t, a) // a wakes up
 	if ha := a.Held(); len(ha.Queues) != 0 || !ha.Senders["s1"] {
 		t.Fatalf("a after waking holds queues %v, senders %v; want none and s1 again", ha.Queues, ha.Senders)
+	}
+}
+
+// A node restarted with the same holder id (its data directory's) after
+// a kill -9 holds its queues and senders again at once, each with a
+// higher token, where another holder waits for their ttl.
+func TestLeaseKeeperRestartedHolderTakesItsLeasesBack(t *testing.T) {
+	m := newMemLeases(5)
+	dead := m.keeper("a", "s1")
+	cycle(t, dead)
+	before := dead.Held().Fence.Leases
+	if len(before) != 6 {
+		t.Fatalf("a holds %v, want 5 queues and s1", before)
+	}
+	m.clk.Advance(time.Second) // well inside the ttl: the dead run's leases are live
+	if got, _ := m.AcquireLeases(context.Background(), "b", slices.Collect(maps.Keys(before)), 10*time.Second); len(got) != 0 {
+		t.Fatalf("another holder took %v inside the dead run's ttl", got)
+	}
+	again := m.keeper("a", "s1")
+	if err := again.start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	after := again.Held().Fence.Leases
+	if len(after) != len(before) {
+		t.Fatalf("the restarted holder holds %v at once, want %v", after, before)
+	}
+	for name, tok := range before {
+		if after[name] <= tok {
+			t.Fatalf("%s: token %d after the restart, %d before: want it higher (the dead run's writes fenced)", name, after[name], tok)
+		}
+	}
+	select {
+	case <-again.Changed():
+		t.Fatal("the first leases signalled a change: the sequencer would start over as it loads")
+	default:
+	}
+}
+
+func TestDataHolderPersists(t *testing.T) {
+	t.Parallel()
+	dir, other := t.TempDir(), t.TempDir()
+	a, err := dataHolder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := dataHolder(dir)
+	if err != nil || b != a {
+		t.Fatalf("second start: holder %q (%v), first %q", b, err, a)
+	}
+	c, err := dataHolder(other)
+	if err != nil || c == a {
+		t.Fatalf("another data directory: holder %q (%v), want one other than %q", c, err, a)
+	}
+	if err := os.WriteFile(filepath.Join(other, holderFile), []byte("two words\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dataHolder(other); err == nil {
+		t.Fatal("a malformed holder file was taken")
+	}
+}
+
+// A stopping node (draining) renews what it holds and takes no new queue.
+func TestLeaseKeeperDrainingTakesNoNewQueue(t *testing.T) {
+	m := newMemLeases(4)
+	a := m.keeper("a", "s1")
+	cycle(t, a)
+	held := a.Held().Queues
+	if len(held) != 4 {
+		t.Fatalf("a holds %d queues, want 4", len(held))
+	}
+	a.draining.Store(true)
+	m.active = append(m.active, "qzz") // new work
+	m.clk.Advance(time.Second)
+	cycle(t, a)
+	h := a.Held()
+	if h.Queues["qzz"] || len(h.Queues) != 4 || !h.Senders["s1"] {
+		t.Fatalf("a draining holds queues %v and senders %v; want its 4 queues and s1, not qzz", h.Queues, h.Senders)
 	}
 }

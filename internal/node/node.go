@@ -72,6 +72,12 @@ type Node struct {
 	traces []*os.File
 	// devAddrs are the dev senders' addresses (fundDevSenders).
 	devAddrs []chain.Address
+	// stopGate refuses requests that may change state once the node stops
+	// (shutdown.go); clock is the node's (Options.Clock).
+	stopGate *api.Drain
+	clock clock.Clock
+	// reaper prunes finished records (Config.Retention), nil when off.
+	reaper *reaper
 }
 
 // Options are what a caller adds to a Config when building a node.
@@ -120,7 +126,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node: %w", err)
 	}
-	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger, lock: lock, gate: newChainGate(o.Clock, o.Logger, cfg.Chain)}
+	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger, lock: lock, gate: newChainGate(o.Clock, o.Logger, cfg.Chain), stopGate: &api.Drain{}, clock: o.Clock}
 	n.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if cfg.Chain == "" {
 		dc, err := devchain.New(devchain.Config{Seed: cfg.Devchain.Seed, BlockTime: time.Duration(cfg.Devchain.BlockTime), MaxBlockTxs: cfg.Devchain.MaxBlockTxs,
@@ -255,7 +261,10 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		n.Distseq = ds
 	}
 	if n.leases != nil {
-		n.leases.engines = n.engineNames() // before the keeper runs
+		if err := n.takeLeases(ctx); err != nil {
+			n.Close()
+			return nil, err
+		}
 	}
 	// Access: the authenticator keeps only the tokens' hashes, and so does
 	// the node's copy of its config.
@@ -296,6 +305,15 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	if n.Handler, err = cfg.WrapHandler(h); err != nil {
 		n.Close()
 		return nil, fmt.Errorf("config: %w", err)
+	}
+	n.Handler = n.stopGate.Wrap(n.Handler)
+	if cfg.Retention.enabled() {
+		p, ok := st.(store.Pruner)
+		if !ok {
+			n.Close()
+			return nil, fmt.Errorf("config: retention: the store %T cannot prune records", st)
+		}
+		n.reaper = newReaper(cfg.Retention, p, o.Clock, o.Logger, n.Registry)
 	}
 	return n, nil
 }
@@ -485,6 +503,9 @@ func (n *Node) Run(ctx context.Context) error {
 
 // Serve is Run on a given listener. It returns once the API, the sequencer
 // and the in-process devchain have all stopped, so that Close may follow.
+// When ctx ends it stops gracefully: the API answers requests that may
+// change state 503 shutting_down, what is under way finishes within
+// ShutdownGrace (drain), then everything stops and it logs how.
 func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	ln, scheme, err := n.Config.serveAPI(ln)
 	if err != nil {
@@ -522,7 +543,30 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	if n.Devchain != nil {
 		run = append(run, n.Devchain.Run)
 	}
-	return ServeHTTP(ctx, ln, n.Handler, n.Devchain, run...)
+	if n.reaper != nil {
+		run = append(run, n.reaper.Run)
+	}
+	// When ctx ends (SIGTERM, SIGINT), the node drains first (shutdown.go)
+	// while the API and the engines run on; then they stop.
+	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	var d *drained
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		select {
+		case <-ctx.Done():
+			r := n.drain(rctx)
+			d = &r
+			stop()
+		case <-rctx.Done():
+		}
+	}()
+	err = ServeHTTP(rctx, ln, n.Handler, n.Devchain, run...)
+	stop()
+	<-stopped
+	n.logStop(d, err)
+	return err
 }
 
 // ServeHTTP serves h on ln and runs each of run until ctx ends or one of

@@ -107,12 +107,25 @@ func (n *Node) shared(st Store, senders []sequencer.SenderConfig, o Options) (*l
 	for i, s := range senders {
 		ids[i] = string(s.ID)
 	}
-	k := newLeaseKeeper(ls, newHolder(), n.Config.Store.leaseTTL(), ids, o.Clock, n.log)
-	if err := k.cycle(context.Background()); err != nil {
-		return nil, fmt.Errorf("store: first leases: %w", err)
+	holder, err := dataHolder(n.Config.Data)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
 	}
-	n.log.Info("sharing the store: leases taken", "holder", k.holder, "ttl", k.ttl, "queues", len(k.Held().Queues), "senders", len(k.Held().Senders))
-	return k, nil
+	return newLeaseKeeper(ls, holder, n.Config.Store.leaseTTL(), ids, o.Clock, n.log), nil
+}
+
+// takeLeases takes the node's first leases on a shared store, once Build
+// has named its engines (so that the first cycle takes their leases and
+// queues too: the sequencer then loads on the leases it keeps).
+func (n *Node) takeLeases(ctx context.Context) error {
+	k := n.leases
+	k.engines = n.engineNames()
+	if err := k.start(ctx); err != nil {
+		return fmt.Errorf("store: first leases: %w", err)
+	}
+	h := k.Held()
+	n.log.Info("sharing the store: leases taken", "holder", k.holder, "ttl", k.ttl, "queues", len(h.Queues), "senders", len(h.Senders))
+	return nil
 }
 
 // owner is the sequencer's Owner: the lease keeper on a shared store, nil

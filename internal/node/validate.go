@@ -181,6 +181,8 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.Devchain.Faults.validate()...)
 	c.Egress.validate(bad)
+	nonNegative("shutdownGrace", c.ShutdownGrace)
+	c.Retention.validate(bad)
 	return errors.Join(errs...)
 }
 

@@ -26,7 +26,8 @@
 //     coordinator for it). On error, everything it started is stopped.
 //   - Kill waits for the process to have exited; Start(i) waits for the
 //     node to be ready again; Stop ends every process (SIGTERM, then
-//     SIGKILL after a grace period) and waits for each.
+//     SIGKILL after a grace period) and waits for each; a Process's
+//     ExitErr says how its last run ended (nil: status 0).
 //   - The ports are 2N consecutive loopback ports found free (gRPC on the
 //     first N, the API on the next N) and one more for the devchain, all
 //     below the kernel's ephemeral port range (internal/testkit/ports), so

@@ -31,10 +31,11 @@ type Process struct {
 
 	clock clock.Clock // times the log's markers and the grace after SIGTERM
 
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	exited chan struct{} // closed when the current run has exited
-	starts int
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	exited  chan struct{} // closed when the current run has exited
+	starts  int
+	exitErr error // how the last run that exited ended (cmd.Wait's error)
 }
 
 // NewProcess returns a Process (not started) running bin with args,
@@ -81,6 +82,9 @@ func (p *Process) start() error {
 		err := cmd.Wait()
 		f.Close()
 		p.marker("run #%d exited: %v", n, err)
+		p.mu.Lock()
+		p.exitErr = err
+		p.mu.Unlock()
 		close(exited)
 	}()
 	p.cmd, p.exited = cmd, exited
@@ -131,6 +135,14 @@ func (p *Process) Kill() error { return p.kill() }
 // SIGKILL; clean says whether it ended on SIGTERM.
 func (p *Process) Term(ctx context.Context, grace time.Duration) (clean bool, err error) {
 	return p.term(ctx, grace)
+}
+
+// ExitErr is how the last run that exited ended: nil for exit status 0,
+// else cmd.Wait's error (an *exec.ExitError for a status or a signal).
+func (p *Process) ExitErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.exitErr
 }
 
 // Tail is the last n lines of the log.

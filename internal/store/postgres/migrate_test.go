@@ -26,9 +26,13 @@ func TestMigrations(t *testing.T) {
 	if len(ms) == 0 || ms[0].version != 1 {
 		t.Fatalf("migrations: %+v", ms)
 	}
+	// Versions rise; a gap is allowed, as numbers are handed out to
+	// changes made side by side (issue 24: 0013 and 0014 to others, 0015
+	// to retention), and migrate applies each version not yet applied,
+	// whatever its neighbours.
 	for i := 1; i < len(ms); i++ {
-		if ms[i].version != ms[i-1].version+1 {
-			t.Fatalf("migration %s follows %s: a gap", ms[i].name, ms[i-1].name)
+		if ms[i].version <= ms[i-1].version {
+			t.Fatalf("migration %s follows %s: versions must rise", ms[i].name, ms[i-1].name)
 		}
 	}
 	url := pgtest.URL(t)

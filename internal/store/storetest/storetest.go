@@ -80,6 +80,7 @@ func Run(t *testing.T, open OpenFunc, opts ...Option) {
 		{"Closed", s.testClosed},
 		{"NotifierOrder", s.testNotifierOrder},
 		{"PendingHooks", s.testPendingHooks},
+		{"PruneFinished", s.testPruneFinished},
 	})
 }
 
