@@ -115,8 +115,12 @@ func (n *Node) performLoad(ctx context.Context, e Effect) Input {
 	txs, err := n.cfg.Store.Waiting(ctx, e.Queue, e.After, e.Limit+1)
 	if err != nil {
 		// Report after a pause (the core asks again at once); inline, the
-		// next turn is the pause.
-		n.log.Error("load waiting transactions", "queue", e.Queue, "err", err)
+		// next turn is the pause. A load cut short by the loop's own stop
+		// (a lease change, a shutdown) is no error: the next core loads
+		// again.
+		if ctx.Err() == nil {
+			n.log.Error("load waiting transactions", "queue", e.Queue, "err", err)
+		}
 		txs = nil
 		if !n.cfg.Inline {
 			t := n.cfg.Clock.NewTimer(time.Second)
