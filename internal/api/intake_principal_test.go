@@ -10,6 +10,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/store"
 )
@@ -177,6 +178,30 @@ func TestIntakeUnsendableNumbers(t *testing.T) {
 		r := e.postAs(t, alice, tc.body)
 		if r.status != tc.status || (tc.status == 422 && (r.errCode() != api.CodeInvalid || !strings.Contains(r.errMessage(), "chain's encoding"))) {
 			t.Errorf("%s: %d %s, want %d", tc.name, r.status, r.body, tc.status)
+		}
+	}
+}
+
+// TestIntakeRefusesDataPastTheChainsLimit: data whose transaction would be
+// over chain.MaxArgs is a 422 at intake, not an intent that fails at its
+// first dispatch; data just under it is taken.
+func TestIntakeRefusesDataPastTheChainsLimit(t *testing.T) {
+	t.Parallel()
+	e := principalEnv(t)
+	const alice = "alice-token-0123456789abcd"
+	long := func(n int) string { return strings.Repeat("x", n) }
+	for _, tc := range []struct {
+		name, body string
+		status     int
+	}{
+		{"a builtin type, title past the limit", `{"queue":"q","type":"` + typ + `","data":{"title":"` + long(chain.MaxArgs) + `"}}`, 422},
+		{"a builtin type, title near the limit", `{"queue":"q","type":"` + typ + `","data":{"title":"` + long(chain.MaxArgs-20) + `"}}`, 422},
+		{"a builtin type, a large title that fits", `{"queue":"q","type":"` + typ + `","data":{"title":"` + long(chain.MaxArgs/2) + `"}}`, 201},
+		{"call args past the limit", `{"queue":"q","type":"call-once","data":{"contract":"zkapp","method":"deploy","args":{"s":"` + long(chain.MaxArgs) + `"}}}`, 422},
+	} {
+		r := e.postAs(t, alice, tc.body)
+		if r.status != tc.status || (tc.status == 422 && r.errCode() != api.CodeInvalid) {
+			t.Errorf("%s: %d %.300s, want %d", tc.name, r.status, r.body, tc.status)
 		}
 	}
 }

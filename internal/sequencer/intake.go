@@ -112,6 +112,9 @@ func (n *Node) Submit(ctx context.Context, in []Intake) ([]store.EnqueueResult, 
 		if err := n.schemas.check(it.Type, data); err != nil {
 			return nil, err
 		}
+		if err := n.fits(it, data); err != nil {
+			return nil, err
+		}
 		txs[i] = store.NewTransaction{UID: n.uidSeq.next(now), Queue: it.Queue, Type: it.Type, Data: data,
 			Principal: it.Principal, IdempotencyKey: it.IdempotencyKey, At: now}
 	}

@@ -23,9 +23,10 @@ type Call struct {
 // could never be built (ParseCallData, CallTx, CallDispatcher.Build).
 var ErrCallData = errors.New("invalid call data")
 
-// ErrCallTooLarge is wrapped (with ErrCallData) by the error of data whose
-// transaction's args would be over chain.MaxArgs: the one rule the data's
-// JSON Schema cannot say.
+// ErrCallTooLarge is wrapped (with ErrCallData and chain.ErrInvalidTx) by
+// the error of data whose transaction's args would be over chain.MaxArgs:
+// the one rule the data's JSON Schema cannot say, which intake checks by a
+// trial build.
 var ErrCallTooLarge = errors.New("call args too large")
 
 // CallData returns the data of a CallType transaction that calls
@@ -99,7 +100,7 @@ func ParseCallData(data json.RawMessage) (calls []Call, multi bool, err error) {
 			}
 		}
 		if n := len(multiArgs(calls)); n > chain.MaxArgs {
-			return nil, false, fmt.Errorf("%w: %w: the multi-call's args are %d bytes, the limit is %d", ErrCallData, ErrCallTooLarge, n, chain.MaxArgs)
+			return nil, false, fmt.Errorf("%w: %w: %w: the multi-call's args are %d bytes, the limit is %d", ErrCallData, ErrCallTooLarge, chain.ErrInvalidTx, n, chain.MaxArgs)
 		}
 		return calls, true, nil
 	}
@@ -108,7 +109,7 @@ func ParseCallData(data json.RawMessage) (calls []Call, multi bool, err error) {
 		return nil, false, err
 	}
 	if n := len(c.Args); n > chain.MaxArgs {
-		return nil, false, fmt.Errorf("%w: %w: data/args is %d bytes, the limit is %d", ErrCallData, ErrCallTooLarge, n, chain.MaxArgs)
+		return nil, false, fmt.Errorf("%w: %w: %w: data/args is %d bytes, the limit is %d", ErrCallData, ErrCallTooLarge, chain.ErrInvalidTx, n, chain.MaxArgs)
 	}
 	return []Call{c}, false, nil
 }
