@@ -75,7 +75,7 @@ type Node struct {
 	// stopGate refuses requests that may change state once the node stops
 	// (shutdown.go); clock is the node's (Options.Clock).
 	stopGate *api.Drain
-	clock clock.Clock
+	clock    clock.Clock
 	// reaper prunes finished records (Config.Retention), nil when off.
 	reaper *reaper
 }

@@ -25,9 +25,11 @@ import (
 func TestPostgresStartLogsNoError(t *testing.T) {
 	u := pgtest.URL(t)
 	data := t.TempDir()
+	// A shared store takes a chain of its own process (an in-process
+	// devchain is refused there).
+	_, chainURL := standaloneChain(t, DevchainConfig{BlockTime: Duration(itBlockTime)})
 	cfg := Config{
-		Data: data, DevSenders: itSenders, RetryDelay: Duration(itRetryDelay), InclusionTimeoutBlocks: itInclusionTimeout,
-		Devchain:   DevchainConfig{BlockTime: Duration(itBlockTime)},
+		Data: data, Chain: chainURL, DevSenders: itSenders, RetryDelay: Duration(itRetryDelay), InclusionTimeoutBlocks: itInclusionTimeout,
 		Principals: []auth.PrincipalConfig{{Principal: "it", Token: itToken, Roles: []auth.Role{auth.RoleRead}}},
 		Store:      StoreConfig{URL: u, LeaseTTL: Duration(2 * time.Second)},
 	}
