@@ -90,7 +90,16 @@ type Receipt struct {
 }
 
 // Handler serves POST /rpc.
-type Handler struct{ B Backend }
+type Handler struct {
+	B Backend
+	// MaxAnswerBytes bounds one answer (a call or a batch). Defaults to
+	// DefaultMaxAnswerBytes (8 MiB).
+	MaxAnswerBytes int64
+	// Budget is the node-wide budget of answers being built. Defaults to
+	// one of DefaultMaxBuildingBytes (64 MiB) shared by every Handler
+	// without one.
+	Budget *Budget
+}
 
 // Register mounts POST /rpc: any known principal; each method checks its
 // role.
@@ -114,24 +123,20 @@ func (h Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			write(w, response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &Error{Code: CodeInvalidRequest, Message: "a batch holds 1 to 1000 calls"}})
 			return
 		}
-		out := []response{}
+		a := h.newAnswer(w, true)
 		for _, c := range calls {
-			if resp, answer := h.call(r.Context(), p, c); answer {
-				out = append(out, resp)
-			}
+			a.run(r.Context(), h, p, c)
 		}
-		write(w, out)
+		a.finish()
 		return
 	}
 	if !json.Valid(trim) {
 		write(w, parseError())
 		return
 	}
-	if resp, answer := h.call(r.Context(), p, trim); answer {
-		write(w, resp)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	a := h.newAnswer(w, false)
+	a.run(r.Context(), h, p, trim)
+	a.finish()
 }
 
 func parseError() response {
@@ -143,25 +148,16 @@ func write(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// call runs one call; a notification (no id) is run and not answered.
-func (h Handler) call(ctx context.Context, p auth.Principal, raw json.RawMessage) (response, bool) {
+// parseRequest decodes one call, or answers why it is no JSON-RPC 2.0
+// request.
+func parseRequest(raw json.RawMessage) (request, *response) {
 	var req request
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil || req.JSONRPC != "2.0" || req.Method == "" {
-		return response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &Error{Code: CodeInvalidRequest, Message: "not a JSON-RPC 2.0 request: want {jsonrpc: \"2.0\", id, method, params}"}}, true
+		return req, &response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &Error{Code: CodeInvalidRequest, Message: "not a JSON-RPC 2.0 request: want {jsonrpc: \"2.0\", id, method, params}"}}
 	}
-	res, rerr := h.dispatch(ctx, p, req)
-	if len(req.ID) == 0 {
-		return response{}, false
-	}
-	if rerr != nil {
-		return response{JSONRPC: "2.0", ID: req.ID, Error: rerr}, true
-	}
-	if res == nil {
-		res = json.RawMessage("null")
-	}
-	return response{JSONRPC: "2.0", ID: req.ID, Result: res}, true
+	return req, nil
 }
 
 func invalid(msg string) *Error { return &Error{Code: CodeInvalidParams, Message: msg} }
