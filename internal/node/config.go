@@ -130,8 +130,8 @@ type Config struct {
 	// Store is where the engines keep their durable state: the embedded
 	// SQLite database in Data (the default) or PostgreSQL (store.url).
 	Store StoreConfig `yaml:"store"`
-	// PTX tunes the ptx_ JSON-RPC API: its answer budgets. Defaults to
-	// the defaults of its fields.
+	// PTX tunes the ptx_ JSON-RPC API: answer budgets, who spends for
+	// which owner. Defaults to the defaults of its fields.
 	PTX PTXConfig `yaml:"ptx"`
 }
 

@@ -254,7 +254,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	n.Config = cfg.hashed()
-	rpc, peers := cfg.PTX.handler(), ptx.Peers{}
+	rpc, peers := cfg.PTX.handler(cfg.DevMode), ptx.Peers{}
 	if ds != nil {
 		rpc.B, peers.Src = ds, ds
 	}

@@ -65,14 +65,6 @@ func (b *Budget) take(n int64) bool {
 	return true
 }
 
-// force reserves n bytes even past the budget (the few bytes of an error
-// answer, which every call gets).
-func (b *Budget) force(n int64) {
-	b.mu.Lock()
-	b.used += n
-	b.mu.Unlock()
-}
-
 func (b *Budget) release(n int64) {
 	b.mu.Lock()
 	b.used -= n

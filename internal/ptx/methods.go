@@ -39,7 +39,7 @@ func (h Handler) dispatch(ctx context.Context, p auth.Principal, req request) (a
 		if e := params(req.Params, &tx); e != nil {
 			return nil, e
 		}
-		return h.send(ctx, tx, req.Method == "ptx_prepareTransaction")
+		return h.send(ctx, p, tx, req.Method == "ptx_prepareTransaction")
 	case "ptx_sendTransactions", "ptx_prepareTransactions":
 		if !p.Has(auth.RoleSubmit) {
 			return nil, forbidden(auth.RoleSubmit)
@@ -59,7 +59,7 @@ func (h Handler) dispatch(ctx context.Context, p auth.Principal, req request) (a
 		}
 		ids := make([]string, 0, len(txs))
 		for _, tx := range txs {
-			id, e := h.send(ctx, tx, req.Method == "ptx_prepareTransactions")
+			id, e := h.send(ctx, p, tx, req.Method == "ptx_prepareTransactions")
 			if e != nil {
 				return ids, e
 			}
@@ -151,6 +151,8 @@ func check(tx Tx) *Error {
 		return invalid(`function must be "transfer"`)
 	case tx.To == "":
 		return invalid("to must name the privacy group")
+	case tx.From == "":
+		return invalid("from must name the owner whose states this spends (name, or name@node of this node)")
 	case len(tx.Data) == 0:
 		return invalid("data must hold the intent")
 	}
@@ -158,23 +160,51 @@ func check(tx Tx) *Error {
 }
 
 // send commits tx for the engine to dispatch or, with prepare, to hand
-// back prepared.
-func (h Handler) send(ctx context.Context, tx Tx, prepare bool) (string, *Error) {
+// back prepared: its from checked (an owner of this node the principal
+// acts for, holding enough settled states), its key scoped to the
+// principal; a key used before answers its id for the same content and a
+// conflict for other content.
+func (h Handler) send(ctx context.Context, p auth.Principal, tx Tx, prepare bool) (string, *Error) {
 	if e := check(tx); e != nil {
+		return "", e
+	}
+	intent, e := h.intent(ctx, p, tx)
+	if e != nil {
+		return "", e
+	}
+	key := scopedKey(p, tx.IdempotencyKey)
+	if key != "" {
+		rec, err := h.B.Intents().DistseqIntentByKey(ctx, key)
+		switch {
+		case err == nil && same(rec, tx.To, intent, prepare):
+			return rec.TxID, nil
+		case err == nil:
+			return "", conflict(tx.IdempotencyKey)
+		case !errors.Is(err, store.ErrNotFound):
+			return "", engineError(err)
+		}
+	}
+	if e := h.funded(ctx, tx.To, intent); e != nil {
 		return "", e
 	}
 	submit := h.B.Submit
 	if prepare {
 		submit = h.B.Prepare
 	}
-	id, err := submit(ctx, tx.To, tx.IdempotencyKey, tx.Data)
+	id, err := submit(ctx, tx.To, key, intent)
 	if err != nil {
 		return "", engineError(err)
+	}
+	if key != "" {
+		// a concurrent send with the key may have won: its content decides
+		if rec, err := h.B.Intents().DistseqIntent(ctx, id); err == nil && !same(rec, tx.To, intent, prepare) {
+			return "", conflict(tx.IdempotencyKey)
+		}
 	}
 	return id, nil
 }
 
 func view(r store.DistseqIntent) Transaction {
-	return Transaction{ID: r.TxID, IdempotencyKey: r.IdempotencyKey, Type: "private", Domain: "token", To: r.Contract,
+	return Transaction{ID: r.TxID, IdempotencyKey: callerKey(r.IdempotencyKey), Type: "private", Domain: "token", To: r.Contract,
 		Data: json.RawMessage(r.Payload), Status: r.Status, Reason: r.Reason, Created: r.CreatedAt}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/distseq"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/transport"
 )
 
 // Backend is what the API needs of the distributed sequencer.
@@ -23,6 +24,8 @@ type Backend interface {
 	Prepare(ctx context.Context, contract, key string, intent []byte) (string, error)
 	// Intents reads the node's intents (its store).
 	Intents() store.DistseqStore
+	// ID is this node's identity: the node that qualifies its owners.
+	ID() transport.NodeID
 }
 
 // JSON-RPC 2.0 error codes.
@@ -99,6 +102,10 @@ type Handler struct {
 	// one of DefaultMaxBuildingBytes (64 MiB) shared by every Handler
 	// without one.
 	Budget *Budget
+	// Owners maps a principal's name to the owners of this node it acts
+	// for besides the one of its own name ("*": every owner). Defaults to
+	// none.
+	Owners map[string][]string
 }
 
 // Register mounts POST /rpc: any known principal; each method checks its
