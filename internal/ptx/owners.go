@@ -143,26 +143,35 @@ func (h Handler) intent(ctx context.Context, p auth.Principal, tx Tx) ([]byte, *
 	return b, nil
 }
 
-// funded refuses an intent whose from holds fewer settled (confirmed,
-// unspent) coins on this node than it sends.
-func (h Handler) funded(ctx context.Context, contract string, intent []byte) *Error {
+// balances are the settled (confirmed, unspent) coins each owner holds on
+// this node, by group, read once per call.
+type balances map[string]map[string]uint64
+
+// funded refuses an intent whose from holds fewer settled coins on this
+// node than it sends (each intent on its own: the sends of one batch do
+// not add up, and the assembly parks what the coins do not cover).
+func (h Handler) funded(ctx context.Context, bal balances, contract string, intent []byte) *Error {
 	in, err := token.ParseIntent(intent)
 	if err != nil {
 		return invalid(err.Error())
 	}
-	sts, err := h.B.Intents().DistseqStates(ctx, contract, true)
-	if err != nil {
-		return engineError(err)
-	}
-	var sum uint64
-	for _, s := range sts {
-		if ref := distseq.StateOf(s); ref.Owner == in.From {
-			if sum += token.CoinOf(ref); sum >= in.Amount {
-				return nil
-			}
+	owners, ok := bal[contract]
+	if !ok {
+		sts, err := h.B.Intents().DistseqStates(ctx, contract, true)
+		if err != nil {
+			return engineError(err)
 		}
+		owners = map[string]uint64{}
+		for _, s := range sts {
+			ref := distseq.StateOf(s)
+			owners[ref.Owner] += token.CoinOf(ref)
+		}
+		bal[contract] = owners
 	}
-	return refused(token.ReasonInsufficient, fmt.Sprintf("%s holds %d in settled states of %s, %d wanted", in.From, sum, contract, in.Amount))
+	if have := owners[in.From]; have < in.Amount {
+		return refused(token.ReasonInsufficient, fmt.Sprintf("%s holds %d in settled states of %s, %d wanted", in.From, have, contract, in.Amount))
+	}
+	return nil
 }
 
 func refused(code, msg string) *Error {

@@ -60,6 +60,13 @@ func TestOwners(t *testing.T) {
 	if err != nil || string(rec.Payload) != `{"from":"p@node1","to":"bob@node2","amount":5}` {
 		t.Fatalf("tx1: %s, %v", rec.Payload, err)
 	}
+	// A batch is vetted whole before any of it is sent: one refused send
+	// refuses the batch, and nothing of it is committed.
+	batch := `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransactions","params":[[` +
+		`{"from":"p","to":"g","data":{"to":"bob","amount":5}},{"from":"q","to":"g","data":{"to":"bob","amount":5}}]]}`
+	if got := callAs(h, "p", batch); !strings.Contains(got, `"code":"not_owner"`) || !strings.Contains(got, "transaction 1") {
+		t.Errorf("batch with another owner's send: %s", got)
+	}
 	recs, _ := b.st.DistseqIntents(context.Background(), store.DistseqIntentFilter{})
 	if len(recs) != 4 {
 		t.Fatalf("%d intents, want the 4 taken", len(recs))
