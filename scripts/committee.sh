@@ -188,7 +188,7 @@ Send a private transaction to any node (node 2 here) through its ptx_ JSON-RPC A
 
   curl -sS -H "Authorization: Bearer \$(cat $DIR/committee/node2/token)" -H 'Content-Type: application/json' \\
     http://127.0.0.1:$((API_BASE_PORT + 1))/rpc \\
-    -d '{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"type":"private","domain":"token","to":"$GROUP","data":{"to":"alice","amount":10},"idempotencyKey":"k1"}]}'
+    -d '{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"type":"private","domain":"token","from":"admin","to":"$GROUP","data":{"to":"alice","amount":10},"idempotencyKey":"k1"}]}'
 
 Its receipt (put the id it answered in place of TX):
 

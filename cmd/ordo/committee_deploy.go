@@ -15,20 +15,22 @@ import (
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/committee"
+	"github.com/ordolabs/ordo/internal/distseq"
 	"github.com/ordolabs/ordo/internal/distseq/token"
 	"github.com/ordolabs/ordo/internal/identity"
+	"github.com/ordolabs/ordo/internal/ptx"
 )
 
 // committeeDeployCommand deploys a privacy group whose committee is the
 // nodes of a directory `ordo committee init` wrote, and mints it coins,
 // from a dev account of the devchain (dev mode).
 func committeeDeployCommand() *cobra.Command {
-	var out, group, chainURL string
+	var out, group, chainURL, owner string
 	var coins, threshold int
 	var amount uint64
 	cmd := &cobra.Command{
-		Use:   "deploy --out DIR --group NAME [--chain URL] [--coins N] [--amount A]",
-		Short: "Deploy a privacygroup whose committee is the nodes in DIR, and mint it coins (devchain dev mode)",
+		Use:   "deploy --out DIR --group NAME [--chain URL] [--coins N] [--amount A] [--owner NAME]",
+		Short: "Deploy a privacygroup whose committee is the nodes in DIR, and mint coins for an owner on each member (devchain dev mode)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			members, err := committeeMembers(out)
@@ -39,17 +41,21 @@ func committeeDeployCommand() *cobra.Command {
 			if threshold < 0 || threshold > len(members) {
 				return fmt.Errorf("--threshold must be from 1 to the %d members (0: every member), got %d", len(members), threshold)
 			}
-			if err := deployGroup(cmd.Context(), c, group, members, threshold, coins, amount); err != nil {
+			if err := ptx.CheckOwnerName(owner); err != nil {
+				return fmt.Errorf("--owner: %w", err)
+			}
+			if err := deployGroup(cmd.Context(), c, group, members, threshold, coins, amount, owner); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "deployed privacy group %s: %d members, %d coins of %d\n", group, len(members), coins, amount)
+			fmt.Fprintf(cmd.OutOrStdout(), "deployed privacy group %s: %d members, %d coins of %d for %s@<member> on each\n", group, len(members), coins, amount, owner)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "the directory `ordo committee init` wrote")
 	cmd.Flags().StringVar(&group, "group", "g", "the privacy group's name")
 	cmd.Flags().StringVar(&chainURL, "chain", committee.DefaultChain, "the devchain's URL (dev mode)")
-	cmd.Flags().IntVar(&coins, "coins", 100, "coins to mint")
+	cmd.Flags().IntVar(&coins, "coins", 100, "coins to mint for the owner on each member")
+	cmd.Flags().StringVar(&owner, "owner", committee.AdminPrincipal, "the coins' owner on each member (<owner>@<member>: the principal of that name, or one configured in ptx.owners, spends them)")
 	cmd.Flags().IntVar(&threshold, "threshold", 0, "endorsements a transaction needs (0: every member; fewer lets the group go on while members are down)")
 	cmd.Flags().Uint64Var(&amount, "amount", 1000, "each coin's amount")
 	_ = cmd.MarkFlagRequired("out")
@@ -76,7 +82,7 @@ func committeeMembers(out string) ([]devchain.PrivacyMember, error) {
 
 // deployGroup sends the deploy and the mints from the chain's first dev
 // account and waits for each to be included.
-func deployGroup(ctx context.Context, c *devchain.Client, group string, ms []devchain.PrivacyMember, threshold, coins int, amount uint64) error {
+func deployGroup(ctx context.Context, c *devchain.Client, group string, ms []devchain.PrivacyMember, threshold, coins int, amount uint64, owner string) error {
 	accts, err := c.DevAccounts(ctx)
 	if err != nil || len(accts) == 0 {
 		return fmt.Errorf("dev accounts of the chain (is it a devchain in dev mode?): %w", err)
@@ -112,12 +118,15 @@ func deployGroup(ctx context.Context, c *devchain.Client, group string, ms []dev
 	if err := send("deploy", deploy); err != nil {
 		return err
 	}
-	all := token.Mint(group+"-coin-", "", repeat(amount, coins)...)
+	var all []distseq.StateRef
+	for _, m := range ms {
+		all = append(all, token.Mint(group+"-coin-"+m.ID+"-", owner+"@"+m.ID, repeat(amount, coins)...)...)
+	}
 	for len(all) > 0 {
 		n := min(len(all), devchain.MaxPrivacyIO)
 		ps := make([]devchain.PrivacyState, n)
 		for i, s := range all[:n] {
-			ps[i] = devchain.PrivacyState{ID: s.ID, Data: json.RawMessage(s.Data)}
+			ps[i] = devchain.PrivacyState{ID: s.ID, Owner: s.Owner, Data: json.RawMessage(s.Data)}
 		}
 		if err := send("mint", map[string]any{"group": group, "states": ps}); err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/committee"
 	"github.com/ordolabs/ordo/internal/procs"
 )
 
@@ -151,7 +152,7 @@ func (r *procsRun) generate(ctx context.Context, i int, start time.Time, interva
 			}
 			sender := (k / o.Nodes) % o.SendersPerNode
 			txs = append(txs, map[string]any{"type": "private", "domain": "token", "function": "transfer",
-				"to": r.c.Config().Group, "data": map[string]any{"to": fmt.Sprintf("n%d-u%d", i+1, sender), "amount": 1}})
+				"from": committee.AdminPrincipal, "to": r.c.Config().Group, "data": map[string]any{"to": fmt.Sprintf("n%d-u%d", i+1, sender), "amount": 1}})
 		}
 		if len(txs) > 0 {
 			batches.Go(func() { r.send(ctx, i, txs) })

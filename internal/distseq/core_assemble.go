@@ -102,6 +102,9 @@ func (c *Core) offer(k *contract, t *ctx) ([]StateRef, bool) {
 	covered := c.cfg.Domain.Covers(t.intent, nil)
 	if !covered {
 		c.candidates(k, func(s StateRef) bool {
+			if !c.cfg.Domain.Usable(t.intent, s) {
+				return true // another owner's: never offered to this intent
+			}
 			out = append(out, s)
 			covered = c.cfg.Domain.Covers(t.intent, out)
 			return !covered

@@ -61,15 +61,16 @@ func TestConfirmOfAnotherCopy(t *testing.T) {
 		}
 		return out
 	}
+	owner := "u@" + string(sender) // the coins' owner, and every intent's from and to
 	coin := func(id string) store.DistseqState {
-		data, _ := json.Marshal(distseq.StateRef{ID: id, Data: []byte(`{"amount":5}`)})
+		data, _ := json.Marshal(distseq.StateRef{ID: id, Owner: owner, Data: []byte(`{"amount":5}`)})
 		return store.DistseqState{Contract: "g0", ID: id, Data: data, Height: 1}
 	}
 
 	step(distseq.InputStart{Now: clock.Epoch, Incarnation: "f", Height: 5, Groups: []store.DistseqGroup{{Contract: "g0", Members: members}}})
 	for _, tx := range []string{"X-1", "X-2", "X-3"} {
 		step(msg(sender, &distseqpb.Envelope{MessageId: "m-" + tx, Body: &distseqpb.Envelope_DelegationCommand{DelegationCommand: &distseqpb.DelegationCommand{
-			TransactionId: tx, DelegationId: "d-" + tx, BlockHeight: 5, PrivateTransactions: [][]byte{[]byte(`{"to":"x","amount":5}`)}}}}))
+			TransactionId: tx, DelegationId: "d-" + tx, BlockHeight: 5, PrivateTransactions: [][]byte{[]byte(`{"from":"` + owner + `","to":"` + owner + `","amount":5}`)}}}}))
 	}
 	reqs := assembling(step(distseq.InputLoaded{Contract: "g0", States: []store.DistseqState{coin("s1"), coin("s2")}}))
 	// X-1 on s1, X-2 on s2, then X-3 on X-1's output (speculative chaining)
@@ -78,7 +79,7 @@ func TestConfirmOfAnotherCopy(t *testing.T) {
 		if req == nil || !strings.Contains(string(req.GetStateLocks()), `"`+tx.spent+`"`) {
 			t.Fatalf("%s: assembly request %v, want one offering %s", tx.id, req, tx.spent)
 		}
-		a := distseq.Assembly{Spends: []string{tx.spent}, Creates: []distseq.StateRef{{ID: tx.id + ".0", Owner: "x", Data: []byte(`{"amount":5}`)}}}
+		a := distseq.Assembly{Spends: []string{tx.spent}, Creates: []distseq.StateRef{{ID: tx.id + ".0", Owner: owner, Data: []byte(`{"amount":5}`)}}}
 		d := token.Domain{}.Digest("g0", tx.id, a)
 		post, _ := json.Marshal(map[string]any{"assembly": a, "signature": ed25519.Sign(keys[sender], d[:])})
 		maps.Copy(reqs, assembling(step(msg(sender, &distseqpb.Envelope{MessageId: "r-" + tx.id, Body: &distseqpb.Envelope_AssembleResponse{AssembleResponse: &distseqpb.AssembleResponse{

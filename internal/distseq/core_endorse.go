@@ -34,7 +34,7 @@ func (c *Core) requestEndorsement(k *contract, t *ctx, m NodeID) {
 	env := c.envelope(k.addr, "")
 	env.Body = &distseqpb.Envelope_EndorsementRequest{EndorsementRequest: &distseqpb.EndorsementRequest{
 		IdempotencyKey: key, TransactionId: t.id, ContractAddress: k.addr, Party: string(m),
-		TransactionSpecification: specAny, Signatures: []*anypb.Any{sigAny},
+		TransactionSpecification: specAny, Signatures: []*anypb.Any{sigAny}, InputStates: c.inputStates(k, t.asm.Spends),
 		Coordinator: string(c.cfg.Self), BlockHeight: int64(c.height)}}
 	c.sendAssured("end:"+key, m, env, c.now.Add(2*c.hbTimeout()))
 }
@@ -106,6 +106,19 @@ func (c *Core) onEndorsementRequest(from NodeID, env *distseqpb.Envelope, m *dis
 		refuse("the sender's signature does not verify", false)
 		return
 	}
+	if !k.loaded {
+		// its own copies of the inputs are on their way (activate asked
+		// for them): the coordinator's resend of the request is answered
+		return
+	}
+	inputs, err := c.endorsedInputs(k, a.Spends, m.GetInputStates())
+	if err == nil {
+		err = c.cfg.Domain.CheckEndorsement(k.addr, NodeID(spec.GetSender()), inputs, a)
+	}
+	if err != nil {
+		refuse(err.Error(), false)
+		return
+	}
 	sig := ed25519.Sign(c.cfg.Key, digest[:])
 	endAny, _ := anypb.New(&distseqpb.Endorsement{Member: string(c.cfg.Self), Signature: fmt.Sprintf("%x", sig)})
 	c.reply(from, env, func(r *distseqpb.Envelope) {
@@ -114,6 +127,59 @@ func (c *Core) onEndorsementRequest(from NodeID, env *distseqpb.Envelope, m *dis
 			Endorsement: endAny, Party: string(c.cfg.Self), AttestationRequestName: "endorse"}}
 	})
 }
+
+// inputStates are the states ids name as the coordinator holds them
+// (confirmed, or the speculative outputs of its graph), for the endorsers'
+// ownership check.
+func (c *Core) inputStates(k *contract, ids []string) []*anypb.Any {
+	out := make([]*anypb.Any, 0, len(ids))
+	for _, id := range ids {
+		var ref StateRef
+		switch {
+		case k.states[id] != nil:
+			ref = k.states[id].ref
+		case k.coord != nil && k.coord.spec[id] != nil:
+			ref = k.coord.spec[id].ref
+		default:
+			continue // the endorser refuses: it cannot tell whose it is
+		}
+		a, _ := anypb.New(&distseqpb.DistributedState{Id: ref.ID, Owner: ref.Owner, Data: ref.Data, CreatedBy: ref.CreatedBy})
+		out = append(out, a)
+	}
+	return out
+}
+
+// endorsedInputs resolves the states an assembly spends (its states
+// loaded): this endorser's own copy of a state it holds, else the
+// coordinator's (a speculative output, not yet confirmed: the one case
+// where the endorser takes the coordinator's word for the owner). A spend
+// neither names is an error: nobody can tell whose it is.
+func (c *Core) endorsedInputs(k *contract, spends []string, given []*anypb.Any) ([]StateRef, error) {
+	byID := map[string]StateRef{}
+	for _, a := range given {
+		s := &distseqpb.DistributedState{}
+		if a.UnmarshalTo(s) == nil {
+			byID[s.GetId()] = StateRef{ID: s.GetId(), Owner: s.GetOwner(), Data: s.GetData(), CreatedBy: s.GetCreatedBy()}
+		}
+	}
+	out := make([]StateRef, 0, len(spends))
+	for _, id := range spends {
+		if h := k.states[id]; h != nil {
+			out = append(out, h.ref)
+			continue
+		}
+		ref, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("%s: input state %s is unknown to the endorser", ReasonUnknownInput, id)
+		}
+		out = append(out, ref)
+	}
+	return out, nil
+}
+
+// ReasonUnknownInput starts the refusal of an assembly whose input
+// states the request does not carry.
+const ReasonUnknownInput = "unknown_input"
 
 // Endorsement refusal reasons an endorser gives.
 const (

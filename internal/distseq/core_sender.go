@@ -2,12 +2,14 @@ package distseq
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/distseq/distseqpb"
@@ -39,6 +41,9 @@ type senderTx struct {
 	rangeWant uint64
 	retryAt   time.Time // Pending or Parked: handle again then
 	parkedAt  time.Time
+	// parkReason is the domain's reason at the latest park (the revert's
+	// reason once ParkTimeout passed).
+	parkReason string
 
 	submitter  NodeID
 	lastSubHB  time.Time
@@ -250,6 +255,7 @@ func (c *Core) onAssembleRequest(from NodeID, env *distseqpb.Envelope, m *distse
 	case errors.Is(err, ErrNotReady):
 		fail(err.Error())
 		c.park(t)
+		t.parkReason = err.Error()
 		return
 	case err != nil:
 		fail(err.Error())
@@ -268,6 +274,16 @@ func (c *Core) onAssembleRequest(from NodeID, env *distseqpb.Envelope, m *distse
 type postAssembly struct {
 	Assembly  Assembly `json:"assembly"`
 	Signature []byte   `json:"signature"`
+}
+
+// parkedReason is the domain's own reason in a park's error (after
+// ErrNotReady's text), or "".
+func parkedReason(msg string) string {
+	_, reason, ok := strings.Cut(msg, ErrNotReady.Error()+": ")
+	if !ok {
+		return ""
+	}
+	return reason
 }
 
 // park: not ready to assemble (no funds); try again later, revert after
@@ -406,7 +422,7 @@ func (c *Core) senderTimers(t *senderTx) {
 		}
 	case Parked:
 		if c.now.Sub(t.parkedAt) >= c.cfg.ParkTimeout {
-			c.finish(t, Reverted, "parked too long: the intent could not be assembled")
+			c.finish(t, Reverted, cmp.Or(parkedReason(t.parkReason), "parked too long: the intent could not be assembled"))
 			return
 		}
 		fallthrough

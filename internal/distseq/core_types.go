@@ -111,6 +111,13 @@ type Domain interface {
 	// Confirm encodes the base-ledger call that confirms the assembly
 	// with its endorsements.
 	Confirm(contract, txID string, a Assembly, ends []Endorsement) ([]byte, error)
+	// Usable reports whether the intent may spend s (the coordinator
+	// offers an assembly only states it may spend: its owner's).
+	Usable(intent []byte, s StateRef) bool
+	// CheckEndorsement is every endorser's check before it signs: the
+	// assembly sent by sender spends inputs (the states of a.Spends, in
+	// order) it may spend. An error refuses the endorsement.
+	CheckEndorsement(contract string, sender NodeID, inputs []StateRef, a Assembly) error
 }
 
 // Input is one input to Step.

@@ -125,6 +125,14 @@
 //     outputs are never offered to another assembly before it is confirmed;
 //   - a contract with nothing in flight releases its in-memory state after
 //     IdleAfter and sends nothing: an idle contract costs its group record;
+//   - an endorser signs an assembly only after Domain.CheckEndorsement
+//     accepted its inputs, judged on its own copy of each state it holds
+//     (the coordinator's copy, sent in the request's inputStates, only for
+//     a speculative output it does not hold), and only once its states are
+//     loaded; the coordinator offers an intent only the states
+//     Domain.Usable lets it spend (the token domain: its from's coins);
+//   - a transaction parked until ParkTimeout is reverted with the domain's
+//     reason for the park (the token domain: insufficient_funds);
 //   - the Core is deterministic: the same inputs give the same Readys.
 //
 // Where ordo departs from or completes the seed: README.md, "Decisions

@@ -97,7 +97,8 @@ func driveProtocol(t *testing.T, ms []member, bind func(transport.NodeID, func(t
 		nodes[m.id], stores[m.id] = n, st
 		bind(m.id, n.Handle)
 	}
-	coins := token.Mint("m", "", 100, 100)
+	sender := ms[1].id
+	coins := token.Mint("m", "u@"+string(sender), 100, 100)
 	for _, m := range ms {
 		nodes[m.id].Events(distseq.InputEvents{Height: 1, Cursor: 2, Events: []distseq.ChainEvent{
 			{Kind: distseq.EventGroupDeployed, Contract: "g", Height: 1, Group: store.DistseqGroup{Contract: "g", Members: members}},
@@ -110,12 +111,11 @@ func driveProtocol(t *testing.T, ms []member, bind func(transport.NodeID, func(t
 			}
 		}()
 	}
-	sender := ms[1].id
-	txID, err := nodes[sender].Submit(ctx, "g", "key-1", []byte(`{"to":"alice","amount":30}`))
+	txID, err := nodes[sender].Submit(ctx, "g", "key-1", []byte(`{"from":"u@`+string(sender)+`","to":"alice","amount":30}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again, err := nodes[sender].Submit(ctx, "g", "key-1", []byte(`{"to":"alice","amount":30}`)); err != nil || again != txID {
+	if again, err := nodes[sender].Submit(ctx, "g", "key-1", []byte(`{"from":"u@`+string(sender)+`","to":"alice","amount":30}`)); err != nil || again != txID {
 		t.Fatalf("resend with the same key: %q, %v; want %q", again, err, txID)
 	}
 	var call token.ConfirmArgs

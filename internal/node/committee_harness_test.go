@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/distseq/token"
@@ -170,9 +171,12 @@ func newCommittee(t *testing.T, cfg committeeConfig) *committee {
 	for i := range h.ms {
 		h.start(i)
 	}
-	waitUntil(t, 20*time.Second, "the group indexed at every member", func() bool {
+	waitUntil(t, 20*time.Second, "the group and its coins indexed at every member", func() bool {
 		for _, m := range h.ms {
 			if _, err := m.node.store.DistseqGroup(ctx, "g"); err != nil {
+				return false
+			}
+			if sts, err := m.node.store.DistseqStates(ctx, "g", true); err != nil || len(sts) < len(h.ms)*len(cfg.Coins) {
 				return false
 			}
 			if cfg.Registry && m.node.Distseq.registry.Len() < len(h.ms) {
@@ -192,10 +196,6 @@ func (h *committee) deploy() {
 	for _, m := range h.ms {
 		pm = append(pm, devchain.PrivacyMember{ID: string(m.key.ID()), PublicKey: hex.EncodeToString(m.key.Public())})
 	}
-	var ps []devchain.PrivacyState
-	for _, c := range token.Mint("m", "", h.cfg.Coins...) {
-		ps = append(ps, devchain.PrivacyState{ID: c.ID, Data: json.RawMessage(c.Data)})
-	}
 	deploy := map[string]any{"group": "g", "members": pm}
 	if h.cfg.Threshold > 0 {
 		deploy["threshold"] = h.cfg.Threshold
@@ -204,10 +204,19 @@ func (h *committee) deploy() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, call := range []struct {
+	type call struct {
 		method string
 		args   any
-	}{{devchain.PrivacyDeploy, deploy}, {devchain.PrivacyMint, map[string]any{"group": "g", "states": ps}}} {
+	}
+	calls := []call{{devchain.PrivacyDeploy, deploy}}
+	for _, m := range pm { // the coins for the dev principal on each member, one mint each
+		var ps []devchain.PrivacyState
+		for _, c := range token.Mint("m-"+m.ID+"-", auth.DevPrincipal+"@"+m.ID, h.cfg.Coins...) {
+			ps = append(ps, devchain.PrivacyState{ID: c.ID, Owner: c.Owner, Data: json.RawMessage(c.Data)})
+		}
+		calls = append(calls, call{devchain.PrivacyMint, map[string]any{"group": "g", "states": ps}})
+	}
+	for i, call := range calls {
 		b, _ := json.Marshal(call.args)
 		if _, err := h.dc.SendTx(h.ctx, chain.Tx{From: accts[0].Address, Nonce: uint64(i), Fee: 10000,
 			Contract: devchain.PrivacyGroupContract, Method: call.method, Args: b}); err != nil {
@@ -314,7 +323,7 @@ func (h *committee) rpc(i int, body string) map[string]json.RawMessage {
 func (h *committee) send(i int, key string, amount uint64) string {
 	h.t.Helper()
 	out := h.rpc(i, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"type":"private","domain":"token",`+
-		`"to":"g","data":{"to":"alice","amount":%d},"idempotencyKey":%q}]}`, amount, key))
+		`"from":"dev","to":"g","data":{"to":"alice","amount":%d},"idempotencyKey":%q}]}`, amount, key))
 	var id string
 	if err := json.Unmarshal(out["result"], &id); err != nil || id == "" {
 		h.t.Fatalf("member %d: ptx_sendTransaction: %s", i, out["error"])

@@ -141,6 +141,9 @@ type Config struct {
 	// Retention prunes DONE and FAILED records older than retention.after
 	// (RetentionConfig). Defaults to off: every record is kept.
 	Retention RetentionConfig `yaml:"retention"`
+	// PTX tunes the ptx_ JSON-RPC API: answer budgets, who spends for
+	// which owner. Defaults to the defaults of its fields.
+	PTX PTXConfig `yaml:"ptx"`
 }
 
 // SequencerConfig tunes the sequencer.

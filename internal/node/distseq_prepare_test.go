@@ -21,7 +21,7 @@ import (
 // new coin at another member.
 func TestDistseqNetPrepare(t *testing.T) {
 	h := newCommittee(t, committeeConfig{Nodes: 4, Coins: netCoins()})
-	out := h.rpc(1, `{"jsonrpc":"2.0","id":1,"method":"ptx_prepareTransaction","params":[{"type":"private","domain":"token","function":"transfer","to":"g","data":{"to":"dora","amount":1500},"idempotencyKey":"prep-1"}]}`)
+	out := h.rpc(1, `{"jsonrpc":"2.0","id":1,"method":"ptx_prepareTransaction","params":[{"type":"private","domain":"token","function":"transfer","from":"dev","to":"g","data":{"to":"dora","amount":1500},"idempotencyKey":"prep-1"}]}`)
 	var id string
 	if err := json.Unmarshal(out["result"], &id); err != nil || id == "" {
 		t.Fatalf("ptx_prepareTransaction: %s", out["error"])
@@ -59,7 +59,7 @@ func TestDistseqNetPrepare(t *testing.T) {
 	if err := json.Unmarshal(full["result"], &f); err != nil || f.Receipt == nil || !f.Receipt.Success || len(f.States.Created) == 0 {
 		t.Fatalf("ptx_getTransactionFull: %s (%s)", full["result"], full["error"])
 	}
-	bal := h.rpc(3, `{"jsonrpc":"2.0","id":4,"method":"ptx_call","params":[{"to":"g","domain":"token","function":"balanceOf","data":{"owner":"dora"}}]}`)
+	bal := h.rpc(3, `{"jsonrpc":"2.0","id":4,"method":"ptx_call","params":[{"to":"g","domain":"token","function":"balanceOf","data":{"owner":"dora@`+string(h.ms[1].key.ID())+`"}}]}`)
 	if !strings.Contains(string(bal["result"]), `"balance":1500`) {
 		t.Fatalf("ptx_call balanceOf at another member: %s %s", bal["result"], bal["error"])
 	}

@@ -275,7 +275,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	}
 	n.Config = cfg.hashed()
 	limiter := cfg.API.IntakeLimit.Limiter(o.Clock.Now)
-	rpc, peers := ptx.Handler{}, ptx.Peers{}
+	rpc, peers := cfg.PTX.handler(cfg.DevMode), ptx.Peers{}
 	if ds != nil {
 		rpc.B, peers.Src = limitPTX(ds, limiter), ds
 	}

@@ -39,6 +39,7 @@ func (c Config) Validate() error {
 	}
 
 	c.Distseq.validate(bad)
+	c.PTX.validate(bad)
 	validateReplication(c.Replication, c.Distseq, bad)
 	if err := c.Store.validate(); err != nil {
 		bad("store.url", "%v", err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/committee"
 	"github.com/ordolabs/ordo/internal/node"
 	"github.com/ordolabs/ordo/internal/ptx"
 	"github.com/ordolabs/ordo/internal/store"
@@ -113,12 +114,13 @@ func (c *Committee) RPC(ctx context.Context, i int, method string, params any) (
 	return resp.Result, nil
 }
 
-// Send sends a token transfer {"to", "amount"} on the committee's group
+// Send sends a token transfer {"to", "amount"} from the admin
+// principal's coins (minted by `ordo committee deploy`) on the committee's group
 // to node i with ptx_sendTransaction under the idempotency key, and
 // returns the transaction's id.
 func (c *Committee) Send(ctx context.Context, i int, key, to string, amount uint64) (string, error) {
 	raw, err := c.RPC(ctx, i, "ptx_sendTransaction", []any{map[string]any{
-		"type": "private", "domain": "token", "function": "transfer", "to": c.cfg.Group,
+		"type": "private", "domain": "token", "function": "transfer", "from": committee.AdminPrincipal, "to": c.cfg.Group,
 		"data": map[string]any{"to": to, "amount": amount}, "idempotencyKey": key}})
 	if err != nil {
 		return "", err

@@ -191,7 +191,7 @@ func pinMembers(t *testing.T, config string, c *procs.Committee) {
 type intruderClient struct{ api, token string }
 
 func (ic intruderClient) send(ctx context.Context, group, key string) string {
-	body := `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"type":"private","domain":"token","to":"` + group +
+	body := `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"type":"private","domain":"token","from":"admin","to":"` + group +
 		`","data":{"to":"mallory","amount":5},"idempotencyKey":"` + key + `"}]}`
 	var out struct {
 		Result string `json:"result"`

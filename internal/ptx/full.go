@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/distseq"
@@ -100,11 +101,24 @@ func (h Handler) privateCall(ctx context.Context, tx Tx) (any, *Error) {
 	for i, s := range sts {
 		refs[i] = distseq.StateOf(s)
 	}
-	res, err := token.Call(tx.Function, tx.Data, refs)
+	res, err := token.Call(tx.Function, h.qualifyOwner(tx.Data), refs)
 	if err != nil {
 		return nil, &Error{Code: CodeInvalidParams, Message: err.Error(), Data: map[string]string{"code": "bad_call"}}
 	}
 	return res, nil
+}
+
+// qualifyOwner qualifies a call's {"owner": name} by this node, as from
+// and to are; anything else is passed on as it is.
+func (h Handler) qualifyOwner(data json.RawMessage) json.RawMessage {
+	var args map[string]json.RawMessage
+	var owner string
+	if json.Unmarshal(data, &args) != nil || json.Unmarshal(args["owner"], &owner) != nil || owner == "" || strings.Contains(owner, "@") {
+		return data
+	}
+	args["owner"], _ = json.Marshal(owner + "@" + string(h.B.ID()))
+	b, _ := json.Marshal(args)
+	return b
 }
 
 // PreparedTransaction is ptx_getPreparedTransaction's answer: the base

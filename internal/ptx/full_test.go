@@ -35,7 +35,7 @@ func TestFullAndCall(t *testing.T) {
 		Groups: []store.DistseqGroup{{Contract: "g", Members: []store.DistseqMember{{ID: "n1", PublicKey: "00"}}, Threshold: 1}},
 		Intents: []store.DistseqIntent{{TxID: "tx1", Contract: "g", Payload: []byte(`{"to":"alice","amount":30}`), Status: store.DistseqConfirmed, CreatedAt: now, UpdatedAt: now},
 			{TxID: "tx2", Contract: "g", Payload: []byte(`{"to":"bob","amount":1}`), Status: store.DistseqPending, CreatedAt: now, UpdatedAt: now}},
-		States: []store.DistseqState{stored(coin("m0", "", "", 100), "tx1"), stored(coin("tx1.0", "alice", "tx1", 30), ""),
+		States: []store.DistseqState{stored(coin("m0", "", "", 100), "tx1"), stored(coin("tx1.0", "alice@node1", "tx1", 30), ""),
 			stored(coin("tx1.1", "n1", "tx1", 70), ""), stored(coin("m1", "", "", 100), "")},
 	})
 	if err != nil {
@@ -45,13 +45,13 @@ func TestFullAndCall(t *testing.T) {
 	all := []auth.Role{auth.RoleAdmin}
 	for _, tt := range []struct{ name, body, want string }{
 		{"full", `{"jsonrpc":"2.0","id":1,"method":"ptx_getTransactionFull","params":["tx1"]}`,
-			`"receipt":{"id":"tx1","success":true},"states":{"spent":[{"id":"m0","data":{"amount":100},"spentBy":"tx1","height":3}],"created":[{"id":"tx1.0","owner":"alice","data":{"amount":30},"createdBy":"tx1","height":3},{"id":"tx1.1","owner":"n1","data":{"amount":70},"createdBy":"tx1","height":3}]}`},
+			`"receipt":{"id":"tx1","success":true},"states":{"spent":[{"id":"m0","data":{"amount":100},"spentBy":"tx1","height":3}],"created":[{"id":"tx1.0","owner":"alice@node1","data":{"amount":30},"createdBy":"tx1","height":3},{"id":"tx1.1","owner":"n1","data":{"amount":70},"createdBy":"tx1","height":3}]}`},
 		{"full, pending: no receipt", `{"jsonrpc":"2.0","id":2,"method":"ptx_getTransactionFull","params":["tx2"]}`, `"status":"pending","created":"1970-01-01T00:00:10Z","states":{"spent":[],"created":[]}`},
 		{"full, unknown", `{"jsonrpc":"2.0","id":3,"method":"ptx_getTransactionFull","params":["nope"]}`, `"result":null`},
 		{"balanceOf", `{"jsonrpc":"2.0","id":4,"method":"ptx_call","params":[{"to":"g","function":"balanceOf","data":{"owner":"alice"}}]}`,
-			`"result":{"owner":"alice","balance":30,"coins":1}`},
+			`"result":{"owner":"alice@node1","balance":30,"coins":1}`},
 		{"coins", `{"jsonrpc":"2.0","id":5,"method":"ptx_call","params":[{"to":"g","domain":"token","function":"coins","data":{}}]}`,
-			`"result":[{"id":"m1","amount":100},{"id":"tx1.0","owner":"alice","amount":30,"createdBy":"tx1"},{"id":"tx1.1","owner":"n1","amount":70,"createdBy":"tx1"}]`},
+			`"result":[{"id":"m1","amount":100},{"id":"tx1.0","owner":"alice@node1","amount":30,"createdBy":"tx1"},{"id":"tx1.1","owner":"n1","amount":70,"createdBy":"tx1"}]`},
 		{"unknown function", `{"jsonrpc":"2.0","id":6,"method":"ptx_call","params":[{"to":"g","function":"mint","data":{}}]}`, `"code":-32602`},
 		{"unknown group", `{"jsonrpc":"2.0","id":7,"method":"ptx_call","params":[{"to":"x","function":"coins"}]}`, `"no_such_group"`},
 		{"a submitter cannot call", `{"jsonrpc":"2.0","id":8,"method":"ptx_call","params":[{"to":"g","function":"coins"}]}`, `"forbidden"`},
@@ -73,15 +73,15 @@ func TestFullAndCall(t *testing.T) {
 // a transaction ordo dispatches itself.
 func TestPrepare(t *testing.T) {
 	ctx := context.Background()
-	b := &backend{st: memstore.NewDistseq()}
+	b := newBackend(t)
 	h := ptx.Handler{B: b}
 	all := []auth.Role{auth.RoleAdmin}
-	prep := `{"jsonrpc":"2.0","id":1,"method":"ptx_prepareTransaction","params":[{"to":"g","data":{"to":"alice","amount":5},"idempotencyKey":"p1"}]}`
+	prep := `{"jsonrpc":"2.0","id":1,"method":"ptx_prepareTransaction","params":[{"from":"p","to":"g","data":{"to":"alice","amount":5},"idempotencyKey":"p1"}]}`
 	for _, tt := range []struct{ name, body, want string }{
 		{"prepare", prep, `"result":"tx1"`},
 		{"again, same key", prep, `"result":"tx1"`},
-		{"prepare many", `{"jsonrpc":"2.0","id":2,"method":"ptx_prepareTransactions","params":[[{"to":"g","data":{"to":"b","amount":1}}]]}`, `"result":["tx2"]`},
-		{"send", `{"jsonrpc":"2.0","id":3,"method":"ptx_sendTransaction","params":[{"to":"g","data":{"to":"c","amount":1}}]}`, `"result":"tx3"`},
+		{"prepare many", `{"jsonrpc":"2.0","id":2,"method":"ptx_prepareTransactions","params":[[{"from":"p","to":"g","data":{"to":"b","amount":1}}]]}`, `"result":["tx2"]`},
+		{"send", `{"jsonrpc":"2.0","id":3,"method":"ptx_sendTransaction","params":[{"from":"p","to":"g","data":{"to":"c","amount":1}}]}`, `"result":"tx3"`},
 		{"not prepared yet", `{"jsonrpc":"2.0","id":4,"method":"ptx_getPreparedTransaction","params":["tx1"]}`, `"result":null`},
 		{"a dispatched one", `{"jsonrpc":"2.0","id":5,"method":"ptx_getPreparedTransaction","params":["tx3"]}`, `"not_prepared"`},
 		{"a reader cannot prepare", prep, `"forbidden"`},

@@ -39,7 +39,7 @@ func (h Handler) dispatch(ctx context.Context, p auth.Principal, req request) (a
 		if e := params(req.Params, &tx); e != nil {
 			return nil, e
 		}
-		return h.send(ctx, tx, req.Method == "ptx_prepareTransaction")
+		return h.send(ctx, p, tx, req.Method == "ptx_prepareTransaction")
 	case "ptx_sendTransactions", "ptx_prepareTransactions":
 		if !p.Has(auth.RoleSubmit) {
 			return nil, forbidden(auth.RoleSubmit)
@@ -57,11 +57,23 @@ func (h Handler) dispatch(ctx context.Context, p auth.Principal, req request) (a
 				return nil, e
 			}
 		}
-		ids := make([]string, 0, len(txs))
-		for _, tx := range txs {
-			id, e := h.send(ctx, tx, req.Method == "ptx_prepareTransactions")
+		// every send is vetted before any is committed: a refused one
+		// refuses the batch, and nothing of it is sent
+		bal, vetted := balances{}, make([]pendingSend, 0, len(txs))
+		for i, tx := range txs {
+			ps, e := h.vet(ctx, p, tx, req.Method == "ptx_prepareTransactions", bal)
 			if e != nil {
-				return ids, e
+				e.Message = fmt.Sprintf("transaction %d: %s", i, e.Message)
+				return nil, e
+			}
+			vetted = append(vetted, ps)
+		}
+		ids := make([]string, 0, len(txs))
+		for i, ps := range vetted {
+			id, e := h.commit(ctx, ps)
+			if e != nil {
+				e.Message = fmt.Sprintf("transaction %d (after %d committed: %v): %s", i, len(ids), ids, e.Message)
+				return nil, e
 			}
 			ids = append(ids, id)
 		}
@@ -151,30 +163,88 @@ func check(tx Tx) *Error {
 		return invalid(`function must be "transfer"`)
 	case tx.To == "":
 		return invalid("to must name the privacy group")
+	case tx.From == "":
+		return invalid("from must name the owner whose states this spends (name, or name@node of this node)")
 	case len(tx.Data) == 0:
 		return invalid("data must hold the intent")
 	}
 	return nil
 }
 
-// send commits tx for the engine to dispatch or, with prepare, to hand
-// back prepared.
-func (h Handler) send(ctx context.Context, tx Tx, prepare bool) (string, *Error) {
+// pendingSend is a send checked and ready to commit: its intent, its
+// scoped key, and the id a key used before answers (then nothing is sent).
+type pendingSend struct {
+	tx      Tx
+	intent  []byte
+	key     string
+	known   string
+	prepare bool
+}
+
+// vet checks a send: from (an owner of this node the principal acts for,
+// holding enough settled states), the key scoped to the principal (a key
+// used before answers its id for the same content, a conflict for other
+// content). Nothing is written.
+func (h Handler) vet(ctx context.Context, p auth.Principal, tx Tx, prepare bool, bal balances) (pendingSend, *Error) {
 	if e := check(tx); e != nil {
-		return "", e
+		return pendingSend{}, e
+	}
+	intent, e := h.intent(ctx, p, tx)
+	if e != nil {
+		return pendingSend{}, e
+	}
+	ps := pendingSend{tx: tx, intent: intent, key: scopedKey(p, tx.IdempotencyKey), prepare: prepare}
+	if ps.key != "" {
+		rec, err := h.B.Intents().DistseqIntentByKey(ctx, ps.key)
+		switch {
+		case err == nil && same(rec, tx.To, intent, prepare):
+			ps.known = rec.TxID
+			return ps, nil
+		case err == nil:
+			return pendingSend{}, conflict(tx.IdempotencyKey)
+		case !errors.Is(err, store.ErrNotFound):
+			return pendingSend{}, engineError(err)
+		}
+	}
+	if e := h.funded(ctx, bal, tx.To, intent); e != nil {
+		return pendingSend{}, e
+	}
+	return ps, nil
+}
+
+// commit commits a vetted send for the engine to dispatch or, with
+// prepare, to hand back prepared.
+func (h Handler) commit(ctx context.Context, ps pendingSend) (string, *Error) {
+	if ps.known != "" {
+		return ps.known, nil
 	}
 	submit := h.B.Submit
-	if prepare {
+	if ps.prepare {
 		submit = h.B.Prepare
 	}
-	id, err := submit(ctx, tx.To, tx.IdempotencyKey, tx.Data)
+	id, err := submit(ctx, ps.tx.To, ps.key, ps.intent)
 	if err != nil {
 		return "", engineError(err)
+	}
+	if ps.key != "" {
+		// a concurrent send with the key may have won: its content decides
+		if rec, err := h.B.Intents().DistseqIntent(ctx, id); err == nil && !same(rec, ps.tx.To, ps.intent, ps.prepare) {
+			return "", conflict(ps.tx.IdempotencyKey)
+		}
 	}
 	return id, nil
 }
 
+// send is one vetted send, committed.
+func (h Handler) send(ctx context.Context, p auth.Principal, tx Tx, prepare bool) (string, *Error) {
+	ps, e := h.vet(ctx, p, tx, prepare, balances{})
+	if e != nil {
+		return "", e
+	}
+	return h.commit(ctx, ps)
+}
+
 func view(r store.DistseqIntent) Transaction {
-	return Transaction{ID: r.TxID, IdempotencyKey: r.IdempotencyKey, Type: "private", Domain: "token", To: r.Contract,
+	return Transaction{ID: r.TxID, IdempotencyKey: callerKey(r.IdempotencyKey), Type: "private", Domain: "token", To: r.Contract,
 		Data: json.RawMessage(r.Payload), Status: r.Status, Reason: r.Reason, Created: r.CreatedAt}
 }

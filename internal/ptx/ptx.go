@@ -13,6 +13,7 @@ import (
 	"github.com/ordolabs/ordo/internal/distseq"
 	"github.com/ordolabs/ordo/internal/httpjson"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/transport"
 )
 
 // Backend is what the API needs of the distributed sequencer.
@@ -24,6 +25,8 @@ type Backend interface {
 	Prepare(ctx context.Context, contract, key string, intent []byte) (string, error)
 	// Intents reads the node's intents (its store).
 	Intents() store.DistseqStore
+	// ID is this node's identity: the node that qualifies its owners.
+	ID() transport.NodeID
 }
 
 // JSON-RPC 2.0 error codes.
@@ -91,7 +94,20 @@ type Receipt struct {
 }
 
 // Handler serves POST /rpc.
-type Handler struct{ B Backend }
+type Handler struct {
+	B Backend
+	// MaxAnswerBytes bounds one answer (a call or a batch). Defaults to
+	// DefaultMaxAnswerBytes (8 MiB).
+	MaxAnswerBytes int64
+	// Budget is the node-wide budget of answers being built. Defaults to
+	// one of DefaultMaxBuildingBytes (64 MiB) shared by every Handler
+	// without one.
+	Budget *Budget
+	// Owners maps a principal's name to the owners of this node it acts
+	// for besides the one of its own name ("*": every owner). Defaults to
+	// none.
+	Owners map[string][]string
+}
 
 // Register mounts POST /rpc: any known principal; each method checks its
 // role.
@@ -115,24 +131,20 @@ func (h Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			write(w, response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &Error{Code: CodeInvalidRequest, Message: "a batch holds 1 to 1000 calls"}})
 			return
 		}
-		out := []response{}
+		a := h.newAnswer(w, true)
 		for _, c := range calls {
-			if resp, answer := h.call(r.Context(), p, c); answer {
-				out = append(out, resp)
-			}
+			a.run(r.Context(), h, p, c)
 		}
-		write(w, out)
+		a.finish()
 		return
 	}
 	if !json.Valid(trim) {
 		write(w, parseError())
 		return
 	}
-	if resp, answer := h.call(r.Context(), p, trim); answer {
-		write(w, resp)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	a := h.newAnswer(w, false)
+	a.run(r.Context(), h, p, trim)
+	a.finish()
 }
 
 func parseError() response {
@@ -144,25 +156,16 @@ func write(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// call runs one call; a notification (no id) is run and not answered.
-func (h Handler) call(ctx context.Context, p auth.Principal, raw json.RawMessage) (response, bool) {
+// parseRequest decodes one call, or answers why it is no JSON-RPC 2.0
+// request.
+func parseRequest(raw json.RawMessage) (request, *response) {
 	var req request
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil || req.JSONRPC != "2.0" || req.Method == "" {
-		return response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &Error{Code: CodeInvalidRequest, Message: "not a JSON-RPC 2.0 request: want {jsonrpc: \"2.0\", id, method, params}"}}, true
+		return req, &response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &Error{Code: CodeInvalidRequest, Message: "not a JSON-RPC 2.0 request: want {jsonrpc: \"2.0\", id, method, params}"}}
 	}
-	res, rerr := h.dispatch(ctx, p, req)
-	if len(req.ID) == 0 {
-		return response{}, false
-	}
-	if rerr != nil {
-		return response{JSONRPC: "2.0", ID: req.ID, Error: rerr}, true
-	}
-	if res == nil {
-		res = json.RawMessage("null")
-	}
-	return response{JSONRPC: "2.0", ID: req.ID, Result: res}, true
+	return req, nil
 }
 
 func invalid(msg string) *Error { return &Error{Code: CodeInvalidParams, Message: msg} }

@@ -12,9 +12,11 @@ import (
 
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/distseq"
+	"github.com/ordolabs/ordo/internal/distseq/token"
 	"github.com/ordolabs/ordo/internal/ptx"
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/memstore"
+	"github.com/ordolabs/ordo/internal/transport"
 )
 
 // backend commits intents to a memstore, as the node does before it
@@ -25,6 +27,26 @@ type backend struct {
 }
 
 func (b *backend) Intents() store.DistseqStore { return b.st }
+
+func (b *backend) ID() transport.NodeID { return "node1" }
+
+// newBackend holds group g of node1 and node2, and coins of 100, 200 and
+// 300 for p@node1 and one of 1000 for q@node1.
+func newBackend(tb testing.TB) *backend {
+	tb.Helper()
+	st := memstore.NewDistseq()
+	var sts []store.DistseqState
+	for _, c := range append(token.Mint("p", "p@node1", 100, 200, 300), token.Mint("q", "q@node1", 1000)...) {
+		sts = append(sts, stored(c, ""))
+	}
+	err := st.ApplyDistseq(context.Background(), store.DistseqBatch{
+		Groups: []store.DistseqGroup{{Contract: "g", Members: []store.DistseqMember{{ID: "node1", PublicKey: "00"}, {ID: "node2", PublicKey: "01"}}, Threshold: 2}},
+		States: sts})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &backend{st: st}
+}
 
 func (b *backend) Submit(ctx context.Context, contract, key string, intent []byte) (string, error) {
 	return b.submit(ctx, contract, key, intent, false)
@@ -60,10 +82,10 @@ func call(t *testing.T, h http.Handler, roles []auth.Role, body string) (int, st
 }
 
 func TestRPC(t *testing.T) {
-	b := &backend{st: memstore.NewDistseq()}
+	b := newBackend(t)
 	h := ptx.Handler{B: b}
 	all := []auth.Role{auth.RoleAdmin}
-	send := `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"type":"private","domain":"token","function":"transfer","to":"g","data":{"to":"alice","amount":5},"idempotencyKey":"k1"}]}`
+	send := `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"type":"private","domain":"token","function":"transfer","from":"p","to":"g","data":{"to":"alice","amount":5},"idempotencyKey":"k1"}]}`
 	for _, tt := range []struct {
 		name  string
 		roles []auth.Role
@@ -76,15 +98,15 @@ func TestRPC(t *testing.T) {
 		{"no receipt while pending", all, `{"jsonrpc":"2.0","id":2,"method":"ptx_getTransactionReceipt","params":["tx1"]}`, `{"jsonrpc":"2.0","id":2,"result":null}`},
 		{"unknown id", all, `{"jsonrpc":"2.0","id":3,"method":"ptx_getTransaction","params":["nope"]}`, `"result":null`},
 		{"query", all, `{"jsonrpc":"2.0","id":4,"method":"ptx_queryTransactions","params":[{"to":"g","limit":10}]}`, `"id":"tx1"`},
-		{"batch", all, `[{"jsonrpc":"2.0","id":5,"method":"ptx_sendTransactions","params":[[{"to":"g","data":{"to":"b","amount":1}},{"to":"g","data":{"to":"c","amount":1}}]]},{"jsonrpc":"2.0","method":"ptx_getTransaction","params":["tx1"]},{"jsonrpc":"2.0","id":6,"method":"nope"}]`,
+		{"batch", all, `[{"jsonrpc":"2.0","id":5,"method":"ptx_sendTransactions","params":[[{"from":"p","to":"g","data":{"to":"b","amount":1}},{"from":"p","to":"g","data":{"to":"c","amount":1}}]]},{"jsonrpc":"2.0","method":"ptx_getTransaction","params":["tx1"]},{"jsonrpc":"2.0","id":6,"method":"nope"}]`,
 			`[{"jsonrpc":"2.0","id":5,"result":["tx2","tx3"]},{"jsonrpc":"2.0","id":6,"error":{"code":-32601,"message":"no such method: nope"}}]`},
 		{"parse error", all, `{"jsonrpc":`, `"code":-32700`},
 		{"not JSON-RPC", all, `{"id":1,"method":"ptx_getTransaction"}`, `"code":-32600`},
 		{"unknown field", all, `{"jsonrpc":"2.0","id":1,"method":"ptx_getTransaction","params":["x"],"extra":1}`, `"code":-32600`},
 		{"bad params", all, `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":{"to":"g"}}`, `"code":-32602`},
-		{"unknown tx field", all, `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"to":"g","data":{},"gas":1}]}`, `"code":-32602`},
-		{"another domain", all, `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"domain":"pente","to":"g","data":{}}]}`, `"code":-32602`},
-		{"no such group", all, `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"to":"x","data":{}}]}`, `"no_such_group"`},
+		{"unknown tx field", all, `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"from":"p","to":"g","data":{},"gas":1}]}`, `"code":-32602`},
+		{"another domain", all, `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"domain":"pente","from":"p","to":"g","data":{}}]}`, `"code":-32602`},
+		{"no such group", all, `{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"from":"p","to":"x","data":{"to":"b","amount":1}}]}`, `"no_such_group"`},
 		{"a reader cannot send", []auth.Role{auth.RoleRead}, send, `"forbidden"`},
 		{"a submitter cannot read", []auth.Role{auth.RoleSubmit}, `{"jsonrpc":"2.0","id":1,"method":"ptx_getTransaction","params":["tx1"]}`, `"forbidden"`},
 		{"empty batch", all, `[]`, `"code":-32600`},
@@ -112,14 +134,14 @@ func TestRPC(t *testing.T) {
 // FuzzRPC: any body gets a JSON answer (or none, for notifications) and
 // never a panic.
 func FuzzRPC(f *testing.F) {
-	f.Add(`{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"to":"g","data":{"to":"a","amount":1}}]}`)
+	f.Add(`{"jsonrpc":"2.0","id":1,"method":"ptx_sendTransaction","params":[{"from":"p","to":"g","data":{"to":"a","amount":1}}]}`)
 	f.Add(`[{"jsonrpc":"2.0","id":1,"method":"ptx_queryTransactions","params":[{}]}]`)
 	f.Add(`{"jsonrpc":"2.0","id":null,"method":"ptx_getTransaction","params":[1]}`)
 	f.Add(`{"jsonrpc":"2.0","id":2,"method":"ptx_getTransactionFull","params":["tx1"]}`)
-	f.Add(`[{"jsonrpc":"2.0","id":4,"method":"ptx_prepareTransaction","params":[{"to":"g","data":{"to":"a","amount":1}}]},{"jsonrpc":"2.0","id":5,"method":"ptx_getPreparedTransaction","params":["tx1"]}]`)
+	f.Add(`[{"jsonrpc":"2.0","id":4,"method":"ptx_prepareTransaction","params":[{"from":"p","to":"g","data":{"to":"a","amount":1}}]},{"jsonrpc":"2.0","id":5,"method":"ptx_getPreparedTransaction","params":["tx1"]}]`)
 	f.Add(`{"jsonrpc":"2.0","id":3,"method":"ptx_call","params":[{"to":"g","function":"balanceOf","data":{"owner":"a"}}]}`)
 	f.Fuzz(func(t *testing.T, body string) {
-		h := ptx.Handler{B: &backend{st: memstore.NewDistseq()}}
+		h := ptx.Handler{B: newBackend(t)}
 		code, got := call(t, h, []auth.Role{auth.RoleAdmin}, body)
 		if code == http.StatusNoContent {
 			return

@@ -3,11 +3,14 @@ package sim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"testing"
 
+	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/distseq"
+	"github.com/ordolabs/ordo/internal/distseq/cluster"
 	"github.com/ordolabs/ordo/internal/store"
 )
 
@@ -116,4 +119,35 @@ func TestDistActionRoundTrip(t *testing.T) {
 	if _, err := ParseDistAction("explode {}"); err == nil {
 		t.Fatal("an unknown action was read")
 	}
+}
+
+// TestDistseqPlantedOwnerViolation plants a spend by the wrong owner: a
+// confirmation, as the checker reads it from the chain, of an intent that
+// spent the first minted coin of every member (owned round robin by the
+// members' owners, so all but one of another node's). The owner-spends
+// check must name it.
+func TestDistseqPlantedOwnerViolation(t *testing.T) {
+	seed := distSeeds(t, 3)[0]
+	t.Logf("seed %d (replay: ORDO_SEED=%d)", seed, seed)
+	planted := false
+	cfg := DistConfig{Seed: seed, Steps: 150, ShrinkBudget: -1}
+	cfg.mutate = func(w *distWorld, _ int) {
+		for _, id := range w.acked {
+			if planted || w.seen.final[id] != distseq.Confirmed {
+				continue
+			}
+			var spends []string
+			for i := range w.c.Nodes() {
+				spends = append(spends, fmt.Sprintf("%s-mint-%d", cluster.Group(0), i))
+			}
+			w.audit.fresh = append(w.audit.fresh, devchain.IntentConfirmed{Group: cluster.Group(0), TxID: id, Spends: spends})
+			planted = true
+		}
+	}
+	_, err := RunDistseq(context.Background(), cfg)
+	var v *DistViolation
+	if !errors.As(err, &v) || v.Invariant != "owner-spends" {
+		t.Fatalf("planted owner violation not caught (planted %v): %v", planted, err)
+	}
+	t.Log(v)
 }

@@ -8,8 +8,8 @@ type DistKind string
 // The actions of a distributed-sequencer simulation. Node indexes are taken
 // modulo the committee size, so an action list runs on any cluster.
 const (
-	// DSubmit hands node Node an intent of Amount to "to<Node>" on active
-	// contract Group; Key > 0 gives it the idempotency key "k<Key>" (a
+	// DSubmit hands node Node an intent of Amount from its owner
+	// (cluster.Owner) to the next node's, on active contract Group; Key > 0 gives it the idempotency key "k<Key>" (a
 	// key used before answers with its first transaction). A down node
 	// answers nothing: the intent is not acknowledged.
 	DSubmit DistKind = "submit"

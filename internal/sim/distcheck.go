@@ -11,6 +11,7 @@ import (
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/distseq"
 	"github.com/ordolabs/ordo/internal/distseq/cluster"
+	"github.com/ordolabs/ordo/internal/distseq/token"
 	"github.com/ordolabs/ordo/internal/store"
 )
 
@@ -25,6 +26,8 @@ type distAudit struct {
 	confirmed map[string]string          // txID -> group, from IntentConfirmed
 	unspent   map[string]map[string]bool // group -> unspent state ids (minted + created - spent)
 	spentBy   map[string]string          // "group/state" -> txID
+	// fresh are the intents confirmed since the owner check last ran.
+	fresh []devchain.IntentConfirmed
 }
 
 func newDistAudit() distAudit {
@@ -97,6 +100,7 @@ func (a *distAudit) take(name string, data []byte) error {
 			return distBroken("confirmed-once", "intent %s confirmed twice on chain (in %s, then in %s)", ic.TxID, g, ic.Group)
 		}
 		a.confirmed[ic.TxID] = ic.Group
+		a.fresh = append(a.fresh, ic)
 		for _, s := range ic.Spends {
 			k := ic.Group + "/" + s
 			if by, ok := a.spentBy[k]; ok {
@@ -129,6 +133,9 @@ func (w *distWorld) check(ctx context.Context) error {
 	if err := w.audit.update(ctx, w.c, w.cfg.FinalityDepth); err != nil {
 		return err
 	}
+	if err := w.checkOwners(ctx); err != nil {
+		return err
+	}
 	for _, n := range w.c.Nodes() {
 		if err := w.checkNode(ctx, n); err != nil {
 			return err
@@ -138,6 +145,47 @@ func (w *distWorld) check(ctx context.Context) error {
 	for _, id := range w.acked {
 		if err := w.checkIntent(ctx, id); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkOwners: every state an intent confirmed on chain spent belonged,
+// on chain, to the intent's from, an owner of the intent's sender node
+// (only the owner's node spends its states).
+func (w *distWorld) checkOwners(ctx context.Context) error {
+	fresh := w.audit.fresh
+	w.audit.fresh = nil
+	for _, ic := range fresh {
+		s := w.senderOf(ic.TxID)
+		n := w.c.Node(s)
+		if n == nil {
+			continue
+		}
+		rec, err := n.Store.DistseqIntent(ctx, ic.TxID)
+		if err != nil {
+			return distBroken("owner-spends", "intent %s confirmed on chain is unknown to its sender %s: %v", ic.TxID, s, err)
+		}
+		in, err := token.ParseIntent(rec.Payload)
+		if err != nil {
+			return distBroken("owner-spends", "intent %s confirmed on chain has no owner: %v", ic.TxID, err)
+		}
+		if _, node, _ := token.SplitOwner(in.From); node != string(s) {
+			return distBroken("owner-spends", "intent %s of node %s spends for %s, an owner of another node", ic.TxID, s, in.From)
+		}
+		for _, id := range ic.Spends {
+			args, _ := json.Marshal(map[string]string{"group": ic.Group, "id": id})
+			raw, err := w.c.Chain.Call(ctx, devchain.PrivacyGroupContract, "state", args)
+			if err != nil {
+				return err
+			}
+			var st devchain.PrivacyStateRecord
+			if err := json.Unmarshal(raw, &st); err != nil {
+				return err
+			}
+			if st.Owner != in.From {
+				return distBroken("owner-spends", "intent %s from %s spent state %s/%s of %q", ic.TxID, in.From, ic.Group, id, st.Owner)
+			}
 		}
 	}
 	return nil

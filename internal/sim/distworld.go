@@ -123,7 +123,7 @@ func (w *distWorld) apply(ctx context.Context, a DistAction) error {
 		if a.Prepare {
 			submit = w.c.Prepare
 		}
-		id, err := submit(ctx, n.ID, group, token.Intent{To: fmt.Sprintf("to%d", a.Node), Amount: a.Amount}, key)
+		id, err := submit(ctx, n.ID, group, token.Intent{From: cluster.Owner(n.ID), To: cluster.Owner(w.node(a.Node + 1).ID), Amount: a.Amount}, key)
 		switch {
 		case err == nil:
 			if _, ok := w.sender[id]; !ok {

@@ -88,7 +88,10 @@
 // (a revert goes back to the protocol for re-assembly). Invariants
 // (distcheck.go), after every action: no intent confirmed twice and no
 // state spent twice (nor a state spent that was never minted or created)
-// on chain; an acknowledged intent is kept by its sender; a sender's final
+// on chain; every state an intent confirmed on chain spent belonged, on
+// chain, to the intent's from, an owner of its sender node (owner-spends;
+// intents go from the sender's owner, cluster.Owner, to the next
+// member's); an acknowledged intent is kept by its sender; a sender's final
 // state (in its transitions and in its store) never changes; a node's view
 // of the chain never moves back while it is up, nor its store's cursor
 // ever; an intent Confirmed at its sender is confirmed on chain, one

@@ -34,7 +34,8 @@ type Config struct {
 	// named "g<i>". Defaults to 1.
 	Contracts int
 	// Coins and CoinAmount: each group is minted Coins coins of
-	// CoinAmount. Defaults to 200 coins of 1000.
+	// CoinAmount, owned round robin by the members' owners (Owner).
+	// Defaults to 200 coins of 1000.
 	Coins      int
 	CoinAmount uint64
 	// Threshold is each group's endorsement threshold (0: all members).
@@ -202,6 +203,11 @@ func (c *Cluster) Close() {
 	}
 }
 
+// Owner is node id's owner in the cluster, "u@<id>": the coins minted
+// are its, round robin over the members, and an intent without From
+// spends its node's.
+func Owner(id distseq.NodeID) string { return "u@" + string(id) }
+
 // Group returns the name of group i.
 func Group(i int) string { return fmt.Sprintf("g%d", i) }
 
@@ -223,6 +229,9 @@ func (c *Cluster) deploy(ctx context.Context, members []devchain.PrivacyMember) 
 			return fmt.Errorf("deploy %s: %w", g, err)
 		}
 		coins := token.Mint(g+"-mint-", "", slices.Repeat([]uint64{c.cfg.CoinAmount}, c.cfg.Coins)...)
+		for j := range coins {
+			coins[j].Owner = Owner(distseq.NodeID(members[j%len(members)].ID)) // round robin over the members' owners
+		}
 		for len(coins) > 0 {
 			n := min(len(coins), 64)
 			ps := make([]devchain.PrivacyState, n)
@@ -290,6 +299,9 @@ func (c *Cluster) submit(ctx context.Context, id distseq.NodeID, group string, i
 	}
 	c.txSeq++
 	c.ref++
+	if in.From == "" {
+		in.From = Owner(id)
+	}
 	body, _ := json.Marshal(in)
 	txID := fmt.Sprintf("%s-tx%d", id, c.txSeq)
 	if err := n.step(ctx, distseq.InputSubmit{Ref: c.ref, TxID: txID, Contract: group, Key: key, Intent: body, Prepare: prepare}); err != nil {

@@ -24,15 +24,38 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/distseq"
 )
 
-// Intent is a transfer of Amount to To.
+// Intent is a transfer of Amount from From's coins to To. From is an
+// owner qualified by its node ("alice@node1"); To names the recipient (its
+// node qualifies it, as From).
 type Intent struct {
+	From   string `json:"from"`
 	To     string `json:"to"`
 	Amount uint64 `json:"amount"`
+}
+
+// ReasonInsufficient starts the reason of an intent whose from holds too
+// few coins: the API refuses it at intake with this code, and the sender
+// reverts with it an intent parked until ParkTimeout for want of them.
+const ReasonInsufficient = "insufficient_funds"
+
+// ReasonNotOwner starts the reason an endorser refuses an assembly that
+// spends a state its sender does not hold for one owner.
+const ReasonNotOwner = "not_owner"
+
+// SplitOwner splits an owner "name@node" into its name and node; ok is
+// false for an owner not qualified by a node.
+func SplitOwner(owner string) (name, node string, ok bool) {
+	i := strings.LastIndexByte(owner, '@')
+	if i <= 0 || i == len(owner)-1 {
+		return "", "", false
+	}
+	return owner[:i], owner[i+1:], true
 }
 
 // Coin is a coin state's data.
@@ -57,8 +80,8 @@ func ParseIntent(b []byte) (Intent, error) {
 	if err := json.Unmarshal(b, &in); err != nil {
 		return Intent{}, fmt.Errorf("%w: %w", ErrIntent, err)
 	}
-	if in.To == "" || len(in.To) > devchain.MaxPrivacyID || in.Amount == 0 || in.Amount > MaxAmount {
-		return Intent{}, fmt.Errorf("%w: want {\"to\": a name of 1-%d bytes, \"amount\": 1..%d}", ErrIntent, devchain.MaxPrivacyID, uint64(MaxAmount))
+	if _, _, ok := SplitOwner(in.From); !ok || len(in.From) > devchain.MaxPrivacyID || in.To == "" || len(in.To) > devchain.MaxPrivacyID || in.Amount == 0 || in.Amount > MaxAmount {
+		return Intent{}, fmt.Errorf("%w: want {\"from\": name@node, \"to\": a name of 1-%d bytes, \"amount\": 1..%d}", ErrIntent, devchain.MaxPrivacyID, uint64(MaxAmount))
 	}
 	return in, nil
 }
@@ -78,7 +101,7 @@ func CoinOf(s distseq.StateRef) uint64 {
 	return c.Amount
 }
 
-// Covers reports whether the coins offered sum to the intent's amount.
+// Covers reports whether from's coins offered sum to the intent's amount.
 func (Domain) Covers(b []byte, offered []distseq.StateRef) bool {
 	in, err := ParseIntent(b)
 	if err != nil {
@@ -86,11 +109,20 @@ func (Domain) Covers(b []byte, offered []distseq.StateRef) bool {
 	}
 	var sum uint64
 	for _, s := range offered {
+		if s.Owner != in.From {
+			continue
+		}
 		if sum += CoinOf(s); sum >= in.Amount {
 			return true
 		}
 	}
 	return false
+}
+
+// Usable reports whether the intent may spend s: a coin of its from.
+func (Domain) Usable(b []byte, s distseq.StateRef) bool {
+	in, err := ParseIntent(b)
+	return err != nil || (s.Owner == in.From && CoinOf(s) > 0)
 }
 
 // Assemble spends coins of avail in order until they cover the amount.
@@ -99,11 +131,14 @@ func (Domain) Assemble(_, txID string, sender distseq.NodeID, b []byte, avail []
 	if err != nil {
 		return distseq.Assembly{}, err
 	}
+	if _, node, _ := SplitOwner(in.From); node != string(sender) {
+		return distseq.Assembly{}, fmt.Errorf("%s: %s is held by node %s, not by %s (%w)", ReasonNotOwner, in.From, node, sender, ErrIntent)
+	}
 	var a distseq.Assembly
 	var sum uint64
 	for _, s := range avail {
 		v := CoinOf(s)
-		if v == 0 {
+		if v == 0 || s.Owner != in.From {
 			continue
 		}
 		a.Spends = append(a.Spends, s.ID)
@@ -113,13 +148,39 @@ func (Domain) Assemble(_, txID string, sender distseq.NodeID, b []byte, avail []
 		}
 	}
 	if sum < in.Amount {
-		return distseq.Assembly{}, fmt.Errorf("%w: %d available, %d wanted", distseq.ErrNotReady, sum, in.Amount)
+		return distseq.Assembly{}, fmt.Errorf("%w: %s: %s has %d available, %d wanted", distseq.ErrNotReady, ReasonInsufficient, in.From, sum, in.Amount)
 	}
 	a.Creates = append(a.Creates, coin(txID+".0", in.To, in.Amount))
 	if sum > in.Amount {
-		a.Creates = append(a.Creates, coin(txID+".1", string(sender), sum-in.Amount))
+		a.Creates = append(a.Creates, coin(txID+".1", in.From, sum-in.Amount))
 	}
 	return a, nil
+}
+
+// CheckEndorsement is the endorser's check before it signs (Paladin's
+// noto notary's): every input is a coin of one owner qualified by the
+// sending node, and the outputs' amounts equal the inputs'.
+func (Domain) CheckEndorsement(_ string, sender distseq.NodeID, inputs []distseq.StateRef, a distseq.Assembly) error {
+	var in, out uint64
+	owner := ""
+	for _, s := range inputs {
+		_, node, ok := SplitOwner(s.Owner)
+		switch {
+		case !ok || node != string(sender):
+			return fmt.Errorf("%s: state %s belongs to %q, not to an owner of the sending node %s", ReasonNotOwner, s.ID, s.Owner, sender)
+		case owner != "" && s.Owner != owner:
+			return fmt.Errorf("%s: the inputs belong to %s and %s", ReasonNotOwner, owner, s.Owner)
+		}
+		owner = s.Owner
+		in += CoinOf(s)
+	}
+	for _, s := range a.Creates {
+		out += CoinOf(s)
+	}
+	if in != out {
+		return fmt.Errorf("unbalanced: the inputs hold %d, the outputs %d", in, out)
+	}
+	return nil
 }
 
 func coin(id, owner string, amount uint64) distseq.StateRef {
