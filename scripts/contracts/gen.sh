@@ -23,15 +23,21 @@ trap 'rm -rf "$TMP"' EXIT
 cd "$ROOT/scripts/contracts"
 npm ci --no-audit --no-fund --loglevel=error
 
-# Artifacts of contracts that no longer exist must not linger.
-rm -f "$OUT"/*.json "$OUT"/*_abigen.go
-names=$(node compile.js "$ROOT" "$OUT" "$TMP")
+# Everything is written to $TMP/out first: a failed step leaves the committed
+# files as they were.
+mkdir "$TMP/out"
+names=$(node compile.js "$ROOT" "$TMP/out" "$TMP")
 
 cd "$ROOT"
 for name in $names; do
 	lower=$(echo "$name" | tr '[:upper:]' '[:lower:]')
 	go run "$ABIGEN" --v2 --pkg contracts --type "$name" \
-		--abi "$TMP/$name.abi" --bin "$TMP/$name.bin" --out "$OUT/${lower}_abigen.go"
-	chmod 644 "$OUT/${lower}_abigen.go"
-	echo "wrote $OUT/$name.json and ${lower}_abigen.go"
+		--abi "$TMP/$name.abi" --bin "$TMP/$name.bin" --out "$TMP/out/${lower}_abigen.go"
+done
+
+# Artifacts of contracts that no longer exist must not linger.
+rm -f "$OUT"/*.json "$OUT"/*_abigen.go
+for f in "$TMP"/out/*; do
+	install -m 644 "$f" "$OUT/"
+	echo "wrote ${OUT#"$ROOT"/}/$(basename "$f")"
 done
