@@ -93,4 +93,9 @@ function main() {
   console.log(names.join('\n'));
 }
 
-main();
+try {
+  main();
+} catch (e) {
+  console.error(`compile.js: ${e.message}`);
+  process.exit(1);
+}
