@@ -82,9 +82,8 @@ func newHarness(t *testing.T) *harness {
 
 // throughOsaka pins the simulated chain to the forks Ethereum runs today,
 // through Osaka. Its default also turns on the unreleased Amsterdam and Bogota
-// rules, whose state-gas metering (EIP-8037) about doubles the gas of an
-// intent and moves gasleft(): a chain that adopts them needs the router's
-// figures and its out-of-gas guard measured again (docs/evm-contracts.md).
+// rules, whose state-gas metering (EIP-8037) triples the gas of an intent and
+// defeats the router's out-of-gas guard (docs/evm-contracts.md).
 func throughOsaka(_ *node.Config, e *ethconfig.Config) {
 	cfg := *e.Genesis.Config
 	cfg.AmsterdamTime, cfg.BogotaTime = nil, nil
