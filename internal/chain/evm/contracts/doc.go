@@ -1,0 +1,16 @@
+// Package contracts holds ordo's EVM contracts as built from contracts/*.sol:
+// one artifact per deployable contract (<Name>.json: ABI, creation and runtime
+// bytecode, compiler and settings, the sha256 of its sources) and its abigen v2
+// binding (<name>_abigen.go).
+//
+// Invariants:
+//   - Every file here but this one, artifacts.go and the tests is written by
+//     scripts/contracts/gen.sh and committed: building ordo needs no npm.
+//   - An artifact records the sha256 of each source file it was compiled from
+//     and of the toolchain's files (compile.js, gen.sh, package-lock.json);
+//     TestArtifactsMatchSources fails when any of them changed since, and when
+//     a binding's ABI or bytecode differs from its artifact's.
+//   - OrdoRouter applies an intent (execute(memo, calls)) at most once per uid
+//     = keccak256(memo), only for an authorized submitter, its calls all or
+//     none, and reports the outcome as an event (docs/evm-contracts.md).
+package contracts
