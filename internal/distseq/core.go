@@ -134,6 +134,10 @@ var (
 	ErrBadIntent = errors.New("distseq: invalid intent")
 	// ErrDuplicate: the transaction id is in flight already.
 	ErrDuplicate = errors.New("distseq: transaction id in use")
+	// ErrKeyConflict: an idempotency key in flight for an intent of other
+	// content (another contract, intent, or prepare instead of send or
+	// the reverse).
+	ErrKeyConflict = errors.New("distseq: idempotency key in use for another intent")
 	// ErrNotStarted: an input before InputStart.
 	ErrNotStarted = errors.New("distseq: core not started")
 )

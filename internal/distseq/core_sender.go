@@ -61,6 +61,14 @@ func (c *Core) onSubmit(in InputSubmit) {
 	fail := func(err error) { c.ready.Replies = append(c.ready.Replies, Reply{Ref: in.Ref, Err: err}) }
 	if in.Key != "" {
 		if id, ok := c.keys[in.Key]; ok {
+			// the same intent again is answered its id; another one is
+			// refused
+			if t := c.txs[id]; t != nil {
+				if err := CheckKey(store.DistseqIntent{TxID: id, Contract: t.contract, Payload: t.intent, Prepare: t.prepare}, in); err != nil {
+					fail(err)
+					return
+				}
+			}
 			c.ready.Replies = append(c.ready.Replies, Reply{Ref: in.Ref, TxID: id})
 			return
 		}
@@ -84,6 +92,18 @@ func (c *Core) onSubmit(in InputSubmit) {
 		IdempotencyKey: t.key, Payload: t.intent, Status: "pending", Prepare: t.prepare, CreatedAt: c.now, UpdatedAt: c.now})
 	c.ready.Replies = append(c.ready.Replies, Reply{Ref: in.Ref, TxID: t.id})
 	c.handle(t)
+}
+
+// CheckKey reports whether in may be answered with rec, the intent its
+// idempotency key names: nil for the same intent (contract, intent and
+// prepare alike), an error wrapping ErrKeyConflict for another one (a send
+// answered with a prepared intent's id would wait for ever for a caller
+// who never sends it).
+func CheckKey(rec store.DistseqIntent, in InputSubmit) error {
+	if rec.Contract != in.Contract || rec.Prepare != in.Prepare || !bytes.Equal(rec.Payload, in.Intent) {
+		return fmt.Errorf("%w: key %q names %s", ErrKeyConflict, in.Key, rec.TxID)
+	}
+	return nil
 }
 
 func (c *Core) newTx(id, addr, key string, intent []byte, created time.Time) *senderTx {
