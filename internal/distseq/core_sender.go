@@ -40,8 +40,11 @@ type senderTx struct {
 	retryAt   time.Time // Pending or Parked: handle again then
 	parkedAt  time.Time
 
-	submitter  NodeID
-	lastSubHB  time.Time
+	submitter NodeID
+	lastSubHB time.Time
+	// dispRange: this node's range when the dispatch was granted (or
+	// learned of from a submitter heartbeat); DispatchRanges later the
+	// sender delegates again.
 	dispRange  uint64
 	reverts    int
 	redelegate int // delegations made, for metrics and tests
@@ -168,11 +171,13 @@ func (c *Core) handle(t *senderTx) {
 	}
 }
 
-// holding: submitter heartbeats for a previous range are still arriving;
-// nothing is delegated to the new range's coordinator until that range's
-// dispatched transactions are confirmed (seed 003, switchover).
+// holding: submitter heartbeats for the previous range are still
+// arriving; nothing is delegated to the new range's coordinator until that
+// range's dispatched transactions are confirmed (seed 003, switchover).
+// Dispatches of older ranges hold nothing: a submitter stuck on them would
+// hold every sender of the contract for as long as it heartbeats.
 func (c *Core) holding(k *contract) bool {
-	return c.now.Before(k.flushUntil) && k.flushRange < c.rangeIndex(c.height)
+	return c.now.Before(k.flushUntil) && k.flushRange+1 == c.rangeIndex(c.height)
 }
 
 func (c *Core) delegate(k *contract, t *senderTx, coord NodeID) {
@@ -337,7 +342,7 @@ func (c *Core) onRequestDispatchConfirmation(from NodeID, env *distseqpb.Envelop
 	})
 	if ok && t.state != Prepared {
 		c.answered("deleg:" + t.id)
-		t.lastSubHB, t.dispRange = c.now, t.delegRange
+		t.lastSubHB, t.dispRange = c.now, c.rangeIndex(c.height)
 		c.become(t, Prepared)
 	}
 }
@@ -420,7 +425,8 @@ func (c *Core) senderTimers(t *senderTx) {
 			c.handle(t)
 		}
 	case Prepared, Dispatched:
-		if c.now.Sub(t.lastSubHB) >= subTimeout {
+		late := t.state == Dispatched && !t.prepare && c.rangeIndex(c.height) >= t.dispRange+uint64(c.cfg.DispatchRanges)
+		if c.now.Sub(t.lastSubHB) >= subTimeout || late {
 			c.become(t, Pending)
 			c.handle(t)
 		}

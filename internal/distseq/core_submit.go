@@ -220,7 +220,7 @@ func (c *Core) onSubmitterHeartbeat(from NodeID, addr string, m *distseqpb.Submi
 				t.retryAt = c.now
 			}
 		}
-	case len(ids) > 0 && uint64(max(0, m.GetRangeIndex())) < c.rangeIndex(c.height):
+	case len(ids) > 0 && uint64(max(0, m.GetRangeIndex()))+1 == c.rangeIndex(c.height):
 		k.flushUntil = c.now.Add(time.Duration(c.cfg.SubmitterMisses) * c.cfg.HeartbeatInterval)
 		k.flushRange, k.flushFrom = uint64(m.GetRangeIndex()), from
 	}
@@ -232,6 +232,7 @@ func (c *Core) onSubmitterHeartbeat(from NodeID, addr string, m *distseqpb.Submi
 		if t.state != Dispatched { // e.g. after this sender restarted: the submitter has it
 			c.answered("deleg:" + t.id)
 			c.become(t, Dispatched)
+			t.dispRange = c.rangeIndex(c.height)
 		}
 		t.submitter, t.lastSubHB = from, c.now
 	}
