@@ -38,7 +38,8 @@
 //     handshake and its rejections, OnAssembleRequest, the dispatch
 //     confirmation (granted to the active delegation only), the sender's
 //     timers (delegation timeout, missing heartbeats, submitter
-//     heartbeats, parking).
+//     heartbeats, a dispatch DispatchRanges ranges late, parking; the
+//     liveness rules of docs/distseq.md).
 //   - core_coord.go: "Coordinators transaction state" (Queued, Assembling,
 //     Attestation, Confirmation, Dispatched; Abandoned when it leaves),
 //     OnDelegationCommand, "Coordinate transaction" (one assembly at a
