@@ -28,6 +28,7 @@ const (
 	DefaultMaxReverts        = 20
 	DefaultIdleAfter         = 3 * time.Second
 	DefaultMaxAssembling     = 32
+	DefaultDispatchRanges    = 2
 )
 
 // CoreConfig configures one node's distributed sequencer core.
@@ -64,6 +65,14 @@ type CoreConfig struct {
 	// transaction before it re-delegates it (README, decisions: the
 	// document's empty "Submitter becomes unavailable"). Defaults to 5.
 	SubmitterMisses int
+	// DispatchRanges is how many coordinator ranges past the one a
+	// dispatch was made in a sender waits for it to be confirmed, even
+	// while its submitter heartbeats it, before it delegates the
+	// transaction again (a submitter whose own queue is stuck behind
+	// dispatches it lost in a crash may take many minutes; the base
+	// ledger's at-most-once rule protects the intent). A prepared
+	// transaction waits for its caller instead. Defaults to 2.
+	DispatchRanges int
 	// ParkRetry is how often a parked transaction (its assembly found no
 	// funds) is tried again. Defaults to 1s.
 	ParkRetry time.Duration
@@ -105,6 +114,9 @@ func (c CoreConfig) withDefaults() CoreConfig {
 	if c.SubmitterMisses == 0 {
 		c.SubmitterMisses = DefaultSubmitterMisses
 	}
+	if c.DispatchRanges == 0 {
+		c.DispatchRanges = DefaultDispatchRanges
+	}
 	if c.ParkRetry == 0 {
 		c.ParkRetry = DefaultParkRetry
 	}
@@ -134,6 +146,10 @@ var (
 	ErrBadIntent = errors.New("distseq: invalid intent")
 	// ErrDuplicate: the transaction id is in flight already.
 	ErrDuplicate = errors.New("distseq: transaction id in use")
+	// ErrKeyConflict: an idempotency key in flight for an intent of other
+	// content (another contract, intent, or prepare instead of send or
+	// the reverse).
+	ErrKeyConflict = errors.New("distseq: idempotency key in use for another intent")
 	// ErrNotStarted: an input before InputStart.
 	ErrNotStarted = errors.New("distseq: core not started")
 )

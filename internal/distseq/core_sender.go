@@ -45,8 +45,11 @@ type senderTx struct {
 	// reason once ParkTimeout passed).
 	parkReason string
 
-	submitter  NodeID
-	lastSubHB  time.Time
+	submitter NodeID
+	lastSubHB time.Time
+	// dispRange: this node's range when the dispatch was granted (or
+	// learned of from a submitter heartbeat); DispatchRanges later the
+	// sender delegates again.
 	dispRange  uint64
 	reverts    int
 	redelegate int // delegations made, for metrics and tests
@@ -66,6 +69,14 @@ func (c *Core) onSubmit(in InputSubmit) {
 	fail := func(err error) { c.ready.Replies = append(c.ready.Replies, Reply{Ref: in.Ref, Err: err}) }
 	if in.Key != "" {
 		if id, ok := c.keys[in.Key]; ok {
+			// the same intent again is answered its id; another one is
+			// refused
+			if t := c.txs[id]; t != nil {
+				if err := CheckKey(store.DistseqIntent{TxID: id, Contract: t.contract, Payload: t.intent, Prepare: t.prepare}, in); err != nil {
+					fail(err)
+					return
+				}
+			}
 			c.ready.Replies = append(c.ready.Replies, Reply{Ref: in.Ref, TxID: id})
 			return
 		}
@@ -89,6 +100,18 @@ func (c *Core) onSubmit(in InputSubmit) {
 		IdempotencyKey: t.key, Payload: t.intent, Status: "pending", Prepare: t.prepare, CreatedAt: c.now, UpdatedAt: c.now})
 	c.ready.Replies = append(c.ready.Replies, Reply{Ref: in.Ref, TxID: t.id})
 	c.handle(t)
+}
+
+// CheckKey reports whether in may be answered with rec, the intent its
+// idempotency key names: nil for the same intent (contract, intent and
+// prepare alike), an error wrapping ErrKeyConflict for another one (a send
+// answered with a prepared intent's id would wait for ever for a caller
+// who never sends it).
+func CheckKey(rec store.DistseqIntent, in InputSubmit) error {
+	if rec.Contract != in.Contract || rec.Prepare != in.Prepare || !bytes.Equal(rec.Payload, in.Intent) {
+		return fmt.Errorf("%w: key %q names %s", ErrKeyConflict, in.Key, rec.TxID)
+	}
+	return nil
 }
 
 func (c *Core) newTx(id, addr, key string, intent []byte, created time.Time) *senderTx {
@@ -153,11 +176,13 @@ func (c *Core) handle(t *senderTx) {
 	}
 }
 
-// holding: submitter heartbeats for a previous range are still arriving;
-// nothing is delegated to the new range's coordinator until that range's
-// dispatched transactions are confirmed (seed 003, switchover).
+// holding: submitter heartbeats for the previous range are still
+// arriving; nothing is delegated to the new range's coordinator until that
+// range's dispatched transactions are confirmed (seed 003, switchover).
+// Dispatches of older ranges hold nothing: a submitter stuck on them would
+// hold every sender of the contract for as long as it heartbeats.
 func (c *Core) holding(k *contract) bool {
-	return c.now.Before(k.flushUntil) && k.flushRange < c.rangeIndex(c.height)
+	return c.now.Before(k.flushUntil) && k.flushRange+1 == c.rangeIndex(c.height)
 }
 
 func (c *Core) delegate(k *contract, t *senderTx, coord NodeID) {
@@ -333,7 +358,7 @@ func (c *Core) onRequestDispatchConfirmation(from NodeID, env *distseqpb.Envelop
 	})
 	if ok && t.state != Prepared {
 		c.answered("deleg:" + t.id)
-		t.lastSubHB, t.dispRange = c.now, t.delegRange
+		t.lastSubHB, t.dispRange = c.now, c.rangeIndex(c.height)
 		c.become(t, Prepared)
 	}
 }
@@ -416,7 +441,8 @@ func (c *Core) senderTimers(t *senderTx) {
 			c.handle(t)
 		}
 	case Prepared, Dispatched:
-		if c.now.Sub(t.lastSubHB) >= subTimeout {
+		late := t.state == Dispatched && !t.prepare && c.rangeIndex(c.height) >= t.dispRange+uint64(c.cfg.DispatchRanges)
+		if c.now.Sub(t.lastSubHB) >= subTimeout || late {
 			c.become(t, Pending)
 			c.handle(t)
 		}

@@ -314,14 +314,22 @@ func (c *Core) senderDistributes(k *contract, t *senderTx, e ChainEvent) {
 	}
 }
 
+// onLoaded holds the unspent states the store has for a contract: all of
+// them at the contract's first load; at a refresh (a received
+// distribution), those not held yet and not the coordinator's speculative
+// outputs (the store's spent flags win over the message's copy).
 func (c *Core) onLoaded(in InputLoaded) {
 	k := c.active[in.Contract]
-	if k == nil || k.loaded {
+	if k == nil {
 		return
 	}
+	refresh := k.loaded
 	k.loaded = true
 	for _, s := range in.States {
 		if s.Spent || len(s.Data) == 0 {
+			continue
+		}
+		if refresh && (k.states[s.ID] != nil || (k.coord != nil && k.coord.spec[s.ID] != nil)) {
 			continue
 		}
 		k.hold(refOf(s), s.Height)

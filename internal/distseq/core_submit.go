@@ -220,7 +220,7 @@ func (c *Core) onSubmitterHeartbeat(from NodeID, addr string, m *distseqpb.Submi
 				t.retryAt = c.now
 			}
 		}
-	case len(ids) > 0 && uint64(max(0, m.GetRangeIndex())) < c.rangeIndex(c.height):
+	case len(ids) > 0 && uint64(max(0, m.GetRangeIndex()))+1 == c.rangeIndex(c.height):
 		k.flushUntil = c.now.Add(time.Duration(c.cfg.SubmitterMisses) * c.cfg.HeartbeatInterval)
 		k.flushRange, k.flushFrom = uint64(m.GetRangeIndex()), from
 	}
@@ -232,6 +232,7 @@ func (c *Core) onSubmitterHeartbeat(from NodeID, addr string, m *distseqpb.Submi
 		if t.state != Dispatched { // e.g. after this sender restarted: the submitter has it
 			c.answered("deleg:" + t.id)
 			c.become(t, Dispatched)
+			t.dispRange = c.rangeIndex(c.height)
 		}
 		t.submitter, t.lastSubHB = from, c.now
 	}
@@ -329,7 +330,7 @@ func (c *Core) distributeCreated(k *contract, txID string, a Assembly, height ui
 	for _, st := range a.Creates {
 		msg.States = append(msg.States, &distseqpb.DistributedState{Id: st.ID, Owner: st.Owner, Data: st.Data, CreatedBy: txID})
 	}
-	c.keepStates(k, msg, height)
+	c.keepStates(k, msg, height, true)
 	for _, m := range k.g.members {
 		if m == c.cfg.Self {
 			continue
@@ -343,17 +344,41 @@ func (c *Core) distributeCreated(k *contract, txID string, a Assembly, height ui
 	}
 }
 
-// keepStates writes distributed states into this node's store (and its
-// in-memory copy when the contract is loaded).
-func (c *Core) keepStates(k *contract, d *distseqpb.DistributeData, height uint64) {
+// keepStates writes distributed states into this node's store and, when
+// hold is set and the contract is loaded, into its in-memory copy. hold is
+// for the states of a confirmation this node's indexer is reading now (its
+// own submission's or its own prepared intent's): a later event of the same
+// batch that spends them unholds them.
+func (c *Core) keepStates(k *contract, d *distseqpb.DistributeData, height uint64, hold bool) {
 	for _, s := range d.GetStates() {
 		ref := StateRef{ID: s.GetId(), Owner: s.GetOwner(), Data: s.GetData(), CreatedBy: s.GetCreatedBy()}
 		c.ready.Batch.States = append(c.ready.Batch.States, store.DistseqState{Contract: d.GetContractAddress(), ID: ref.ID,
 			Data: stateData(ref), CreatedBy: ref.CreatedBy, Height: height})
-		if k != nil && k.loaded && (k.coord == nil || k.coord.spec[ref.ID] == nil) {
+		if hold && k != nil && k.loaded && (k.coord == nil || k.coord.spec[ref.ID] == nil) {
 			k.hold(ref, height)
 		}
 	}
+}
+
+// refresh asks the driver to read k's unspent states again once this
+// step's batch is committed (onLoaded holds those it lacks). A received
+// distribution is held this way, not from the message: this node's indexer
+// may have read the event that spent a state before the state's
+// distribution arrived (the creator and its spender confirmed in one block,
+// a distribution resent after its ack was lost); the store keeps such a
+// state spent, where holding it from the message would offer a spent state
+// to every assembly (each one reverting) and keep a prepared transaction
+// that spends it dispatched for ever.
+func (c *Core) refresh(k *contract) {
+	if k == nil || !k.loaded {
+		return
+	}
+	for _, e := range c.ready.Effects {
+		if e.Kind == EffectLoad && e.Contract == k.addr {
+			return
+		}
+	}
+	c.ready.Effects = append(c.ready.Effects, Effect{Kind: EffectLoad, Contract: k.addr})
 }
 
 // onDistributeData: the receiver commits the states, then acknowledges
@@ -367,7 +392,9 @@ func (c *Core) onDistributeData(from NodeID, env *distseqpb.Envelope, m *distseq
 	// no memory of what was received: a repeat is written again (the
 	// store's merge makes that a no-op) and acknowledged again
 	c.ready.Batch.Received = append(c.ready.Batch.Received, m.GetDistributionId())
-	c.keepStates(c.active[m.GetContractAddress()], m, c.height)
+	k := c.active[m.GetContractAddress()]
+	c.keepStates(k, m, c.height, false)
+	c.refresh(k)
 	c.reply(from, env, func(r *distseqpb.Envelope) {
 		r.Body = &distseqpb.Envelope_DistributeDataAck{DistributeDataAck: &distseqpb.DistributeDataAcknowledgement{DistributionId: m.GetDistributionId()}}
 	})

@@ -251,7 +251,9 @@ type EffectKind uint8
 
 // The effects.
 const (
-	// EffectLoad: read the unspent states of Contract; answer InputLoaded.
+	// EffectLoad: read the unspent states of Contract (when it wakes, and
+	// again after a distribution of its states arrived); answer
+	// InputLoaded.
 	EffectLoad EffectKind = iota + 1
 	// EffectDispatch: submit Payload (the domain's confirm call) for TxID
 	// to the base ledger through the node's sequencer, idempotently by

@@ -38,7 +38,8 @@
 //     handshake and its rejections, OnAssembleRequest, the dispatch
 //     confirmation (granted to the active delegation only), the sender's
 //     timers (delegation timeout, missing heartbeats, submitter
-//     heartbeats, parking).
+//     heartbeats, a dispatch DispatchRanges ranges late, parking; the
+//     liveness rules of docs/distseq.md).
 //   - core_coord.go: "Coordinators transaction state" (Queued, Assembling,
 //     Attestation, Confirmation, Dispatched; Abandoned when it leaves),
 //     OnDelegationCommand, "Coordinate transaction" (one assembly at a
@@ -121,6 +122,13 @@
 //     is assembled again, and so is everything assembled on the copy's
 //     outputs, which never land (its outputs are held only when the
 //     confirmed digest is its own assembly's);
+//   - the states a node holds are those its store keeps unspent: a
+//     received distribution is held once read back from the store after
+//     its commit, so a state this node's indexer saw spent before its
+//     distribution arrived is never offered again (docs/distseq.md);
+//   - an idempotency key names one intent: a submit asking for another
+//     intent with it is refused (ErrKeyConflict), never answered the
+//     other's id;
 //   - a prepare-only transaction is never handed to a Submitter, and its
 //     outputs are never offered to another assembly before it is confirmed;
 //   - a contract with nothing in flight releases its in-memory state after

@@ -109,7 +109,7 @@ func (n *Node) Dispatched(in InputDispatched) { n.inbox.Put(envelope{in: in}) }
 
 // Submit is ptx_sendTransaction: the intent is committed before it
 // returns the transaction id (an idempotency key already known returns
-// the same id).
+// the same id for the same intent, and ErrKeyConflict for another).
 func (n *Node) Submit(ctx context.Context, contract, key string, intent []byte) (string, error) {
 	return n.submit(ctx, InputSubmit{Contract: contract, Key: key, Intent: intent})
 }
@@ -126,6 +126,9 @@ func (n *Node) submit(ctx context.Context, in InputSubmit) (string, error) {
 	key := in.Key
 	if key != "" {
 		if rec, err := n.cfg.Store.DistseqIntentByKey(ctx, key); err == nil {
+			if err := CheckKey(rec, in); err != nil {
+				return "", err
+			}
 			return rec.TxID, nil
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return "", err

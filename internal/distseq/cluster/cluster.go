@@ -292,17 +292,20 @@ func (c *Cluster) submit(ctx context.Context, id distseq.NodeID, group string, i
 	if n == nil || n.core == nil {
 		return "", fmt.Errorf("cluster: node %s is down", id)
 	}
+	if in.From == "" {
+		in.From = Owner(id)
+	}
+	body, _ := json.Marshal(in)
 	if key != "" {
 		if rec, err := n.Store.DistseqIntentByKey(ctx, key); err == nil {
+			if err := distseq.CheckKey(rec, distseq.InputSubmit{Contract: group, Key: key, Intent: body, Prepare: prepare}); err != nil {
+				return "", err
+			}
 			return rec.TxID, nil
 		}
 	}
 	c.txSeq++
 	c.ref++
-	if in.From == "" {
-		in.From = Owner(id)
-	}
-	body, _ := json.Marshal(in)
 	txID := fmt.Sprintf("%s-tx%d", id, c.txSeq)
 	if err := n.step(ctx, distseq.InputSubmit{Ref: c.ref, TxID: txID, Contract: group, Key: key, Intent: body, Prepare: prepare}); err != nil {
 		return "", err
