@@ -24,7 +24,7 @@ func (n *Node) perform(ctx context.Context, e Effect) Input {
 		return n.report(ctx, e)
 	case EffectCheck:
 		leader, ok := n.recordedResult(ctx, e.Walk)
-		in := Checked(time.Time{}, e.ID, n.ours[leader])
+		in := Checked(time.Time{}, e.ID, n.chans.Load().ours[leader])
 		in.Recorded = map[bool]string{true: "ok", false: "failed"}[ok]
 		return in
 	}

@@ -9,7 +9,9 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
@@ -58,8 +60,8 @@ type Config struct {
 	// Key signs tool invocations (the leader's id is its address).
 	// Defaults to none: invocations are unsigned.
 	Key ed25519.PrivateKey
-	// Core tunes the core; Core.Accounts (one per channel) is required
-	// (see Channels).
+	// Core tunes the core; Core.Accounts (one per channel, see Channels)
+	// is required by Run: given here, or by SetChannels before Run.
 	Core CoreConfig
 	// Workflow and Registry name the contracts. Default to "workflow" and
 	// "registry".
@@ -95,7 +97,9 @@ type Node struct {
 	log  *slog.Logger
 	tr   *traceWriter
 	defs *toolCache
-	ours map[string]bool
+	// chans are the channels' accounts (Core.Accounts, or SetChannels'):
+	// read when a core is built and by the effects.
+	chans atomic.Pointer[channelSet]
 	// slot holds the current Loop: Run may run again after it returned
 	// (the engine standing by for its lease once more).
 	slot *engine.Slot[*Loop]
@@ -105,9 +109,6 @@ type Node struct {
 func New(cfg Config) (*Node, error) {
 	if cfg.Store == nil || cfg.Sequencer == nil || cfg.Records == nil || cfg.Chain == nil {
 		return nil, errors.New("leader: a store, a sequencer, its records and a chain are required")
-	}
-	if len(cfg.Core.Accounts) == 0 {
-		return nil, errors.New("leader: no channel: the leader holds no leader cap (grant one with the workflow's grant_leader_cap)")
 	}
 	if cfg.Workflow == "" {
 		cfg.Workflow = DefaultWorkflow
@@ -136,12 +137,48 @@ func New(cfg Config) (*Node, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	n := &Node{cfg: cfg, log: cfg.Logger, tr: newTraceWriter(cfg.Trace), defs: newToolCache(), ours: map[string]bool{}, slot: engine.NewSlot[*Loop]()}
-	for _, a := range cfg.Core.Accounts {
-		n.ours[a] = true
-	}
+	n := &Node{cfg: cfg, log: cfg.Logger, tr: newTraceWriter(cfg.Trace), defs: newToolCache(), slot: engine.NewSlot[*Loop]()}
+	n.chans.Store(newChannelSet(cfg.Core.Accounts))
 	return n, nil
 }
+
+// channelSet is the accounts of the channels, one per channel, and the
+// set of them.
+type channelSet struct {
+	accounts []string
+	ours     map[string]bool
+}
+
+func newChannelSet(accounts []string) *channelSet {
+	s := &channelSet{accounts: slices.Clone(accounts), ours: map[string]bool{}}
+	for _, a := range accounts {
+		s.ours[a] = true
+	}
+	return s
+}
+
+// SetChannels sets the channels' accounts (Config.Core.Accounts), one per
+// channel as Channels returns them: a node that reads them once its chain
+// answers sets them before Run. A core reads them when it is built (at
+// Run): a core already running keeps those it was built with.
+func (n *Node) SetChannels(accounts []string) error {
+	if len(accounts) == 0 {
+		return errors.New("leader: no channel: the leader holds no leader cap (grant one with the workflow's grant_leader_cap)")
+	}
+	n.chans.Store(newChannelSet(accounts))
+	return nil
+}
+
+// ErrCannotLead marks Channels' refusal of an account the chain answered
+// about: it holds no leader cap, or no funds. Trying again cannot help
+// until its admin or its owner acts.
+var ErrCannotLead = errors.New("leader: the account cannot lead")
+
+// cannotLead is an ErrCannotLead with its sentence.
+type cannotLead struct{ msg string }
+
+func (e *cannotLead) Error() string        { return e.msg }
+func (e *cannotLead) Is(target error) bool { return target == ErrCannotLead }
 
 // Channels reads on chain the leader caps each account holds and returns
 // one entry per cap (an account with two caps runs two channels), after
@@ -161,14 +198,14 @@ func Channels(ctx context.Context, c chain.Chain, workflow string, accounts []ch
 			return nil, fmt.Errorf("leader: caps of %s: %w", a, err)
 		}
 		if caps.Caps == 0 {
-			return nil, fmt.Errorf("leader: account %s holds no leader cap on %s: its admin grants one with grant_leader_cap {leader: %q}", a, workflow, a)
+			return nil, &cannotLead{fmt.Sprintf("leader: account %s holds no leader cap on %s: its admin grants one with grant_leader_cap {leader: %q}", a, workflow, a)}
 		}
 		acct, err := c.Account(ctx, a)
 		if err != nil {
 			return nil, fmt.Errorf("leader: reading account %s: %w", a, err)
 		}
 		if acct.Balance == 0 {
-			return nil, fmt.Errorf("leader: account %s holds a leader cap but no funds to pay for its results: fund it", a)
+			return nil, &cannotLead{fmt.Sprintf("leader: account %s holds a leader cap but no funds to pay for its results: fund it", a)}
 		}
 		for range caps.Caps {
 			out = append(out, string(a))
@@ -195,14 +232,16 @@ func (n *Node) newCore(ctx context.Context) (*Core, error) {
 		return nil, fmt.Errorf("leader: load: %w", err)
 	}
 	now := n.cfg.Clock.Now().UTC()
-	core, err := NewCore(n.cfg.Core, now, snap)
+	cfg := n.cfg.Core
+	cfg.Accounts = n.chans.Load().accounts
+	core, err := NewCore(cfg, now, snap)
 	if err != nil {
 		return nil, err
 	}
 	// Tool definitions read before are stale for a core that runs again:
 	// another node may have indexed a registry change past them.
 	n.defs.reset()
-	n.tr.Start(n.cfg.Core, now, snap)
+	n.tr.Start(cfg, now, snap)
 	return core, nil
 }
 

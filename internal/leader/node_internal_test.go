@@ -20,6 +20,7 @@ func TestNewCoreDropsToolDefinitions(t *testing.T) {
 	defer st.Close()
 	n := &Node{cfg: Config{Store: st, Clock: clock.NewVirtual(clock.Epoch), Core: CoreConfig{Accounts: []string{"a"}}},
 		log: slog.New(slog.DiscardHandler), defs: newToolCache(), tr: newTraceWriter(nil)}
+	n.chans.Store(newChannelSet(n.cfg.Core.Accounts))
 	n.defs.defs["arith"] = toolDef{Tool: "arith", URL: "http://old.example", Version: 1}
 	if _, err := n.newCore(t.Context()); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -67,7 +68,8 @@ type Config struct {
 	Senders []SenderConfig
 	// Pins pin queues to senders: queue name → sender id (one of Senders).
 	// A pinned queue is sent only by its sender; a pinned sender serves only
-	// its queues. See CoreConfig.Pins. Defaults to none.
+	// its queues. See CoreConfig.Pins. Defaults to none; SetPins replaces
+	// them before Run.
 	Pins map[string]string
 	// Gated are queues that start closed: they take no new transaction
 	// until Gate opens them (see InputGate). Defaults to none.
@@ -148,6 +150,8 @@ type Node struct {
 	full     atomic.Bool   // the store refused the latest write for want of room (full.go)
 	fullWait time.Duration // the wait after a full store, doubling (loop only)
 	begun    int64         // records that left WAITING (loop only)
+	// pins are Config.Pins, or those of SetPins: read when a core is built.
+	pins atomic.Pointer[map[string]string]
 }
 
 // NewNode checks cfg and builds a node. Every allowed type must have a
@@ -239,11 +243,28 @@ func NewNode(cfg Config) (*Node, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("sequencer: %w", err)
 	}
+	n.pins.Store(&cfg.Pins)
 	if err := CheckPipelines(cfg.Pipelines); err != nil {
 		return nil, fmt.Errorf("sequencer: %w", err)
 	}
 	cfg.Store.SetOnEnqueued(n.enqueued) // new records reach the core in Seq order
 	return n, nil
+}
+
+// SetPins replaces Config.Pins, checked as NewNode checks them: a node
+// that learns its pins late (the leader's channels, read once its chain
+// answers) sets them before Run. A core reads the pins when it is built
+// (at Run, and at each reload from the store): a core already running
+// keeps those it was built with.
+func (n *Node) SetPins(pins map[string]string) error {
+	if err := checkPins(pins, func(id string) bool {
+		return slices.ContainsFunc(n.cfg.Senders, func(s SenderConfig) bool { return string(s.ID) == id })
+	}); err != nil {
+		return fmt.Errorf("sequencer: %w", err)
+	}
+	pins = maps.Clone(pins)
+	n.pins.Store(&pins)
+	return nil
 }
 
 // AllowedTypes returns the types intake accepts, sorted.
@@ -519,7 +540,7 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 			"confirmations", c, "reorgDepth", hd.ReorgDepth)
 	}
 	return n.newCore(CoreConfig{Policies: policies, Fees: n.cfg.Fees, InclusionTimeout: n.cfg.InclusionTimeout, Confirmations: n.cfg.Confirmations,
-		PollStatus: !canReadBlocks(n.cfg.Chain), Pins: n.cfg.Pins, Pipelines: n.cfg.Pipelines, Gated: n.cfg.Gated,
+		PollStatus: !canReadBlocks(n.cfg.Chain), Pins: *n.pins.Load(), Pipelines: n.cfg.Pipelines, Gated: n.cfg.Gated,
 		Shared: n.cfg.Owner != nil, WaitingWindow: n.waitingWindow(len(snap.WaitingQueues))}, n.cfg.Clock.Now(), snap)
 }
 
