@@ -19,8 +19,10 @@
 // chain records the chain's identity in the store, and a node whose chain
 // is another never runs its engines or its lease keeper; a PostgreSQL
 // store with an in-process devchain is refused. The engines run only once
-// the chain has answered: a node starts without its chain (intake works)
-// unless what it builds needs it (leader.accounts). A full store
+// the chain has answered: a node starts without its chain (intake works),
+// and with leader.accounts the leader's channels are read from the
+// chain's caps and set as the sequencer's pins and the leader's channels
+// before either runs (a core reads them when it is built). A full store
 // (store.ErrStorageFull) stops no engine for good: the sequencer waits
 // and loads again, the processor and the leader run again from the store.
 //

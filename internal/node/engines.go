@@ -76,20 +76,31 @@ func (n *Node) engineTrace(o Options, engine string) (*os.File, error) {
 	return f, nil
 }
 
+// leaderAccounts checks that each of the leader's accounts is one of the
+// node's keystore senders (no chain needed: Build checks it at once).
+func (n *Node) leaderAccounts(keys map[string]ed25519.PrivateKey) error {
+	for i, a := range n.Config.Leader.Accounts {
+		if keys[a] == nil {
+			return fmt.Errorf("leader.accounts[%d]: %s is not one of the node's keystore senders (senders: keyFile); a leader's results are signed by the account that holds the cap", i, a)
+		}
+	}
+	return nil
+}
+
 // leaderChannels reads the caps of the leader's accounts when the config
 // names any: one channel per cap, its queue leader/<i> pinned to the
 // account. It refuses to start when an account is not a keystore sender,
-// holds no cap or has no funds.
+// holds no cap or has no funds (leader.ErrCannotLead).
 func (n *Node) leaderChannels(ctx context.Context, c chain.Chain, keys map[string]ed25519.PrivateKey) ([]string, map[string]string, error) {
 	lc := n.Config.Leader
 	if len(lc.Accounts) == 0 {
 		return nil, nil, nil
 	}
+	if err := n.leaderAccounts(keys); err != nil {
+		return nil, nil, err
+	}
 	addrs := make([]chain.Address, len(lc.Accounts))
 	for i, a := range lc.Accounts {
-		if keys[a] == nil {
-			return nil, nil, fmt.Errorf("leader.accounts[%d]: %s is not one of the node's keystore senders (senders: keyFile); a leader's results are signed by the account that holds the cap", i, a)
-		}
 		addrs[i] = chain.Address(a)
 	}
 	channels, err := leader.Channels(ctx, c, cmp.Or(lc.Workflow, leader.DefaultWorkflow), addrs)

@@ -128,6 +128,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	}
 	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger, lock: lock, gate: newChainGate(o.Clock, o.Logger, cfg.Chain), stopGate: &api.Drain{}, clock: o.Clock}
 	n.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	chainDown := false // a remote chain that does not answer yet (startup.go)
 	if cfg.Chain == "" {
 		dc, err := devchain.New(devchain.Config{Seed: cfg.Devchain.Seed, BlockTime: time.Duration(cfg.Devchain.BlockTime), MaxBlockTxs: cfg.Devchain.MaxBlockTxs,
 			DataDir: filepath.Join(cfg.Data, "devchain"), Faults: cfg.Devchain.Faults.Update(), Clock: o.Clock, DevAccounts: 16})
@@ -139,10 +140,8 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	} else {
 		n.Chain = devchain.NewClient(cfg.Chain, nil)
 		if err := reachable(ctx, n.Chain, cfg.Chain); err != nil {
-			if err := n.withoutChain(err); err != nil { // startup.go
-				n.Close()
-				return nil, err
-			}
+			chainDown = true
+			n.withoutChain(err)            // startup.go
 			n.gate.fund = n.fundDevSenders // once it answers
 		}
 	}
@@ -200,14 +199,30 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		}
 		trace = n.trace
 	}
-	channels, pins, err := n.leaderChannels(ctx, metered, keys)
-	if err != nil {
-		n.Close()
-		return nil, err
-	}
-	if pins, err = pinReplication(cfg.Replication, senders, pins, n.log); err != nil {
-		n.Close()
-		return nil, err
+	var channels []string
+	var pins map[string]string
+	if chainDown && len(cfg.Leader.Accounts) > 0 {
+		// The leader's channels are read from the chain's caps once it
+		// answers, before the sequencer and the leader run (startup.go);
+		// what needs no chain is checked now.
+		if err := n.leaderAccounts(keys); err != nil {
+			n.Close()
+			return nil, err
+		}
+		if _, err := pinReplication(cfg.Replication, senders, nil, slog.New(slog.DiscardHandler)); err != nil {
+			n.Close()
+			return nil, err
+		}
+		n.gate.channels = n.lateChannels(metered, keys, senders)
+	} else {
+		if channels, pins, err = n.leaderChannels(ctx, metered, keys); err != nil {
+			n.Close()
+			return nil, err
+		}
+		if pins, err = pinReplication(cfg.Replication, senders, pins, n.log); err != nil {
+			n.Close()
+			return nil, err
+		}
 	}
 	gated, err := deposedQueues(ctx, cfg, st)
 	if err != nil {
@@ -246,7 +261,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		return nil, err
 	}
 	n.Processor = proc
-	if len(channels) > 0 {
+	if len(cfg.Leader.Accounts) > 0 {
 		if lead, err = n.leader(seq, n.fencedFor("leader", st), metered, keys, channels, o); err != nil {
 			n.Close()
 			return nil, err

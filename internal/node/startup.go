@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,18 +12,24 @@ import (
 	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/leader"
+	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
 )
 
-// The node's start. Build needs its chain only for what it cannot build
-// without (the leader's channels, read from the chain's caps); a remote
-// chain that does not answer yet is waited for by Serve. Serve serves the
-// API at once (intake commits to the store and is acknowledged) and holds
-// every engine, and on a shared store the lease keeper, until startup has
+// The node's start. Build does not need its chain: a remote chain that
+// does not answer yet is waited for by Serve. Serve serves the API at once
+// (intake commits to the store and is acknowledged) and holds every
+// engine, and on a shared store the lease keeper, until startup has
 // reached the chain and the store has taken its identity: the first node
 // to reach its chain records it (store.ChainStore), and a node whose chain
 // is another keeps its engines stopped, says so in its log and answers
-// /healthz 503 chain_identity_mismatch naming both.
+// /healthz 503 chain_identity_mismatch naming both. What Build could not
+// do without the chain, startup does before it opens the gate: it funds
+// the dev senders, and reads the leader's channels from the chain's caps
+// and hands them to the sequencer (its pins) and to the leader; an
+// account the chain says cannot lead (no cap, no funds) stops the node
+// with Build's error, a config error.
 
 // Waits of startup between its tries while the chain does not answer (or
 // the store has no room): from minStartWait, doubling, up to maxStartWait.
@@ -41,6 +48,10 @@ type chainGate struct {
 	// fund, when set, funds the dev senders once the chain answers (Build
 	// could not: the chain was down).
 	fund func(context.Context) error
+	// channels, when set, reads the leader's channels once the chain
+	// answers and hands them to the sequencer and the leader (Build could
+	// not: the chain was down). Its errors but errNoAnswer are refusals.
+	channels func(context.Context) error
 
 	ready chan struct{} // closed by open
 	mu    sync.Mutex
@@ -105,14 +116,39 @@ func checkStoreChain(cfg Config) error {
 }
 
 // withoutChain is Build's answer to a remote chain that did not answer
-// (err): the node starts without it, unless what it builds needs it now.
-func (n *Node) withoutChain(err error) error {
-	if len(n.Config.Leader.Accounts) > 0 {
-		return fmt.Errorf("%w; leader.accounts needs the chain at start (the leader's channels are read from its caps)", err)
-	}
+// (err): the node starts without it.
+func (n *Node) withoutChain(err error) {
 	n.log.Warn("the chain does not answer: the node starts without it; intake works, the engines wait for it and /healthz answers 503 chain_unreachable until it answers",
 		"chain", n.Config.Chain, "err", err)
-	return nil
+}
+
+// errNoAnswer marks an error of the chain not answering (no answer, or
+// none in time), as opposed to its refusal: trying again may help.
+var errNoAnswer = errors.New("the chain does not answer")
+
+// lateChannels is chainGate.channels: it reads the leader's channels from
+// c (leaderChannels' checks and errors), adds replication's pins and
+// hands the pins to the sequencer and the channels to the leader, before
+// either runs.
+func (n *Node) lateChannels(c chain.Chain, keys map[string]ed25519.PrivateKey, senders []sequencer.SenderConfig) func(context.Context) error {
+	return func(ctx context.Context) error {
+		cctx, cancel := context.WithTimeout(ctx, startTimeout)
+		defer cancel()
+		channels, pins, err := n.leaderChannels(cctx, c, keys)
+		if err != nil {
+			if chain.CodeOf(err) == "" && !errors.Is(err, leader.ErrCannotLead) {
+				return fmt.Errorf("%w: %w", errNoAnswer, err)
+			}
+			return err
+		}
+		if pins, err = pinReplication(n.Config.Replication, senders, pins, n.log); err != nil {
+			return err
+		}
+		if err := n.Sequencer.SetPins(pins); err != nil {
+			return err
+		}
+		return n.Leader.SetChannels(channels)
+	}
 }
 
 // startup reaches the chain, has the store take its identity and funds
@@ -194,6 +230,25 @@ func (n *Node) startup(ctx context.Context) error {
 			return err // the chain answered: what Build would have refused
 		}
 		n.log.Warn("funding the dev senders: the chain does not answer; trying again", "err", err)
+		if !pause() {
+			return nil
+		}
+	}
+	for g.channels != nil {
+		err := g.channels(ctx)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !errors.Is(err, errNoAnswer) {
+			n.log.Error("the leader cannot start: the node stops (leader.accounts: a config error)", "err", err)
+			return err // the chain answered: what Build would have refused
+		}
+		g.set(&api.Condition{Code: api.StatusChainUnreachable,
+			Message: fmt.Sprintf("waiting for %s to answer the leader's caps (%v): intake works; the engines start once it answers", chainDescription(n.Config.Chain), err)})
+		n.log.Warn("reading the leader's channels: the chain does not answer; trying again", "err", err)
 		if !pause() {
 			return nil
 		}

@@ -3,6 +3,7 @@ package node
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -19,6 +22,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/store"
@@ -142,27 +146,8 @@ func (h *itNode) waitDone(uid string) {
 // the engines (the sequencer) wait; once the chain answers they start,
 // the dev senders are funded, the intent ends DONE and /healthz is 200.
 func TestStartsWithoutItsChain(t *testing.T) {
-	dc, err := devchain.New(devchain.Config{BlockTime: itBlockTime, DataDir: t.TempDir(), DevAccounts: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var up atomic.Bool
-	chainAPI := devchain.NewHandler(dc)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !up.Load() { // down: the connection drops without an answer
-			if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
-				_ = c.Close()
-			}
-			return
-		}
-		chainAPI.ServeHTTP(w, r)
-	}))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = dc.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done; _ = dc.Close(); srv.Close() })
-
-	h, logs := serveNode(t, Config{Chain: srv.URL, DevSenders: 2})
+	_, url, up := downChain(t)
+	h, logs := serveNode(t, Config{Chain: url, DevSenders: 2})
 	testkit.WaitFor(t, 10*time.Second, itPollEvery, "/healthz 503 chain_unreachable", func() bool {
 		st, r := h.health()
 		return st == http.StatusServiceUnavailable && r.Status == api.StatusChainUnreachable && len(r.Conditions) == 1
@@ -194,6 +179,178 @@ func TestStartsWithoutItsChain(t *testing.T) {
 		st, _ := h.health()
 		return st == http.StatusOK
 	})
+}
+
+// downChain runs a devchain served at url, down (each connection drops
+// without an answer) until up is set.
+func downChain(t *testing.T) (dc *devchain.Chain, url string, up *atomic.Bool) {
+	t.Helper()
+	dc, err := devchain.New(devchain.Config{BlockTime: itBlockTime, DataDir: t.TempDir(), DevAccounts: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up = &atomic.Bool{}
+	chainAPI := devchain.NewHandler(dc)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() { // down: the connection drops without an answer
+			if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				_ = c.Close()
+			}
+			return
+		}
+		chainAPI.ServeHTTP(w, r)
+	}))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = dc.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done; _ = dc.Close(); srv.Close() })
+	return dc, srv.URL, up
+}
+
+// leaderAccount makes dev account i of dc a leader holding one cap
+// (granted by the last dev account, the workflow's admin) and returns its
+// address and a key file holding its seed, for senders: keyFile.
+func leaderAccount(t *testing.T, dc *devchain.Chain, i int) (chain.Address, string) {
+	t.Helper()
+	ctx := context.Background()
+	accts, err := dc.DevAccounts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, lead := accts[len(accts)-1].Address, accts[i].Address
+	send := func(nonce uint64, method, args string) {
+		if _, err := dc.SendTx(ctx, chain.Tx{From: admin, Nonce: nonce, Fee: 1000, Contract: devchain.WorkflowContract, Method: method, Args: json.RawMessage(args)}); err != nil {
+			t.Fatalf("workflow %s: %v", method, err)
+		}
+	}
+	send(0, devchain.WorkflowInit, `{}`)
+	testkit.WaitFor(t, 10*time.Second, itPollEvery, "the workflow's admin", func() bool {
+		raw, err := dc.Call(ctx, devchain.WorkflowContract, "admin", json.RawMessage(`{}`))
+		return err == nil && strings.Contains(string(raw), string(admin))
+	})
+	send(1, devchain.WorkflowGrantLeaderCap, fmt.Sprintf(`{"leader":%q}`, lead))
+	testkit.WaitFor(t, 10*time.Second, itPollEvery, "the leader's cap", func() bool {
+		raw, err := dc.Call(ctx, devchain.WorkflowContract, "caps", json.RawMessage(fmt.Sprintf(`{"leader":%q}`, lead)))
+		return err == nil && string(raw) == `{"caps":1}`
+	})
+	k, ok := dc.DevKey(lead)
+	if !ok {
+		t.Fatalf("no dev key for %s", lead)
+	}
+	file := filepath.Join(t.TempDir(), "leader.key")
+	if err := os.WriteFile(file, []byte(hex.EncodeToString(k.Seed())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return lead, file
+}
+
+// TestStartsWithoutItsChainWithLeader: a node with leader.accounts whose
+// chain does not answer at start starts too: intake is acknowledged,
+// /healthz answers 503 chain_unreachable, the leader waits; once the chain
+// answers, its channels are read from the caps and pinned (leader/0 to
+// the cap's account), the leader starts and a walk gets its result,
+// submitted by that account (the workflow takes it from no other).
+func TestStartsWithoutItsChainWithLeader(t *testing.T) {
+	dc, url, up := downChain(t)
+	lead, keyFile := leaderAccount(t, dc, 0)
+	h, _ := serveNode(t, Config{Chain: url, DevSenders: 2, Senders: []SenderFile{{KeyFile: keyFile}}, Leader: LeaderConfig{Accounts: []string{string(lead)}}})
+	testkit.WaitFor(t, 10*time.Second, itPollEvery, "/healthz 503 chain_unreachable", func() bool {
+		st, r := h.health()
+		return st == http.StatusServiceUnavailable && r.Status == api.StatusChainUnreachable && len(r.Conditions) == 1
+	})
+	st, tx, code := h.intake(`{"queue":"no-chain","type":"CREATE_CLAIM_VOTING_ACCOUNT","idempotencyKey":"k1"}`)
+	if st != http.StatusCreated {
+		t.Fatalf("intake while the chain is down: %d %s", st, code)
+	}
+	select {
+	case <-h.n.Leader.Started():
+		t.Fatal("the leader started without its chain")
+	case <-h.n.Ready():
+		t.Fatal("the gate opened without the chain")
+	default:
+	}
+	h.alive()
+
+	accts, err := dc.DevAccounts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dc.SendTx(context.Background(), chain.Tx{From: accts[1].Address, Fee: 1000, Contract: devchain.WorkflowContract, Method: devchain.WorkflowRequest,
+		Args: json.RawMessage(`{"walk":"w1","tool":"nosuch","input":{}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	up.Store(true)
+	select {
+	case <-h.n.Leader.Started():
+	case <-time.After(30 * time.Second):
+		h.alive()
+		t.Fatal("the leader did not start once the chain answered")
+	}
+	h.waitDone(tx.UID)
+	var walk devchain.Walk
+	testkit.WaitFor(t, 30*time.Second, itPollEvery, "w1's result", func() bool {
+		raw, err := dc.Call(context.Background(), devchain.WorkflowContract, "walk", json.RawMessage(`{"walk":"w1"}`))
+		return err == nil && json.Unmarshal(raw, &walk) == nil && walk.Result != nil
+	})
+	if walk.Result.OK || walk.Result.Leader != lead {
+		t.Fatalf("w1's result: %+v, want a failure (no tool nosuch) submitted by the leader %s", *walk.Result, lead)
+	}
+	testkit.WaitFor(t, 10*time.Second, itPollEvery, "/healthz 200", func() bool {
+		st, _ := h.health()
+		return st == http.StatusOK
+	})
+}
+
+// TestLeaderWithoutCapStopsOnceChainAnswers: a node with leader.accounts
+// started without its chain stops, once the chain answers, with Build's
+// error when the account holds no cap (a config error), and logs why.
+func TestLeaderWithoutCapStopsOnceChainAnswers(t *testing.T) {
+	dc, url, up := downChain(t)
+	accts, err := dc.DevAccounts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead := accts[0].Address
+	k, _ := dc.DevKey(lead)
+	keyFile := filepath.Join(t.TempDir(), "leader.key")
+	if err := os.WriteFile(keyFile, []byte(hex.EncodeToString(k.Seed())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logs := &testkit.LogBuffer{}
+	cfg := Config{Data: t.TempDir(), Chain: url, DevSenders: 1, Senders: []SenderFile{{KeyFile: keyFile}}, Leader: LeaderConfig{Accounts: []string{string(lead)}}}
+	n, err := Build(context.Background(), cfg, Options{Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	t.Cleanup(func() { _ = n.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- n.Serve(ctx, ln) }()
+	testkit.WaitFor(t, 10*time.Second, itPollEvery, "a log line that says the node waits for its chain", func() bool {
+		return len(logs.Records(t, "waiting for the chain: the engines start once it answers")) > 0
+	})
+	up.Store(true)
+	select {
+	case err := <-served:
+		if err == nil || !strings.Contains(err.Error(), "holds no leader cap") {
+			t.Fatalf("serve: %v, want the leader's refusal (no cap)", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the node did not stop once the chain said its leader holds no cap")
+	}
+	if recs := logs.Records(t, "the leader cannot start: the node stops (leader.accounts: a config error)"); len(recs) != 1 {
+		t.Errorf("log of the refusal: %v", recs)
+	}
+	select {
+	case <-n.Ready():
+		t.Error("the gate opened for a leader without a cap")
+	default:
+	}
 }
 
 // TestSharedStoreRefusesInProcessChain: a PostgreSQL store with an
