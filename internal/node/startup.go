@@ -151,10 +151,12 @@ func (n *Node) lateChannels(c chain.Chain, keys map[string]ed25519.PrivateKey, s
 	}
 }
 
-// startup reaches the chain, has the store take its identity and funds
-// the dev senders Build could not, retrying on the clock while the chain
-// does not answer; then it opens the gate and waits for ctx. On a chain
-// that is not the store's, it keeps the gate shut until ctx ends.
+// startup reaches the chain, has the store take its identity, funds the
+// dev senders and reads the leader's channels Build could not, retrying
+// on the clock while the chain does not answer; then it opens the gate
+// and waits for ctx. On a chain that is not the store's, it keeps the
+// gate shut until ctx ends; a leader account the chain refuses stops it
+// with the refusal.
 func (n *Node) startup(ctx context.Context) error {
 	g := n.gate
 	var wait time.Duration
