@@ -29,6 +29,7 @@ const (
 	DefaultIdleAfter         = 3 * time.Second
 	DefaultMaxAssembling     = 32
 	DefaultDispatchRanges    = 2
+	DefaultEndorsedMemory    = 1024
 )
 
 // CoreConfig configures one node's distributed sequencer core.
@@ -90,6 +91,12 @@ type CoreConfig struct {
 	// IdleAfter is how long a contract with nothing in flight keeps its
 	// in-memory state before the core releases it. Defaults to 3s.
 	IdleAfter time.Duration
+	// EndorsedMemory is how many endorsed transactions per contract an
+	// endorser remembers the outputs of until it holds them, to judge a
+	// spend of them before their creator is confirmed (the oldest signed
+	// is forgotten first; a spend of a forgotten output waits until the
+	// endorser holds it). Defaults to 1024.
+	EndorsedMemory int
 }
 
 func (c CoreConfig) withDefaults() CoreConfig {
@@ -131,6 +138,9 @@ func (c CoreConfig) withDefaults() CoreConfig {
 	}
 	if c.IdleAfter == 0 {
 		c.IdleAfter = DefaultIdleAfter
+	}
+	if c.EndorsedMemory <= 0 {
+		c.EndorsedMemory = DefaultEndorsedMemory
 	}
 	return c
 }

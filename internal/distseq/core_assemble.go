@@ -84,6 +84,9 @@ func (k *contract) quarantineSpends(a Assembly, height uint64) {
 func (k *contract) hold(ref StateRef, height uint64) {
 	k.states[ref.ID] = &held{ref: ref, height: height}
 	k.sorted = nil
+	if k.endorsed != nil {
+		k.endorsed.forgetOutput(ref.ID) // its own copy judges from now on
+	}
 }
 
 func (k *contract) unhold(id string) {

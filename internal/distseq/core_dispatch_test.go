@@ -86,10 +86,10 @@ func TestSenderHoldsForThePreviousRangeOnly(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := newSenderCore(t, 25)                                                                         // range 2
-			s.step(distseq.InputSubmit{TxID: "A-0", Contract: "g0", Intent: []byte(`{"to":"x","amount":5}`)}) // wakes g0
+			s := newSenderCore(t, 25)                                                                                      // range 2
+			s.step(distseq.InputSubmit{TxID: "A-0", Contract: "g0", Intent: []byte(`{"from":"x@A","to":"x","amount":5}`)}) // wakes g0
 			s.submitterHeartbeat(tc.rng, "Z-9")
-			got := s.step(distseq.InputSubmit{TxID: "A-1", Contract: "g0", Intent: []byte(`{"to":"x","amount":5}`)})
+			got := s.step(distseq.InputSubmit{TxID: "A-1", Contract: "g0", Intent: []byte(`{"from":"x@A","to":"x","amount":5}`)})
 			for range 4 { // the submitter keeps heartbeating its old dispatch
 				got = append(got, s.tick(time.Second)...)
 				got = append(got, s.submitterHeartbeat(tc.rng, "Z-9")...)
@@ -109,7 +109,7 @@ func TestSenderHoldsForThePreviousRangeOnly(t *testing.T) {
 func TestSenderRedelegatesALateDispatch(t *testing.T) {
 	t.Parallel()
 	s := newSenderCore(t, 5) // range 0
-	s.step(distseq.InputSubmit{TxID: "A-1", Contract: "g0", Intent: []byte(`{"to":"x","amount":5}`)})
+	s.step(distseq.InputSubmit{TxID: "A-1", Contract: "g0", Intent: []byte(`{"from":"x@A","to":"x","amount":5}`)})
 	if got := s.submitterHeartbeat(0, "A-1"); !slices.Contains(got, distseq.Dispatched) {
 		t.Fatalf("A-1 not Dispatched on its submitter's heartbeat: %v", got)
 	}

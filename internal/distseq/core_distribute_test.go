@@ -89,7 +89,7 @@ func TestDistributionOfASpentState(t *testing.T) {
 	}
 	d := &storeDriver{t: t, c: c, st: memstore.NewDistseq()}
 	coin := func(id string) *distseqpb.DistributedState {
-		return &distseqpb.DistributedState{Id: id, Owner: "x", Data: []byte(`{"amount":5}`), CreatedBy: strings.Split(id, ".")[0]}
+		return &distseqpb.DistributedState{Id: id, Owner: "x@" + string(sender), Data: []byte(`{"amount":5}`), CreatedBy: strings.Split(id, ".")[0]}
 	}
 	distribute := func(id string) {
 		d.msg(third, "dist-"+id, &distseqpb.Envelope{Body: &distseqpb.Envelope_DistributeData{DistributeData: &distseqpb.DistributeData{
@@ -98,7 +98,7 @@ func TestDistributionOfASpentState(t *testing.T) {
 	}
 	delegate := func(tx string) {
 		d.msg(sender, "deleg-"+tx, &distseqpb.Envelope{Body: &distseqpb.Envelope_DelegationCommand{DelegationCommand: &distseqpb.DelegationCommand{
-			TransactionId: tx, DelegationId: "d-" + tx, BlockHeight: 5, PrivateTransactions: [][]byte{[]byte(`{"to":"x","amount":5}`)}}}})
+			TransactionId: tx, DelegationId: "d-" + tx, BlockHeight: 5, PrivateTransactions: [][]byte{[]byte(`{"from":"x@` + string(sender) + `","to":"x","amount":5}`)}}}})
 	}
 	notReady := func(tx, reqID string) {
 		d.msg(sender, "err-"+tx, &distseqpb.Envelope{Body: &distseqpb.Envelope_AssembleError{AssembleError: &distseqpb.AssembleError{

@@ -111,15 +111,20 @@ func (c *Core) onEndorsementRequest(from NodeID, env *distseqpb.Envelope, m *dis
 		// for them): the coordinator's resend of the request is answered
 		return
 	}
-	inputs, err := c.endorsedInputs(k, a.Spends, m.GetInputStates())
-	if err == nil {
-		err = c.cfg.Domain.CheckEndorsement(k.addr, NodeID(spec.GetSender()), inputs, a)
+	inputs, ok := c.endorsedInputs(k, from, a.Spends, m.GetInputStates())
+	if !ok {
+		// a speculative input this node neither holds nor endorsed the
+		// creation of (or the coordinator's copy differs from the one it
+		// endorsed): not answered until it holds the state, or endorsed
+		// its creation; the coordinator's resend is answered then
+		return
 	}
-	if err != nil {
+	if err := c.cfg.Domain.CheckEndorsement(k.addr, NodeID(spec.GetSender()), inputs, a); err != nil {
 		refuse(err.Error(), false)
 		return
 	}
 	sig := ed25519.Sign(c.cfg.Key, digest[:])
+	c.remember(k, m.GetTransactionId(), a, digest)
 	endAny, _ := anypb.New(&distseqpb.Endorsement{Member: string(c.cfg.Self), Signature: fmt.Sprintf("%x", sig)})
 	c.reply(from, env, func(r *distseqpb.Envelope) {
 		r.Body = &distseqpb.Envelope_EndorsementResponse{EndorsementResponse: &distseqpb.EndorsementResponse{
@@ -141,7 +146,7 @@ func (c *Core) inputStates(k *contract, ids []string) []*anypb.Any {
 		case k.coord != nil && k.coord.spec[id] != nil:
 			ref = k.coord.spec[id].ref
 		default:
-			continue // the endorser refuses: it cannot tell whose it is
+			continue // the endorser judges on what it holds or endorsed
 		}
 		a, _ := anypb.New(&distseqpb.DistributedState{Id: ref.ID, Owner: ref.Owner, Data: ref.Data, CreatedBy: ref.CreatedBy})
 		out = append(out, a)
@@ -150,11 +155,13 @@ func (c *Core) inputStates(k *contract, ids []string) []*anypb.Any {
 }
 
 // endorsedInputs resolves the states an assembly spends (its states
-// loaded): this endorser's own copy of a state it holds, else the
-// coordinator's (a speculative output, not yet confirmed: the one case
-// where the endorser takes the coordinator's word for the owner). A spend
-// neither names is an error: nobody can tell whose it is.
-func (c *Core) endorsedInputs(k *contract, spends []string, given []*anypb.Any) ([]StateRef, error) {
+// loaded): this endorser's own copy of a state it holds; else, for a
+// speculative output, the copy it endorsed the creation of (the
+// coordinator's copy in given, when there is one, must agree with it), or
+// the copy of its own coordinator's graph when this node coordinates. The
+// coordinator's word alone is never taken: ok is false when a spend is
+// none of these, and the endorser does not answer yet.
+func (c *Core) endorsedInputs(k *contract, from NodeID, spends []string, given []*anypb.Any) ([]StateRef, bool) {
 	byID := map[string]StateRef{}
 	for _, a := range given {
 		s := &distseqpb.DistributedState{}
@@ -168,18 +175,18 @@ func (c *Core) endorsedInputs(k *contract, spends []string, given []*anypb.Any) 
 			out = append(out, h.ref)
 			continue
 		}
-		ref, ok := byID[id]
-		if !ok {
-			return nil, fmt.Errorf("%s: input state %s is unknown to the endorser", ReasonUnknownInput, id)
+		if from == c.cfg.Self && k.coord != nil && k.coord.spec[id] != nil {
+			out = append(out, k.coord.spec[id].ref)
+			continue
+		}
+		ref, ok := k.endorsed.endorsedOutput(id)
+		if claim, claimed := byID[id]; !ok || (claimed && !sameState(ref, claim)) {
+			return nil, false
 		}
 		out = append(out, ref)
 	}
-	return out, nil
+	return out, true
 }
-
-// ReasonUnknownInput starts the refusal of an assembly whose input
-// states the request does not carry.
-const ReasonUnknownInput = "unknown_input"
 
 // Endorsement refusal reasons an endorser gives.
 const (

@@ -20,6 +20,9 @@ func (c *Core) CheckInvariants() error {
 				return fmt.Errorf("contract %s: coordinator: %w", addr, err)
 			}
 		}
+		if err := c.checkEndorsed(k); err != nil {
+			return fmt.Errorf("contract %s: endorser: %w", addr, err)
+		}
 		for id, s := range k.subs {
 			if s.contract != addr || s.txID != id {
 				return fmt.Errorf("contract %s: submission %s filed under the wrong key", addr, id)

@@ -27,7 +27,7 @@ func TestKeyOfAnotherIntent(t *testing.T) {
 		Groups: []store.DistseqGroup{{Contract: "g0", Members: members}, {Contract: "g1", Members: members}}}); err != nil {
 		t.Fatal(err)
 	}
-	five, six := []byte(`{"to":"x","amount":5}`), []byte(`{"to":"x","amount":6}`)
+	five, six := []byte(`{"from":"x@A","to":"x","amount":5}`), []byte(`{"from":"x@A","to":"x","amount":6}`)
 	submit := func(ref uint64, id, contract string, intent []byte, prepare bool) distseq.Reply {
 		t.Helper()
 		r, err := c.Step(distseq.InputSubmit{Ref: ref, TxID: id, Contract: contract, Key: "k", Intent: intent, Prepare: prepare})

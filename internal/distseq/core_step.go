@@ -39,8 +39,9 @@ type contract struct {
 	quarantine map[string]uint64
 	sorted     []string // their ids, oldest first; nil when stale
 
-	coord *coordinator
-	subs  map[string]*submission // submitter: dispatched, undecided
+	coord    *coordinator
+	subs     map[string]*submission // submitter: dispatched, undecided
+	endorsed *endorsedRecord        // endorser: the outputs it signed, not yet held
 
 	// flushUntil: submitter heartbeats for an older range arrived; no new
 	// delegation to another coordinator before then (seed 003, submitter
@@ -287,6 +288,7 @@ func (c *Core) onConfirmed(e ChainEvent) {
 		for _, id := range e.Spends {
 			k.unhold(id)
 		}
+		c.endorsedConfirmed(k, e)
 		c.coordConfirmed(k, e)
 		c.submitterConfirmed(k, e)
 	}

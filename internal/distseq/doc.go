@@ -51,7 +51,8 @@
 //     states) and the coordinator's side of the assemble Request.
 //   - core_endorse.go: "Transaction endorsement" and "Gather endorsements";
 //     the endorser's check that the requester is the coordinator it would
-//     select for its own block range.
+//     select for its own block range; core_endorsed.go: the endorser's
+//     record of the outputs it endorsed, which judges speculative inputs.
 //   - core_heartbeat.go: coordinator heartbeats, "Startup", and the decision
 //     "When to send heartbeat messages".
 //   - core_submit.go: the submitter ("Syncpoint on submission"), submitter
@@ -134,11 +135,16 @@
 //   - a contract with nothing in flight releases its in-memory state after
 //     IdleAfter and sends nothing: an idle contract costs its group record;
 //   - an endorser signs an assembly only after Domain.CheckEndorsement
-//     accepted its inputs, judged on its own copy of each state it holds
-//     (the coordinator's copy, sent in the request's inputStates, only for
-//     a speculative output it does not hold), and only once its states are
-//     loaded; the coordinator offers an intent only the states
-//     Domain.Usable lets it spend (the token domain: its from's coins);
+//     accepted its inputs, judged on its own copy of each state it holds,
+//     and for a speculative output it does not hold on the copy it
+//     endorsed the creation of (core_endorsed.go; the coordinator's copy
+//     in the request's inputStates must agree, and is never taken alone:
+//     an input it neither holds nor endorsed the creation of is not
+//     answered until it holds it), and only once its states are loaded;
+//     its record of endorsed outputs is bounded by EndorsedMemory per
+//     contract and holds no state it holds; the coordinator offers an
+//     intent only the states Domain.Usable lets it spend (the token
+//     domain: its from's coins);
 //   - a transaction parked until ParkTimeout is reverted with the domain's
 //     reason for the park (the token domain: insufficient_funds);
 //   - the Core is deterministic: the same inputs give the same Readys.

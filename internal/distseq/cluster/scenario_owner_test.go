@@ -1,11 +1,13 @@
 package cluster
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/distseq"
+	"github.com/ordolabs/ordo/internal/distseq/distseqpb"
 	"github.com/ordolabs/ordo/internal/distseq/token"
 	"github.com/ordolabs/ordo/internal/store"
 )
@@ -31,6 +33,47 @@ func TestScenarioOwners(t *testing.T) {
 		rec, err := w.c.Intent(w.ctx, "A", tt.id)
 		if err != nil || !strings.HasPrefix(rec.Reason, tt.reason) {
 			t.Errorf("%s: reverted with %q (%v), want a reason starting %s", tt.id, rec.Reason, err, tt.reason)
+		}
+	}
+}
+
+// TestScenarioChainedSpends: A's owner holds one coin; A sends three
+// transfers at once. The coordinator assembles each on the change of the
+// one before, not yet confirmed, and every endorser signs those
+// speculative inputs on the outputs it endorsed (not the coordinator's
+// word), before the creating transaction's states reach it: it does not
+// wait for the confirmation.
+func TestScenarioChainedSpends(t *testing.T) {
+	w := newWorld(t, Config{Coins: 4})
+	r := w.headRange()
+	w.untilAllIn(r, 0)
+	coord := w.pref(w.rangeOf("A"))[0]
+	ids := []string{w.submit("A", 100, ""), w.submit("A", 100, ""), w.submit("A", 100, "")}
+	w.untilConfirmed(20*time.Second, ids...)
+	if w.headRange() != r {
+		t.Fatalf("the run crossed a range boundary (range %d -> %d): pick a later start", r, w.headRange())
+	}
+	for i, id := range ids[1:] {
+		prev := ids[i]
+		chained := false
+		for _, s := range w.sends("EndorsementRequest", coord, "", id) {
+			spec := &distseqpb.TransactionSpecification{}
+			if err := s.Env.GetEndorsementRequest().GetTransactionSpecification().UnmarshalTo(spec); err != nil {
+				t.Fatal(err)
+			}
+			chained = chained || slices.Contains(spec.GetSpends(), prev+".1")
+		}
+		if !chained {
+			t.Fatalf("%s was not assembled on %s's change: no speculative input to check", id, prev)
+		}
+		for _, m := range w.others(coord) {
+			ends := w.sends("EndorsementResponse", m, coord, id)
+			if len(ends) == 0 {
+				t.Fatalf("%s: no endorsement of %s", m, id)
+			}
+			if dist := w.sends("DistributeData", "", m, prev); len(dist) > 0 && !ends[0].At.Before(dist[0].At) {
+				t.Errorf("%s endorsed %s at %v, not before %s's states were distributed to it at %v", m, id, ends[0].At, prev, dist[0].At)
+			}
 		}
 	}
 }
