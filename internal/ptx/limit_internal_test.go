@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/distseq"
 )
 
 // A send refused by its principal's intake rate answers a server error
@@ -21,5 +22,17 @@ func TestEngineErrorRateLimited(t *testing.T) {
 	d, ok := e.Data.(map[string]any)
 	if e.Code != CodeServer || !ok || d["code"] != auth.CodeRateLimited || d["retryAfter"] != int64(1) {
 		t.Fatalf("%+v", e)
+	}
+}
+
+// TestEngineErrorKeyConflict: the core's refusal of a key that names
+// another intent (a concurrent send won) is the conflict a caller gets
+// when ptx finds it first, not an internal error.
+func TestEngineErrorKeyConflict(t *testing.T) {
+	t.Parallel()
+	e := engineError(fmt.Errorf("submit: %w: key %q names %s", distseq.ErrKeyConflict, "k", "A-tx1"))
+	d, ok := e.Data.(map[string]string)
+	if e.Code != CodeConflict || !ok || d["code"] != "idempotency_conflict" {
+		t.Fatalf("%+v, want %d idempotency_conflict", e, CodeConflict)
 	}
 }

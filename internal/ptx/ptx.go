@@ -182,6 +182,8 @@ func engineError(err error) *Error {
 		return &Error{Code: CodeInvalidParams, Message: err.Error(), Data: map[string]string{"code": "no_such_group"}}
 	case errors.Is(err, distseq.ErrBadIntent):
 		return &Error{Code: CodeInvalidParams, Message: err.Error(), Data: map[string]string{"code": "bad_intent"}}
+	case errors.Is(err, distseq.ErrKeyConflict): // a concurrent send with the key won
+		return &Error{Code: CodeConflict, Message: err.Error(), Data: map[string]string{"code": "idempotency_conflict"}}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &Error{Code: CodeServer, Message: err.Error(), Data: map[string]string{"code": "canceled"}}
 	}
