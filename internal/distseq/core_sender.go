@@ -50,7 +50,10 @@ type senderTx struct {
 	// dispRange: this node's range when the dispatch was granted (or
 	// learned of from a submitter heartbeat); DispatchRanges later the
 	// sender delegates again.
-	dispRange  uint64
+	dispRange uint64
+	// dispatched: a dispatch of it was granted or heard of since this
+	// core started; one may still land, so a park never reverts it.
+	dispatched bool
 	reverts    int
 	redelegate int // delegations made, for metrics and tests
 }
@@ -358,7 +361,7 @@ func (c *Core) onRequestDispatchConfirmation(from NodeID, env *distseqpb.Envelop
 	})
 	if ok && t.state != Prepared {
 		c.answered("deleg:" + t.id)
-		t.lastSubHB, t.dispRange = c.now, c.rangeIndex(c.height)
+		t.lastSubHB, t.dispRange, t.dispatched = c.now, c.rangeIndex(c.height), true
 		c.become(t, Prepared)
 	}
 }
@@ -447,7 +450,12 @@ func (c *Core) senderTimers(t *senderTx) {
 			c.handle(t)
 		}
 	case Parked:
-		if c.now.Sub(t.parkedAt) >= c.cfg.ParkTimeout {
+		// A park past ParkTimeout reverts the intent, unless a dispatch
+		// of it may still land: its funds may be missing because that
+		// dispatch spent them, and a Reverted intent must never be
+		// confirmed on chain (seed 405 at 3,000 steps). It is handled
+		// again instead, until the chain confirms it or its states go.
+		if c.now.Sub(t.parkedAt) >= c.cfg.ParkTimeout && !t.dispatched {
 			c.finish(t, Reverted, cmp.Or(parkedReason(t.parkReason), "parked too long: the intent could not be assembled"))
 			return
 		}
