@@ -454,7 +454,9 @@ func (c *Core) senderTimers(t *senderTx) {
 		// of it may still land: its funds may be missing because that
 		// dispatch spent them, and a Reverted intent must never be
 		// confirmed on chain (seed 405 at 3,000 steps). It is handled
-		// again instead, until the chain confirms it or its states go.
+		// again instead. Known gaps (docs/distseq.md): if that dispatch
+		// never lands the intent stays Parked, and after a restart the
+		// memory of the dispatch is gone.
 		if c.now.Sub(t.parkedAt) >= c.cfg.ParkTimeout && !t.dispatched {
 			c.finish(t, Reverted, cmp.Or(parkedReason(t.parkReason), "parked too long: the intent could not be assembled"))
 			return
