@@ -116,19 +116,7 @@ func TestLoadWaitsForTheChain(t *testing.T) {
 	cfg := r.cfg
 	cfg.Chain = dc
 	cfg.Logger = slog.New(slog.NewJSONHandler(r.logs, nil))
-	seq, err := sequencer.NewNode(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- seq.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("sequencer: %v", err)
-		}
-	}()
+	seq, done := runNode(t, cfg)
 	res, err := seq.Submit(context.Background(), []sequencer.Intake{{Queue: "q-down", Type: typ, Data: []byte(`{}`)}})
 	if err != nil {
 		t.Fatalf("intake while the chain is down: %v", err)
@@ -163,19 +151,7 @@ func TestStartOnAFullStore(t *testing.T) {
 	cfg := r.cfg
 	cfg.Store = fs
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	seq, err := sequencer.NewNode(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- seq.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("sequencer: %v", err)
-		}
-	}()
+	seq, done := runNode(t, cfg)
 	b, err := seq.Submit(context.Background(), []sequencer.Intake{{Queue: "qb", Type: typ, Data: []byte(`{}`)}})
 	if err != nil {
 		t.Fatalf("intake: %v", err)
@@ -193,4 +169,24 @@ func TestStartOnAFullStore(t *testing.T) {
 		t.Fatal("the sequencer did not start once the store took writes")
 	}
 	r.waitState(b[0].Transaction.UID, store.Done)
+}
+
+// runNode builds a sequencer node of cfg and runs it until the test ends;
+// done receives Run's error.
+func runNode(t *testing.T, cfg sequencer.Config) (*sequencer.Node, chan error) {
+	t.Helper()
+	seq, err := sequencer.NewNode(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- seq.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("sequencer: %v", err)
+		}
+	})
+	return seq, done
 }
