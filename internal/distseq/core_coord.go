@@ -208,7 +208,8 @@ func (c *Core) requestConfirmation(k *contract, t *ctx) {
 	}
 	t.confirmID = c.nextID("dc")
 	t.confirmUntil = c.now.Add(2 * c.hbTimeout())
-	req := &distseqpb.RequestDispatchConfirmation{TransactionId: t.id, DelegationId: t.delegationID, ContractAddress: k.addr, RequestId: t.confirmID}
+	req := &distseqpb.RequestDispatchConfirmation{TransactionId: t.id, DelegationId: t.delegationID, ContractAddress: k.addr, RequestId: t.confirmID,
+		Spends: t.asm.Spends}
 	if t.prepare {
 		call, err := c.confirmCall(k, t)
 		if err != nil {

@@ -2,7 +2,6 @@ package distseq
 
 import (
 	"bytes"
-	"cmp"
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
@@ -51,9 +50,14 @@ type senderTx struct {
 	// learned of from a submitter heartbeat); DispatchRanges later the
 	// sender delegates again.
 	dispRange uint64
-	// dispatched: a dispatch of it was granted or heard of since this
-	// core started; one may still land, so a park never reverts it.
-	dispatched bool
+	// granted: the spends of each assembly this sender granted a
+	// dispatch of that may still land (durable: the intent's Granted);
+	// a park reverts only once none is left (core_park.go).
+	granted [][]string
+	// readAt: a Parked intent past ParkTimeout with granted dispatches
+	// reads their spends again then; reading: a read is outstanding.
+	readAt     time.Time
+	reading    bool
 	reverts    int
 	redelegate int // delegations made, for metrics and tests
 }
@@ -140,7 +144,7 @@ func (c *Core) resumeIntent(in store.DistseqIntent) {
 		return
 	}
 	t := c.newTx(in.TxID, in.Contract, in.IdempotencyKey, in.Payload, in.CreatedAt)
-	t.reverts, t.prepare, t.prepared = in.Attempts, in.Prepare, in.Prepared
+	t.reverts, t.prepare, t.prepared, t.granted = in.Attempts, in.Prepare, in.Prepared, in.Granted
 	t.retryAt = c.now
 }
 
@@ -331,6 +335,7 @@ func (c *Core) onRequestDispatchConfirmation(from NodeID, env *distseqpb.Envelop
 	t := c.activeDelegation(m.GetTransactionId(), from, m.GetDelegationId())
 	ok := t != nil && (t.state == Delegated || t.state == Delegating || t.state == Prepared) &&
 		(!t.prepare || len(m.GetPreparedCall()) > 0)
+	dirty := false
 	if ok && t.prepare {
 		p := PreparedTx{Call: m.GetPreparedCall(), Assembly: Assembly{Spends: m.GetPreparedSpends()}}
 		for _, s := range m.GetPreparedCreates() {
@@ -345,9 +350,18 @@ func (c *Core) onRequestDispatchConfirmation(from NodeID, env *distseqpb.Envelop
 		}
 		if b, _ := json.Marshal(p); !bytes.Equal(t.prepared, b) {
 			// committed before the grant goes out: the caller reads it
-			t.prepared = b
-			c.ready.Batch.Intents = append(c.ready.Batch.Intents, c.intentRecord(t, "pending", ""))
+			t.prepared, dirty = b, true
 		}
+	}
+	spends := m.GetSpends()
+	if len(spends) == 0 { // a coordinator before the spends field
+		spends = m.GetPreparedSpends()
+	}
+	if ok && c.noteGrant(t, spends) {
+		dirty = true
+	}
+	if dirty { // committed before the grant goes out
+		c.ready.Batch.Intents = append(c.ready.Batch.Intents, c.intentRecord(t, "pending", ""))
 	}
 	c.reply(from, env, func(r *distseqpb.Envelope) {
 		if ok {
@@ -361,7 +375,7 @@ func (c *Core) onRequestDispatchConfirmation(from NodeID, env *distseqpb.Envelop
 	})
 	if ok && t.state != Prepared {
 		c.answered("deleg:" + t.id)
-		t.lastSubHB, t.dispRange, t.dispatched = c.now, c.rangeIndex(c.height), true
+		t.lastSubHB, t.dispRange = c.now, c.rangeIndex(c.height)
 		c.become(t, Prepared)
 	}
 }
@@ -406,7 +420,8 @@ const ReasonIntentConfirmed = "intent_confirmed"
 
 func (c *Core) intentRecord(t *senderTx, status, reason string) store.DistseqIntent {
 	return store.DistseqIntent{TxID: t.id, Contract: t.contract, IdempotencyKey: t.key, Payload: t.intent,
-		Status: status, Reason: reason, Attempts: t.reverts, Prepare: t.prepare, Prepared: t.prepared, CreatedAt: t.created, UpdatedAt: c.now}
+		Status: status, Reason: reason, Attempts: t.reverts, Prepare: t.prepare, Prepared: t.prepared, Granted: t.granted,
+		CreatedAt: t.created, UpdatedAt: c.now}
 }
 
 // finish makes t final (Confirmed or Reverted) and forgets it.
@@ -450,15 +465,7 @@ func (c *Core) senderTimers(t *senderTx) {
 			c.handle(t)
 		}
 	case Parked:
-		// A park past ParkTimeout reverts the intent, unless a dispatch
-		// of it may still land: its funds may be missing because that
-		// dispatch spent them, and a Reverted intent must never be
-		// confirmed on chain (seed 405 at 3,000 steps). It is handled
-		// again instead. Known gaps (docs/distseq.md): if that dispatch
-		// never lands the intent stays Parked, and after a restart the
-		// memory of the dispatch is gone.
-		if c.now.Sub(t.parkedAt) >= c.cfg.ParkTimeout && !t.dispatched {
-			c.finish(t, Reverted, cmp.Or(parkedReason(t.parkReason), "parked too long: the intent could not be assembled"))
+		if c.parkExpired(t) {
 			return
 		}
 		fallthrough

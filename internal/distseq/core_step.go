@@ -89,6 +89,8 @@ func (c *Core) Step(in Input) (Ready, error) {
 		c.onWire(v)
 	case InputLoaded:
 		c.onLoaded(v)
+	case InputSpendsRead:
+		c.onSpendsRead(v)
 	case InputDispatched:
 		c.onDispatched(v)
 	}

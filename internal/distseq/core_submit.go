@@ -232,7 +232,7 @@ func (c *Core) onSubmitterHeartbeat(from NodeID, addr string, m *distseqpb.Submi
 		if t.state != Dispatched { // e.g. after this sender restarted: the submitter has it
 			c.answered("deleg:" + t.id)
 			c.become(t, Dispatched)
-			t.dispRange, t.dispatched = c.rangeIndex(c.height), true
+			t.dispRange = c.rangeIndex(c.height)
 		}
 		t.submitter, t.lastSubHB = from, c.now
 	}

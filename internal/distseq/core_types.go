@@ -228,13 +228,23 @@ type InputDispatched struct {
 	Height uint64
 }
 
-func (InputStart) isInput()      {}
-func (InputTick) isInput()       {}
-func (InputHeight) isInput()     {}
-func (InputEvents) isInput()     {}
-func (InputSubmit) isInput()     {}
-func (InputMessage) isInput()    {}
+func (InputStart) isInput()   {}
+func (InputTick) isInput()    {}
+func (InputHeight) isInput()  {}
+func (InputEvents) isInput()  {}
+func (InputSubmit) isInput()  {}
+func (InputMessage) isInput() {}
+
+// InputSpendsRead answers EffectReadSpends: those of the states asked for
+// that the store has, with their spent flags.
+type InputSpendsRead struct {
+	Contract string
+	TxID     string
+	States   []store.DistseqState
+}
+
 func (InputLoaded) isInput()     {}
+func (InputSpendsRead) isInput() {}
 func (InputDispatched) isInput() {}
 
 // Send is a message for the driver to hand to the transport after the
@@ -259,6 +269,10 @@ const (
 	// to the base ledger through the node's sequencer, idempotently by
 	// TxID; answer InputDispatched when it is decided.
 	EffectDispatch
+	// EffectReadSpends: read the states of Contract named by States
+	// (store.DistseqStatesByID) for the parked intent TxID; answer
+	// InputSpendsRead.
+	EffectReadSpends
 )
 
 // Effect is I/O the core asks for, performed after the batch commits.
@@ -267,6 +281,7 @@ type Effect struct {
 	Contract string
 	TxID     string
 	Payload  []byte
+	States   []string // EffectReadSpends
 }
 
 // Reply answers an InputSubmit, after the batch commits.

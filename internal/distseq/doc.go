@@ -39,7 +39,8 @@
 //     confirmation (granted to the active delegation only), the sender's
 //     timers (delegation timeout, missing heartbeats, submitter
 //     heartbeats, a dispatch DispatchRanges ranges late, parking; the
-//     liveness rules of docs/distseq.md).
+//     liveness rules of docs/distseq.md); core_park.go: when a parked
+//     transaction may revert (no granted dispatch can still land).
 //   - core_coord.go: "Coordinators transaction state" (Queued, Assembling,
 //     Attestation, Confirmation, Dispatched; Abandoned when it leaves),
 //     OnDelegationCommand, "Coordinate transaction" (one assembly at a
@@ -65,7 +66,9 @@
 // # Persistence
 //
 // Only where the seed puts it: the sender commits the intent before it
-// answers (1S-2S); the coordinator commits the dispatch before it
+// answers (1S-2S), and ordo adds the spends of each dispatch it grants
+// (committed before the grant, so that a park after a restart still knows
+// what may land); the coordinator commits the dispatch before it
 // dispatches (1C-2C), and the submitter owns it from then on; a
 // distribution is committed by its sender before the first send and by its
 // receiver before the acknowledgement. The rest (delegations, assemblies,
@@ -146,7 +149,11 @@
 //     intent only the states Domain.Usable lets it spend (the token
 //     domain: its from's coins);
 //   - a transaction parked until ParkTimeout is reverted with the domain's
-//     reason for the park (the token domain: insufficient_funds);
+//     reason for the park (the token domain: insufficient_funds), and only
+//     once no dispatch its sender granted can still land: the spends of
+//     every granted assembly are committed with the intent before the
+//     grant goes out, and one is dropped only when the sender's store
+//     shows one of its states spent by another transaction (core_park.go);
 //   - the Core is deterministic: the same inputs give the same Readys.
 //
 // Where ordo departs from or completes the seed: README.md, "Decisions

@@ -292,6 +292,12 @@ func (n *Node) perform(ctx context.Context, e Effect) error {
 			return fmt.Errorf("distseq: load %s: %w", e.Contract, err)
 		}
 		return n.step(ctx, InputLoaded{Contract: e.Contract, States: states}, nil)
+	case EffectReadSpends:
+		states, err := n.cfg.Store.DistseqStatesByID(ctx, e.Contract, e.States)
+		if err != nil {
+			return fmt.Errorf("distseq: read spends of %s: %w", e.TxID, err)
+		}
+		return n.step(ctx, InputSpendsRead{Contract: e.Contract, TxID: e.TxID, States: states}, nil)
 	case EffectDispatch:
 		if err := n.cfg.Submitter.Submit(ctx, e.Contract, e.TxID, e.Payload); err != nil {
 			// the coordinator's submitter record stays open: a restart

@@ -56,6 +56,7 @@ type TraceInput struct {
 	Message    *InputMessage    `json:"message,omitempty"`
 	Loaded     *InputLoaded     `json:"loaded,omitempty"`
 	Dispatched *InputDispatched `json:"dispatched,omitempty"`
+	SpendsRead *InputSpendsRead `json:"spendsRead,omitempty"`
 }
 
 func traceInput(in Input) TraceInput {
@@ -74,6 +75,8 @@ func traceInput(in Input) TraceInput {
 		return TraceInput{Loaded: &v}
 	case InputDispatched:
 		return TraceInput{Dispatched: &v}
+	case InputSpendsRead:
+		return TraceInput{SpendsRead: &v}
 	}
 	return TraceInput{}
 }
@@ -94,6 +97,8 @@ func (t TraceInput) input() Input {
 		return *t.Loaded
 	case t.Dispatched != nil:
 		return *t.Dispatched
+	case t.SpendsRead != nil:
+		return *t.SpendsRead
 	}
 	return nil
 }

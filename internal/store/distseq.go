@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -63,9 +64,13 @@ type DistseqIntent struct {
 	// Prepared is the prepared transaction (the domain's call, assembled
 	// and endorsed) of a Prepare intent, once a coordinator asked leave
 	// to dispatch it; the latest such request wins.
-	Prepared  []byte    `json:"prepared,omitempty"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	Prepared []byte `json:"prepared,omitempty"`
+	// Granted lists, for each assembly this sender granted a dispatch of
+	// that may still land, the states it spends (empty: none); a parked
+	// intent reverts only once none is left (docs/distseq.md).
+	Granted   [][]string `json:"granted,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+	UpdatedAt time.Time  `json:"updatedAt"`
 }
 
 // DistseqDispatch is a coordinator's dispatch of one transaction:
@@ -218,6 +223,9 @@ type DistseqStore interface {
 	// DistseqStates lists a contract's states (only the unspent ones when
 	// unspentOnly), in Height then ID order.
 	DistseqStates(ctx context.Context, contract string, unspentOnly bool) ([]DistseqState, error)
+	// DistseqStatesByID lists those of a contract's states named by ids
+	// that the store has (spent or not), in ID order.
+	DistseqStatesByID(ctx context.Context, contract string, ids []string) ([]DistseqState, error)
 	// DistseqReceived reports whether a distribution id was received.
 	DistseqReceived(ctx context.Context, id string) (bool, error)
 	// DistseqCursor returns the chain cursor, and false when none was
@@ -279,4 +287,26 @@ func (b *DistseqBatch) Validate() error {
 		}
 	}
 	return nil
+}
+
+// EncodeGranted is DistseqIntent.Granted as the stores keep it: JSON, or
+// nil for none.
+func EncodeGranted(g [][]string) []byte {
+	if len(g) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(g) // a [][]string always encodes
+	return b
+}
+
+// DecodeGranted reads what EncodeGranted wrote (nil or empty: none).
+func DecodeGranted(b []byte) ([][]string, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var g [][]string
+	if err := json.Unmarshal(b, &g); err != nil {
+		return nil, fmt.Errorf("distseq intent: granted: %w", err)
+	}
+	return g, nil
 }

@@ -183,6 +183,12 @@ func (n *Node) perform(ctx context.Context, e distseq.Effect) error {
 			return err
 		}
 		return n.step(ctx, distseq.InputLoaded{Contract: e.Contract, States: states})
+	case distseq.EffectReadSpends:
+		states, err := n.Store.DistseqStatesByID(ctx, e.Contract, e.States)
+		if err != nil {
+			return err
+		}
+		return n.step(ctx, distseq.InputSpendsRead{Contract: e.Contract, TxID: e.TxID, States: states})
 	case distseq.EffectDispatch:
 		return n.seq.submit(ctx, e)
 	}

@@ -1925,8 +1925,14 @@ type RequestDispatchConfirmation struct {
 	// confirms it, whichever submitter holds it.
 	PreparedSpends  []string            `protobuf:"bytes,6,rep,name=prepared_spends,json=preparedSpends,proto3" json:"prepared_spends,omitempty"`
 	PreparedCreates []*DistributedState `protobuf:"bytes,7,rep,name=prepared_creates,json=preparedCreates,proto3" json:"prepared_creates,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// spends are the states the assembly to be dispatched spends (every
+	// delegation, prepared or not): the sender keeps them durable with the
+	// intent, and reverts a parked intent only once the chain has spent
+	// one of each granted assembly's states by another transaction (a
+	// dispatch it granted can no longer land).
+	Spends        []string `protobuf:"bytes,8,rep,name=spends,proto3" json:"spends,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RequestDispatchConfirmation) Reset() {
@@ -2004,6 +2010,13 @@ func (x *RequestDispatchConfirmation) GetPreparedSpends() []string {
 func (x *RequestDispatchConfirmation) GetPreparedCreates() []*DistributedState {
 	if x != nil {
 		return x.PreparedCreates
+	}
+	return nil
+}
+
+func (x *RequestDispatchConfirmation) GetSpends() []string {
+	if x != nil {
+		return x.Spends
 	}
 	return nil
 }
@@ -2819,7 +2832,7 @@ const file_ordo_distseq_v1_distseq_proto_rawDesc = "" +
 	"\x10contract_address\x18\x03 \x01(\tR\x0fcontractAddress\"C\n" +
 	"\"StartupNotificationAcknowledgement\x12\x1d\n" +
 	"\n" +
-	"startup_id\x18\x01 \x01(\tR\tstartupId\"\xcf\x02\n" +
+	"startup_id\x18\x01 \x01(\tR\tstartupId\"\xe7\x02\n" +
 	"\x1bRequestDispatchConfirmation\x12%\n" +
 	"\x0etransaction_id\x18\x01 \x01(\tR\rtransactionId\x12#\n" +
 	"\rdelegation_id\x18\x02 \x01(\tR\fdelegationId\x12)\n" +
@@ -2828,7 +2841,8 @@ const file_ordo_distseq_v1_distseq_proto_rawDesc = "" +
 	"request_id\x18\x04 \x01(\tR\trequestId\x12#\n" +
 	"\rprepared_call\x18\x05 \x01(\fR\fpreparedCall\x12'\n" +
 	"\x0fprepared_spends\x18\x06 \x03(\tR\x0epreparedSpends\x12L\n" +
-	"\x10prepared_creates\x18\a \x03(\v2!.ordo.distseq.v1.DistributedStateR\x0fpreparedCreates\"\xb4\x01\n" +
+	"\x10prepared_creates\x18\a \x03(\v2!.ordo.distseq.v1.DistributedStateR\x0fpreparedCreates\x12\x16\n" +
+	"\x06spends\x18\b \x03(\tR\x06spends\"\xb4\x01\n" +
 	"\x1cDispatchConfirmationResponse\x12%\n" +
 	"\x0etransaction_id\x18\x01 \x01(\tR\rtransactionId\x12#\n" +
 	"\rdelegation_id\x18\x02 \x01(\tR\fdelegationId\x12)\n" +

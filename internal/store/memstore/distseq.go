@@ -320,6 +320,22 @@ func (d *Distseq) DistseqStates(_ context.Context, contract string, unspentOnly 
 	return out, nil
 }
 
+// DistseqStatesByID implements store.DistseqStore: never nil.
+func (d *Distseq) DistseqStatesByID(_ context.Context, contract string, ids []string) ([]store.DistseqState, error) {
+	d.mu.RLock()
+	m := d.states[contract]
+	out := make([]store.DistseqState, 0, len(ids))
+	for _, id := range ids {
+		if st, ok := m[id]; ok {
+			st.Data = clone(st.Data)
+			out = append(out, st)
+		}
+	}
+	d.mu.RUnlock()
+	slices.SortFunc(out, func(a, b store.DistseqState) int { return cmp.Compare(a.ID, b.ID) })
+	return slices.CompactFunc(out, func(a, b store.DistseqState) bool { return a.ID == b.ID }), nil
+}
+
 // DistseqReceived implements store.DistseqStore.
 func (d *Distseq) DistseqReceived(_ context.Context, id string) (bool, error) {
 	d.mu.RLock()

@@ -38,7 +38,7 @@ var _ store.DistseqStore = (*Store)(nil)
 
 // Column lists, in the order the writes bind and the reads scan them.
 const (
-	distseqIntentCols   = `tx_id, contract, idempotency_key, payload, status, reason, attempts, created_at, updated_at, prepare, prepared`
+	distseqIntentCols   = `tx_id, contract, idempotency_key, payload, status, reason, attempts, created_at, updated_at, prepare, prepared, granted`
 	distseqDispatchCols = `tx_id, contract, sender, delegation_id, payload, height, status, created_at, updated_at`
 	distseqOutboxCols   = `id, contract, recipient, payload, acked, created_at, updated_at`
 	distseqStateCols    = `contract, id, data, created_by, spent, spent_by, height`
@@ -56,17 +56,17 @@ const (
 		SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[])`
 	distseqIntentsSQL = `INSERT INTO distseq_intents (` + distseqIntentCols + `)
 		SELECT v.tx_id, v.contract, v.key, v.payload, v.status, v.reason, v.attempts, v.created, v.updated,
-			v.prepare, v.prepared
+			v.prepare, v.prepared, v.granted
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::text[], $6::text[], $7::bigint[],
-			$8::bigint[], $9::bigint[], $10::bigint[], $11::bytea[])
+			$8::bigint[], $9::bigint[], $10::bigint[], $11::bytea[], $12::bytea[])
 			WITH ORDINALITY AS v(tx_id, contract, key, payload, status, reason, attempts, created, updated,
-				prepare, prepared, o)
+				prepare, prepared, granted, o)
 		ORDER BY v.o
 		ON CONFLICT (tx_id) DO UPDATE SET
 			contract = excluded.contract, idempotency_key = excluded.idempotency_key,
 			payload = excluded.payload, status = excluded.status, reason = excluded.reason,
 			attempts = excluded.attempts, created_at = excluded.created_at, updated_at = excluded.updated_at,
-			prepare = excluded.prepare, prepared = excluded.prepared`
+			prepare = excluded.prepare, prepared = excluded.prepared, granted = excluded.granted`
 	distseqDispatchesSQL = `INSERT INTO distseq_dispatches (` + distseqDispatchCols + `)
 		SELECT v.tx_id, v.contract, v.sender, v.delegation_id, v.payload, v.height, v.status, v.created, v.updated
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::bigint[], $7::text[],
@@ -166,7 +166,7 @@ func queueDistseq(eb *engBatch, b *store.DistseqBatch) {
 		ins := b.Intents[r[0]:r[1]]
 		n := len(ins)
 		txIDs, contracts, statuses, reasons := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		keys, payloads, prepared := make([]*string, n), make([][]byte, n), make([][]byte, n)
+		keys, payloads, prepared, granted := make([]*string, n), make([][]byte, n), make([][]byte, n), make([][]byte, n)
 		attempts, prepare := make([]int64, n), make([]int64, n)
 		created, updated := make([]*int64, n), make([]*int64, n)
 		for i := range ins {
@@ -174,9 +174,10 @@ func queueDistseq(eb *engBatch, b *store.DistseqBatch) {
 			txIDs[i], contracts[i], keys[i], payloads[i] = in.TxID, in.Contract, nullString(in.IdempotencyKey), cloneRaw(in.Payload)
 			statuses[i], reasons[i], attempts[i] = in.Status, in.Reason, int64(in.Attempts)
 			created[i], updated[i], prepare[i], prepared[i] = nanos(in.CreatedAt), nanos(in.UpdatedAt), b2i(in.Prepare), cloneRaw(in.Prepared)
+			granted[i] = store.EncodeGranted(in.Granted)
 		}
 		eb.queue(intentWrap, distseqIntentsSQL, txIDs, contracts, keys, payloads, statuses, reasons, attempts,
-			created, updated, prepare, prepared)
+			created, updated, prepare, prepared, granted)
 	}
 	for _, r := range engRuns(len(b.Dispatches), func(i int) string { return b.Dispatches[i].TxID }) {
 		ds := b.Dispatches[r[0]:r[1]]

@@ -36,20 +36,22 @@ const (
 		WHERE contract = $1 ORDER BY height, id`
 	distseqUnspentSQL = `SELECT ` + distseqStateCols + ` FROM distseq_states
 		WHERE contract = $1 AND spent = 0 ORDER BY height, id`
+	distseqStatesByIDSQL = `SELECT ` + distseqStateCols + ` FROM distseq_states
+		WHERE contract = $1 AND id = ANY($2::text[]) ORDER BY id`
 	distseqReceivedRead = `SELECT 1 FROM distseq_received WHERE id = $1`
 	distseqCursorRead   = `SELECT value FROM distseq_cursor WHERE k = 0`
 )
 
 func scanDistseqIntent(row pgx.Row) (store.DistseqIntent, error) {
 	var (
-		in                store.DistseqIntent
-		key               *string
-		payload, prepared []byte
-		attempts, prepare int64
-		created, updated  *int64
+		in                         store.DistseqIntent
+		key                        *string
+		payload, prepared, granted []byte
+		attempts, prepare          int64
+		created, updated           *int64
 	)
 	if err := row.Scan(&in.TxID, &in.Contract, &key, &payload, &in.Status, &in.Reason, &attempts,
-		&created, &updated, &prepare, &prepared); err != nil {
+		&created, &updated, &prepare, &prepared, &granted); err != nil {
 		return store.DistseqIntent{}, err
 	}
 	in.IdempotencyKey = deref(key)
@@ -57,6 +59,11 @@ func scanDistseqIntent(row pgx.Row) (store.DistseqIntent, error) {
 	in.Attempts = int(attempts)
 	in.Prepare = prepare != 0
 	in.Prepared = blob(prepared)
+	g, err := store.DecodeGranted(granted)
+	if err != nil {
+		return store.DistseqIntent{}, err
+	}
+	in.Granted = g
 	in.CreatedAt = fromNanos(created)
 	in.UpdatedAt = fromNanos(updated)
 	return in, nil
@@ -241,6 +248,15 @@ func (s *Store) DistseqStates(ctx context.Context, contract string, unspentOnly 
 	out, err := collect(ctx, s, q, scanDistseqState, contract)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: distseq states of %s: %w", contract, err)
+	}
+	return out, nil
+}
+
+// DistseqStatesByID implements store.DistseqStore.
+func (s *Store) DistseqStatesByID(ctx context.Context, contract string, ids []string) ([]store.DistseqState, error) {
+	out, err := collect(ctx, s, distseqStatesByIDSQL, scanDistseqState, contract, ids)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: distseq states by id of %s: %w", contract, err)
 	}
 	return out, nil
 }

@@ -51,12 +51,12 @@ const (
 		ON CONFLICT (contract) DO UPDATE SET threshold = excluded.threshold, height = excluded.height`
 	distseqDelMembersSQL = `DELETE FROM distseq_members WHERE contract = ?`
 	distseqMemberSQL     = `INSERT INTO distseq_members (contract, idx, id, public_key) VALUES (?, ?, ?, ?)`
-	distseqIntentSQL     = `INSERT INTO distseq_intents (` + distseqIntentCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	distseqIntentSQL     = `INSERT INTO distseq_intents (` + distseqIntentCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (tx_id) DO UPDATE SET
 			contract = excluded.contract, idempotency_key = excluded.idempotency_key,
 			payload = excluded.payload, status = excluded.status, reason = excluded.reason,
 			attempts = excluded.attempts, created_at = excluded.created_at, updated_at = excluded.updated_at,
-			prepare = excluded.prepare, prepared = excluded.prepared`
+			prepare = excluded.prepare, prepared = excluded.prepared, granted = excluded.granted`
 	distseqDispatchSQL = `INSERT INTO distseq_dispatches (` + distseqDispatchCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (tx_id) DO UPDATE SET
 			contract = excluded.contract, sender = excluded.sender, delegation_id = excluded.delegation_id,
@@ -116,7 +116,8 @@ func (s *Store) applyDistseq(ctx context.Context, ex execer, b *store.DistseqBat
 	}
 	for _, in := range b.Intents {
 		if _, err := ex.ExecContext(ctx, distseqIntentSQL, in.TxID, in.Contract, nullString(in.IdempotencyKey),
-			blob(in.Payload), in.Status, in.Reason, in.Attempts, nanos(in.CreatedAt), nanos(in.UpdatedAt), in.Prepare, blob(in.Prepared)); err != nil {
+			blob(in.Payload), in.Status, in.Reason, in.Attempts, nanos(in.CreatedAt), nanos(in.UpdatedAt), in.Prepare, blob(in.Prepared),
+			blob(store.EncodeGranted(in.Granted))); err != nil {
 			if isUnique(err) {
 				// The only UNIQUE constraint an intent upsert can break:
 				// the primary key's conflict is its ON CONFLICT target.

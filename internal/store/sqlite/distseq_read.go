@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -17,7 +18,7 @@ import (
 
 // Column lists, in the order the writes bind and the reads scan them.
 const (
-	distseqIntentCols   = `tx_id, contract, idempotency_key, payload, status, reason, attempts, created_at, updated_at, prepare, prepared`
+	distseqIntentCols   = `tx_id, contract, idempotency_key, payload, status, reason, attempts, created_at, updated_at, prepare, prepared, granted`
 	distseqDispatchCols = `tx_id, contract, sender, delegation_id, payload, height, status, created_at, updated_at`
 	distseqOutboxCols   = `id, contract, recipient, payload, acked, created_at, updated_at`
 	distseqStateCols    = `contract, id, data, created_by, spent, spent_by, height`
@@ -45,6 +46,8 @@ const (
 		WHERE contract = ? ORDER BY height, id`
 	distseqUnspentSQL = `SELECT ` + distseqStateCols + ` FROM distseq_states INDEXED BY distseq_states_unspent
 		WHERE contract = ? AND spent = 0 ORDER BY height, id`
+	distseqStatesByIDSQL = `SELECT ` + distseqStateCols + ` FROM distseq_states
+		WHERE contract = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id`
 	distseqReceivedRead = `SELECT 1 FROM distseq_received WHERE id = ?`
 	distseqCursorRead   = `SELECT value FROM distseq_cursor WHERE k = 0`
 )
@@ -55,15 +58,21 @@ func scanDistseqIntent(row scanner) (store.DistseqIntent, error) {
 		key              sql.NullString
 		payload          []byte
 		prepared         []byte
+		granted          []byte
 		created, updated sql.NullInt64
 	)
 	if err := row.Scan(&in.TxID, &in.Contract, &key, &payload, &in.Status, &in.Reason, &in.Attempts,
-		&created, &updated, &in.Prepare, &prepared); err != nil {
+		&created, &updated, &in.Prepare, &prepared, &granted); err != nil {
 		return store.DistseqIntent{}, err
 	}
 	in.IdempotencyKey = key.String
 	in.Payload = rawOrNil(payload)
 	in.Prepared = rawOrNil(prepared)
+	g, err := store.DecodeGranted(granted)
+	if err != nil {
+		return store.DistseqIntent{}, err
+	}
+	in.Granted = g
 	in.CreatedAt = fromNanos(created)
 	in.UpdatedAt = fromNanos(updated)
 	return in, nil
@@ -257,6 +266,24 @@ func (s *Store) DistseqStates(ctx context.Context, contract string, unspentOnly 
 	out, err := collectRows(rows, scanDistseqState)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: distseq states of %s: %w", contract, err)
+	}
+	return out, nil
+}
+
+// DistseqStatesByID implements store.DistseqStore. The ids travel as one
+// JSON array (json_each), so any number of them is one statement.
+func (s *Store) DistseqStatesByID(ctx context.Context, contract string, ids []string) ([]store.DistseqState, error) {
+	arr, err := json.Marshal(ids)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: distseq states by id: %w", err)
+	}
+	rows, err := s.rdb.QueryContext(ctx, distseqStatesByIDSQL, contract, string(arr))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: distseq states by id of %s: %w", contract, err)
+	}
+	out, err := collectRows(rows, scanDistseqState)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: distseq states by id of %s: %w", contract, err)
 	}
 	return out, nil
 }

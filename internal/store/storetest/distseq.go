@@ -54,6 +54,8 @@ func RunDistseq(t *testing.T, open DistseqOpenFunc) {
 		{"Empty", func(t *testing.T) { distseqEmpty(t, open(t)) }},
 		{"Intents", func(t *testing.T) { distseqIntents(t, open(t)) }},
 		{"IntentPrepared", func(t *testing.T) { distseqIntentPrepared(t, open(t)) }},
+		{"IntentGranted", func(t *testing.T) { distseqIntentGranted(t, open(t)) }},
+		{"StatesByID", func(t *testing.T) { distseqStatesByID(t, open(t)) }},
 		{"IntentsLimits", func(t *testing.T) { distseqIntentsLimits(t, open(t)) }},
 		{"OpenDispatches", func(t *testing.T) { distseqOpenDispatches(t, open(t)) }},
 		{"PendingOutbox", func(t *testing.T) { distseqPendingOutbox(t, open(t)) }},
@@ -235,4 +237,49 @@ func distseqIntentPrepared(t *testing.T, st store.DistseqStore) {
 		t.Fatalf("DistseqIntents: %v, %v", list, err)
 	}
 	dsSame(t, "the prepared transaction, listed", list[0], in)
+}
+
+// distseqIntentGranted: the spend sets of an intent's granted dispatches
+// are kept in order, read by id, by key and in lists, and a later write
+// without them clears them.
+func distseqIntentGranted(t *testing.T, st store.DistseqStore) {
+	ctx := context.Background()
+	in := dsIntent("tx1", "c1", "k1", store.DistseqPending, 1)
+	in.Granted = [][]string{{"s2", "s1"}, {"s3"}}
+	dsApply(t, st, store.DistseqBatch{Intents: []store.DistseqIntent{in}})
+	got, err := st.DistseqIntent(ctx, "tx1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsSame(t, "the granted spends, by id", got, in)
+	if got, err = st.DistseqIntentByKey(ctx, "k1"); err != nil {
+		t.Fatal(err)
+	}
+	dsSame(t, "the granted spends, by key", got, in)
+	in.Granted, in.UpdatedAt = nil, dsTime(2)
+	dsApply(t, st, store.DistseqBatch{Intents: []store.DistseqIntent{in}})
+	list, err := st.DistseqIntents(ctx, store.DistseqIntentFilter{Status: store.DistseqPending})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("DistseqIntents: %v, %v", list, err)
+	}
+	dsSame(t, "no granted spends left, listed", list[0], in)
+}
+
+// distseqStatesByID: the states named, spent or not, in ID order; ids the
+// store lacks or another contract holds are left out.
+func distseqStatesByID(t *testing.T, st store.DistseqStore) {
+	ctx := context.Background()
+	s1, s2, s3 := dsState("c1", "s1", 1), dsState("c1", "s2", 2), dsState("c2", "s3", 3)
+	dsApply(t, st, store.DistseqBatch{States: []store.DistseqState{s1, s2, s3}})
+	spent := store.DistseqState{Contract: "c1", ID: "s2", Spent: true, SpentBy: "tx9", Height: 4}
+	dsApply(t, st, store.DistseqBatch{States: []store.DistseqState{spent}})
+	s2.Spent, s2.SpentBy = true, "tx9"
+	got, err := st.DistseqStatesByID(ctx, "c1", []string{"s3", "s2", "nope", "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsSame(t, "states by id", got, []store.DistseqState{s1, s2})
+	if got, err = st.DistseqStatesByID(ctx, "c1", nil); err != nil || len(got) != 0 {
+		t.Fatalf("no ids: %v, %v", got, err)
+	}
 }
