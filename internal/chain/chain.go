@@ -9,10 +9,14 @@ import (
 	"github.com/ordolabs/ordo/internal/clock"
 )
 
-// Address identifies an account: the lowercase hex of its ed25519 public key.
+// Address identifies an account, in the form of its chain's Signer:
+// devchain's is the lowercase hex of an ed25519 public key, an EVM chain's
+// "0x" and 40 lowercase hex digits.
 type Address string
 
-// Hash is the lowercase hex of a SHA-256 digest.
+// Hash names a transaction or a block as its chain writes it: devchain's
+// is the lowercase hex of a SHA-256 digest, an EVM chain's "0x" and the
+// 64 lowercase hex digits of a keccak-256 digest.
 type Hash string
 
 // BlockHeader describes a block without its transactions.
@@ -110,7 +114,13 @@ type Account struct {
 	// PendingNonce is the next nonce after the account's mempool transactions
 	// that follow Nonce without a gap.
 	PendingNonce uint64 `json:"pendingNonce"`
-	Balance      uint64 `json:"balance"`
+	// Balance is the balance in the chain's smallest unit, saturated at
+	// the largest uint64 (an EVM balance above ~18.4 ether in wei).
+	Balance uint64 `json:"balance"`
+	// BalanceExact is the exact balance as a decimal string, set by
+	// chains whose balances may not fit a uint64 (EVM: wei); empty
+	// otherwise, when Balance is exact.
+	BalanceExact string `json:"balanceExact,omitempty"`
 }
 
 // Chain is the ledger interface that engines use.

@@ -48,15 +48,8 @@ var ErrNoIdentity = errors.New("the chain does not report its identity")
 // IdentityOf asks c, or the chain it wraps (Unwrap, as Metered does), for
 // its identity.
 func IdentityOf(ctx context.Context, c Chain) (Identity, error) {
-	for c != nil {
-		if id, ok := c.(Identifier); ok {
-			return id.Identity(ctx)
-		}
-		w, ok := c.(interface{ Unwrap() Chain })
-		if !ok {
-			break
-		}
-		c = w.Unwrap()
+	if id, ok := unwrapTo[Identifier](c); ok {
+		return id.Identity(ctx)
 	}
 	return Identity{}, ErrNoIdentity
 }

@@ -35,8 +35,12 @@ type Tx struct {
 	Method   string          `json:"method"`
 	Args     json.RawMessage `json:"args,omitempty"`
 	Memo     string          `json:"memo,omitempty"`
-	// Signature is the hex ed25519 signature of the hash by From's key. A
-	// devchain in dev mode signs for its dev accounts when it is empty.
+	// Gas is the attempt's gas limit on a chain that has one (an EVM
+	// chain: see GasEstimator); 0 on devchain, which has none.
+	Gas uint64 `json:"gas,omitempty"`
+	// Signature is the hex signature by From's key, in the scheme of the
+	// chain's Signer (devchain: ed25519 over Hash). A devchain in dev mode
+	// signs for its dev accounts when it is empty.
 	Signature string `json:"signature,omitempty"`
 }
 

@@ -28,8 +28,8 @@ var EngineTypes = []string{dispatch.CallType, processor.SubmitType}
 // types.call entry) and the processor's "call-once" (the same, sent at most
 // once: the processor owns retries). The API refuses both to its callers
 // unless intake.typeRoles allows a role.
-func engineTypes(allowed []string, ds map[string]sequencer.Dispatcher, ps map[string]sequencer.Policy, c chain.Chain, keys map[string]ed25519.PrivateKey) []string {
-	key := func(id string) ed25519.PrivateKey { return keys[id] }
+func engineTypes(allowed []string, ds map[string]sequencer.Dispatcher, ps map[string]sequencer.Policy, c chain.Chain, keys map[string]chain.Key) []string {
+	key := func(id string) chain.Key { return keys[id] }
 	types := slices.Clone(allowed)
 	if _, ok := ds[dispatch.CallType]; !ok {
 		ds[dispatch.CallType] = dispatch.NewCallDispatcher(ps[dispatch.CallType].MaxRetries, c, key)
@@ -78,7 +78,7 @@ func (n *Node) engineTrace(o Options, engine string) (*os.File, error) {
 
 // leaderAccounts checks that each of the leader's accounts is one of the
 // node's keystore senders (no chain needed: Build checks it at once).
-func (n *Node) leaderAccounts(keys map[string]ed25519.PrivateKey) error {
+func (n *Node) leaderAccounts(keys map[string]chain.Key) error {
 	for i, a := range n.Config.Leader.Accounts {
 		if keys[a] == nil {
 			return fmt.Errorf("leader.accounts[%d]: %s is not one of the node's keystore senders (senders: keyFile); a leader's results are signed by the account that holds the cap", i, a)
@@ -91,7 +91,7 @@ func (n *Node) leaderAccounts(keys map[string]ed25519.PrivateKey) error {
 // names any: one channel per cap, its queue leader/<i> pinned to the
 // account. It refuses to start when an account is not a keystore sender,
 // holds no cap or has no funds (leader.ErrCannotLead).
-func (n *Node) leaderChannels(ctx context.Context, c chain.Chain, keys map[string]ed25519.PrivateKey) ([]string, map[string]string, error) {
+func (n *Node) leaderChannels(ctx context.Context, c chain.Chain, keys map[string]chain.Key) ([]string, map[string]string, error) {
 	lc := n.Config.Leader
 	if len(lc.Accounts) == 0 {
 		return nil, nil, nil
@@ -115,13 +115,13 @@ func (n *Node) leaderChannels(ctx context.Context, c chain.Chain, keys map[strin
 }
 
 // leader builds the leader engine on the node's store, sequencer and chain.
-func (n *Node) leader(seq *sequencer.Node, st Store, c chain.Chain, keys map[string]ed25519.PrivateKey, channels []string, o Options) (*leader.Node, error) {
+func (n *Node) leader(seq *sequencer.Node, st Store, c chain.Chain, keys map[string]chain.Key, channels []string, o Options) (*leader.Node, error) {
 	lc := n.Config.Leader
 	pol, err := n.Config.Egress.policy(n.Config.DevMode)
 	if err != nil {
 		return nil, fmt.Errorf("egress.allow: %w", err)
 	}
-	cfg := leader.Config{Store: st, Sequencer: seq, Records: st, Chain: c, Key: keys[lc.Accounts[0]], Core: lc.core(channels),
+	cfg := leader.Config{Store: st, Sequencer: seq, Records: st, Chain: c, Key: toolKey(keys[lc.Accounts[0]]), Core: lc.core(channels),
 		Workflow: lc.Workflow, Registry: lc.Registry, ToolTimeout: time.Duration(lc.ToolTimeout), Clock: o.Clock, Logger: o.Logger,
 		Metrics: leader.NewMetrics(n.Registry),
 		Tools:   &tool.Client{HTTP: pol.Client(0)}} // tool URLs come from the on-chain registry: the egress policy applies
@@ -133,4 +133,12 @@ func (n *Node) leader(seq *sequencer.Node, st Store, c chain.Chain, keys map[str
 		cfg.Trace = f
 	}
 	return leader.New(cfg)
+}
+
+// toolKey is the ed25519 key the leader signs tool invocations with: an
+// ed25519 sender's key (nil for another scheme's, which Build refuses
+// first: leader.accounts are keystore senders of the node's chain).
+func toolKey(k chain.Key) ed25519.PrivateKey {
+	e, _ := k.(ed25519.PrivateKey)
+	return e
 }

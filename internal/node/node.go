@@ -176,7 +176,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 			dispatchers[t] = dispatch.NewTypeWorker(tc.Worker, time.Duration(cfg.WorkerTimeout), t, p.MaxRetries)
 			continue
 		}
-		d, err := dispatch.NewZkAppDispatcher(t, p.MaxRetries, metered, func(id string) ed25519.PrivateKey { return keys[id] })
+		d, err := dispatch.NewZkAppDispatcher(t, p.MaxRetries, metered, func(id string) chain.Key { return keys[id] })
 		if err != nil {
 			if allWorkers {
 				continue
@@ -385,8 +385,8 @@ func chainDescription(url string) string {
 
 // senders loads configured senders (checked by Config.Validate) and the dev
 // senders' keystore, creating and funding dev senders as needed.
-func (n *Node) senders(ctx context.Context) ([]sequencer.SenderConfig, map[string]ed25519.PrivateKey, error) {
-	keys := map[string]ed25519.PrivateKey{}
+func (n *Node) senders(ctx context.Context) ([]sequencer.SenderConfig, map[string]chain.Key, error) {
+	keys := map[string]chain.Key{}
 	var out []sequencer.SenderConfig
 	for _, s := range n.Config.Senders {
 		if s.Worker != "" {

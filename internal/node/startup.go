@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -130,7 +129,7 @@ var errNoAnswer = errors.New("the chain does not answer")
 // c (leaderChannels' checks and errors), adds replication's pins and
 // hands the pins to the sequencer and the channels to the leader, before
 // either runs.
-func (n *Node) lateChannels(c chain.Chain, keys map[string]ed25519.PrivateKey, senders []sequencer.SenderConfig) func(context.Context) error {
+func (n *Node) lateChannels(c chain.Chain, keys map[string]chain.Key, senders []sequencer.SenderConfig) func(context.Context) error {
 	return func(ctx context.Context) error {
 		cctx, cancel := context.WithTimeout(ctx, startTimeout)
 		defer cancel()

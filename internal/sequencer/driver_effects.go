@@ -165,8 +165,16 @@ func (n *Node) buildAndSign(ctx context.Context, e Effect) (report Input, ok boo
 		permanent := !isRemote(d) || errors.Is(err, ErrPermanent)
 		return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err), Permanent: permanent}), true
 	}
-	tx.From, tx.Nonce, tx.Fee = chain.Address(e.Sender.AccountID), e.Sender.Nonce, e.Sender.Fee
-	h := signTx(&tx, key)
+	tx.From, tx.Nonce, tx.Fee, tx.Gas = chain.Address(e.Sender.AccountID), e.Sender.Nonce, e.Sender.Fee, e.Sender.Gas
+	if err := chain.FillGas(ctx, n.cfg.Chain, &tx); err != nil {
+		// the chain could not say (or the strict path reverts): a
+		// transient error, as a send that failed
+		return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err)}), true
+	}
+	h, err := n.signer.Sign(&tx, key)
+	if err != nil {
+		return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err), Permanent: true}), true
+	}
 	return Signed(time.Time{}, e.Queue, e.UID, e.Attempt, tx, string(h)), true
 }
 

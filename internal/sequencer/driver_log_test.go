@@ -2,7 +2,6 @@ package sequencer_test
 
 import (
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,7 +95,7 @@ func newRig(t *testing.T, o rigOptions) *rig {
 		k, _ := c.DevKey(a.Address)
 		senders = append(senders, sequencer.SenderConfig{ID: a.Address, Key: k})
 	}
-	d, err := dispatch.NewZkAppDispatcher(typ, o.maxRetries, c, func(id string) ed25519.PrivateKey { k, _ := c.DevKey(chain.Address(id)); return k })
+	d, err := dispatch.NewZkAppDispatcher(typ, o.maxRetries, c, func(id string) chain.Key { k, _ := c.DevKey(chain.Address(id)); return chain.Ed25519Key(k) })
 	if err != nil {
 		t.Fatal(err)
 	}

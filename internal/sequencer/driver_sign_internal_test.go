@@ -2,7 +2,6 @@ package sequencer
 
 import (
 	"context"
-	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -45,7 +44,7 @@ func TestSignAllMatchesOneByOne(t *testing.T) {
 	for _, n := range []int{0, 1, signChunk, signChunk + 1, 5*signChunk + 3} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			node := &Node{cfg: Config{Clock: clock.Real{}, Logger: slog.New(slog.DiscardHandler),
-				Dispatchers: map[string]Dispatcher{"T": builder{}}}, keys: map[string]ed25519.PrivateKey{}}
+				Dispatchers: map[string]Dispatcher{"T": builder{}}}, keys: map[string]chain.Key{}, signer: chain.Ed25519}
 			var es []Effect
 			var idx []int
 			for i := range n {

@@ -2,7 +2,6 @@ package sequencer
 
 import (
 	"context"
-	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -28,8 +27,9 @@ import (
 type SenderConfig struct {
 	// ID is the account address.
 	ID chain.Address
-	// Key signs for the sender; nil when Worker is set.
-	Key ed25519.PrivateKey
+	// Key signs for the sender, in the scheme of the chain's Signer
+	// (chain.SignerOf); nil when Worker is set.
+	Key chain.Key
 	// Worker is the remote worker URL, recorded with the sender; Remote is
 	// its client. Both are set for a worker sender, neither for a keystore
 	// one.
@@ -128,7 +128,8 @@ type Config struct {
 type Node struct {
 	cfg     Config
 	allowed map[string]bool
-	keys    map[string]ed25519.PrivateKey
+	keys    map[string]chain.Key
+	signer  chain.Signer
 	workers map[string]Worker
 	inputs  *mailbox.Mailbox[Input]
 	effects chan Effect
@@ -192,7 +193,7 @@ func NewNode(cfg Config) (*Node, error) {
 			n0public = append(n0public, t)
 		}
 	}
-	n := &Node{cfg: cfg, allowed: map[string]bool{}, keys: map[string]ed25519.PrivateKey{}, workers: map[string]Worker{},
+	n := &Node{cfg: cfg, allowed: map[string]bool{}, keys: map[string]chain.Key{}, signer: chain.SignerOf(cfg.Chain), workers: map[string]Worker{},
 		inputs: mailbox.New[Input](), effects: make(chan Effect, 1<<16), log: cfg.Logger, started: make(chan struct{}), stopped: make(chan struct{}), dispHead: map[string]uint64{},
 		uidSeq: uidSource{r: cfg.Rand}, trace: newTraceWriter(cfg.Trace), public: n0public}
 	allRemote := len(cfg.Senders) > 0
@@ -233,6 +234,9 @@ func NewNode(cfg Config) (*Node, error) {
 		case s.Worker != "" && s.Remote != nil:
 			n.workers[string(s.ID)] = s.Remote
 		case s.Key != nil:
+			if a, err := n.signer.Address(s.Key); err != nil || a != s.ID {
+				return nil, fmt.Errorf("sequencer: sender %s: its key is not a %s key of that address (%v)", s.ID, n.signer.Scheme(), err)
+			}
 			n.keys[string(s.ID)] = s.Key
 		default:
 			return nil, fmt.Errorf("sequencer: sender %s has neither a key nor a worker", s.ID)

@@ -84,7 +84,7 @@ func (w *world) addSender(k ed25519.PrivateKey) {
 }
 
 // key is the key of a sender the node holds (nil for any other).
-func (w *world) key(id string) ed25519.PrivateKey { return w.keys[id] }
+func (w *world) key(id string) chain.Key { return chain.Ed25519Key(w.keys[id]) }
 
 // openStore opens the store if it is closed.
 func (w *world) openStore(ctx context.Context) error {

@@ -2,7 +2,6 @@ package apitest
 
 import (
 	"context"
-	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
@@ -160,7 +159,7 @@ func Start(opts Options) (_ *Node, err error) {
 		k, _ := n.Chain.DevKey(a.Address)
 		senders = append(senders, sequencer.SenderConfig{ID: a.Address, Key: k})
 	}
-	keys := func(id string) ed25519.PrivateKey { k, _ := n.Chain.DevKey(chain.Address(id)); return k }
+	keys := func(id string) chain.Key { k, _ := n.Chain.DevKey(chain.Address(id)); return chain.Ed25519Key(k) }
 	disp := map[string]sequencer.Dispatcher{}
 	for _, typ := range dispatch.BuiltinTypes() {
 		d, err := dispatch.NewZkAppDispatcher(typ, opts.MaxRetries, n.Chain, keys)

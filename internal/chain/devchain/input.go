@@ -112,6 +112,9 @@ func checkTxInput(tx *chain.Tx) error {
 	if strings.IndexByte(tx.Memo, 0) >= 0 {
 		return fmt.Errorf("%w: memo contains a NUL byte", chain.ErrInvalidTx)
 	}
+	if tx.Gas != 0 { // devchain has no gas, and its hash does not cover it
+		return fmt.Errorf("%w: gas: devchain transactions have no gas limit", chain.ErrInvalidTx)
+	}
 	if len(tx.Args) <= chain.MaxArgs {
 		if err := checkArgsKeys(tx.Args); err != nil {
 			return fmt.Errorf("%w: %w", chain.ErrInvalidTx, err)

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"crypto/ed25519"
 	"crypto/sha256"
 	"fmt"
 	"log/slog"
@@ -51,9 +50,9 @@ func (n *Node) openSequencer(ctx context.Context) error {
 		return fmt.Errorf("node %s: sequencer store: %w", n.ID, err)
 	}
 	key, _ := c.Chain.DevKey(n.acct)
-	keys := func(a string) ed25519.PrivateKey {
+	keys := func(a string) chain.Key {
 		if chain.Address(a) == n.acct {
-			return key
+			return chain.Ed25519Key(key)
 		}
 		return nil
 	}

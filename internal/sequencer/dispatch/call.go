@@ -2,9 +2,7 @@ package dispatch
 
 import (
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
-	"fmt"
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/sequencer"
@@ -43,7 +41,7 @@ const (
 type CallDispatcher struct {
 	retries int
 	chain   chain.Chain
-	keys    func(string) ed25519.PrivateKey
+	keys    func(string) chain.Key
 }
 
 // NewCallDispatcher returns the dispatcher of CallType, whose transactions
@@ -51,7 +49,7 @@ type CallDispatcher struct {
 // hooks read a transaction's status from and direct Dispatch calls send to;
 // keys finds a sender's key for direct Dispatch calls (the sequencer itself
 // signs through Build).
-func NewCallDispatcher(maxRetries int, c chain.Chain, keys func(string) ed25519.PrivateKey) *CallDispatcher {
+func NewCallDispatcher(maxRetries int, c chain.Chain, keys func(string) chain.Key) *CallDispatcher {
 	return &CallDispatcher{retries: maxRetries, chain: c, keys: keys}
 }
 
@@ -113,16 +111,7 @@ func (d *CallDispatcher) Dispatch(ctx context.Context, txn sequencer.RawTxnData,
 	if err != nil {
 		return sequencer.TxnResult{}, sequencer.Permanent(err)
 	}
-	var key ed25519.PrivateKey
-	if d.keys != nil {
-		key = d.keys(s.AccountID)
-	}
-	if key == nil {
-		return sequencer.TxnResult{}, fmt.Errorf("no key for sender %s", s.AccountID)
-	}
-	tx.Sign(key)
-	h, err := d.chain.SendTx(ctx, tx)
-	return sequencer.TxnResult{Hash: string(h)}, err
+	return sendSigned(ctx, d.chain, d.keys, tx, s.AccountID)
 }
 
 // CallOutcome is what the hooks record about a finished call transaction:

@@ -2,7 +2,6 @@ package dispatch_test
 
 import (
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -32,7 +31,7 @@ func TestCallDispatcherOnDevchain(t *testing.T) {
 		t.Fatal(err)
 	}
 	from := string(devs[0].Address)
-	d := dispatch.NewCallDispatcher(2, dc, func(id string) ed25519.PrivateKey { k, _ := dc.DevKey(chain.Address(id)); return k })
+	d := dispatch.NewCallDispatcher(2, dc, func(id string) chain.Key { k, _ := dc.DevKey(chain.Address(id)); return chain.Ed25519Key(k) })
 	nonce := uint64(0)
 	send := func(uid string, data json.RawMessage) (sequencer.TxnResult, chain.TxStatus) {
 		t.Helper()

@@ -2,6 +2,7 @@ package dispatch_test
 
 import (
 	"context"
+	"crypto/ed25519"
 	"io"
 	"log/slog"
 	"testing"
@@ -18,7 +19,7 @@ import (
 type testEnv struct {
 	dc  *devchain.Chain
 	st  *sqlite.Store
-	key []byte
+	key ed25519.PrivateKey
 }
 
 func newTestEnv(ctx context.Context, t *testing.T, blockTime time.Duration, keySeed string) testEnv {

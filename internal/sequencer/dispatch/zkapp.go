@@ -2,7 +2,6 @@ package dispatch
 
 import (
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 
@@ -23,13 +22,13 @@ type ZkAppDispatcher struct {
 	typ     string
 	retries int
 	chain   chain.Chain
-	keys    func(string) ed25519.PrivateKey
+	keys    func(string) chain.Key
 }
 
 // NewZkAppDispatcher returns the built-in dispatcher for typ. keys finds a
 // sender's key for direct Dispatch calls (the sequencer itself signs through
 // Build).
-func NewZkAppDispatcher(typ string, maxRetries int, c chain.Chain, keys func(string) ed25519.PrivateKey) (*ZkAppDispatcher, error) {
+func NewZkAppDispatcher(typ string, maxRetries int, c chain.Chain, keys func(string) chain.Key) (*ZkAppDispatcher, error) {
 	if _, ok := zkMethods[typ]; !ok {
 		return nil, fmt.Errorf("no built-in dispatcher for type %q", typ)
 	}
@@ -116,13 +115,7 @@ func (d *ZkAppDispatcher) Dispatch(ctx context.Context, txn sequencer.RawTxnData
 	if err != nil {
 		return sequencer.TxnResult{}, sequencer.Permanent(err)
 	}
-	key := d.keys(s.AccountID)
-	if key == nil {
-		return sequencer.TxnResult{}, fmt.Errorf("no key for sender %s", s.AccountID)
-	}
-	tx.Sign(key)
-	h, err := d.chain.SendTx(ctx, tx)
-	return sequencer.TxnResult{Hash: string(h)}, err
+	return sendSigned(ctx, d.chain, d.keys, tx, s.AccountID)
 }
 
 // OnSuccess reads the zkApp's state into the result's done.
