@@ -234,8 +234,10 @@ func NewNode(cfg Config) (*Node, error) {
 		case s.Worker != "" && s.Remote != nil:
 			n.workers[string(s.ID)] = s.Remote
 		case s.Key != nil:
-			if a, err := n.signer.Address(s.Key); err != nil || a != s.ID {
-				return nil, fmt.Errorf("sequencer: sender %s: its key is not a %s key of that address (%v)", s.ID, n.signer.Scheme(), err)
+			if a, err := n.signer.Address(s.Key); err != nil {
+				return nil, fmt.Errorf("sequencer: sender %s: %w", s.ID, err)
+			} else if a != s.ID {
+				return nil, fmt.Errorf("sequencer: sender %s: its %s key signs for %s", s.ID, n.signer.Scheme(), a)
 			}
 			n.keys[string(s.ID)] = s.Key
 		default:
