@@ -352,8 +352,20 @@ func (c *Core) send(q *queue, f *flight, nonce, prevFee uint64, syncNonce bool) 
 	c.saveAttempt(t, &t.rec.Attempts[len(t.rec.Attempts)-1])
 	f.wait = waitDispatch
 	c.emit(Effect{Kind: EffectDispatch, UID: t.rec.UID, Queue: q.rec.Name, Attempt: a.N, Txn: rawData(t),
-		Sender: Sender{AccountID: s.rec.ID, Queue: q.rec.Name, Retries: t.rec.Retries, Nonce: a.Nonce, Fee: a.Fee},
+		Sender: Sender{AccountID: s.rec.ID, Queue: q.rec.Name, Retries: t.rec.Retries, Nonce: a.Nonce, Fee: a.Fee, Gas: gasAt(t, s.rec.ID, nonce)},
 		Worker: s.rec.Worker, SyncNonce: syncNonce})
+}
+
+// gasAt is the gas limit of t's latest signed attempt by sender at nonce
+// (the attempt a new one at that nonce replaces keeps its limit, so only
+// its fee changes), or 0.
+func gasAt(t *txn, sender string, nonce uint64) uint64 {
+	for i := len(t.rec.Attempts) - 1; i >= 0; i-- {
+		if a := &t.rec.Attempts[i]; a.Sender == sender && a.Nonce == nonce && a.Gas != 0 {
+			return a.Gas
+		}
+	}
+	return 0
 }
 
 // usedBy returns the last attempt of t by sender whose nonce an inclusion

@@ -223,7 +223,7 @@ func (c *Core) signed(queue, uid string, attempt int, tx chain.Tx, hash string) 
 	if a == nil || attempt != len(f.rec.Attempts) || f.wait != waitDispatch || a.Hash != "" {
 		return // stale: not the attempt being dispatched
 	}
-	a.Hash, a.Nonce = hash, tx.Nonce
+	a.Hash, a.Nonce, a.Gas = hash, tx.Nonce, tx.Gas
 	c.watch[hash] = q
 	c.saveAttempt(f.txn, a)
 	c.emit(Effect{Kind: EffectSubmit, UID: uid, Queue: queue, Attempt: attempt, Tx: tx, Hash: hash})

@@ -60,6 +60,9 @@ type Attempt struct {
 	Sender string `json:"sender"`
 	Nonce  uint64 `json:"nonce"`
 	Fee    uint64 `json:"fee"`
+	// Gas is the attempt's gas limit on a chain with gas (chain.Tx.Gas),
+	// which a replacement at the same nonce keeps; 0 on devchain.
+	Gas uint64 `json:"gas,omitempty"`
 	// Hash is empty until known (a remote worker reports it after sending).
 	Hash string    `json:"hash,omitempty"`
 	At   time.Time `json:"at"`

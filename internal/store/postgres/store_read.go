@@ -17,7 +17,7 @@ import (
 // txCols are the columns scanTx reads, in its order.
 const txCols = `seq, uid, queue, type, data, state, retries, idempotency_key, result, error, created_at, updated_at`
 
-const attemptCols = `uid, n, sender, nonce, fee, hash, at, outcome, error, height`
+const attemptCols = `uid, n, sender, nonce, fee, hash, at, outcome, error, height, gas`
 
 const queueCols = `name, state, sender, tx_uid, delay_until, deadline, updated_at`
 
@@ -406,15 +406,16 @@ func scanAttempt(row pgx.Row) (string, store.Attempt, error) {
 		uid                   string
 		a                     store.Attempt
 		n, nonce, fee, height int64
+		gas                   int64
 		outcome               string
 		at                    *int64
 	)
-	if err := row.Scan(&uid, &n, &a.Sender, &nonce, &fee, &a.Hash, &at, &outcome, &a.Error, &height); err != nil {
+	if err := row.Scan(&uid, &n, &a.Sender, &nonce, &fee, &a.Hash, &at, &outcome, &a.Error, &height, &gas); err != nil {
 		return "", store.Attempt{}, err
 	}
 	a.N = int(n)
 	a.Outcome = store.Outcome(outcome)
-	a.Nonce, a.Fee, a.Height = uint64(nonce), uint64(fee), uint64(height)
+	a.Nonce, a.Fee, a.Height, a.Gas = uint64(nonce), uint64(fee), uint64(height), uint64(gas)
 	a.At = fromNanos(at)
 	return uid, a, nil
 }

@@ -203,11 +203,11 @@ const (
 		WHERE t.uid = v.uid AND t.uid = ANY($1::text[])`
 	upsertAttemptsSQL = `INSERT INTO attempts (` + attemptCols + `)
 		SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[],
-			$7::bigint[], $8::text[], $9::text[], $10::bigint[])
+			$7::bigint[], $8::text[], $9::text[], $10::bigint[], $11::bigint[])
 		ON CONFLICT (uid, n) DO UPDATE SET
 			sender = excluded.sender, nonce = excluded.nonce, fee = excluded.fee,
 			hash = excluded.hash, at = excluded.at, outcome = excluded.outcome,
-			error = excluded.error, height = excluded.height`
+			error = excluded.error, height = excluded.height, gas = excluded.gas`
 	upsertQueuesSQL = `INSERT INTO queues (name, state, sender, tx_uid, delay_until, deadline, updated_at)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[])
 		ON CONFLICT (name) DO UPDATE SET
@@ -328,15 +328,16 @@ func (s *Store) applyBatch(ctx context.Context, tx wtx, b *store.Batch) error {
 	if len(att) > 0 {
 		n := len(att)
 		uids, senders, hashes, outcomes, errs := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		ns, nonces, fees, heights := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+		ns, nonces, fees, heights, gases := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 		ats := make([]*int64, n)
 		for j, k := range att {
 			u := &b.Txs[with[k]]
 			a := u.Attempt
 			uids[j], ns[j], senders[j], nonces[j], fees[j] = u.UID, int64(a.N), a.Sender, int64(a.Nonce), int64(a.Fee)
 			hashes[j], ats[j], outcomes[j], errs[j], heights[j] = a.Hash, nanos(a.At), string(a.Outcome), a.Error, int64(a.Height)
+			gases[j] = int64(a.Gas)
 		}
-		pb.Queue(upsertAttemptsSQL, uids, ns, senders, nonces, fees, hashes, ats, outcomes, errs, heights)
+		pb.Queue(upsertAttemptsSQL, uids, ns, senders, nonces, fees, hashes, ats, outcomes, errs, heights, gases)
 	}
 	if qs := lastOf(len(b.Queues), func(i int) string { return b.Queues[i].Name }); len(qs) > 0 {
 		n := len(qs)
