@@ -30,6 +30,9 @@ type Config struct {
 	// Chain is a remote devchain's URL; empty runs a devchain in-process,
 	// served under the node's address. Defaults to "".
 	Chain string `yaml:"chain"`
+	// EVM runs the node on an EVM chain instead (its URLs set; Chain then
+	// empty). Defaults to none.
+	EVM EVMConfig `yaml:"evm"`
 	// DevMode is the one switch for the node's openness. With it, access is
 	// open: every caller, with or without a token, is the principal "dev"
 	// with role admin (Principals are not consulted). And the
@@ -390,6 +393,11 @@ type TypeConfig struct {
 
 // FeeConfig sets attempt fees.
 type FeeConfig struct {
+	// The fees are in the chain's units: devchain's fee, an EVM chain's
+	// fee cap per gas in wei (the defaults there are those of
+	// EVMConfig's setDefaults: initial 1 gwei, minStep 1 wei, max 1000
+	// gwei).
+	//
 	// Initial is the first attempt's fee (raised to the chain's minimum).
 	// Defaults to 1000.
 	Initial uint64 `yaml:"initial"`
@@ -522,6 +530,9 @@ func (c *Config) SetDefaults() {
 	}
 	if c.Devchain.BlockTime == 0 {
 		c.Devchain.BlockTime = Duration(time.Second)
+	}
+	if c.EVM.enabled() {
+		c.EVM.setDefaults(&c.Fees)
 	}
 	c.Fees.setDefaults()
 	c.Health.setDefaults()

@@ -108,7 +108,7 @@ var ErrSharedInProcess = errors.New("store.url names a shared PostgreSQL store, 
 // checkStoreChain refuses what would put one store's intents on two
 // ledgers from the start.
 func checkStoreChain(cfg Config) error {
-	if cfg.Store.postgres() && cfg.Chain == "" {
+	if cfg.Store.postgres() && cfg.Chain == "" && !cfg.EVM.enabled() {
 		return ErrSharedInProcess
 	}
 	return nil

@@ -52,6 +52,7 @@ func (c Config) Validate() error {
 			bad("chain", "%v", err)
 		}
 	}
+	c.EVM.validate(c.Chain, bad)
 	if c.DevSenders < 0 {
 		bad("devSenders", "must not be negative, got %d", c.DevSenders)
 	}

@@ -30,6 +30,24 @@ func TestValidate(t *testing.T) {
 				FeeSpike: FeeSpikeConfig{Factor: 5, Blocks: 3}, Stall: Duration(time.Minute)}
 		}, nil},
 
+		{"an EVM chain", func(c *Config) {
+			c.EVM = EVMConfig{URLs: []string{"ws://127.0.0.1:8546", "http://127.0.0.1:8545"}, ChainID: 1337, Router: "0x" + strings.Repeat("ab", 20),
+				Contracts: map[string]EVMContract{"voting": {Address: "0x" + strings.Repeat("cd", 20), ABI: "Voting"}}}
+		}, nil},
+		{"an EVM chain and a devchain", func(c *Config) {
+			c.Chain = "http://127.0.0.1:8545"
+			c.EVM = EVMConfig{URLs: []string{"http://127.0.0.1:8546"}, Router: "0x" + strings.Repeat("ab", 20)}
+		}, []string{"chain: names a devchain and evm.urls an EVM chain"}},
+		{"EVM fields without URLs", func(c *Config) { c.EVM.Router = "0x" + strings.Repeat("ab", 20) },
+			[]string{"evm.urls: is empty, but evm.router or evm.contracts is set"}},
+		{"a bad EVM section", func(c *Config) {
+			c.EVM = EVMConfig{URLs: []string{"ftp://x", "http://127.0.0.1:1"}, Router: "0x12", TipPercent: 101, GasMarginPercent: 50,
+				Contracts: map[string]EVMContract{"multicall": {Address: "nope"}}}
+		}, []string{"evm.urls[0]: \"ftp://x\" is not an http(s) or ws(s) URL", "evm.router: \"0x12\" is not an address",
+			"evm.contracts.multicall: a contract's name", "evm.contracts.multicall.address: \"nope\" is not an address",
+			"evm.contracts.multicall.abi: is required", "evm.tipPercent: must be at most 100, got 101",
+			"evm.gasMarginPercent: must be at least 100 (the estimate itself), got 50"}},
+
 		{"pipelines", func(c *Config) {
 			c.Sequencer.Pipelines = []PipelineConfig{{Prefix: "ds/", InFlight: 8}, {Prefix: "ds/hot/", InFlight: 64}, {Prefix: "", InFlight: 1}}
 		}, nil},
