@@ -72,7 +72,7 @@ type Attempt struct {
 	N       int       `json:"n"`
 	Sender  string    `json:"sender"`
 	Nonce   uint64    `json:"nonce"`
-	Fee     uint64    `json:"fee"`
+	Fee     uint64    `json:"fee,string"` // a decimal string on the wire
 	Hash    string    `json:"hash,omitempty"`
 	At      time.Time `json:"at"`
 	Outcome string    `json:"outcome,omitempty"`

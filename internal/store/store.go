@@ -59,10 +59,10 @@ type Attempt struct {
 	N      int    `json:"n"`
 	Sender string `json:"sender"`
 	Nonce  uint64 `json:"nonce"`
-	Fee    uint64 `json:"fee"`
+	Fee    uint64 `json:"fee,string"` // a decimal string on the wire (wei per gas on an EVM chain)
 	// Gas is the attempt's gas limit on a chain with gas (chain.Tx.Gas),
 	// which a replacement at the same nonce keeps; 0 on devchain.
-	Gas uint64 `json:"gas,omitempty"`
+	Gas uint64 `json:"gas,omitempty,string"`
 	// Hash is empty until known (a remote worker reports it after sending).
 	Hash string    `json:"hash,omitempty"`
 	At   time.Time `json:"at"`
