@@ -1,0 +1,249 @@
+package evmdev
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/ordolabs/ordo/internal/chain/evm/contracts"
+	"github.com/ordolabs/ordo/internal/clock"
+)
+
+// Deploy's defaults.
+const (
+	// DefaultPollInterval is how often Deploy asks for a receipt.
+	DefaultPollInterval = 250 * time.Millisecond
+	// DefaultDeployTimeout is how long Deploy waits for its receipts.
+	DefaultDeployTimeout = 2 * time.Minute
+	// gasMarginPercent is added to eth_estimateGas's answer for a deployment.
+	gasMarginPercent = 20
+)
+
+// ErrDeployTimeout is returned by Deploy when a deployment has no receipt
+// within its timeout.
+var ErrDeployTimeout = errors.New("deployment not mined in time")
+
+// Backend is the JSON-RPC a deployment needs: *ethclient.Client and
+// simulated.Client both satisfy it.
+type Backend interface {
+	ethereum.ChainIDReader
+	ethereum.ChainReader
+	ethereum.ChainStateReader
+	ethereum.PendingStateReader
+	ethereum.GasEstimator
+	ethereum.GasPricer1559
+	ethereum.TransactionReader
+	ethereum.TransactionSender
+}
+
+// DeployConfig says what Deploy puts on chain and how it waits.
+type DeployConfig struct {
+	// Key signs the deployments; its account becomes the router's owner and a
+	// submitter. Required.
+	Key *ecdsa.PrivateKey
+	// Submitters are the accounts authorized on the router besides Key's
+	// (duplicates and Key's own address are ignored).
+	Submitters []common.Address
+	// Voting also deploys Voting (the demo's contract), trusting the router.
+	// Default false.
+	Voting bool
+	// Mine, when set, is called once the transactions are sent (evmdev seals a
+	// block with it). Default nil: the chain mines on its own.
+	Mine func()
+	// Clock paces the receipt polls. Default clock.Real.
+	Clock clock.Clock
+	// PollInterval is the time between receipt polls. Default
+	// DefaultPollInterval.
+	PollInterval time.Duration
+	// Timeout bounds the wait for every receipt. Default DefaultDeployTimeout.
+	Timeout time.Duration
+}
+
+// Deployment is what Deploy put on chain.
+type Deployment struct {
+	// ChainID is the chain's id, as it answered eth_chainId.
+	ChainID uint64
+	// Owner is the deployer: the router's owner.
+	Owner common.Address
+	// Submitters are the accounts the router authorized: Owner first.
+	Submitters []common.Address
+	// Router is OrdoRouter's address.
+	Router common.Address
+	// Voting is Voting's address (zero when not deployed).
+	Voting common.Address
+	// Block is the highest block holding one of the deployments.
+	Block uint64
+}
+
+// Deploy deploys OrdoRouter (and Voting when asked) from cfg.Key, waits for
+// each receipt, checks each contract's code is on chain and returns their
+// addresses. Both transactions are sent at once, at consecutive nonces (Voting
+// takes the router's address, known from the deployer's nonce); the fees are
+// the chain's: its suggested tip, and twice the latest base fee plus the tip as
+// the fee cap.
+func Deploy(ctx context.Context, b Backend, cfg DeployConfig) (Deployment, error) {
+	if cfg.Key == nil {
+		return Deployment{}, errors.New("deploy: no key")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = DefaultPollInterval
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultDeployTimeout
+	}
+	id, err := b.ChainID(ctx)
+	if err != nil {
+		return Deployment{}, fmt.Errorf("deploy: chain id: %w", err)
+	}
+	if !id.IsUint64() {
+		return Deployment{}, fmt.Errorf("deploy: chain id %s does not fit 64 bits", id)
+	}
+	owner := crypto.PubkeyToAddress(cfg.Key.PublicKey)
+	d := Deployment{ChainID: id.Uint64(), Owner: owner, Submitters: []common.Address{owner}}
+	seen := map[common.Address]bool{owner: true}
+	for _, s := range cfg.Submitters {
+		if !seen[s] {
+			seen[s] = true
+			d.Submitters = append(d.Submitters, s)
+		}
+	}
+	nonce, err := b.PendingNonceAt(ctx, owner)
+	if err != nil {
+		return Deployment{}, fmt.Errorf("deploy: nonce of %s: %w", AddressString(owner), err)
+	}
+	tip, err := b.SuggestGasTipCap(ctx)
+	if err != nil {
+		return Deployment{}, fmt.Errorf("deploy: suggested tip: %w", err)
+	}
+	head, err := b.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return Deployment{}, fmt.Errorf("deploy: head: %w", err)
+	}
+	feeCap := new(big.Int).Set(tip)
+	if head.BaseFee != nil {
+		feeCap.Add(feeCap, new(big.Int).Mul(head.BaseFee, big.NewInt(2)))
+	}
+	signer := types.LatestSignerForChainID(id)
+
+	type pending struct {
+		name string
+		addr common.Address
+		tx   *types.Transaction
+	}
+	var sent []pending
+	send := func(name, bin string, args []byte) error {
+		data := append(common.FromHex(bin), args...)
+		gas, err := b.EstimateGas(ctx, ethereum.CallMsg{From: owner, Data: data, GasTipCap: tip, GasFeeCap: feeCap})
+		if err != nil {
+			return fmt.Errorf("deploy %s: estimating gas: %w", name, err)
+		}
+		gas += gas * gasMarginPercent / 100
+		tx, err := types.SignNewTx(cfg.Key, signer, &types.DynamicFeeTx{
+			ChainID: id, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: gas, Data: data,
+		})
+		if err != nil {
+			return fmt.Errorf("deploy %s: signing: %w", name, err)
+		}
+		if err := b.SendTransaction(ctx, tx); err != nil {
+			return fmt.Errorf("deploy %s: sending: %w", name, err)
+		}
+		sent = append(sent, pending{name: name, addr: crypto.CreateAddress(owner, nonce), tx: tx})
+		nonce++
+		return nil
+	}
+	if err := send("OrdoRouter", contracts.OrdoRouterMetaData.Bin, contracts.NewOrdoRouter().PackConstructor(d.Submitters)); err != nil {
+		return Deployment{}, err
+	}
+	d.Router = sent[0].addr
+	if cfg.Voting {
+		// Estimating Voting's gas needs no router code: its constructor only
+		// stores the address.
+		if err := send("Voting", contracts.VotingMetaData.Bin, contracts.NewVoting().PackConstructor(d.Router)); err != nil {
+			return Deployment{}, err
+		}
+		d.Voting = sent[1].addr
+	}
+	if cfg.Mine != nil {
+		cfg.Mine()
+	}
+
+	wctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	for _, p := range sent {
+		r, err := waitReceipt(wctx, b, cfg.Clock, cfg.PollInterval, p.tx.Hash())
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+				err = fmt.Errorf("%w: no receipt for %s within %s", ErrDeployTimeout, p.tx.Hash().Hex(), cfg.Timeout)
+			}
+			return Deployment{}, fmt.Errorf("deploy %s: %w", p.name, err)
+		}
+		if r.Status != types.ReceiptStatusSuccessful {
+			return Deployment{}, fmt.Errorf("deploy %s: transaction %s reverted (gas used %d of %d)", p.name, p.tx.Hash().Hex(), r.GasUsed, p.tx.Gas())
+		}
+		if r.ContractAddress != p.addr {
+			return Deployment{}, fmt.Errorf("deploy %s: created %s, expected %s", p.name, AddressString(r.ContractAddress), AddressString(p.addr))
+		}
+		code, err := b.CodeAt(ctx, p.addr, r.BlockNumber)
+		if err != nil {
+			return Deployment{}, fmt.Errorf("deploy %s: reading its code: %w", p.name, err)
+		}
+		if len(code) == 0 {
+			return Deployment{}, fmt.Errorf("deploy %s: no code at %s after block %s", p.name, AddressString(p.addr), r.BlockNumber)
+		}
+		d.Block = max(d.Block, r.BlockNumber.Uint64())
+	}
+	return d, nil
+}
+
+// waitReceipt polls for tx's receipt every interval until it has one, or ctx
+// ends. Only "not found" (ethereum.NotFound, and geth's "transaction indexing
+// is in progress") is waited out; any other error is returned.
+func waitReceipt(ctx context.Context, b Backend, c clock.Clock, interval time.Duration, tx common.Hash) (*types.Receipt, error) {
+	for {
+		r, err := b.TransactionReceipt(ctx, tx)
+		switch {
+		case err == nil:
+			return r, nil
+		case !errors.Is(err, ethereum.NotFound) && !strings.Contains(err.Error(), "indexing is in progress"):
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("receipt of %s: %w", tx.Hex(), err)
+		}
+		t := c.NewTimer(interval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C():
+		}
+	}
+}
+
+// ConfigYAML is the node config's `evm:` section for a chain at urls (the
+// order a node tries them in) with these contracts: the router, and Voting
+// under the name voting when it is deployed.
+func ConfigYAML(urls []string, chainID uint64, router, voting common.Address) string {
+	var sb strings.Builder
+	sb.WriteString("evm:\n")
+	fmt.Fprintf(&sb, "  urls: [%s]\n", strings.Join(urls, ", "))
+	fmt.Fprintf(&sb, "  chainId: %d\n", chainID)
+	fmt.Fprintf(&sb, "  router: %q\n", AddressString(router))
+	if voting != (common.Address{}) {
+		sb.WriteString("  contracts:\n")
+		fmt.Fprintf(&sb, "    voting: {address: %q, abi: Voting}\n", AddressString(voting))
+	}
+	return sb.String()
+}
