@@ -58,7 +58,9 @@ type Config struct {
 	// worker URL that holds the key. Defaults to none.
 	Senders []SenderFile `yaml:"senders"`
 	// AllowedTypes are the transaction types intake accepts. Defaults to the
-	// seed's five types.
+	// seed's five types (built on devchain's zkapp contract); on an EVM
+	// chain, to none: intents there are contract calls through the router
+	// (type call, which evm.contracts scopes).
 	AllowedTypes []string `yaml:"allowedTypes"`
 	// RetryDelay is how long a transaction in RETRY waits (DELAY) before its
 	// next dispatch. Defaults to 5s.
@@ -513,7 +515,7 @@ func (c *Config) SetDefaults() {
 	if c.MaxDataDepth == 0 {
 		c.MaxDataDepth = sequencer.DefaultMaxDataDepth
 	}
-	if len(c.AllowedTypes) == 0 {
+	if len(c.AllowedTypes) == 0 && !c.EVM.enabled() {
 		c.AllowedTypes = dispatch.BuiltinTypes()
 	}
 	if c.RetryDelay == 0 {
@@ -533,6 +535,16 @@ func (c *Config) SetDefaults() {
 	}
 	if c.EVM.enabled() {
 		c.EVM.setDefaults(&c.Fees)
+		if _, ok := c.IntakeAccess.TypeRoles[api.CallType]; !ok {
+			// On an EVM chain a call reaches only the contracts of
+			// evm.contracts, through the router: callers with the
+			// submit role may send it.
+			tr := map[string][]auth.Role{api.CallType: {auth.RoleSubmit}}
+			for k, v := range c.IntakeAccess.TypeRoles {
+				tr[k] = v
+			}
+			c.IntakeAccess.TypeRoles = tr
+		}
 	}
 	c.Fees.setDefaults()
 	c.Health.setDefaults()

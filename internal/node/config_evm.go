@@ -1,11 +1,24 @@
 package node
 
 import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/chain/evm"
 )
 
 // EVMConfig points the node at an EVM chain over JSON-RPC instead of a
@@ -149,4 +162,104 @@ func (c *EVMConfig) setDefaults(f *FeeConfig) {
 	if f.Max == 0 {
 		f.Max = max(evmMaxFee, f.Initial)
 	}
+}
+
+// evmChain builds the EVM backend the evm section describes; it dials the
+// chain and checks its id.
+func evmChain(ctx context.Context, c EVMConfig, o Options) (*evm.Backend, error) {
+	cfg := evm.Config{URLs: c.URLs, ChainID: c.ChainID, Router: common.HexToAddress(c.Router), ReorgDepth: c.ReorgDepth,
+		Finalized: c.Finalized, TipPercent: c.TipPercent, GasMarginPercent: c.GasMarginPercent, Clock: o.Clock, Logger: o.Logger,
+		Contracts: map[string]evm.Contract{}}
+	for name, k := range c.Contracts {
+		a, err := contractABI(k.ABI)
+		if err != nil {
+			return nil, fmt.Errorf("evm.contracts.%s.abi: %w", name, err)
+		}
+		cfg.Contracts[name] = evm.Contract{Address: common.HexToAddress(k.Address), ABI: a}
+	}
+	if c.FaucetKeyFile != "" {
+		k, err := c.loadKey(c.FaucetKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("evm.faucetKeyFile: %w", err)
+		}
+		cfg.FaucetKey = k
+	}
+	b, err := evm.New(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Config{EVM: c}.chainKind(), err)
+	}
+	return b, nil
+}
+
+// contractABI is the ABI of a contract ordo ships, by name, or read from
+// a JSON ABI file.
+func contractABI(s string) (abi.ABI, error) {
+	if a, err := evm.BuiltinABI(s); err == nil {
+		return a, nil
+	}
+	f, err := os.Open(s)
+	if err != nil {
+		return abi.ABI{}, fmt.Errorf("%q is neither a contract ordo ships (Voting, OrdoRouter) nor a readable ABI file: %w", s, err)
+	}
+	defer f.Close()
+	a, err := abi.JSON(f)
+	if err != nil {
+		return abi.ABI{}, fmt.Errorf("ABI file %s: %w", s, err)
+	}
+	return a, nil
+}
+
+// loadKey reads a secp256k1 key file (raw hex, or a keystore file opened
+// with the section's passphrase).
+func (c EVMConfig) loadKey(path string) (*ecdsa.PrivateKey, error) {
+	pass := os.Getenv("ORDO_EVM_PASSWORD")
+	if c.PasswordFile != "" {
+		b, err := os.ReadFile(c.PasswordFile)
+		if err != nil {
+			return nil, fmt.Errorf("evm.passwordFile: %w", err)
+		}
+		pass = strings.TrimRight(string(b), "\r\n")
+	}
+	return evm.LoadKey(path, pass)
+}
+
+// evmDevKeys returns n dev sender secp256k1 keys, creating the missing
+// ones and keeping them all in path (a JSON list of hex keys, 0600).
+func evmDevKeys(path string, n int) ([]chain.Key, error) {
+	var hexKeys []string
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &hexKeys); err != nil {
+			return nil, fmt.Errorf("keystore %s: %w", path, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("keystore: %w", err)
+	}
+	changed := false
+	for len(hexKeys) < n {
+		k, err := crypto.GenerateKey()
+		if err != nil {
+			return nil, fmt.Errorf("keystore: %w", err)
+		}
+		hexKeys = append(hexKeys, hex.EncodeToString(crypto.FromECDSA(k)))
+		changed = true
+	}
+	if changed {
+		b, _ := json.MarshalIndent(hexKeys, "", " ")
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, b, 0o600); err != nil {
+			return nil, fmt.Errorf("keystore: %w", err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return nil, fmt.Errorf("keystore: %w", err)
+		}
+	}
+	keys := make([]chain.Key, n)
+	for i := range n {
+		k, err := crypto.HexToECDSA(hexKeys[i])
+		if err != nil {
+			return nil, fmt.Errorf("keystore %s: entry %d: %w", path, i, err)
+		}
+		keys[i] = k
+	}
+	return keys, nil
 }

@@ -51,7 +51,9 @@ type Node struct {
 	Chain chain.Chain
 	// Devchain is the in-process devchain, nil with a remote chain.
 	Devchain *devchain.Chain
-	Handler  http.Handler
+	// closeChain closes an EVM backend's connections (nil otherwise).
+	closeChain func()
+	Handler    http.Handler
 	// Router is the API's router, every route with its rule (Routes).
 	Router   *auth.Router
 	Registry *prometheus.Registry
@@ -127,7 +129,14 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger, lock: lock, gate: newChainGate(o.Clock, o.Logger, cfg.Chain), stopGate: &api.Drain{}, clock: o.Clock}
 	n.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	chainDown := false // a remote chain that does not answer yet (startup.go)
-	if cfg.Chain == "" {
+	if cfg.EVM.enabled() {
+		b, err := evmChain(ctx, cfg.EVM, o)
+		if err != nil {
+			n.Close()
+			return nil, err
+		}
+		n.Chain, n.closeChain = b, b.Close
+	} else if cfg.Chain == "" {
 		dc, err := devchain.New(devchain.Config{Seed: cfg.Devchain.Seed, BlockTime: time.Duration(cfg.Devchain.BlockTime), MaxBlockTxs: cfg.Devchain.MaxBlockTxs,
 			DataDir: filepath.Join(cfg.Data, "devchain"), Faults: cfg.Devchain.Faults.Update(), Clock: o.Clock, DevAccounts: 16})
 		if err != nil {
@@ -394,21 +403,27 @@ func (n *Node) senders(ctx context.Context) ([]sequencer.SenderConfig, map[strin
 				Remote: dispatch.NewRemoteWorker(s.Worker, time.Duration(n.Config.WorkerTimeout))})
 			continue
 		}
-		k, err := readKey(s.KeyFile)
+		k, err := n.readKey(s.KeyFile)
 		if err != nil {
 			return nil, nil, err
 		}
-		a := chain.KeyAddress(k)
+		a, err := chain.SignerOf(n.Chain).Address(k)
+		if err != nil {
+			return nil, nil, fmt.Errorf("key file %s: %w", s.KeyFile, err)
+		}
 		keys[string(a)] = k
 		out = append(out, sequencer.SenderConfig{ID: a, Key: k})
 	}
 	if n.Config.DevSenders > 0 {
-		dev, err := devKeys(filepath.Join(n.Config.Data, "keys.json"), n.Config.DevSenders)
+		dev, err := n.devKeys(n.Config.DevSenders)
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, k := range dev {
-			a := chain.KeyAddress(k)
+			a, err := chain.SignerOf(n.Chain).Address(k)
+			if err != nil {
+				return nil, nil, err
+			}
 			keys[string(a)] = k
 			out = append(out, sequencer.SenderConfig{ID: a, Key: k})
 			n.devAddrs = append(n.devAddrs, a)
@@ -437,13 +452,17 @@ func (n *Node) fundDevSenders(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("dev sender %s: %w", a, err)
 		}
-		if acct.Balance >= 1e13 {
+		low, amount := uint64(1e13), uint64(1e14)
+		if n.Config.EVM.enabled() { // wei: 1 and 0.1 ether
+			low, amount = 1e17, 1e18
+		}
+		if acct.Balance >= low {
 			continue
 		}
 		if f == nil {
 			return fmt.Errorf("%w: %w", errFundRefused, n.noFaucet("has none"))
 		}
-		if _, err := f.Faucet(ctx, a, 1e14); err != nil {
+		if _, err := f.Faucet(ctx, a, amount); err != nil {
 			if errors.Is(err, chain.ErrNotDevMode) {
 				return fmt.Errorf("%w: %w", errFundRefused, n.noFaucet("answered the faucet not_dev_mode (a devchain started with --no-dev-mode)"))
 			}
@@ -451,6 +470,38 @@ func (n *Node) fundDevSenders(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// readKey reads a sender's key file in the scheme of the node's chain: a
+// secp256k1 key (raw hex or a keystore file) on an EVM chain, the hex of
+// an ed25519 seed on devchain.
+func (n *Node) readKey(path string) (chain.Key, error) {
+	if n.Config.EVM.enabled() {
+		return n.Config.EVM.loadKey(path)
+	}
+	k, err := readKey(path)
+	if err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// devKeys returns the node's n dev sender keys in its chain's scheme,
+// creating the missing ones (data/keys.json: ed25519 seeds;
+// data/keys-secp256k1.json on an EVM chain).
+func (n *Node) devKeys(count int) ([]chain.Key, error) {
+	if n.Config.EVM.enabled() {
+		return evmDevKeys(filepath.Join(n.Config.Data, "keys-secp256k1.json"), count)
+	}
+	ks, err := devKeys(filepath.Join(n.Config.Data, "keys.json"), count)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]chain.Key, len(ks))
+	for i, k := range ks {
+		out[i] = k
+	}
+	return out, nil
 }
 
 func readKey(path string) (ed25519.PrivateKey, error) {
@@ -528,6 +579,9 @@ func (n *Node) Close() error {
 	}
 	if n.Devchain != nil {
 		errs = append(errs, n.Devchain.Close())
+	}
+	if n.closeChain != nil {
+		n.closeChain()
 	}
 	if n.trace != nil {
 		errs = append(errs, n.trace.Close())

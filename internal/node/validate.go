@@ -14,6 +14,7 @@ import (
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 )
 
 // minBumpPercent is the smallest fee rise a retry may take: the chain accepts
@@ -53,6 +54,13 @@ func (c Config) Validate() error {
 		}
 	}
 	c.EVM.validate(c.Chain, bad)
+	if c.EVM.enabled() {
+		for i, t := range c.AllowedTypes {
+			if slices.Contains(dispatch.BuiltinTypes(), t) && c.Types[t].Worker == "" {
+				bad(fmt.Sprintf("allowedTypes[%d]", i), "%s is built on devchain's zkapp contract, which an EVM chain has not; send contract calls (type call) through the router, or give the type a worker (types.%s.worker)", t, t)
+			}
+		}
+	}
 	if c.DevSenders < 0 {
 		bad("devSenders", "must not be negative, got %d", c.DevSenders)
 	}
@@ -68,6 +76,10 @@ func (c Config) Validate() error {
 			bad(field, "has both a keyFile and a worker; set one")
 		case s.Worker != "" && s.Address == "":
 			bad(field+".address", "required with a worker")
+		case s.Worker != "" && c.EVM.enabled():
+			if !evmAddress.MatchString(s.Address) {
+				bad(field+".address", "%q is not an address (0x and 40 hex digits)", s.Address)
+			}
 		case s.Worker != "":
 			if err := chain.ValidateAddress(chain.Address(s.Address)); err != nil {
 				errs = append(errs, fmt.Errorf("%s.address: %w", field, err))
