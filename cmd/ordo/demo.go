@@ -23,7 +23,7 @@ func demoCommand() *cobra.Command {
 		claims, votes, batches, senders int
 		confirmations                   uint64
 		blockTime                       time.Duration
-		data, listen                    string
+		data, listen, chainKind         string
 		faults                          faultFlags
 	)
 	cmd := &cobra.Command{
@@ -40,7 +40,13 @@ with two transactions in one block. A failed audit exits non-zero.
 
 With reorg faults (--fault-reorg-every), the in-process devchain declares its reorg
 depth and the node follows it: a transaction is DONE only once the depth plus one blocks
-hold it (--confirmations overrides it).`,
+hold it (--confirmations overrides it).
+
+With --chain evm the same flow runs on an in-process simulated EVM chain
+(go-ethereum's, served on loopback as ordo evmdev serves it): the claim queues'
+CREATE_CLAIM_VOTING_ACCOUNT and SEND_CLAIM_VOTE become calls of the Voting contract
+through the OrdoRouter (the batches queues have no contract there and are left out),
+and the audit reads the router's outcomes from the chain's receipts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -51,6 +57,22 @@ hold it (--confirmations overrides it).`,
 			var finished, failed atomic.Int64
 			cfg := node.Config{Data: data, DevMode: true, DevSenders: senders, RetryDelay: node.Duration(time.Second),
 				Devchain: node.DevchainConfig{BlockTime: node.Duration(blockTime), Faults: fc}}
+			intents, queues := votingFlow(claims, votes, batches), 2*claims
+			switch chainKind {
+			case "devchain":
+			case "evm":
+				if faults.any() {
+					return fmt.Errorf("--fault-* flags are devchain's: an EVM chain has none")
+				}
+				dev, err := startDemoEVM(ctx, &cfg, senders, blockTime)
+				if err != nil {
+					return err
+				}
+				defer dev.Close()
+				intents, queues = votingCalls(claims, votes), claims
+			default:
+				return fmt.Errorf("--chain %q: devchain or evm", chainKind)
+			}
 			if cmd.Flags().Changed("confirmations") {
 				cfg.Confirmations = confirmations // else 0: follow the chain's declared reorg depth
 			}
@@ -67,14 +89,13 @@ hold it (--confirmations overrides it).`,
 			// The summary below is the demo's result; a shutdown error after it
 			// (the node stopping on a cancelled context) is not.
 			defer func() { _ = n.Stop() }()
-			fmt.Printf("ordo demo: node at http://%s (data %s, dev mode), %d senders, block time %s%s\n", n.Addr, n.Config.Data, senders, blockTime, confirmationsNote(n.Config.Confirmations))
-			intents := votingFlow(claims, votes, batches)
+			fmt.Printf("ordo demo: node at http://%s (data %s, dev mode, %s), %d senders, block time %s%s\n", n.Addr, n.Config.Data, chainKind, senders, blockTime, confirmationsNote(n.Config.Confirmations))
 			start := time.Now()
 			startHead, _ := n.Chain.Head(ctx)
 			if _, err := n.Sequencer.Submit(ctx, intents); err != nil {
 				return err
 			}
-			fmt.Printf("submitted %d transactions across %d queues\n", len(intents), 2*claims)
+			fmt.Printf("submitted %d transactions across %d queues\n", len(intents), queues)
 			tick := time.NewTicker(time.Second)
 			defer tick.Stop()
 			for finished.Load() < int64(len(intents)) {
@@ -88,7 +109,7 @@ hold it (--confirmations overrides it).`,
 					fmt.Printf("  %5.1fs  height %-5d done %d/%d  failed %d\n", time.Since(start).Seconds(), hd.Height, finished.Load()-failed.Load(), len(intents), failed.Load())
 				}
 			}
-			return demoSummary(ctx, n.Node, startHead.Height, time.Since(start), min(2*claims, senders))
+			return demoSummary(ctx, n.Node, startHead.Height, time.Since(start), min(queues, senders))
 		},
 	}
 	cmd.Flags().IntVar(&claims, "claims", 12, "claims (each has a claim queue and a batches queue)")
@@ -99,6 +120,7 @@ hold it (--confirmations overrides it).`,
 	cmd.Flags().DurationVar(&blockTime, "block-time", 250*time.Millisecond, "devchain block time")
 	cmd.Flags().StringVar(&data, "data", "", "data directory (default: a temp dir, removed at exit)")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "API address while the demo runs")
+	cmd.Flags().StringVar(&chainKind, "chain", "devchain", "the chain: devchain (in-process), or evm (an in-process simulated EVM chain)")
 	faults.register(cmd)
 	return cmd
 }

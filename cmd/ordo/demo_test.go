@@ -144,3 +144,40 @@ func TestDemoWithReorgsPassesItsAudit(t *testing.T) {
 		t.Fatalf("demo: %v", err)
 	}
 }
+
+// The demo on the in-process simulated EVM chain ends with its audit
+// passing: every DONE applied exactly once through the router, read from
+// the chain's receipts.
+func TestDemoOnEVMPassesItsAudit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo on a simulated EVM chain for a few seconds")
+	}
+	cmd := demoCommand()
+	cmd.SetArgs([]string{"--chain", "evm", "--claims", "3", "--votes", "3", "--senders", "3", "--block-time", "100ms"})
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := cmd.ExecuteContext(ctx); err != nil {
+		t.Fatalf("demo --chain evm: %v", err)
+	}
+}
+
+// --chain takes devchain or evm, and the fault flags only on devchain.
+func TestDemoChainFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--chain", "besu"}, `--chain "besu": devchain or evm`},
+		{[]string{"--chain", "evm", "--fault-drop", "0.1"}, "--fault-* flags are devchain's"},
+	} {
+		cmd := demoCommand()
+		cmd.SetArgs(tc.args)
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		if err := cmd.ExecuteContext(t.Context()); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}

@@ -94,3 +94,8 @@ func devchainCommand() *cobra.Command {
 	faults.register(cmd)
 	return cmd
 }
+
+// any reports whether a fault flag is set.
+func (f *faultFlags) any() bool {
+	return f.cfg.RejectProb != 0 || f.cfg.DropProb != 0 || f.cfg.RevertProb != 0 || f.spike != "" || f.stall != 0 || f.cfg.ReorgEvery != 0
+}
