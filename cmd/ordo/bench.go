@@ -33,7 +33,7 @@ func benchCommand() *cobra.Command {
 	var quiet bool
 	sq := &cobra.Command{
 		Use:   "sequencer",
-		Short: "A node and an in-process devchain under HTTP load: intake, throughput, slot use, latencies, peak RSS",
+		Short: "A node and an in-process chain (devchain, or a simulated EVM with --chain evm) under HTTP load: intake, throughput, slot use, latencies, fees, peak RSS",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !quiet {
@@ -53,6 +53,7 @@ func benchCommand() *cobra.Command {
 	sq.Flags().DurationVar(&sopts.BlockTime, "block-time", 250*time.Millisecond, "devchain block time")
 	sq.Flags().IntVar(&sopts.Clients, "clients", 64, "concurrent HTTP clients")
 	sq.Flags().IntVar(&sopts.Batch, "batch", 1, "intents per request: more than 1 posts them as an array to POST /v1/transactions (at most 1000)")
+	sq.Flags().StringVar(&sopts.Chain, "chain", "devchain", "devchain (in-process), or evm: an in-process simulated EVM chain (calls of its Voting contract through the router; --senders at most 999)")
 	sq.Flags().BoolVarP(&quiet, "quiet", "q", false, "only the final line")
 	cmd.AddCommand(dc, sq, benchProcessorCommand(), benchLeaderCommand())
 	cmd.AddCommand(benchDistseqCommand())

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain/evm/evmdev"
@@ -21,12 +20,7 @@ func startDemoEVM(ctx context.Context, cfg *node.Config, senders int, blockTime 
 	if err != nil {
 		return nil, fmt.Errorf("the demo's EVM chain: %w", err)
 	}
-	cfg.DevSenders = 0
-	for _, f := range dev.KeyFiles[1:] {
-		cfg.Senders = append(cfg.Senders, node.SenderFile{KeyFile: f})
-	}
-	cfg.EVM = node.EVMConfig{URLs: []string{dev.WSURL, dev.HTTPURL}, ChainID: dev.ChainID, Router: strings.ToLower(dev.Router.Hex()),
-		Contracts: map[string]node.EVMContract{"voting": {Address: strings.ToLower(dev.Voting.Hex()), ABI: "Voting"}}}
+	cfg.UseEVMDev(dev, senders)
 	return dev, nil
 }
 

@@ -39,6 +39,10 @@ type SequencerOptions struct {
 	Batch int
 	// Dir is the data directory. Defaults to a temp dir, removed after.
 	Dir string
+	// Chain is "devchain" (in-process, the default) or "evm": an
+	// in-process simulated EVM chain (evmdev on loopback JSON-RPC), the
+	// intents calls of its Voting contract through the router.
+	Chain string
 	// Progress, when set, receives a line now and then.
 	Progress io.Writer
 }
@@ -56,13 +60,15 @@ type SequencerResult struct {
 	BlocksP99    uint64
 	Failed       int
 	PeakRSS      uint64
+	// EVM is what the EVM run measured besides (nil on devchain).
+	EVM *EVMFigures
 }
 
 // String is the benchmark's one line of figures.
 func (r SequencerResult) String() string {
 	return fmt.Sprintf("sequencer: Q=%d S=%d N=%d block=%s batch=%d clients=%d: accepted %.0f intents/s, done %.0f tx/s, slot use %.1f%% over %d steady blocks, intake p50 %s p99 %s, dispatch→DONE p50 %d p99 %d blocks, failed %d, peak RSS %s",
 		r.Opts.Queues, r.Opts.Senders, r.Opts.Txs, r.Opts.BlockTime, r.Opts.Batch, r.Opts.Clients, r.Accepted, r.Done, 100*r.SlotUse, r.SteadyBlocks,
-		r.IntakeP50.Round(10*time.Microsecond), r.IntakeP99.Round(10*time.Microsecond), r.BlocksP50, r.BlocksP99, r.Failed, MiB(r.PeakRSS))
+		r.IntakeP50.Round(10*time.Microsecond), r.IntakeP99.Round(10*time.Microsecond), r.BlocksP50, r.BlocksP99, r.Failed, MiB(r.PeakRSS)) + r.EVM.String()
 }
 
 // Sequencer runs a node with an in-process devchain, posts Txs transactions
@@ -95,8 +101,21 @@ func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error)
 	cfg := node.Config{Data: o.Dir, DevSenders: o.Senders, Devchain: node.DevchainConfig{BlockTime: node.Duration(o.BlockTime), MaxBlockTxs: max(1000, o.Senders)},
 		RetryDelay: node.Duration(time.Second), InclusionTimeoutBlocks: 20,
 		Principals: []auth.PrincipalConfig{{Principal: "bench", Token: token, Roles: []auth.Role{auth.RoleSubmit}}}}
+	var ev *evmRun
+	switch o.Chain {
+	case "", "devchain":
+	case "evm":
+		var err error
+		if ev, err = startEVMRun(ctx, &cfg, o); err != nil {
+			return res, err
+		}
+		defer ev.close()
+	default:
+		return res, fmt.Errorf("chain %q: devchain or evm", o.Chain)
+	}
 	n, err := node.StartLocal(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Workers: 128,
 		OnFinish: func(uid string, state store.TxState, b uint64) {
+			ev.finished(uid)
 			if state == store.Failed {
 				failed.Add(1)
 			}
@@ -120,6 +139,12 @@ func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error)
 	}
 	for i := o.Queues; i < o.Txs; i++ {
 		items = append(items, item{fmt.Sprintf("claim-%04d", i%o.Queues), "SEND_CLAIM_VOTE", fmt.Sprintf(`{"voter":"v%d","vote":%d}`, i, i%2)})
+	}
+	if ev != nil { // the same flow as calls of the Voting contract
+		ev.watch(ctx, n.Chain)
+		for i := range items {
+			items[i].typ, items[i].data = "call", ev.callData(items[i].queue, i < o.Queues, i)
+		}
 	}
 	bodies := make([]json.RawMessage, len(items))
 	for i, it := range items {
@@ -211,6 +236,11 @@ func Sequencer(ctx context.Context, o SequencerOptions) (SequencerResult, error)
 	if err != nil {
 		return res, err
 	}
+	if ev != nil {
+		if res.EVM, err = ev.figures(ctx, n.Sequencer.Store()); err != nil {
+			return res, err
+		}
+	}
 	res.PeakRSS = PeakRSS()
 	return res, nil
 }
@@ -267,17 +297,18 @@ func slotUse(ctx context.Context, br chain.BlockReader, o SequencerOptions) (flo
 	perBlock := map[uint64]int{}
 	err := chain.EachBlock(ctx, br, 1, ^uint64(0), func(b chain.Block) error {
 		for _, t := range b.Txs {
-			if t.Status != chain.OutcomeSucceeded || t.Contract != "zkapp" {
+			if t.Status != chain.OutcomeSucceeded || (t.Contract != "zkapp" && t.Contract != "voting") {
 				continue
 			}
 			var a struct {
-				ZkApp string `json:"zkapp"`
+				ZkApp   string `json:"zkapp"`
+				Account string `json:"account"` // the Voting contract's claim
 			}
 			_ = json.Unmarshal(t.Args, &a) // args without a string zkapp count under ""
 			if first == 0 {
 				first = b.Height
 			}
-			lastByQueue[a.ZkApp] = b.Height
+			lastByQueue[a.ZkApp+a.Account] = b.Height
 			perBlock[b.Height]++
 		}
 		return nil
