@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -363,5 +364,28 @@ func TestSendErrorsReal(t *testing.T) {
 	_, err := h.b.SendTx(h.ctx, tx)
 	if !errors.Is(err, chain.ErrInsufficientFunds) || !strings.Contains(err.Error(), "insufficient funds for gas * price + value") {
 		t.Errorf("an account without the funds: %v, want ErrInsufficientFunds with geth's text", err)
+	}
+}
+
+// TestSubscribeHeads: a new block arrives as a head on the subscription.
+func TestSubscribeHeads(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ch, err := h.b.SubscribeHeads(h.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.sim.Commit()
+	want, err := h.sim.Client().HeaderByNumber(h.ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case hd, ok := <-ch:
+		if !ok || hd.Height != want.Number.Uint64() || hd.Hash != chain.Hash(strings.ToLower(want.Hash().Hex())) || hd.ReorgDepth != 2 {
+			t.Errorf("head %+v (open %v), want height %d", hd, ok, want.Number)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no head within 10s")
 	}
 }
