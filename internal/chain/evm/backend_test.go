@@ -226,6 +226,15 @@ func TestAccountHeadIdentity(t *testing.T) {
 	if err != nil || id.ChainID != "1337" || !strings.HasPrefix(string(id.Genesis), "0x") || len(id.Genesis) != 66 {
 		t.Errorf("identity %+v, %v", id, err)
 	}
+	// Finality by the chain's tag: the simulated chain finalizes every
+	// 32nd block, so below 32 the reorg depth is the head's height.
+	fin, err := evm.NewWithClients(h.ctx, evm.Config{Finalized: true}, h.sim.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fh, err := fin.Head(h.ctx); err != nil || fh.ReorgDepth != fh.Height || fh.Height == 0 {
+		t.Errorf("finalized head %+v, %v: want reorg depth = height", fh, err)
+	}
 	// The chain id is checked at first contact.
 	if _, err := evm.NewWithClients(h.ctx, evm.Config{ChainID: 1}, h.sim.Client()); err == nil || !strings.Contains(err.Error(), "1337") {
 		t.Errorf("a wrong chain id: %v", err)
