@@ -53,9 +53,9 @@ func TestLoadKey(t *testing.T) {
 			t.Errorf("%s: address %s, want %s", tc.name, evm.KeyAddress(got), want)
 		}
 	}
-	// Dev keys are fixed: keccak256("ordo/dev/<i>").
+	// Dev keys are fixed: keccak256("ordo/evm/dev/<i>").
 	if d0, d1 := evm.DevKey(0), evm.DevKey(1); evm.KeyAddress(d0) == evm.KeyAddress(d1) ||
-		hex.EncodeToString(crypto.FromECDSA(d0)) != hex.EncodeToString(crypto.Keccak256([]byte("ordo/dev/0"))) {
-		t.Error("dev keys are not keccak256(ordo/dev/<i>)")
+		hex.EncodeToString(crypto.FromECDSA(d0)) != hex.EncodeToString(crypto.Keccak256([]byte("ordo/evm/dev/0"))) {
+		t.Error("dev keys are not keccak256(ordo/evm/dev/<i>)")
 	}
 }
