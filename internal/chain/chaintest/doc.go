@@ -11,6 +11,12 @@
 // sequencer (issue 10), the nodes registry (issue 11), the memo as an
 // intent nullifier (issue 12: duplicate_intent, the intents read), every
 // fault knob, determinism from a seed, restart from a data directory.
+// RunConformance (conform.go) is the smaller suite of what every chain
+// behind the seam shares (issue 25): nonces, replacement, duplicate intent,
+// atomic batch, reorg re-inclusion with final events. It runs on devchain
+// here (conform_test.go) and on the EVM backend in package evm, through
+// the seam, the chain's Signer and GasEstimator, and a few hooks
+// (Conformer).
 // Invariants: the suite uses only DevChain methods (so it runs over HTTP too)
 // and virtual time (so it never waits on the wall clock).
 package chaintest

@@ -415,12 +415,16 @@ func (b *Backend) Account(ctx context.Context, addr chain.Address) (chain.Accoun
 	return out, nil
 }
 
+// errNoSubscription is SubscribeHeads' error without an endpoint that
+// takes subscriptions.
+var errNoSubscription = errors.New("evm: no endpoint takes subscriptions (a ws:// or wss:// URL)")
+
 // SubscribeHeads sends each new head of a subscription (eth_subscribe
 // newHeads) on a WebSocket endpoint or a client given directly; without
 // one it is an error, and chain.WatchHeads polls Head instead. The channel
 // closes when ctx ends or the subscription breaks.
 func (b *Backend) SubscribeHeads(ctx context.Context) (<-chan chain.BlockHeader, error) {
-	var last error = errors.New("evm: no endpoint takes subscriptions (a ws:// or wss:// URL)")
+	last := errNoSubscription
 	for _, e := range b.order() {
 		if !e.canSubscribe {
 			continue
@@ -439,7 +443,10 @@ func (b *Backend) SubscribeHeads(ctx context.Context) (<-chan chain.BlockHeader,
 				select {
 				case <-ctx.Done():
 					return
-				case <-sub.Err():
+				case err := <-sub.Err():
+					if err != nil {
+						b.log.Info("evm head subscription ended", "err", err)
+					}
 					return
 				case h := <-in:
 					bh, err := b.header(ctx, h)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -225,6 +226,15 @@ func TestAccountHeadIdentity(t *testing.T) {
 	if err != nil || id.ChainID != "1337" || !strings.HasPrefix(string(id.Genesis), "0x") || len(id.Genesis) != 66 {
 		t.Errorf("identity %+v, %v", id, err)
 	}
+	// Finality by the chain's tag: the simulated chain finalizes every
+	// 32nd block, so below 32 the reorg depth is the head's height.
+	fin, err := evm.NewWithClients(h.ctx, evm.Config{Finalized: true}, h.sim.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fh, err := fin.Head(h.ctx); err != nil || fh.ReorgDepth != fh.Height || fh.Height == 0 {
+		t.Errorf("finalized head %+v, %v: want reorg depth = height", fh, err)
+	}
 	// The chain id is checked at first contact.
 	if _, err := evm.NewWithClients(h.ctx, evm.Config{ChainID: 1}, h.sim.Client()); err == nil || !strings.Contains(err.Error(), "1337") {
 		t.Errorf("a wrong chain id: %v", err)
@@ -363,5 +373,91 @@ func TestSendErrorsReal(t *testing.T) {
 	_, err := h.b.SendTx(h.ctx, tx)
 	if !errors.Is(err, chain.ErrInsufficientFunds) || !strings.Contains(err.Error(), "insufficient funds for gas * price + value") {
 		t.Errorf("an account without the funds: %v, want ErrInsufficientFunds with geth's text", err)
+	}
+}
+
+// TestSubscribeHeads: a new block arrives as a head on the subscription.
+func TestSubscribeHeads(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ch, err := h.b.SubscribeHeads(h.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.sim.Commit()
+	want, err := h.sim.Client().HeaderByNumber(h.ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case hd, ok := <-ch:
+		if !ok || hd.Height != want.Number.Uint64() || hd.Hash != chain.Hash(strings.ToLower(want.Hash().Hex())) || hd.ReorgDepth != 2 {
+			t.Errorf("head %+v (open %v), want height %d", hd, ok, want.Number)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no head within 10s")
+	}
+}
+
+// TestDirectCallsAndNames: a transaction without a memo calls its
+// contract directly (a revert is "reverted"); unknown contracts and
+// methods are typed; a plain transfer decodes with its value.
+func TestDirectCallsAndNames(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	fail := h.tx(h.node1, "", "voting", "send_claim_vote", `{"account":"missing","voter":"v","vote":true}`)
+	if _, err := h.b.EstimateGas(h.ctx, fail); !errors.Is(err, chain.ErrCallFailed) || !strings.Contains(err.Error(), `NotFound("missing")`) {
+		t.Errorf("estimating a direct call that reverts: %v", err)
+	}
+	fail.Gas = 100_000
+	if st := h.mined(fail, h.node1); st.State != chain.TxIncluded || st.Success || st.Reason != evm.ReasonReverted {
+		t.Errorf("a direct call that reverts: %+v, want failed %q", st, evm.ReasonReverted)
+	}
+	ok := h.tx(h.node1, "", "voting", "create_claim_voting_account", createC1)
+	if st := h.mined(ok, h.node1); !st.Success {
+		t.Errorf("a direct call: %+v", st)
+	}
+	for _, tc := range []struct {
+		contract, method string
+		want             error
+	}{
+		{"nope", "claim", chain.ErrUnknownContract},
+		{"voting", "-", chain.ErrUnknownMethod},
+		{"voting", "castVote", chain.ErrUnknownMethod},
+		{"multicall", "all", chain.ErrUnknownContract},
+	} {
+		if _, err := h.b.Call(h.ctx, tc.contract, tc.method, nil); !errors.Is(err, tc.want) {
+			t.Errorf("Call %s.%s: %v, want %v", tc.contract, tc.method, err, tc.want)
+		}
+	}
+	for name, want := range map[string]bool{"voting": true, "router": true, "nope": false} {
+		if got, err := chain.KnowsContract(h.ctx, h.b, name); err != nil || got != want {
+			t.Errorf("KnowsContract(%s) = %v, %v; want %v", name, got, err, want)
+		}
+	}
+	// The router by its registry name, and its exact ABI method name.
+	if out, err := h.b.Call(h.ctx, "router", "isSubmitter", json.RawMessage(`{"submitter":"`+string(addr(h.node2))+`"}`)); err != nil || string(out) != "true" {
+		t.Errorf("router.isSubmitter(node2) = %s, %v", out, err)
+	}
+	// A transfer (the faucet's) decodes as no contract, with its value.
+	fresh := addr(testKey(t, "fresh"))
+	faucetDone := make(chan error, 1)
+	go func() { _, err := h.b.Faucet(h.ctx, fresh, 7); faucetDone <- err }()
+	h.waitPending(addr(h.faucet), 1)
+	h.sim.Commit()
+	if err := <-faucetDone; err != nil {
+		t.Fatal(err)
+	}
+	head, err := h.b.Head(h.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := h.b.Blocks(h.ctx, head.Height, head.Height)
+	if err != nil || len(bs) != 1 || len(bs[0].Txs) != 1 {
+		t.Fatalf("Blocks: %+v, %v", bs, err)
+	}
+	want := `{"to":"` + string(fresh) + `","value":"7"}`
+	if got := bs[0].Txs[0]; got.Contract != "" || got.Memo != "" || string(got.Args) != want || got.From != addr(h.faucet) || got.Status != chain.OutcomeSucceeded {
+		t.Errorf("transfer decoded as %+v, want args %s", got, want)
 	}
 }

@@ -31,14 +31,15 @@ var (
 )
 
 // outcome reads an included transaction's outcome from its receipt and
-// the transaction (nil when unknown): for an intent, the router's event:
+// the transaction (txOf, called only for a failed intent; nil when
+// unknown): for an intent, the router's event:
 // IntentApplied succeeded; IntentDuplicate failed with
 // chain.ReasonDuplicateIntent (applied before: the sequencer takes it as
 // applied); IntentConflict failed with ReasonIntentConflict;
 // IntentFailed(index, reason) failed with "call <index>
 // (<contract>.<method>): <decoded revert>". Status 0 failed with
 // ReasonReverted. Any other transaction succeeded with status 1.
-func (b *Backend) outcome(r *types.Receipt, tx *types.Transaction) (bool, string) {
+func (b *Backend) outcome(r *types.Receipt, txOf func() *types.Transaction) (bool, string) {
 	if r.Status != types.ReceiptStatusSuccessful {
 		return false, ReasonReverted
 	}
@@ -57,7 +58,7 @@ func (b *Backend) outcome(r *types.Receipt, tx *types.Transaction) (bool, string
 		case evConflict:
 			return false, ReasonIntentConflict
 		case evFailed:
-			return false, b.failedReason(l, tx)
+			return false, b.failedReason(l, txOf())
 		}
 	}
 	return true, ""

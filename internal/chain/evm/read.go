@@ -119,7 +119,7 @@ func (b *Backend) block(ctx context.Context, n uint64) (chain.Block, error) {
 		s.FillBytes(sig[32:64])
 		sig[64] = byte(v.Uint64())
 		bt.Signature = hexOf(sig)
-		ok, reason := b.outcome(receipts[i], tx)
+		ok, reason := b.outcome(receipts[i], func() *types.Transaction { return tx })
 		bt.Status, bt.Reason = chain.OutcomeFailed, reason
 		if ok {
 			bt.Status = chain.OutcomeSucceeded

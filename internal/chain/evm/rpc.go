@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
-	"sort"
 	"sync"
 	"time"
 
@@ -54,7 +53,6 @@ type endpoint struct {
 	mu    sync.Mutex
 	until time.Time     // backed off until then
 	wait  time.Duration // the current backoff, 0 when healthy
-	calls int           // calls made, for tests
 }
 
 func (e *endpoint) name(i int) string {
@@ -94,28 +92,22 @@ func tooManyRequests(err error) bool {
 func (b *Backend) order() []*endpoint {
 	now := b.cfg.Clock.Now()
 	var up []*endpoint
+	var first *endpoint // the one whose backoff ends first
+	var firstUntil time.Time
 	for _, e := range b.eps {
 		e.mu.Lock()
-		ok := !now.Before(e.until)
+		until := e.until
 		e.mu.Unlock()
-		if ok {
+		if !now.Before(until) {
 			up = append(up, e)
+		} else if first == nil || until.Before(firstUntil) {
+			first, firstUntil = e, until
 		}
 	}
 	if len(up) > 0 {
 		return up
 	}
-	all := append([]*endpoint(nil), b.eps...)
-	sort.SliceStable(all, func(i, j int) bool {
-		all[i].mu.Lock()
-		ui := all[i].until
-		all[i].mu.Unlock()
-		all[j].mu.Lock()
-		uj := all[j].until
-		all[j].mu.Unlock()
-		return ui.Before(uj)
-	})
-	return all[:1]
+	return []*endpoint{first}
 }
 
 // backoff puts e aside, for twice its last backoff (from Backoff.Start to
@@ -137,7 +129,6 @@ func (b *Backend) backoff(e *endpoint, i int, err error) {
 func (b *Backend) healthy(e *endpoint) {
 	e.mu.Lock()
 	e.wait, e.until = 0, time.Time{}
-	e.calls++
 	e.mu.Unlock()
 }
 
@@ -159,9 +150,6 @@ func (b *Backend) do(ctx context.Context, fn func(ctx context.Context, c RPC) er
 			b.healthy(e)
 			return err
 		}
-		e.mu.Lock()
-		e.calls++
-		e.mu.Unlock()
 		b.backoff(e, i, err)
 		last = err
 	}

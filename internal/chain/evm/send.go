@@ -70,14 +70,21 @@ func (b *Backend) TxStatus(ctx context.Context, h chain.Hash) (chain.TxStatus, e
 	r, err := call(ctx, b, func(ctx context.Context, c RPC) (*types.Receipt, error) { return c.TransactionReceipt(ctx, hash) })
 	switch {
 	case err == nil:
-		tx, _, err := call2(ctx, b, func(ctx context.Context, c RPC) (*types.Transaction, bool, error) {
-			return c.TransactionByHash(ctx, hash)
-		})
-		if err != nil && !errors.Is(err, ethereum.NotFound) {
-			return chain.TxStatus{}, err
+		var txErr error
+		txOf := func() *types.Transaction { // only a failed intent needs its calls
+			tx, _, err := call2(ctx, b, func(ctx context.Context, c RPC) (*types.Transaction, bool, error) {
+				return c.TransactionByHash(ctx, hash)
+			})
+			if err != nil && !errors.Is(err, ethereum.NotFound) {
+				txErr = err
+			}
+			return tx
 		}
 		st := chain.TxStatus{Hash: h, State: chain.TxIncluded, Height: r.BlockNumber.Uint64(), Index: int(r.TransactionIndex)}
-		st.Success, st.Reason = b.outcome(r, tx)
+		st.Success, st.Reason = b.outcome(r, txOf)
+		if txErr != nil {
+			return chain.TxStatus{}, txErr
+		}
 		return st, nil
 	case !errors.Is(err, ethereum.NotFound):
 		return chain.TxStatus{}, err

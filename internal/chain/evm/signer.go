@@ -81,10 +81,11 @@ func KeyAddress(k *ecdsa.PrivateKey) chain.Address {
 	return addressOf(crypto.PubkeyToAddress(k.PublicKey))
 }
 
-// DevKey is dev account i's key: keccak256("ordo/dev/<i>"), the same on
-// every run, for development chains (ordo evmdev funds them).
+// DevKey is dev account i's key: keccak256("ordo/evm/dev/<i>"), the
+// derivation ordo evmdev funds (evmdev.DevKey). These keys are public:
+// for development chains only.
 func DevKey(i int) *ecdsa.PrivateKey {
-	k, err := crypto.ToECDSA(crypto.Keccak256([]byte(fmt.Sprintf("ordo/dev/%d", i))))
+	k, err := crypto.ToECDSA(crypto.Keccak256([]byte(fmt.Sprintf("ordo/evm/dev/%d", i))))
 	if err != nil { // a keccak digest is a valid key but with odds of 2^-128
 		panic(err)
 	}
