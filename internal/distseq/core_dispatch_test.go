@@ -54,12 +54,17 @@ func (s *senderCore) step(in distseq.Input) []distseq.State {
 // submitterHeartbeat is B's heartbeat listing txs, its oldest dispatch
 // made in range rng.
 func (s *senderCore) submitterHeartbeat(rng int64, txs ...string) []distseq.State {
+	return s.heartbeatFrom("B", rng, txs...)
+}
+
+// heartbeatFrom is from's submitter heartbeat listing txs.
+func (s *senderCore) heartbeatFrom(from distseq.NodeID, rng int64, txs ...string) []distseq.State {
 	s.n++
-	env := &distseqpb.Envelope{ProtocolVersion: distseq.ProtocolVersion, ContractAddress: "g0", MessageId: fmt.Sprintf("B/m%d", s.n),
+	env := &distseqpb.Envelope{ProtocolVersion: distseq.ProtocolVersion, ContractAddress: "g0", MessageId: fmt.Sprintf("%s/m%d", from, s.n),
 		Body: &distseqpb.Envelope_SubmitterHeartbeat{SubmitterHeartbeat: &distseqpb.SubmitterHeartbeatNotification{
-			HeartbeatId: fmt.Sprintf("B/shb%d", s.n), Timestamp: timestamppb.New(s.now), ContractAddress: "g0", TransactionIds: txs, RangeIndex: rng}}}
+			HeartbeatId: fmt.Sprintf("%s/shb%d", from, s.n), Timestamp: timestamppb.New(s.now), ContractAddress: "g0", TransactionIds: txs, RangeIndex: rng}}}
 	raw, _ := proto.Marshal(env)
-	return s.step(distseq.InputMessage{From: "B", Body: raw})
+	return s.step(distseq.InputMessage{From: from, Body: raw})
 }
 
 func (s *senderCore) tick(d time.Duration) []distseq.State {
@@ -126,5 +131,48 @@ func TestSenderRedelegatesALateDispatch(t *testing.T) {
 		case h == 20:
 			return
 		}
+	}
+}
+
+// TestLateSubmitterDoesNotPullBack: once a sender delegated a late
+// dispatch again, the heartbeats of its old submitter listing it no longer
+// make it Dispatched (its new delegation goes on), unless that submitter
+// is the new delegation's coordinator. Before, each heartbeat pulled the
+// intent back to a submitter whose queue never landed it (sim distseq seed
+// 1046 at 3,000 steps: D-tx68 Dispatched, 7 delegations, 2 minutes after
+// the faults stopped).
+func TestLateSubmitterDoesNotPullBack(t *testing.T) {
+	t.Parallel()
+	for _, sub := range []distseq.NodeID{"B", "C"} {
+		t.Run(string(sub), func(t *testing.T) {
+			t.Parallel()
+			s := newSenderCore(t, 5)
+			s.step(distseq.InputSubmit{TxID: "A-1", Contract: "g0", Intent: []byte(`{"from":"x@A","to":"x","amount":5}`)})
+			s.heartbeatFrom(sub, 0, "A-1")
+			var coord distseq.NodeID
+			for h := uint64(6); h <= 20; h++ {
+				s.step(distseq.InputHeight{Height: h})
+				s.now = s.now.Add(time.Second)
+				r, err := s.c.Step(distseq.InputTick{Now: s.now})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, snd := range r.Sends {
+					if d := snd.Env.GetDelegationCommand(); d != nil && d.GetTransactionId() == "A-1" {
+						coord = snd.To
+					}
+				}
+				if h < 20 {
+					s.heartbeatFrom(sub, 0, "A-1")
+				}
+			}
+			if coord == "" {
+				t.Fatal("A-1 not delegated again two ranges after its dispatch")
+			}
+			back := slices.Contains(s.heartbeatFrom(sub, 0, "A-1"), distseq.Dispatched)
+			if want := coord == sub; back != want {
+				t.Fatalf("submitter %s, new delegation to %s: its heartbeat made A-1 Dispatched %v, want %v", sub, coord, back, want)
+			}
+		})
 	}
 }

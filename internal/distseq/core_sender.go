@@ -50,6 +50,12 @@ type senderTx struct {
 	// learned of from a submitter heartbeat); DispatchRanges later the
 	// sender delegates again.
 	dispRange uint64
+	// lateSub is the submitter of a dispatch the sender found late
+	// (DispatchRanges) and delegated again: its heartbeats listing the
+	// transaction no longer make it Dispatched, unless that node is the
+	// new delegation's coordinator (which accepts it on the strength of
+	// the dispatch it holds).
+	lateSub NodeID
 	// granted: the spends of each assembly this sender granted a
 	// dispatch of that may still land (durable: the intent's Granted);
 	// a park reverts only once none is left (core_park.go).
@@ -461,6 +467,9 @@ func (c *Core) senderTimers(t *senderTx) {
 	case Prepared, Dispatched:
 		late := t.state == Dispatched && !t.prepare && c.rangeIndex(c.height) >= t.dispRange+uint64(c.cfg.DispatchRanges)
 		if c.now.Sub(t.lastSubHB) >= subTimeout || late {
+			if late {
+				t.lateSub = t.submitter
+			}
 			c.become(t, Pending)
 			c.handle(t)
 		}

@@ -229,6 +229,13 @@ func (c *Core) onSubmitterHeartbeat(from NodeID, addr string, m *distseqpb.Submi
 		if t == nil || t.state.Final() {
 			continue
 		}
+		if t.state != Dispatched && from == t.lateSub && t.coord != from {
+			// the late dispatch this sender delegated away from: the
+			// new delegation goes on (sim distseq seed 1046 at 3,000
+			// steps: each of its heartbeats pulled D-tx68 back to a
+			// submitter whose queue never landed it)
+			continue
+		}
 		if t.state != Dispatched { // e.g. after this sender restarted: the submitter has it
 			c.answered("deleg:" + t.id)
 			c.become(t, Dispatched)
