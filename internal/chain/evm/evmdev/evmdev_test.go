@@ -19,8 +19,8 @@ import (
 	"github.com/ordolabs/ordo/internal/chain/evm/evmdev"
 )
 
-// start starts a dev chain on free loopback ports (HTTP and WS apart) and
-// closes it at the test's end.
+// start starts a dev chain on a free loopback port (port 0 for both: one
+// server serves HTTP and WS) and closes it at the test's end.
 func start(t *testing.T, cfg evmdev.Config) *evmdev.Chain {
 	t.Helper()
 	if cfg.HTTPAddr == "" {
@@ -388,4 +388,8 @@ func TestRouterAppliesAnIntent(t *testing.T) {
 	if err != nil || cl2.Creator != from || cl2.Title != "a title" {
 		t.Errorf("claim %+v, %v; want created by %s (ERC-2771 sender)", cl2, err, from.Hex())
 	}
+}
+
+func callMsg(to common.Address, data []byte) ethereum.CallMsg {
+	return ethereum.CallMsg{To: &to, Data: data}
 }
