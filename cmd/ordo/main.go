@@ -30,6 +30,8 @@ func main() {
 	root.AddCommand(committeeCommand())
 	root.AddCommand(leaderCommand())
 	root.AddCommand(versionCommand())
+	root.AddCommand(evmdevCommand())
+	root.AddCommand(evmCommand())
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "ordo:", err)
 		os.Exit(1)

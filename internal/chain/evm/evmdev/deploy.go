@@ -32,6 +32,10 @@ const (
 // within its timeout.
 var ErrDeployTimeout = errors.New("deployment not mined in time")
 
+// ErrWrongChain is returned by Deploy for a chain whose id is not
+// DeployConfig.ChainID.
+var ErrWrongChain = errors.New("wrong chain")
+
 // Backend is the JSON-RPC a deployment needs: *ethclient.Client and
 // simulated.Client both satisfy it.
 type Backend interface {
@@ -53,11 +57,16 @@ type DeployConfig struct {
 	// Submitters are the accounts authorized on the router besides Key's
 	// (duplicates and Key's own address are ignored).
 	Submitters []common.Address
+	// ChainID, when not 0, is the chain id the deployment is meant for: Deploy
+	// refuses a chain that answers another (ErrWrongChain). Default 0: any.
+	ChainID uint64
 	// Voting also deploys Voting (the demo's contract), trusting the router.
 	// Default false.
 	Voting bool
-	// Mine, when set, is called once the transactions are sent (evmdev seals a
-	// block with it). Default nil: the chain mines on its own.
+	// Mine, when set, is called once the transactions are sent, and again
+	// after each receipt poll that found none (evmdev seals a block with it: a
+	// block built under load may leave a transaction for the next). Default
+	// nil: the chain mines on its own.
 	Mine func()
 	// Clock paces the receipt polls. Default clock.Real.
 	Clock clock.Clock
@@ -109,6 +118,9 @@ func Deploy(ctx context.Context, b Backend, cfg DeployConfig) (Deployment, error
 	}
 	if !id.IsUint64() {
 		return Deployment{}, fmt.Errorf("deploy: chain id %s does not fit 64 bits", id)
+	}
+	if cfg.ChainID != 0 && id.Uint64() != cfg.ChainID {
+		return Deployment{}, fmt.Errorf("deploy: %w: the chain's id is %d, not %d", ErrWrongChain, id.Uint64(), cfg.ChainID)
 	}
 	owner := crypto.PubkeyToAddress(cfg.Key.PublicKey)
 	d := Deployment{ChainID: id.Uint64(), Owner: owner, Submitters: []common.Address{owner}}
@@ -182,7 +194,7 @@ func Deploy(ctx context.Context, b Backend, cfg DeployConfig) (Deployment, error
 	wctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	for _, p := range sent {
-		r, err := waitReceipt(wctx, b, cfg.Clock, cfg.PollInterval, p.tx.Hash())
+		r, err := waitReceipt(wctx, b, cfg.Clock, cfg.PollInterval, p.tx.Hash(), cfg.Mine)
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 				err = fmt.Errorf("%w: no receipt for %s within %s", ErrDeployTimeout, p.tx.Hash().Hex(), cfg.Timeout)
@@ -208,9 +220,9 @@ func Deploy(ctx context.Context, b Backend, cfg DeployConfig) (Deployment, error
 }
 
 // waitReceipt polls for tx's receipt every interval until it has one, or ctx
-// ends. Only "not found" (ethereum.NotFound, and geth's "transaction indexing
+// ends, calling mine (when not nil) after each miss. Only "not found" (ethereum.NotFound, and geth's "transaction indexing
 // is in progress") is waited out; any other error is returned.
-func waitReceipt(ctx context.Context, b Backend, c clock.Clock, interval time.Duration, tx common.Hash) (*types.Receipt, error) {
+func waitReceipt(ctx context.Context, b Backend, c clock.Clock, interval time.Duration, tx common.Hash, mine func()) (*types.Receipt, error) {
 	for {
 		r, err := b.TransactionReceipt(ctx, tx)
 		switch {
@@ -221,6 +233,9 @@ func waitReceipt(ctx context.Context, b Backend, c clock.Clock, interval time.Du
 				return nil, ctx.Err()
 			}
 			return nil, fmt.Errorf("receipt of %s: %w", tx.Hex(), err)
+		}
+		if mine != nil {
+			mine()
 		}
 		t := c.NewTimer(interval)
 		select {

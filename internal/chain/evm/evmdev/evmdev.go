@@ -38,6 +38,10 @@ const (
 	// DefaultAddr is the JSON-RPC listen address of the library's HTTP and WS
 	// servers: loopback, a free port.
 	DefaultAddr = "127.0.0.1:0"
+	// startPoll and startTimeout pace Start's deployments: each receipt poll
+	// that misses seals another block.
+	startPoll    = 10 * time.Millisecond
+	startTimeout = 30 * time.Second
 )
 
 // Modules are the JSON-RPC namespaces served over HTTP and WS.
@@ -173,7 +177,7 @@ func checkListen(addr string, allowPublic bool) error {
 	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
 		return nil
 	}
-	return fmt.Errorf("%w: %q: the dev keys are public, so anyone who reaches the chain can spend its funds; allow it explicitly to serve it there", ErrNotLoopback, addr)
+	return fmt.Errorf("%q is %w, and the dev keys are public: anyone who reaches the chain can spend its funds", addr, ErrNotLoopback)
 }
 
 // Start starts a dev chain: the simulated backend serving JSON-RPC on
@@ -218,7 +222,7 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 		return nil, fmt.Errorf("evmdev: the JSON-RPC servers did not report their addresses (HTTP %q, WS %q)", c.HTTPURL, c.WSURL)
 	}
 
-	d, err := Deploy(ctx, c.sim.Client(), DeployConfig{Key: c.Keys[0], Submitters: c.Accounts, Voting: true, Mine: func() { c.sim.Commit() }, Clock: cfg.Clock})
+	d, err := Deploy(ctx, c.sim.Client(), DeployConfig{Key: c.Keys[0], Submitters: c.Accounts, Voting: true, Mine: func() { c.sim.Commit() }, Clock: cfg.Clock, PollInterval: startPoll, Timeout: startTimeout})
 	if err != nil {
 		_ = c.closeSim()
 		return nil, fmt.Errorf("evmdev: %w", err)

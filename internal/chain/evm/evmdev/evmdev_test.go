@@ -19,8 +19,8 @@ import (
 	"github.com/ordolabs/ordo/internal/chain/evm/evmdev"
 )
 
-// start starts a dev chain on free loopback ports (HTTP and WS apart) and
-// closes it at the test's end.
+// start starts a dev chain on a free loopback port (port 0 for both: one
+// server serves HTTP and WS) and closes it at the test's end.
 func start(t *testing.T, cfg evmdev.Config) *evmdev.Chain {
 	t.Helper()
 	if cfg.HTTPAddr == "" {
@@ -380,6 +380,25 @@ func TestRouterAppliesAnIntent(t *testing.T) {
 	if applied != 1 {
 		t.Fatalf("%d IntentApplied events, want 1", applied)
 	}
+	// eth_getLogs finds the outcome by the router's address and event.
+	logs, err := cl.FilterLogs(ctx, ethereum.FilterQuery{
+		FromBlock: big.NewInt(0), ToBlock: r.BlockNumber, Addresses: []common.Address{c.Router},
+		Topics: [][]common.Hash{{router.GetABI().Events["IntentApplied"].ID}},
+	})
+	if err != nil {
+		t.Fatalf("eth_getLogs: %v", err)
+	}
+	if len(logs) != 1 || logs[0].TxHash != tx.Hash() {
+		t.Errorf("eth_getLogs found %d IntentApplied logs, want this intent's alone", len(logs))
+	}
+	// eth_getBlockByNumber returns the block with the transaction.
+	blk, err := cl.BlockByNumber(ctx, r.BlockNumber)
+	if err != nil {
+		t.Fatalf("eth_getBlockByNumber: %v", err)
+	}
+	if blk.Transaction(tx.Hash()) == nil {
+		t.Errorf("block %s lacks the transaction", r.BlockNumber)
+	}
 	out, err := cl.CallContract(ctx, ethereum.CallMsg{To: &c.Voting, Data: voting.PackClaim("acct")}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -388,4 +407,8 @@ func TestRouterAppliesAnIntent(t *testing.T) {
 	if err != nil || cl2.Creator != from || cl2.Title != "a title" {
 		t.Errorf("claim %+v, %v; want created by %s (ERC-2771 sender)", cl2, err, from.Hex())
 	}
+}
+
+func callMsg(to common.Address, data []byte) ethereum.CallMsg {
+	return ethereum.CallMsg{To: &to, Data: data}
 }

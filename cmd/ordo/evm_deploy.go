@@ -1,0 +1,125 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/spf13/cobra"
+
+	"github.com/ordolabs/ordo/internal/chain/evm/evmdev"
+)
+
+// envEVMPassword holds a keystore key file's password when no
+// --password-file is given.
+const envEVMPassword = "ORDO_EVM_PASSWORD"
+
+// evmCommand is `ordo evm`: tools for EVM chains.
+func evmCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "evm",
+		Short: "Tools for EVM chains",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(evmDeployCommand())
+	return cmd
+}
+
+func evmDeployCommand() *cobra.Command {
+	var (
+		url, keyFile, passwordFile string
+		submitters                 []string
+		voting                     bool
+		chainID                    uint64
+		timeout                    time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "deploy --url URL --key-file FILE [--submitter 0x…]... [--voting]",
+		Short: "Deploy ordo's contracts (OrdoRouter, and Voting) to an EVM chain and print the node config's evm: section",
+		Long: `Deploy OrdoRouter (and Voting with --voting) from the account of --key-file,
+which becomes the router's owner and a submitter, authorize each --submitter,
+wait for the receipts, check the code is on chain, and print the addresses and
+the node config's evm: section. Fees are the chain's suggested ones.
+
+--key-file is a raw key file (64 hex digits) or a Web3 Secret Storage keystore
+file (geth's), whose password is the first line of --password-file or else
+$ORDO_EVM_PASSWORD.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			var subs []common.Address
+			for _, s := range submitters {
+				if !common.IsHexAddress(s) || !strings.HasPrefix(s, "0x") {
+					return fmt.Errorf("--submitter %q: want 0x and 40 hex digits", s)
+				}
+				subs = append(subs, common.HexToAddress(s))
+			}
+			key, err := readEVMKey(keyFile, passwordFile)
+			if err != nil {
+				return err
+			}
+			cl, err := ethclient.DialContext(ctx, url)
+			if err != nil {
+				return fmt.Errorf("--url %s: %w", url, err)
+			}
+			defer cl.Close()
+			d, err := evmdev.Deploy(ctx, cl, evmdev.DeployConfig{Key: key, Submitters: subs, Voting: voting, ChainID: chainID, Timeout: timeout})
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "chain id  %d\n", d.ChainID)
+			fmt.Fprintf(w, "owner     %s\n", evmdev.AddressString(d.Owner))
+			fmt.Fprintf(w, "router    %s (block %d)\n", evmdev.AddressString(d.Router), d.Block)
+			if voting {
+				fmt.Fprintf(w, "voting    %s\n", evmdev.AddressString(d.Voting))
+			}
+			for _, s := range d.Submitters {
+				fmt.Fprintf(w, "submitter %s\n", evmdev.AddressString(s))
+			}
+			fmt.Fprintf(w, "\nnode config:\n%s", evmdev.ConfigYAML([]string{url}, d.ChainID, d.Router, d.Voting))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&url, "url", "", "the chain's JSON-RPC URL (http://, https://, ws:// or wss://)")
+	cmd.Flags().StringVar(&keyFile, "key-file", "", "the deployer's key: a raw hex key file or a keystore (Web3 Secret Storage) file")
+	cmd.Flags().StringVar(&passwordFile, "password-file", "", "a file whose first line is the keystore file's password (else $"+envEVMPassword+")")
+	cmd.Flags().StringArrayVar(&submitters, "submitter", nil, "an account the router authorizes besides the deployer (repeatable)")
+	cmd.Flags().BoolVar(&voting, "voting", false, "also deploy Voting, the demo's contract")
+	cmd.Flags().Uint64Var(&chainID, "chain-id", 0, "refuse a chain whose id is not this one (0: any)")
+	cmd.Flags().DurationVar(&timeout, "timeout", evmdev.DefaultDeployTimeout, "how long to wait for the deployments to be mined")
+	_ = cmd.MarkFlagRequired("url")
+	_ = cmd.MarkFlagRequired("key-file")
+	return cmd
+}
+
+// readEVMKey reads the key of keyFile, a keystore file's password from the
+// first line of passwordFile, else from $ORDO_EVM_PASSWORD.
+func readEVMKey(keyFile, passwordFile string) (*ecdsa.PrivateKey, error) {
+	data, err := os.ReadFile(keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("--key-file: %w", err)
+	}
+	password := os.Getenv(envEVMPassword)
+	if passwordFile != "" {
+		b, err := os.ReadFile(passwordFile)
+		if err != nil {
+			return nil, fmt.Errorf("--password-file: %w", err)
+		}
+		password, _, _ = strings.Cut(string(b), "\n")
+		password = strings.TrimSuffix(password, "\r")
+	}
+	k, err := evmdev.ParseKey(data, password)
+	if errors.Is(err, evmdev.ErrKeyPassword) {
+		return nil, fmt.Errorf("--key-file %s: %w (give it with --password-file or $%s)", keyFile, err, envEVMPassword)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--key-file %s: %w", keyFile, err)
+	}
+	return k, nil
+}
