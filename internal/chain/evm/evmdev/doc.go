@@ -23,6 +23,7 @@
 //     simulated backend's default also turns on the unreleased Amsterdam and
 //     Bogota rules, whose gas metering defeats the router's out-of-gas guard
 //     (docs/evm-contracts.md).
-//   - The chain lives in memory: a restart of the process starts a new chain
-//     (block 0, new contract addresses unless the same deployer nonces).
+//   - The chain lives in memory: a restart starts a new chain at block 0.
+//     The contracts get the same addresses again (same deployer, same
+//     nonces).
 package evmdev
