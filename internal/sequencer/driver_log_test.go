@@ -403,3 +403,56 @@ func TestQueueDepthAcrossRestart(t *testing.T) {
 	waitFor(t, "16 DONE", 10*time.Second, func() bool { return r.count(store.Done) == 16 })
 	waitFor(t, "depth 0", 5*time.Second, func() bool { return depth() == 0 })
 }
+
+// An attempt sent at the fee cap and not yet included is counted by
+// ordo_sequencer_attempts_pending_at_fee_cap and logged once as a
+// warning; its inclusion clears the count.
+func TestPendingAtFeeCap(t *testing.T) {
+	r := newRig(t, rigOptions{tune: func(c *sequencer.Config) {
+		c.Fees = sequencer.FeePolicy{Initial: 1100, BumpPercent: 10, MinStep: 1, Max: 1100}
+	}})
+	tx := r.submit("q", typ, `{"title":"cap"}`)
+	waitFor(t, "the attempt counted at the fee cap", 10*time.Second, func() bool { return testkit.Metric(t, r.reg, "ordo_sequencer_attempts_pending_at_fee_cap") == 1 })
+	r.waitLog("sequencer: an attempt is pending at the fee cap: no replacement can outbid it; raise fees.max or cancel its nonce")
+	for range 3 { // included, then final
+		if _, _, err := r.chain.Mine(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.waitState(tx.UID, store.Done)
+	waitFor(t, "the count cleared", 10*time.Second, func() bool { return testkit.Metric(t, r.reg, "ordo_sequencer_attempts_pending_at_fee_cap") == 0 })
+}
+
+// Each sender's balance and nonces are gauges, read from the chain every
+// SenderPoll; a sender whose balance cannot pay LowBalanceAttempts
+// attempts at the fee cap is flagged low and logged once.
+func TestSenderGauges(t *testing.T) {
+	r := newRig(t, rigOptions{blockTime: 20 * time.Millisecond, senders: 1, tune: func(c *sequencer.Config) {
+		c.SenderPoll = 20 * time.Millisecond
+		c.Fees = sequencer.FeePolicy{Initial: 1000, BumpPercent: 10, MinStep: 1, Max: 1 << 62} // more than any dev balance
+	}})
+	id := string(r.cfg.Senders[0].ID)
+	acct, err := r.chain.Account(context.Background(), chain.Address(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the balance gauge", 10*time.Second, func() bool {
+		return testkit.Metric(t, r.reg, "ordo_sequencer_sender_balance", "sender", id) > 0
+	})
+	if got := testkit.Metric(t, r.reg, "ordo_sequencer_sender_balance", "sender", id); got != float64(acct.Balance) && acct.Balance != 0 {
+		// the balance moves only with this sender's transactions: none yet
+		t.Errorf("balance gauge %v, account %d", got, acct.Balance)
+	}
+	tx := r.submit("q", typ, `{"title":"gauges"}`)
+	r.waitState(tx.UID, store.Done)
+	waitFor(t, "the nonce gauges", 10*time.Second, func() bool {
+		return testkit.Metric(t, r.reg, "ordo_sequencer_sender_nonce", "sender", id, "kind", "chain") == 1 &&
+			testkit.Metric(t, r.reg, "ordo_sequencer_sender_nonce", "sender", id, "kind", "next") == 1
+	})
+	if testkit.Metric(t, r.reg, "ordo_sequencer_sender_balance_low", "sender", id) != 1 {
+		t.Error("a balance below LowBalanceAttempts × fees.max is not flagged low")
+	}
+	if n := len(r.logs.Records(t, "sequencer: a sender's balance is below what its next attempts may cost: fund it")); n != 1 {
+		t.Errorf("%d low-balance warnings, want 1 (once, not each poll)", n)
+	}
+}

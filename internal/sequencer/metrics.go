@@ -56,6 +56,12 @@ type Metrics struct {
 	// WorkerTimeouts counts dispatcher calls (a remote worker's, mostly)
 	// that timed out, by call (build, dispatch, onSuccess, onFailure).
 	WorkerTimeouts *prometheus.CounterVec
+	// PendingAtFeeCap is the number of transactions whose latest attempt
+	// was sent at the fee policy's Max and is not decided yet: an alert
+	// (a replacement cannot outbid it; raise fees.max or cancel its nonce).
+	PendingAtFeeCap prometheus.Gauge
+	// sender holds the per-sender gauges (driver_senders.go).
+	sender senderMetrics
 }
 
 // NewMetrics makes the metrics and registers them with reg (when not nil).
@@ -84,10 +90,14 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Effects: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "ordo_sequencer_effect_seconds", Help: "Time to perform an effect, by effect (dispatch, submit, check, hook, load).",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}, []string{"effect"}),
 		WorkerTimeouts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ordo_sequencer_worker_timeouts_total", Help: "Dispatcher calls (remote workers') that timed out, by call (build, dispatch, onSuccess, onFailure)."}, []string{"call"}),
+		PendingAtFeeCap: prometheus.NewGauge(prometheus.GaugeOpts{Name: "ordo_sequencer_attempts_pending_at_fee_cap",
+			Help: "Transactions whose latest attempt was sent at fees.max and is not decided: no replacement can outbid it (alert)."}),
+		sender: newSenderMetrics(),
 	}
 	if reg != nil {
 		reg.MustRegister(m.Intake, m.Reloads, m.Dispatches, m.Retries, m.Failures, m.Done, m.InclusionBlocks, m.QueueDepth, m.SendersBusy, m.Senders, m.HeadHeight, m.DeepReorgs,
-			m.StoreCommit, m.StoreBatch, m.Effects, m.WorkerTimeouts)
+			m.StoreCommit, m.StoreBatch, m.Effects, m.WorkerTimeouts, m.PendingAtFeeCap)
+		reg.MustRegister(m.sender.collectors()...)
 	}
 	return m
 }
@@ -151,6 +161,7 @@ func (n *Node) observe(ctx context.Context, c *Core, ended map[string]store.Tran
 	m := n.cfg.Metrics
 	v := n.newBatchView(ctx, c, ended, b)
 	v.logAttempts()
+	n.watchFeeCap(b)
 	for _, h := range b.History {
 		if h.From == h.To && (h.To == store.Done || h.To == store.Failed) {
 			continue // a note on a finished record (a deep reorg's flag), not an end
@@ -175,6 +186,7 @@ func (n *Node) observe(ctx context.Context, c *Core, ended map[string]store.Tran
 		case store.Done, store.Failed:
 			start, ok := n.dispHead[h.UID]
 			delete(n.dispHead, h.UID)
+			delete(n.atCap, h.UID)
 			blocks := uint64(0)
 			if ok {
 				blocks = c.Head() - start
@@ -216,4 +228,29 @@ func (n *Node) observeGauges(c *Core) {
 	m.Senders.WithLabelValues("bound").Set(float64(busy))
 	m.Senders.WithLabelValues("free").Set(float64(max(len(n.cfg.Senders)-busy, 0)))
 	m.QueueDepth.Set(float64(max(n.intake.Load()-n.begun, 0)))
+	m.PendingAtFeeCap.Set(float64(len(n.atCap)))
+}
+
+// watchFeeCap follows the attempts a batch saves: a transaction whose
+// latest attempt is sent at the fee cap is pending there (logged once as
+// a warning) until a later attempt or its end; see PendingAtFeeCap.
+func (n *Node) watchFeeCap(b store.Batch) {
+	for _, u := range b.Txs {
+		a := u.Attempt
+		if a == nil {
+			continue
+		}
+		if a.Gas != 0 {
+			n.gas.note(a.Sender, a.Gas)
+		}
+		if a.Fee >= n.cfg.Fees.Max && a.Outcome == store.OutcomeSent {
+			if !n.atCap[u.UID] {
+				n.log.Warn("sequencer: an attempt is pending at the fee cap: no replacement can outbid it; raise fees.max or cancel its nonce",
+					"uid", u.UID, "attempt", a.N, "sender", a.Sender, "nonce", a.Nonce, "fee", a.Fee, "hash", a.Hash)
+				n.atCap[u.UID] = true
+			}
+			continue
+		}
+		delete(n.atCap, u.UID)
+	}
 }

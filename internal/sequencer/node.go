@@ -93,6 +93,10 @@ type Config struct {
 	// PollInterval is the head polling interval for chains without push
 	// notifications. Defaults to 500ms.
 	PollInterval time.Duration
+	// SenderPoll is how often the senders' accounts are read for their
+	// metrics (balance, nonces, low balance). Defaults to
+	// DefaultSenderPoll (15s).
+	SenderPoll time.Duration
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Metrics, when set, is updated as the node runs.
@@ -144,6 +148,10 @@ type Node struct {
 	// held is what the current core was built on (Config.Owner).
 	held     atomic.Pointer[Held]
 	dispHead map[string]uint64
+	// atCap: the transactions pending at the fee cap (watchFeeCap).
+	atCap map[string]bool
+	// gas: each sender's largest gas limit seen (driver_senders.go).
+	gas      gasSeen
 	stopped  chan struct{}
 	runErr   error
 	public   []string      // AllowedTypes without EngineTypes: what a refusal lists
@@ -170,6 +178,9 @@ func NewNode(cfg Config) (*Node, error) {
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = DefaultPollInterval
 	}
+	if cfg.SenderPoll <= 0 {
+		cfg.SenderPoll = DefaultSenderPoll
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -180,6 +191,7 @@ func NewNode(cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("sequencer: intake: %w", err)
 	}
 	cfg.Intake = cfg.Intake.withDefaults()
+	cfg.Fees.SetDefaults() // as the core's (watchFeeCap reads Max)
 	var n0public []string
 	if len(cfg.AllowedTypes) == 0 {
 		for t := range cfg.Dispatchers {
@@ -194,7 +206,7 @@ func NewNode(cfg Config) (*Node, error) {
 		}
 	}
 	n := &Node{cfg: cfg, allowed: map[string]bool{}, keys: map[string]chain.Key{}, signer: chain.SignerOf(cfg.Chain), workers: map[string]Worker{},
-		inputs: mailbox.New[Input](), effects: make(chan Effect, 1<<16), log: cfg.Logger, started: make(chan struct{}), stopped: make(chan struct{}), dispHead: map[string]uint64{},
+		inputs: mailbox.New[Input](), effects: make(chan Effect, 1<<16), log: cfg.Logger, started: make(chan struct{}), stopped: make(chan struct{}), dispHead: map[string]uint64{}, atCap: map[string]bool{}, gas: gasSeen{max: map[string]uint64{}},
 		uidSeq: uidSource{r: cfg.Rand}, trace: newTraceWriter(cfg.Trace), public: n0public}
 	allRemote := len(cfg.Senders) > 0
 	for _, s := range cfg.Senders {
@@ -381,6 +393,9 @@ func (n *Node) runLoop(ctx context.Context) error {
 		wg.Go(func() { n.workLoads(ctx, l, loads) })
 	}
 	wg.Go(func() { n.watchHeads(ctx, l) })
+	if n.cfg.Metrics != nil {
+		wg.Go(func() { n.watchSenders(ctx) })
+	}
 	n.startOnce.Do(func() { close(n.started) })
 	var timer clock.Timer
 	var timerAt time.Time
