@@ -40,10 +40,10 @@ func newSeqRig(t *testing.T, h *harness) *seqRig {
 	t.Cleanup(func() { _ = st.Close() })
 	keys := map[string]chain.Key{string(addr(h.node1)): h.node1}
 	seq, err := sequencer.NewNode(sequencer.Config{Store: st, Chain: h.b,
-		Dispatchers: map[string]sequencer.Dispatcher{dispatch.CallType: dispatch.NewCallDispatcher(5, h.b, func(id string) chain.Key { return keys[id] })},
-		Senders:     []sequencer.SenderConfig{{ID: addr(h.node1), Key: h.node1}},
-		Policies:    map[string]sequencer.Policy{dispatch.CallType: {MaxRetries: 5, Delay: 10 * time.Millisecond}},
-		Fees:        sequencer.FeePolicy{Initial: 2 * gwei, BumpPercent: 10, MinStep: 1, Max: 1000 * gwei},
+		Dispatchers:      map[string]sequencer.Dispatcher{dispatch.CallType: dispatch.NewCallDispatcher(5, h.b, func(id string) chain.Key { return keys[id] })},
+		Senders:          []sequencer.SenderConfig{{ID: addr(h.node1), Key: h.node1}},
+		Policies:         map[string]sequencer.Policy{dispatch.CallType: {MaxRetries: 5, Delay: 10 * time.Millisecond}},
+		Fees:             sequencer.FeePolicy{Initial: 2 * gwei, BumpPercent: 10, MinStep: 1, Max: 1000 * gwei},
 		InclusionTimeout: 3, PollInterval: 10 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
