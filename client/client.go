@@ -540,6 +540,30 @@ func (c *Client) Senders(ctx context.Context) ([]Sender, error) {
 	return out.Senders, nil
 }
 
+// Cancel is an operator's cancel of a sender's stuck nonce, as the node
+// took it: the transaction whose attempt is pending there, and what
+// becomes of it once a no-op holds the nonce (Then: "fail" or "requeue").
+type Cancel struct {
+	Sender string `json:"sender"`
+	Nonce  uint64 `json:"nonce"`
+	Then   string `json:"then"`
+	UID    string `json:"uid"`
+}
+
+// CancelNonce asks the node to cancel sender's stuck nonce (admin): a
+// no-op takes the place of the attempt pending there, and its transaction
+// then ends FAILED (then "fail") or is sent again at a fresh nonce
+// ("requeue"). Its record's history says what became of it. No attempt
+// pending at the nonce is an *APIError 404 nothing_to_cancel.
+func (c *Client) CancelNonce(ctx context.Context, sender string, nonce uint64, then string) (Cancel, error) {
+	var out Cancel
+	body := map[string]any{"nonce": nonce, "then": then}
+	if _, err := c.do(ctx, http.MethodPost, "/v1/senders/"+url.PathEscape(sender)+"/cancel", body, &out); err != nil {
+		return Cancel{}, err
+	}
+	return out, nil
+}
+
 // Health returns nil once the node has started. While it is starting, the
 // error is an *APIError with Status 503 and Code CodeStarting.
 func (c *Client) Health(ctx context.Context) error {

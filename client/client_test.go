@@ -180,3 +180,33 @@ func TestSendMany(t *testing.T) {
 		})
 	}
 }
+
+// CancelNonce posts the nonce and what then to the sender's cancel route
+// and reads the node's answer; a cancel of nothing is a 404
+// nothing_to_cancel APIError.
+func TestCancelNonce(t *testing.T) {
+	t.Parallel()
+	var body map[string]any
+	var path string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path = r.URL.EscapedPath()
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		w.Header().Set("Content-Type", "application/json")
+		if body["nonce"] == float64(9) {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error":{"code":"nothing_to_cancel","message":"no attempt of the sender is pending at that nonce"}}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"sender":"0xab","nonce":4,"then":"requeue","uid":"tx_1"}`))
+	}))
+	defer srv.Close()
+	c := client.New(srv.URL, srv.Client())
+	got, err := c.CancelNonce(t.Context(), "0xab", 4, "requeue")
+	if err != nil || got.UID != "tx_1" || got.Then != "requeue" || path != "/v1/senders/0xab/cancel" || body["then"] != "requeue" || body["nonce"] != float64(4) {
+		t.Fatalf("CancelNonce: %+v %v (path %s, body %v)", got, err, path, body)
+	}
+	var ae *client.APIError
+	if _, err := c.CancelNonce(t.Context(), "0xab", 9, "fail"); !errors.As(err, &ae) || ae.Status != 404 || ae.Code != "nothing_to_cancel" {
+		t.Fatalf("a cancel of nothing: %v", err)
+	}
+}

@@ -308,5 +308,35 @@ func sendersCmd() *cobra.Command {
 		}),
 	}
 	f.register(cmd)
+	cmd.AddCommand(cancelNonceCmd())
+	return cmd
+}
+
+func cancelNonceCmd() *cobra.Command {
+	var (
+		f     clientFlags
+		nonce uint64
+		then  string
+	)
+	cmd := &cobra.Command{
+		Use:   "cancel SENDER --nonce N --then fail|requeue",
+		Short: "Cancel a sender's stuck nonce: a no-op takes the place of the attempt pending there (admin)",
+		Long: `Cancel a sender's stuck nonce: the node sends a no-op at that nonce, at a fee above the
+pending attempt's (above fees.max if need be), in its place. Once the no-op holds the
+nonce, the transaction whose attempt was pending there ends FAILED (--then fail) or is
+sent again at a fresh nonce (--then requeue, no retry counted; FAILED instead when later
+transactions of its queue were sent behind the nonce). If its own attempt lands first,
+it ends DONE. The node answers with the transaction's uid; its history says what became of it.`,
+		Args: cobra.ExactArgs(1),
+		RunE: run(func(cmd *cobra.Command, args []string) (any, error) {
+			if !cmd.Flags().Changed("nonce") {
+				return nil, fmt.Errorf("--nonce is required")
+			}
+			return f.client().CancelNonce(cmd.Context(), args[0], nonce, then)
+		}),
+	}
+	f.register(cmd)
+	cmd.Flags().Uint64Var(&nonce, "nonce", 0, "the stuck nonce")
+	cmd.Flags().StringVar(&then, "then", "", "what becomes of its transaction: fail or requeue")
 	return cmd
 }

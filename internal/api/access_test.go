@@ -22,15 +22,16 @@ import (
 // Engines).
 var routeRules = map[string]string{
 	// The sequencer.
-	"POST /v1/transactions":      "need(submit)",
-	"GET /v1/transactions":       "read",
-	"GET /v1/transactions/{uid}": "read",
-	"GET /v1/queues":             "read",
-	"GET /v1/queues/{name}":      "read",
-	"GET /v1/senders":            "read",
-	"GET /healthz":               "public",
-	"GET /readyz":                "public",
-	"GET /metrics":               "read",
+	"POST /v1/transactions":        "need(submit)",
+	"GET /v1/transactions":         "read",
+	"GET /v1/transactions/{uid}":   "read",
+	"GET /v1/queues":               "read",
+	"GET /v1/queues/{name}":        "read",
+	"GET /v1/senders":              "read",
+	"POST /v1/senders/{id}/cancel": "need(admin)",
+	"GET /healthz":                 "public",
+	"GET /readyz":                  "public",
+	"GET /metrics":                 "read",
 	// The in-process devchain (api.DevchainRoutes).
 	"GET /v1/head":               "read",
 	"GET /v1/identity":           "read",

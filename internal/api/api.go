@@ -161,7 +161,7 @@ func statusOf(code string) int {
 		return http.StatusBadRequest
 	case CodeInvalid, CodeTypeNotAllowed, CodeReserved:
 		return http.StatusUnprocessableEntity
-	case CodeNotFound:
+	case CodeNotFound, CodeNothingToCancel:
 		return http.StatusNotFound
 	case CodeIdempotency, CodeNotPrimary:
 		return http.StatusConflict
@@ -258,6 +258,7 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) *auth.Router {
 	rt.HandleJSON("GET /v1/queues", auth.Read, s.queues)
 	rt.HandleJSON("GET /v1/queues/{name}", auth.Read, s.queue)
 	rt.HandleJSON("GET /v1/senders", auth.Read, s.senders)
+	rt.HandleJSON("POST /v1/senders/{id}/cancel", auth.Need(auth.RoleAdmin), s.cancelNonce)
 	rt.Handle("GET /healthz", auth.Public, http.HandlerFunc(s.healthz))
 	rt.Handle("GET /readyz", auth.Public, http.HandlerFunc(s.readyz))
 	// /metrics tells what the reads tell (queue depths, types, senders):
@@ -482,6 +483,48 @@ func (s *server) queue(r *http.Request) (any, error) {
 		return nil, fmt.Errorf("api: queue %s: %w", name, err)
 	}
 	return QueueResponse{QueueStats: st, Replication: repl}, nil
+}
+
+// CancelRequest is the body of POST /v1/senders/{id}/cancel: the stuck
+// nonce, and what becomes of its transaction once a no-op took it ("fail"
+// or "requeue").
+type CancelRequest struct {
+	Nonce uint64 `json:"nonce"`
+	Then  string `json:"then"`
+}
+
+// CancelResponse is its answer: the transaction whose attempt is
+// pending at the nonce; the cancel runs on the sequencer's loop, and the
+// record's history says what became of it.
+type CancelResponse struct {
+	Sender string `json:"sender"`
+	Nonce  uint64 `json:"nonce"`
+	Then   string `json:"then"`
+	UID    string `json:"uid"`
+}
+
+// CodeNothingToCancel is the code of a cancel that names no pending
+// attempt (404).
+const CodeNothingToCancel = "nothing_to_cancel"
+
+// cancelNonce is POST /v1/senders/{id}/cancel (admin): an operator cancels
+// a stuck nonce (sequencer.Node.CancelNonce).
+func (s *server) cancelNonce(r *http.Request) (any, error) {
+	var req CancelRequest
+	if err := s.api.ReadJSON(r, &req); err != nil {
+		return nil, err
+	}
+	id := r.PathValue("id")
+	uid, err := s.n.CancelNonce(r.Context(), id, req.Nonce, req.Then)
+	switch {
+	case errors.Is(err, sequencer.ErrInvalid), errors.Is(err, sequencer.ErrCannotCancel):
+		return nil, httpjson.Errorf(CodeInvalid, "%v", err)
+	case errors.Is(err, sequencer.ErrNothingToCancel):
+		return nil, httpjson.Errorf(CodeNothingToCancel, "%v", err)
+	case err != nil:
+		return nil, err
+	}
+	return CancelResponse{Sender: id, Nonce: req.Nonce, Then: req.Then, UID: uid}, nil
 }
 
 // senders is GET /v1/senders.

@@ -133,3 +133,23 @@ func Ed25519Key(k ed25519.PrivateKey) Key {
 	}
 	return k
 }
+
+// The no-op transaction: it takes its sender's nonce and fee and changes
+// nothing. An operator sends one to cancel a stuck nonce (a transaction
+// that will not land takes that nonce's place). devchain's intents
+// contract answers it; an EVM backend sends it as a zero-value transfer
+// from the sender to itself.
+const (
+	NoopContract = "intents"
+	NoopMethod   = "noop"
+)
+
+// NoopTx is from's no-op at nonce, paying fee.
+func NoopTx(from Address, nonce, fee uint64) Tx {
+	return Tx{From: from, Nonce: nonce, Fee: fee, Contract: NoopContract, Method: NoopMethod}
+}
+
+// IsNoop reports whether tx is a no-op (NoopTx's form).
+func (tx *Tx) IsNoop() bool {
+	return tx.Contract == NoopContract && tx.Method == NoopMethod && tx.Memo == ""
+}

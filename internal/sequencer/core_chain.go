@@ -173,6 +173,10 @@ func (c *Core) failedIncl(q *queue, a *store.Attempt) {
 		return
 	}
 	f.confirm, f.confirmN = 0, 0
+	if a.Cancel != "" {
+		c.cancelled(q, a)
+		return
+	}
 	if a.Error == chain.ReasonDuplicateIntent {
 		c.appliedEarlier(q, a)
 		return
@@ -223,7 +227,11 @@ func (c *Core) observe(q *queue, t *txn, a *store.Attempt, st chain.TxStatus) {
 	switch st.State {
 	case chain.TxIncluded:
 		a.Height = st.Height
-		if st.Success {
+		if a.Cancel != "" {
+			// an operator's no-op: it took the nonce, the intent was not
+			// applied (core_cancel.go)
+			a.Outcome, a.Error = store.OutcomeFailed, ReasonCancelled
+		} else if st.Success {
 			a.Outcome, a.Error = store.OutcomeIncluded, ""
 		} else {
 			a.Outcome, a.Error = store.OutcomeFailed, st.Reason

@@ -347,13 +347,17 @@ func (c *Core) dispatch(q *queue) {
 // (its fee the next above prevFee), and asks for its dispatch.
 func (c *Core) send(q *queue, f *flight, nonce, prevFee uint64, syncNonce bool) {
 	s, t := q.snd, f.txn
-	a := store.Attempt{N: len(t.rec.Attempts) + 1, Sender: s.rec.ID, Nonce: nonce, Fee: c.cfg.Fees.next(prevFee, c.minFee), At: c.now}
+	a := store.Attempt{N: len(t.rec.Attempts) + 1, Sender: s.rec.ID, Nonce: nonce, Fee: c.cfg.Fees.next(prevFee, c.minFee), At: c.now,
+		Cancel: c.cancelOf(f, s.rec.ID, nonce)}
+	if a.Cancel != "" {
+		a.Fee = c.cfg.Fees.bump(prevFee, c.minFee)
+	}
 	t.rec.Attempts = append(t.rec.Attempts, a)
 	c.saveAttempt(t, &t.rec.Attempts[len(t.rec.Attempts)-1])
 	f.wait = waitDispatch
 	c.emit(Effect{Kind: EffectDispatch, UID: t.rec.UID, Queue: q.rec.Name, Attempt: a.N, Txn: rawData(t),
 		Sender: Sender{AccountID: s.rec.ID, Queue: q.rec.Name, Retries: t.rec.Retries, Nonce: a.Nonce, Fee: a.Fee, Gas: gasAt(t, s.rec.ID, nonce)},
-		Worker: s.rec.Worker, SyncNonce: syncNonce})
+		Worker: s.rec.Worker, SyncNonce: syncNonce, Cancel: a.Cancel})
 }
 
 // gasAt is the gas limit of t's latest signed attempt by sender at nonce

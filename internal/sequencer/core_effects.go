@@ -63,6 +63,11 @@ type Effect struct {
 	After int64
 	// Limit is the most WAITING transactions to load (EffectLoad).
 	Limit int
+	// Cancel marks the dispatch of an operator's no-op at the attempt's
+	// nonce (chain.NoopTx) in the transaction's place (EffectDispatch):
+	// what becomes of the transaction once it lands (store.CancelFail or
+	// store.CancelRequeue).
+	Cancel string
 }
 
 // DispatchResult reports an attempt's dispatch.

@@ -48,6 +48,12 @@ const (
 	// is no longer the primary of (issue 12), so that it does not dispatch
 	// copies its new primary now owns.
 	InputGate
+	// InputCancel: an operator cancels the nonce of UID's pending attempt
+	// (Nonce, on Queue): a no-op takes its place at a higher fee, and once
+	// it holds the nonce the transaction ends FAILED or is sent again at a
+	// fresh nonce (Cancel: store.CancelFail or store.CancelRequeue). An
+	// attempt of the transaction that lands first wins: it ends DONE.
+	InputCancel
 )
 
 // String returns the input kind's name.
@@ -73,6 +79,8 @@ func (k InputKind) String() string {
 		return "reorg"
 	case InputGate:
 		return "gate"
+	case InputCancel:
+		return "cancel"
 	}
 	return fmt.Sprintf("InputKind(%d)", k)
 }
@@ -112,6 +120,15 @@ type Input struct {
 	Permanent bool `json:"permanent,omitempty"`
 	// Closed closes Queue (InputGate); false opens it.
 	Closed bool `json:"closed,omitempty"`
+	// Cancel is what becomes of a cancelled transaction (InputCancel).
+	Cancel string `json:"cancel,omitempty"`
+}
+
+// Cancel is the input of an operator's cancel of the nonce of uid's
+// pending attempt, then ending it FAILED or sending it again (then:
+// store.CancelFail or store.CancelRequeue).
+func Cancel(at time.Time, queue, uid string, nonce uint64, then string) Input {
+	return Input{Kind: InputCancel, At: at, Queue: queue, UID: uid, Nonce: nonce, Cancel: then}
 }
 
 // errText is err's text, "" for nil.
@@ -213,6 +230,8 @@ func (c *Core) Step(in Input) {
 		c.hookDone(in.UID, in.Result, in.Err)
 	case InputGate:
 		c.gate(in.Queue, in.Closed)
+	case InputCancel:
+		c.cancelNonce(in.Queue, in.UID, in.Nonce, in.Cancel)
 	default:
 		panic(fmt.Sprintf("sequencer: unknown input kind %d", in.Kind))
 	}

@@ -108,6 +108,8 @@ type flight struct {
 	piped bool
 	// held is a follower's failed dispatch result, acted on once it leads.
 	held *Input
+	// cancelNext makes the next attempt an operator's no-op (core_cancel.go).
+	cancelNext string
 }
 
 // markDeep records that the chain just said a is included deep enough to be

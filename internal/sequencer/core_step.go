@@ -135,7 +135,7 @@ func (c *Core) newHead(height, minFee uint64, receipts []Receipt) {
 		}
 		c.include(q, f, a, r)
 		switch {
-		case r.Success:
+		case a.Outcome == store.OutcomeIncluded: // (an operator's no-op is a failure: core_cancel.go)
 			c.landed(q)
 		case q.rec.State == store.WaitingInclusion && f.wait != waitChecks && f.confirm == 0:
 			c.failedIncl(q, a)

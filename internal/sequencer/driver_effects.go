@@ -152,9 +152,19 @@ func (n *Node) dispatcherFor(typ, sender string) Dispatcher {
 // reports the result to the core (Signed, or Dispatched with the error). ok
 // is false when e's dispatcher is no Builder or its sender has no key here.
 func (n *Node) buildAndSign(ctx context.Context, e Effect) (report Input, ok bool) {
+	key := n.keys[e.Sender.AccountID]
+	if e.Cancel != "" {
+		// an operator's no-op at the attempt's nonce (core_cancel.go); a
+		// sender without a key here cannot send one (the API refuses that
+		// cancel): the error is not permanent, the transaction's own
+		// attempt may still land
+		if key == nil {
+			return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: errNoKeyToCancel}), true
+		}
+		return n.sign(ctx, e, chain.NoopTx(chain.Address(e.Sender.AccountID), e.Sender.Nonce, e.Sender.Fee), key), true
+	}
 	d := n.dispatcherFor(e.Txn.Type, e.Sender.AccountID)
 	b, ok := d.(Builder)
-	key := n.keys[e.Sender.AccountID]
 	if !ok || key == nil {
 		return Input{}, false
 	}
@@ -165,17 +175,30 @@ func (n *Node) buildAndSign(ctx context.Context, e Effect) (report Input, ok boo
 		permanent := !isRemote(d) || errors.Is(err, ErrPermanent)
 		return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err), Permanent: permanent}), true
 	}
+	return n.sign(ctx, e, tx, key), true
+}
+
+// errNoKeyToCancel is the dispatch error of a no-op for a sender whose key
+// the node does not hold (a remote worker's).
+var errNoKeyToCancel = errors.New("a no-op that cancels a nonce needs the sender's key in the node's keystore")
+
+// sign completes tx as e's attempt (sender, nonce, fee; the gas limit of
+// the attempt it replaces, or an estimate) and signs it: the Signed input,
+// or the Dispatched one of what failed.
+func (n *Node) sign(ctx context.Context, e Effect, tx chain.Tx, key chain.Key) Input {
 	tx.From, tx.Nonce, tx.Fee, tx.Gas = chain.Address(e.Sender.AccountID), e.Sender.Nonce, e.Sender.Fee, e.Sender.Gas
 	if err := chain.FillGas(ctx, n.cfg.Chain, &tx); err != nil {
 		// the chain could not say (or the strict path reverts): a
 		// transient error, as a send that failed
-		return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err)}), true
+		return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err)})
 	}
 	h, err := n.signer.Sign(&tx, key)
 	if err != nil {
-		return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err), Permanent: true}), true
+		// permanent for the transaction's own form; a no-op's failure is
+		// not (its transaction's attempt may still land)
+		return Dispatched(time.Time{}, e.Queue, DispatchResult{UID: e.UID, Attempt: e.Attempt, Nonce: e.Sender.Nonce, Err: err, Code: chain.CodeOf(err), Permanent: e.Cancel == ""})
 	}
-	return Signed(time.Time{}, e.Queue, e.UID, e.Attempt, tx, string(h)), true
+	return Signed(time.Time{}, e.Queue, e.UID, e.Attempt, tx, string(h))
 }
 
 // signAll runs buildAndSign over the effects es[i] for i in idx, on up to

@@ -456,3 +456,72 @@ func TestSenderGauges(t *testing.T) {
 		t.Errorf("%d low-balance warnings, want 1 (once, not each poll)", n)
 	}
 }
+
+// An operator cancels a nonce stuck at the fee cap (a fee spike keeps the
+// attempt pending, and no replacement can outbid it): a no-op at the
+// chain's minimum fee takes the nonce, and the transaction ends FAILED,
+// or goes again at a fresh nonce and ends DONE once the spike is over;
+// it is applied at most once either way (its memo on chain).
+func TestCancelStuckNonce(t *testing.T) {
+	for _, then := range []string{store.CancelFail, store.CancelRequeue} {
+		t.Run(then, func(t *testing.T) {
+			r := newRig(t, rigOptions{senders: 1, maxRetries: 50, tune: func(c *sequencer.Config) {
+				c.Fees = sequencer.FeePolicy{Initial: 1000, BumpPercent: 10, MinStep: 1, Max: 1000}
+			}})
+			ctx := context.Background()
+			mine := func() {
+				if _, _, err := r.chain.Mine(ctx); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(10 * time.Millisecond) // a block time: the node sees each head
+			}
+			tx := r.submit("q", typ, `{"title":"stuck"}`)
+			waitFor(t, "the attempt sent", 10*time.Second, func() bool {
+				got, _ := r.store.Get(ctx, tx.UID)
+				return len(got.Attempts) > 0 && got.Attempts[0].Outcome == store.OutcomeSent
+			})
+			if _, err := r.chain.SetFaults(ctx, devchain.FaultUpdate{FeeSpike: &devchain.FeeSpike{Factor: 10, Blocks: 20}}); err != nil {
+				t.Fatal(err)
+			}
+			for range 5 {
+				mine()
+			}
+			sender := string(r.cfg.Senders[0].ID)
+			if _, err := r.seq.CancelNonce(ctx, sender, 1, then); !errors.Is(err, sequencer.ErrNothingToCancel) {
+				t.Fatalf("a cancel of a nonce nothing holds: %v", err)
+			}
+			uid, err := r.seq.CancelNonce(ctx, sender, 0, then)
+			if err != nil || uid != tx.UID {
+				t.Fatalf("cancel: %q, %v", uid, err)
+			}
+			want := store.Failed
+			if then == store.CancelRequeue {
+				want = store.Done
+			}
+			for deadline := time.Now().Add(60 * time.Second); ; {
+				got, _ := r.store.Get(ctx, tx.UID)
+				if got.State == want {
+					break
+				}
+				if got.State == store.Done || got.State == store.Failed || time.Now().After(deadline) {
+					t.Fatalf("%s %q, want %s; attempts %+v", got.State, got.Error, want, got.Attempts)
+				}
+				mine()
+			}
+			got, _ := r.store.Get(ctx, tx.UID)
+			noop := false
+			for _, a := range got.Attempts {
+				noop = noop || (a.Cancel == then && a.Fee > 1000 && a.Outcome == store.OutcomeFailed)
+			}
+			if !noop {
+				t.Fatalf("no no-op above the cap took the nonce: %+v", got.Attempts)
+			}
+			if then == store.CancelFail && !strings.Contains(got.Error, "cancelled by the operator") {
+				t.Fatalf("FAILED with %q", got.Error)
+			}
+			// (a requeued attempt priced under the spike is refused, and
+			// those retries count; the requeue itself does not: see
+			// TestCoreCancelNonce)
+		})
+	}
+}

@@ -63,6 +63,11 @@ type Attempt struct {
 	// Gas is the attempt's gas limit on a chain with gas (chain.Tx.Gas),
 	// which a replacement at the same nonce keeps; 0 on devchain.
 	Gas uint64 `json:"gas,omitempty,string"`
+	// Cancel marks an attempt an operator asked for to cancel its nonce (a
+	// no-op in the transaction's place, chain.NoopTx): what becomes of the
+	// transaction once the no-op takes the nonce, CancelFail or
+	// CancelRequeue. Empty for the transaction's own attempts.
+	Cancel string `json:"cancel,omitempty"`
 	// Hash is empty until known (a remote worker reports it after sending).
 	Hash string    `json:"hash,omitempty"`
 	At   time.Time `json:"at"`
@@ -71,6 +76,16 @@ type Attempt struct {
 	Error   string  `json:"error,omitempty"`
 	Height  uint64  `json:"height,omitempty"`
 }
+
+// What becomes of a transaction whose nonce an operator cancelled, once
+// the no-op took the nonce (Attempt.Cancel).
+const (
+	// CancelFail ends it FAILED.
+	CancelFail = "fail"
+	// CancelRequeue sends it again at a fresh nonce (not counted as a
+	// retry).
+	CancelRequeue = "requeue"
+)
 
 // Outcome is what became of an attempt: the one vocabulary of the store, the
 // sequencer's core and the API.

@@ -205,6 +205,10 @@ var errNoRouter = fmt.Errorf("%w: a transaction with a memo (an intent) goes thr
 // calls) when tx has a memo (strict: executeStrict), a direct call
 // otherwise.
 func (r *registry) encode(tx chain.Tx, strict bool) (common.Address, []byte, error) {
+	if tx.IsNoop() { // a zero-value transfer to the sender itself
+		to, err := parseAddress(tx.From)
+		return to, nil, err
+	}
 	if tx.Memo == "" {
 		if tx.Contract == MultiCallContract {
 			return common.Address{}, nil, fmt.Errorf("%w: a multicall runs through the router and needs a memo", chain.ErrInvalidTx)

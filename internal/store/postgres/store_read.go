@@ -17,7 +17,7 @@ import (
 // txCols are the columns scanTx reads, in its order.
 const txCols = `seq, uid, queue, type, data, state, retries, idempotency_key, result, error, created_at, updated_at`
 
-const attemptCols = `uid, n, sender, nonce, fee, hash, at, outcome, error, height, gas`
+const attemptCols = `uid, n, sender, nonce, fee, hash, at, outcome, error, height, gas, cancel`
 
 const queueCols = `name, state, sender, tx_uid, delay_until, deadline, updated_at`
 
@@ -410,7 +410,7 @@ func scanAttempt(row pgx.Row) (string, store.Attempt, error) {
 		outcome               string
 		at                    *int64
 	)
-	if err := row.Scan(&uid, &n, &a.Sender, &nonce, &fee, &a.Hash, &at, &outcome, &a.Error, &height, &gas); err != nil {
+	if err := row.Scan(&uid, &n, &a.Sender, &nonce, &fee, &a.Hash, &at, &outcome, &a.Error, &height, &gas, &a.Cancel); err != nil {
 		return "", store.Attempt{}, err
 	}
 	a.N = int(n)

@@ -203,11 +203,11 @@ const (
 		WHERE t.uid = v.uid AND t.uid = ANY($1::text[])`
 	upsertAttemptsSQL = `INSERT INTO attempts (` + attemptCols + `)
 		SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::text[],
-			$7::bigint[], $8::text[], $9::text[], $10::bigint[], $11::bigint[])
+			$7::bigint[], $8::text[], $9::text[], $10::bigint[], $11::bigint[], $12::text[])
 		ON CONFLICT (uid, n) DO UPDATE SET
 			sender = excluded.sender, nonce = excluded.nonce, fee = excluded.fee,
 			hash = excluded.hash, at = excluded.at, outcome = excluded.outcome,
-			error = excluded.error, height = excluded.height, gas = excluded.gas`
+			error = excluded.error, height = excluded.height, gas = excluded.gas, cancel = excluded.cancel`
 	upsertQueuesSQL = `INSERT INTO queues (name, state, sender, tx_uid, delay_until, deadline, updated_at)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[])
 		ON CONFLICT (name) DO UPDATE SET
@@ -328,6 +328,7 @@ func (s *Store) applyBatch(ctx context.Context, tx wtx, b *store.Batch) error {
 	if len(att) > 0 {
 		n := len(att)
 		uids, senders, hashes, outcomes, errs := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		cancels := make([]string, n)
 		ns, nonces, fees, heights, gases := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 		ats := make([]*int64, n)
 		for j, k := range att {
@@ -335,9 +336,9 @@ func (s *Store) applyBatch(ctx context.Context, tx wtx, b *store.Batch) error {
 			a := u.Attempt
 			uids[j], ns[j], senders[j], nonces[j], fees[j] = u.UID, int64(a.N), a.Sender, int64(a.Nonce), int64(a.Fee)
 			hashes[j], ats[j], outcomes[j], errs[j], heights[j] = a.Hash, nanos(a.At), string(a.Outcome), a.Error, int64(a.Height)
-			gases[j] = int64(a.Gas)
+			gases[j], cancels[j] = int64(a.Gas), a.Cancel
 		}
-		pb.Queue(upsertAttemptsSQL, uids, ns, senders, nonces, fees, hashes, ats, outcomes, errs, heights, gases)
+		pb.Queue(upsertAttemptsSQL, uids, ns, senders, nonces, fees, hashes, ats, outcomes, errs, heights, gases, cancels)
 	}
 	if qs := lastOf(len(b.Queues), func(i int) string { return b.Queues[i].Name }); len(qs) > 0 {
 		n := len(qs)

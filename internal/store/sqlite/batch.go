@@ -55,7 +55,7 @@ const (
 var kindCols = [numKinds]int{
 	kindUpdateTx:      6,
 	kindUpdateTxSame:  6,
-	kindUpsertAttempt: 11,
+	kindUpsertAttempt: 12,
 	kindUpsertQueue:   7,
 	kindUpsertSender:  5,
 	kindInsertHistory: 6,
@@ -100,7 +100,7 @@ func chunkSQL(k rowKind, rows int) string {
 			ON CONFLICT (uid, n) DO UPDATE SET
 				sender = excluded.sender, nonce = excluded.nonce, fee = excluded.fee,
 				hash = excluded.hash, at = excluded.at, outcome = excluded.outcome,
-				error = excluded.error, height = excluded.height, gas = excluded.gas`
+				error = excluded.error, height = excluded.height, gas = excluded.gas, cancel = excluded.cancel`
 	case kindUpsertQueue:
 		return `INSERT INTO queues (name, state, sender, tx_uid, delay_until, deadline, updated_at)
 			VALUES ` + v + `
@@ -298,7 +298,7 @@ func (s *Store) applyTxs(ctx context.Context, us []store.TxUpdate, hist []store.
 		u := &us[with[i]]
 		a := u.Attempt
 		return append(args, u.UID, a.N, a.Sender, int64(a.Nonce), int64(a.Fee), a.Hash, nanos(a.At),
-			a.Outcome, a.Error, int64(a.Height), int64(a.Gas))
+			a.Outcome, a.Error, int64(a.Height), int64(a.Gas), a.Cancel)
 	}, func(i int) string { return fmt.Sprintf("tx %s: attempt %d", us[with[i]].UID, us[with[i]].Attempt.N) }); err != nil {
 		return err
 	}

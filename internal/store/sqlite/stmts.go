@@ -16,7 +16,7 @@ import (
 // txCols are the columns scanTx reads, in its order.
 const txCols = `seq, uid, queue, type, data, state, retries, idempotency_key, result, error, created_at, updated_at`
 
-const attemptCols = `uid, n, sender, nonce, fee, hash, at, outcome, error, height, gas`
+const attemptCols = `uid, n, sender, nonce, fee, hash, at, outcome, error, height, gas, cancel`
 
 // writeStmts are prepared on the writer connection and used only by the
 // committer.
@@ -216,7 +216,7 @@ func scanAttempt(row scanner) (string, store.Attempt, error) {
 		gas                int64
 		at                 sql.NullInt64
 	)
-	if err := row.Scan(&uid, &a.N, &a.Sender, &nonce, &fee, &a.Hash, &at, &a.Outcome, &a.Error, &height, &gas); err != nil {
+	if err := row.Scan(&uid, &a.N, &a.Sender, &nonce, &fee, &a.Hash, &at, &a.Outcome, &a.Error, &height, &gas, &a.Cancel); err != nil {
 		return "", store.Attempt{}, err
 	}
 	a.Nonce, a.Fee, a.Height, a.Gas = uint64(nonce), uint64(fee), uint64(height), uint64(gas)

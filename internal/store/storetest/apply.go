@@ -173,7 +173,7 @@ func (s *suite) testAttemptsUpsert(t *testing.T) {
 		t.Fatalf("attempts by n: %v", err)
 	}
 	// Upsert n=2: every field replaced; the record still has two attempts.
-	a2b := store.Attempt{N: 2, Sender: "s2", Nonce: math.MaxUint64, Fee: math.MaxUint64 - 1, Gas: math.MaxUint64 - 2, Hash: "0xabc",
+	a2b := store.Attempt{N: 2, Sender: "s2", Nonce: math.MaxUint64, Fee: math.MaxUint64 - 1, Gas: math.MaxUint64 - 2, Cancel: store.CancelRequeue, Hash: "0xabc",
 		At: at(4), Outcome: "failed", Error: "reverted", Height: math.MaxUint64}
 	apply(t, st, store.Batch{Txs: []store.TxUpdate{update("a", store.Retry, &a2b, 4)}})
 	if err := diffAttempts(get(t, st, "a").Attempts, []store.Attempt{a1, a2b}); err != nil {
