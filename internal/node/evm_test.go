@@ -131,3 +131,60 @@ func TestNodeOnEVM(t *testing.T) {
 }
 
 func topic(sig string) common.Hash { return crypto.Keccak256Hash([]byte(sig)) }
+
+// TestNodeOnEVMDevSenders: on a development EVM chain, the node's own dev
+// senders are funded from evm.faucetKeyFile and authorized on the router
+// by it (it owns the router: evmdev's dev account 0), and their intents
+// land.
+func TestNodeOnEVMDevSenders(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	dev, err := evmdev.Start(ctx, evmdev.Config{HTTPAddr: "127.0.0.1:0", WSAddr: "127.0.0.1:0", BlockTime: 100 * time.Millisecond, Accounts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	cfg := node.Config{Data: t.TempDir(), DevMode: true, RetryDelay: node.Duration(200 * time.Millisecond)}
+	cfg.UseEVMDev(dev, 0)
+	cfg.DevSenders, cfg.EVM.FaucetKeyFile, cfg.EVM.ReorgDepth = 2, dev.KeyFiles[0], 1
+	var mu sync.Mutex
+	finished := map[string]store.TxState{}
+	n, err := node.StartLocal(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		OnFinish: func(uid string, state store.TxState, _ uint64) {
+			mu.Lock()
+			finished[uid] = state
+			mu.Unlock()
+		}}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = n.Stop() }()
+	var in []sequencer.Intake
+	for q := range 2 {
+		b, _ := json.Marshal(map[string]any{"contract": "voting", "method": "create_claim_voting_account", "args": map[string]any{"account": fmt.Sprint("dev-", q), "title": "t"}})
+		in = append(in, sequencer.Intake{Queue: fmt.Sprint("dev-", q), Type: "call", Data: b})
+	}
+	txs, err := n.Sequencer.Submit(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		mu.Lock()
+		done := len(finished)
+		mu.Unlock()
+		if done == len(txs) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d of %d intents finished", done, len(txs))
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	for _, r := range txs {
+		if st := finished[r.Transaction.UID]; st != store.Done {
+			rec, _ := n.Sequencer.Store().Get(ctx, r.Transaction.UID)
+			t.Errorf("%s: %s %q", r.Transaction.UID, st, rec.Error)
+		}
+	}
+}

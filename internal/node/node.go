@@ -96,6 +96,12 @@ type Options struct {
 	Engines []api.Routes
 }
 
+// submitterAuthorizer is implemented by an EVM backend with a faucet key:
+// it lets a dev sender submit through the router.
+type submitterAuthorizer interface {
+	AuthorizeSubmitter(ctx context.Context, addr chain.Address) error
+}
+
 // faucet is implemented by devchain handles in dev mode.
 type faucet interface {
 	Faucet(ctx context.Context, addr chain.Address, amount uint64) (chain.Account, error)
@@ -467,6 +473,13 @@ func (n *Node) fundDevSenders(ctx context.Context) error {
 				return fmt.Errorf("%w: %w", errFundRefused, n.noFaucet("answered the faucet not_dev_mode (a devchain started with --no-dev-mode)"))
 			}
 			return fmt.Errorf("fund dev sender %s from %s: %w", a, chainDescription(n.Config.Chain), err)
+		}
+	}
+	if az, ok := n.Chain.(submitterAuthorizer); ok {
+		for _, a := range n.devAddrs {
+			if err := az.AuthorizeSubmitter(ctx, a); err != nil {
+				return fmt.Errorf("%w: dev sender %s: the router must let it submit, and evm.faucetKeyFile's key cannot authorize it (it must own the router, as ordo evmdev's dev account 0 does): %w", errFundRefused, a, err)
+			}
 		}
 	}
 	return nil

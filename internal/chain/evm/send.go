@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
-	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/ordolabs/ordo/internal/chain"
@@ -182,70 +180,3 @@ func (b *Backend) EstimateGas(ctx context.Context, tx chain.Tx) (uint64, error) 
 	return saturate(m), nil
 }
 
-// faucetPoll is how often Faucet looks for its transfer's receipt.
-const faucetPoll = 100 * time.Millisecond
-
-// Faucet transfers amount wei to addr from Config.FaucetKey (a funded key
-// of a development chain) and waits for the transfer's inclusion; it
-// returns addr's account then. Without a faucet key it answers
-// chain.ErrNotDevMode.
-func (b *Backend) Faucet(ctx context.Context, addr chain.Address, amount uint64) (chain.Account, error) {
-	if b.cfg.FaucetKey == nil {
-		return chain.Account{}, fmt.Errorf("%w: no faucet key is configured", chain.ErrNotDevMode)
-	}
-	to, err := parseAddress(addr)
-	if err != nil {
-		return chain.Account{}, err
-	}
-	tx, err := b.faucetTx(ctx, to, amount)
-	if err != nil {
-		return chain.Account{}, err
-	}
-	for {
-		r, err := call(ctx, b, func(ctx context.Context, c RPC) (*types.Receipt, error) { return c.TransactionReceipt(ctx, tx.Hash()) })
-		if err == nil {
-			if r.Status != types.ReceiptStatusSuccessful {
-				return chain.Account{}, fmt.Errorf("%w: the faucet's transfer %s failed", chain.ErrRejected, tx.Hash().Hex())
-			}
-			return b.Account(ctx, addr)
-		}
-		if !errors.Is(err, ethereum.NotFound) {
-			return chain.Account{}, err
-		}
-		t := b.cfg.Clock.NewTimer(faucetPoll)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return chain.Account{}, fmt.Errorf("faucet transfer %s not included: %w", tx.Hash().Hex(), ctx.Err())
-		case <-t.C():
-		}
-	}
-}
-
-// faucetTx signs and sends the faucet's transfer, one at a time.
-func (b *Backend) faucetTx(ctx context.Context, to common.Address, amount uint64) (*types.Transaction, error) {
-	b.faucetMu.Lock()
-	defer b.faucetMu.Unlock()
-	k := b.cfg.FaucetKey
-	from := crypto.PubkeyToAddress(k.PublicKey)
-	nonce, err := call(ctx, b, func(ctx context.Context, c RPC) (uint64, error) { return c.PendingNonceAt(ctx, from) })
-	if err != nil {
-		return nil, err
-	}
-	fee, err := b.MinFee(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tx, err := types.SignNewTx(k, b.signer.signer, &types.DynamicFeeTx{
-		ChainID: b.chainID, Nonce: nonce, GasTipCap: b.signer.tip(fee), GasFeeCap: new(big.Int).SetUint64(fee),
-		Gas: 21_000, To: &to, Value: new(big.Int).SetUint64(amount),
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = b.do(ctx, func(ctx context.Context, c RPC) error { return c.SendTransaction(ctx, tx) })
-	if err := sendError(err); err != nil {
-		return nil, fmt.Errorf("faucet: %w", err)
-	}
-	return tx, nil
-}
