@@ -179,4 +179,3 @@ func (b *Backend) EstimateGas(ctx context.Context, tx chain.Tx) (uint64, error) 
 	m.Div(m, big.NewInt(100))
 	return saturate(m), nil
 }
-
