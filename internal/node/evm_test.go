@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -36,22 +37,11 @@ func TestNodeOnEVM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dev.Close()
-	var mu sync.Mutex
-	finished := map[string]store.TxState{}
 	cfg := node.Config{Data: t.TempDir(), DevMode: true, RetryDelay: node.Duration(200 * time.Millisecond),
 		Senders: []node.SenderFile{{KeyFile: dev.KeyFiles[1]}, {KeyFile: dev.KeyFiles[2]}},
 		EVM: node.EVMConfig{URLs: []string{dev.WSURL, dev.HTTPURL}, ChainID: dev.ChainID, Router: strings.ToLower(dev.Router.Hex()), ReorgDepth: 1,
 			Contracts: map[string]node.EVMContract{"voting": {Address: strings.ToLower(dev.Voting.Hex()), ABI: "Voting"}}}}
-	n, err := node.StartLocal(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		OnFinish: func(uid string, state store.TxState, _ uint64) {
-			mu.Lock()
-			finished[uid] = state
-			mu.Unlock()
-		}}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = n.Stop() }()
+	n, wait := evmNode(ctx, t, cfg)
 
 	call := func(method string, args map[string]any) json.RawMessage {
 		b, _ := json.Marshal(map[string]any{"contract": "voting", "method": method, "args": args})
@@ -72,19 +62,7 @@ func TestNodeOnEVM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		mu.Lock()
-		done := len(finished)
-		mu.Unlock()
-		if done == len(txs) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%d of %d intents finished", done, len(txs))
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	wait(len(txs))
 	ec, err := ethclient.DialContext(ctx, dev.HTTPURL)
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +108,39 @@ func TestNodeOnEVM(t *testing.T) {
 	t.Logf("%d intents: %d IntentApplied events on the router", len(txs), len(logs))
 }
 
+// evmNode starts a node from cfg and returns it with a wait that blocks
+// until n intents finished (DONE or FAILED), failing t at ctx's end.
+func evmNode(ctx context.Context, t *testing.T, cfg node.Config) (*node.Local, func(n int) map[string]store.TxState) {
+	t.Helper()
+	var mu sync.Mutex
+	finished := map[string]store.TxState{}
+	n, err := node.StartLocal(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		OnFinish: func(uid string, state store.TxState, _ uint64) {
+			mu.Lock()
+			finished[uid] = state
+			mu.Unlock()
+		}}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Stop() })
+	return n, func(want int) map[string]store.TxState {
+		for {
+			mu.Lock()
+			done := maps.Clone(finished)
+			mu.Unlock()
+			if len(done) >= want {
+				return done
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("%d of %d intents finished", len(done), want)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+}
+
 func topic(sig string) common.Hash { return crypto.Keccak256Hash([]byte(sig)) }
 
 // TestNodeOnEVMDevSenders: on a development EVM chain, the node's own dev
@@ -147,18 +158,7 @@ func TestNodeOnEVMDevSenders(t *testing.T) {
 	cfg := node.Config{Data: t.TempDir(), DevMode: true, RetryDelay: node.Duration(200 * time.Millisecond)}
 	cfg.UseEVMDev(dev, 0)
 	cfg.DevSenders, cfg.EVM.FaucetKeyFile, cfg.EVM.ReorgDepth = 2, dev.KeyFiles[0], 1
-	var mu sync.Mutex
-	finished := map[string]store.TxState{}
-	n, err := node.StartLocal(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		OnFinish: func(uid string, state store.TxState, _ uint64) {
-			mu.Lock()
-			finished[uid] = state
-			mu.Unlock()
-		}}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = n.Stop() }()
+	n, wait := evmNode(ctx, t, cfg)
 	var in []sequencer.Intake
 	for q := range 2 {
 		b, _ := json.Marshal(map[string]any{"contract": "voting", "method": "create_claim_voting_account", "args": map[string]any{"account": fmt.Sprint("dev-", q), "title": "t"}})
@@ -168,19 +168,7 @@ func TestNodeOnEVMDevSenders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		mu.Lock()
-		done := len(finished)
-		mu.Unlock()
-		if done == len(txs) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%d of %d intents finished", done, len(txs))
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	finished := wait(len(txs))
 	for _, r := range txs {
 		if st := finished[r.Transaction.UID]; st != store.Done {
 			rec, _ := n.Sequencer.Store().Get(ctx, r.Transaction.UID)

@@ -527,70 +527,66 @@ func fund(ctx context.Context, t *testing.T, ec *ethclient.Client, key *ecdsa.Pr
 	if err := ec.SendTransaction(ctx, tx); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if r, err := ec.TransactionReceipt(ctx, tx.Hash()); err == nil {
-			if r.Status != types.ReceiptStatusSuccessful {
-				t.Fatalf("funding %s failed", to.Hex())
-			}
-			return
+	pollEVM(ctx, t, 30*time.Second, 100*time.Millisecond, func() (bool, string) {
+		r, err := ec.TransactionReceipt(ctx, tx.Hash())
+		if err != nil {
+			return false, fmt.Sprintf("funding %s: no receipt", to.Hex())
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("funding %s: no receipt in 30s", to.Hex())
+		if r.Status != types.ReceiptStatusSuccessful {
+			t.Fatalf("funding %s failed", to.Hex())
 		}
-		pause := time.NewTimer(100 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			pause.Stop()
-			t.Fatal(ctx.Err())
-		case <-pause.C:
-		}
-	}
+		return true, ""
+	})
 }
 
 // dialWhenUp waits until url answers eth_blockNumber.
 func dialWhenUp(ctx context.Context, t *testing.T, url string, within time.Duration) *ethclient.Client {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		ec, err := ethclient.DialContext(ctx, url)
+	var ec *ethclient.Client
+	pollEVM(ctx, t, within, 100*time.Millisecond, func() (bool, string) {
+		c, err := ethclient.DialContext(ctx, url)
 		if err == nil {
-			if _, err = ec.BlockNumber(ctx); err == nil {
-				return ec
+			if _, err = c.BlockNumber(ctx); err == nil {
+				ec = c
+				return true, ""
 			}
-			ec.Close()
+			c.Close()
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not answer eth_blockNumber within %s: %v", url, within, err)
-		}
-		pause := time.NewTimer(100 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			pause.Stop()
-			t.Fatal(ctx.Err())
-		case <-pause.C:
-		}
-	}
+		return false, fmt.Sprintf("%s did not answer eth_blockNumber: %v", url, err)
+	})
+	return ec
 }
 
 // waitPrinted waits until p's log holds marker and returns the log.
 func waitPrinted(ctx context.Context, t *testing.T, p *proc, marker string, within time.Duration) string {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		if b, err := os.ReadFile(p.LogPath()); err == nil && strings.Contains(string(b), marker) {
-			// the lines after the marker are printed with it
-			return readAll(p.LogPath())
-		}
+	pollEVM(ctx, t, within, 50*time.Millisecond, func() (bool, string) {
 		select {
 		case <-p.done():
 			t.Fatalf("%s exited before printing %q:\n%s", p.name, marker, p.tail(40))
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s printed no %q within %s:\n%s", p.name, marker, within, p.tail(40))
+		b, err := os.ReadFile(p.LogPath())
+		return err == nil && strings.Contains(string(b), marker), fmt.Sprintf("%s printed no %q:\n%s", p.name, marker, p.tail(40))
+	})
+	// the lines after the marker are printed with it
+	return readAll(p.LogPath())
+}
+
+// pollEVM calls cond every interval until it holds; when it has not
+// within, t fails with what cond said last.
+func pollEVM(ctx context.Context, t *testing.T, within, interval time.Duration, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		ok, why := cond()
+		if ok {
+			return
 		}
-		pause := time.NewTimer(50 * time.Millisecond)
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %s: %s", within, why)
+		}
+		pause := time.NewTimer(interval)
 		select {
 		case <-ctx.Done():
 			pause.Stop()
