@@ -223,23 +223,13 @@ func TestSequencerCrash(t *testing.T) {
 					}
 				}
 				// Pace the posts so the load spans several kills.
-				pause := time.NewTimer(time.Duration(20+prng.IntN(60)) * time.Millisecond)
-				select {
-				case <-loadCtx.Done():
-				case <-pause.C:
-				}
-				pause.Stop()
+				pace(loadCtx, time.Duration(20+prng.IntN(60))*time.Millisecond)
 			}
 		})
 	}
 	wg.Wait()
 	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if t.Failed() {
-		t.FailNow()
-	}
+	failOn(t, errs)
 	loadTime := time.Since(loadStart)
 	for _, k := range kills {
 		t.Logf("%s", k)

@@ -165,23 +165,13 @@ principals:
 					return
 				}
 				acked.Add(1)
-				pause := time.NewTimer(time.Duration(30+prng.IntN(90)) * time.Millisecond)
-				select {
-				case <-loadCtx.Done():
-				case <-pause.C:
-				}
-				pause.Stop()
+				pace(loadCtx, time.Duration(30+prng.IntN(90))*time.Millisecond)
 			}
 		})
 	}
 	wg.Wait()
 	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if t.Failed() {
-		t.FailNow()
-	}
+	failOn(t, errs)
 	var all []*intent
 	for _, p := range plans {
 		all = append(all, p...)

@@ -137,3 +137,25 @@ func logOnFailure(t *testing.T, what string, seed uint64, node, chain *proc) {
 		}
 	})
 }
+
+// pace waits d, or until ctx ends: the posters' pace, so that the load
+// spans several kills.
+func pace(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// failOn reports every error of errs (closed) and stops t if there was one.
+func failOn(t *testing.T, errs <-chan error) {
+	t.Helper()
+	for err := range errs {
+		t.Error(err)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+}
