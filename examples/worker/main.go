@@ -63,7 +63,7 @@ type Sender struct {
 	Queue     string `json:"queue"`
 	Retries   int    `json:"retries"`
 	Nonce     uint64 `json:"nonce"`
-	Fee       uint64 `json:"fee"`
+	Fee       uint64 `json:"fee,string"` // a decimal string (wei per gas on an EVM chain)
 }
 
 // TxnResult is every call's answer (and the hooks' "result"): the hash of

@@ -42,11 +42,11 @@ type Sender struct {
 	Nonce uint64 `json:"nonce"`
 	// Fee is the fee the attempt must pay (ordo's addition): it rises with
 	// each retry, per the FeePolicy.
-	Fee uint64 `json:"fee"`
+	Fee uint64 `json:"fee,string"`
 	// Gas is the gas limit of the attempt this one replaces at the same
 	// nonce, which a replacement keeps (chain.GasEstimator); 0: none yet,
 	// the dispatch estimates one on a chain with gas.
-	Gas uint64 `json:"gas,omitempty"`
+	Gas uint64 `json:"gas,omitempty,string"`
 }
 
 // TxnResult is the seed's baton passed between a dispatcher's calls.
