@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -240,4 +241,50 @@ func TestSequencerOnAReorg(t *testing.T) {
 	})
 	r.appliedOnce(t, uids)
 	t.Logf("the first intent's attempts: %+v", r.state(t, uids[0]).Attempts)
+}
+
+// TestSequencerCancelsANonce: on an EVM chain, an operator's cancel of a
+// pending attempt's nonce replaces it in the pool with a zero-value
+// transfer to the sender itself (chain.NoopTx); once mined, the intent
+// ends FAILED and the router applied nothing.
+func TestSequencerCancelsANonce(t *testing.T) {
+	h := newHarness(t)
+	r := newSeqRig(t, h)
+	uid := r.votes(t, "cancel", 0)[0]
+	from := common.HexToAddress(string(addr(h.node1)))
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		tx := r.state(t, uid)
+		if len(tx.Attempts) > 0 && tx.Attempts[0].Outcome == store.OutcomeSent {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no attempt sent")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := r.seq.CancelNonce(t.Context(), string(addr(h.node1)), 0, store.CancelFail); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); len(r.state(t, uid).Attempts) < 2 || r.state(t, uid).Attempts[1].Outcome != store.OutcomeSent; {
+		if time.Now().After(deadline) {
+			t.Fatalf("no no-op sent: %+v", r.state(t, uid).Attempts)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	r.until(t, "the intent FAILED", func() bool { return r.state(t, uid).State == store.Failed })
+	if n, _ := h.sim.Client().NonceAt(t.Context(), from, nil); n != 1 {
+		t.Fatalf("the sender's nonce is %d, want 1 (the no-op took nonce 0)", n)
+	}
+	evs, err := h.b.Events(t.Context(), 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		if e.Name == "IntentApplied" {
+			t.Fatalf("the router applied something: %+v", e)
+		}
+	}
+	if tx := r.state(t, uid); !strings.Contains(tx.Error, "cancelled by the operator") {
+		t.Fatalf("FAILED with %q", tx.Error)
+	}
 }
