@@ -31,6 +31,7 @@ func (c *Core) candidates(k *contract, fn func(StateRef) bool) {
 			continue // an external submission's outputs wait for its confirmation: its caller may never send it
 		}
 		for _, s := range t.asm.Creates {
+			s.CreatedBy = txID // the sender keeps it with a grant (core_park.go)
 			if co.locked[s.ID] == "" && co.offered[s.ID] == "" && co.spec[s.ID] != nil && !fn(s) {
 				return
 			}

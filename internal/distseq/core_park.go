@@ -3,18 +3,25 @@ package distseq
 import (
 	"cmp"
 	"slices"
+
+	"github.com/ordolabs/ordo/internal/store"
 )
 
 // A parked intent (too few coins) reverts after ParkTimeout, but never
 // while a dispatch it granted may still land: its coins may be missing
 // because that dispatch spent them, and a Reverted intent must never be
-// confirmed on chain. The sender keeps, durable with the intent, the
-// spends of each assembly it granted a dispatch of (noteGrant, before the
-// grant goes out); an assembly can no longer land once the chain has spent
-// one of its states by another transaction (the base ledger refuses a
-// state spent twice). Past ParkTimeout the sender reads those states from
-// its store (EffectReadSpends, every ParkRetry), drops the assemblies that
-// can no longer land, and reverts once none is left.
+// confirmed on chain. The sender keeps, durable with the intent, each
+// assembly it granted a dispatch of (noteGrant, before the grant goes
+// out): the states it spends and the transactions that create them. An
+// assembly can no longer land once one of its states can never be spent
+// by it: the chain spent it by another transaction (the base ledger
+// refuses a state spent twice), or the state's creator was confirmed
+// without creating it (another assembly of the creator landed; a
+// transaction confirms once, and the domain names a state by its content,
+// so another assembly's outputs carry other ids). Past ParkTimeout the
+// sender reads those states, and those its creators created, from its
+// store (EffectReadSpends, every ParkRetry), drops the assemblies that can
+// no longer land, and reverts once none is left.
 
 // noteGrant records that a dispatch of the assembly spending spends is
 // granted; it reports whether t.granted changed (the intent's record must
@@ -22,18 +29,37 @@ import (
 // nothing can never be shown dead: it is kept, and the intent then never
 // reverts by park.
 func (c *Core) noteGrant(t *senderTx, spends []string) bool {
-	set := slices.Sorted(slices.Values(spends))
-	set = slices.Compact(set)
+	set := slices.Compact(slices.Sorted(slices.Values(spends)))
 	for _, g := range t.granted {
-		if slices.Equal(g, set) {
+		if slices.Equal(g.Spends, set) {
 			return false
 		}
 	}
-	if set == nil {
-		set = []string{}
+	g := store.DistseqGrant{Spends: set}
+	if g.Spends == nil {
+		g.Spends = []string{}
 	}
-	t.granted = append(t.granted, set)
+	for _, id := range set {
+		if by := t.creators[id]; by != "" {
+			if g.Creators == nil {
+				g.Creators = map[string]string{}
+			}
+			g.Creators[id] = by
+		}
+	}
+	t.granted = append(t.granted, g)
 	return true
+}
+
+// creatorsOf maps each of spends to its creator, as avail names it.
+func creatorsOf(spends []string, avail []StateRef) map[string]string {
+	m := map[string]string{}
+	for _, s := range avail {
+		if s.CreatedBy != "" && slices.Contains(spends, s.ID) {
+			m[s.ID] = s.CreatedBy
+		}
+	}
+	return m
 }
 
 // parkExpired handles a Parked intent's ParkTimeout; it reports whether t
@@ -50,13 +76,17 @@ func (c *Core) parkExpired(t *senderTx) bool {
 		return false
 	}
 	t.reading, t.readAt = true, c.now.Add(c.cfg.ParkRetry)
-	var ids []string
+	var ids, creators []string
 	for _, g := range t.granted {
-		ids = append(ids, g...)
+		ids = append(ids, g.Spends...)
+		for _, by := range g.Creators {
+			creators = append(creators, by)
+		}
 	}
 	slices.Sort(ids)
+	slices.Sort(creators)
 	c.ready.Effects = append(c.ready.Effects, Effect{Kind: EffectReadSpends, Contract: t.contract, TxID: t.id,
-		States: slices.Compact(ids)})
+		States: slices.Compact(ids), Creators: slices.Compact(creators)})
 	return false
 }
 
@@ -74,19 +104,26 @@ func (c *Core) onSpendsRead(in InputSpendsRead) {
 		return
 	}
 	t.reading = false
-	dead := map[string]bool{}
+	found, confirmed := map[string]store.DistseqState{}, map[string]bool{}
 	for _, s := range in.States {
-		if !s.Spent {
-			continue
-		}
-		if s.SpentBy == t.id {
+		if s.Spent && s.SpentBy == t.id {
 			return
 		}
-		dead[s.ID] = true
+		found[s.ID] = s
 	}
-	live := slices.DeleteFunc(slices.Clone(t.granted), func(g []string) bool {
-		return slices.ContainsFunc(g, func(id string) bool { return dead[id] })
-	})
+	for _, s := range in.Created {
+		confirmed[s.CreatedBy] = true
+	}
+	dead := func(g store.DistseqGrant) bool {
+		return slices.ContainsFunc(g.Spends, func(id string) bool {
+			s, ok := found[id]
+			if !ok {
+				return confirmed[g.Creators[id]]
+			}
+			return s.Spent
+		})
+	}
+	live := slices.DeleteFunc(slices.Clone(t.granted), dead)
 	if len(live) == len(t.granted) {
 		return
 	}

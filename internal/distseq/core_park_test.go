@@ -1,6 +1,7 @@
 package distseq_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -105,7 +106,7 @@ func (r *parkRig) grant(spends ...string) {
 		TransactionId: "A-1", DelegationId: r.deleg, ContractAddress: "g0", RequestId: fmt.Sprintf("dc%d", r.n), Spends: spends}}})
 	granted := slices.ContainsFunc(rd.Sends, func(s distseq.Send) bool { return s.Env.GetDispatchConfirmation() != nil })
 	recorded := slices.ContainsFunc(rd.Batch.Intents, func(in store.DistseqIntent) bool {
-		return in.TxID == "A-1" && slices.ContainsFunc(in.Granted, func(g []string) bool { return slices.Equal(g, slices.Sorted(slices.Values(spends))) })
+		return in.TxID == "A-1" && slices.ContainsFunc(in.Granted, func(g store.DistseqGrant) bool { return slices.Equal(g.Spends, slices.Sorted(slices.Values(spends))) })
 	})
 	if !granted || !recorded {
 		r.t.Fatalf("grant of %v: granted %v, recorded with it %v (batch %+v)", spends, granted, recorded, rd.Batch.Intents)
@@ -141,6 +142,19 @@ func (r *parkRig) parked(d time.Duration) (states []distseq.State, reads []dists
 	return states, reads
 }
 
+// assemble: A-1's coordinator offers c1 (created by B-7, not yet
+// confirmed) and c2 (confirmed), 3 coins each; A assembles A-1 from both.
+func (r *parkRig) assemble() {
+	r.t.Helper()
+	three := []byte(`{"amount":3}`)
+	locks, _ := json.Marshal([]distseq.StateRef{{ID: "c2", Owner: "x@A", Data: three, CreatedBy: "B-2"}, {ID: "c1", Owner: "x@A", Data: three, CreatedBy: "B-7"}})
+	rd := r.fromCoord(&distseqpb.Envelope{Body: &distseqpb.Envelope_AssembleRequest{AssembleRequest: &distseqpb.AssembleRequest{
+		TransactionId: "A-1", DelegationId: r.deleg, AssembleRequestId: fmt.Sprintf("ar%d", r.n), StateLocks: locks}}})
+	if !slices.ContainsFunc(rd.Sends, func(s distseq.Send) bool { return s.Env.GetAssembleResponse() != nil }) {
+		r.t.Fatalf("A-1 not assembled: %v (sends %v)", senderStates(rd), rd.Sends)
+	}
+}
+
 func (r *parkRig) assembleNothing() {
 	r.t.Helper()
 	rd := r.fromCoord(&distseqpb.Envelope{Body: &distseqpb.Envelope_AssembleRequest{AssembleRequest: &distseqpb.AssembleRequest{
@@ -150,12 +164,14 @@ func (r *parkRig) assembleNothing() {
 	}
 }
 
-func (r *parkRig) read(spentBy map[string]string, ids ...string) distseq.Ready {
+// read answers A's read: the states of ids the store has (spentBy: by
+// whom), and created, the states the creators asked for created.
+func (r *parkRig) read(spentBy map[string]string, created []store.DistseqState, ids ...string) distseq.Ready {
 	var states []store.DistseqState
 	for _, id := range ids {
 		states = append(states, store.DistseqState{Contract: "g0", ID: id, Spent: spentBy[id] != "", SpentBy: spentBy[id]})
 	}
-	return r.step(distseq.InputSpendsRead{Contract: "g0", TxID: "A-1", States: states})
+	return r.step(distseq.InputSpendsRead{Contract: "g0", TxID: "A-1", States: states, Created: created})
 }
 
 // TestParkedIntentWithAGrantedDispatch: a parked intent reverts after
@@ -174,6 +190,11 @@ func TestParkedIntentWithAGrantedDispatch(t *testing.T) {
 		grant   bool
 		restart bool
 		spentBy string // the chain spent c1 by this transaction
+		// pending: c1 was B-7's output, not yet confirmed, when A-1 was
+		// assembled; the store does not have it. created: what the store
+		// holds of B-7's outputs.
+		pending bool
+		created []store.DistseqState
 		revert  bool
 	}{
 		{name: "no grant: reverted at ParkTimeout", revert: true},
@@ -182,12 +203,18 @@ func TestParkedIntentWithAGrantedDispatch(t *testing.T) {
 		{name: "granted, a coin spent by the intent: waits for its confirmation", grant: true, spentBy: "A-1"},
 		{name: "restarted after the grant, coins unspent: parked", grant: true, restart: true},
 		{name: "restarted after the grant, a coin spent by another: reverted", grant: true, restart: true, spentBy: "B-9", revert: true},
+		{name: "granted, a coin's creator not confirmed yet: parked", grant: true, pending: true},
+		{name: "granted, a coin's creator confirmed without it: reverted", grant: true, pending: true,
+			created: []store.DistseqState{{Contract: "g0", ID: "B-7.1.other", CreatedBy: "B-7"}}, revert: true},
+		{name: "restarted after the grant, a coin's creator confirmed without it: reverted", grant: true, restart: true, pending: true,
+			created: []store.DistseqState{{Contract: "g0", ID: "B-7.1.other", CreatedBy: "B-7"}}, revert: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := newParkRig(t)
 			r.step(distseq.InputSubmit{TxID: "A-1", Contract: "g0", Intent: intent})
 			if tc.grant {
+				r.assemble()
 				r.grant("c2", "c1")
 			}
 			if tc.restart {
@@ -204,10 +231,15 @@ func TestParkedIntentWithAGrantedDispatch(t *testing.T) {
 				}
 				return
 			}
-			if reverted || len(reads) == 0 || !slices.Equal(reads[0].States, []string{"c1", "c2"}) {
+			if reverted || len(reads) == 0 || !slices.Equal(reads[0].States, []string{"c1", "c2"}) ||
+				!slices.Equal(reads[0].Creators, []string{"B-2", "B-7"}) {
 				t.Fatalf("granted: reverted %v before a read, reads %+v", reverted, reads)
 			}
-			rd := r.read(map[string]string{"c1": tc.spentBy}, "c1", "c2")
+			have := []string{"c1", "c2"}
+			if tc.pending {
+				have = have[1:]
+			}
+			rd := r.read(map[string]string{"c1": tc.spentBy}, tc.created, have...)
 			states, _ = r.parked(2 * time.Second)
 			states = append(senderStates(rd), states...)
 			if got := slices.Contains(states, distseq.Reverted); got != tc.revert {

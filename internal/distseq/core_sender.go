@@ -56,10 +56,12 @@ type senderTx struct {
 	// new delegation's coordinator (which accepts it on the strength of
 	// the dispatch it holds).
 	lateSub NodeID
-	// granted: the spends of each assembly this sender granted a
-	// dispatch of that may still land (durable: the intent's Granted);
-	// a park reverts only once none is left (core_park.go).
-	granted [][]string
+	// granted: the assemblies this sender granted a dispatch of that may
+	// still land (durable: the intent's Granted); a park reverts only once
+	// none is left (core_park.go). creators: the creator of each state the
+	// latest assembly spends, as the coordinator offered it.
+	granted  []store.DistseqGrant
+	creators map[string]string
 	// readAt: a Parked intent past ParkTimeout with granted dispatches
 	// reads their spends again then; reading: a read is outstanding.
 	readAt     time.Time
@@ -300,6 +302,7 @@ func (c *Core) onAssembleRequest(from NodeID, env *distseqpb.Envelope, m *distse
 		c.finish(t, Reverted, err.Error())
 		return
 	}
+	t.creators = creatorsOf(a.Spends, avail)
 	d := c.cfg.Domain.Digest(t.contract, t.id, a)
 	post, _ := json.Marshal(postAssembly{Assembly: a, Signature: ed25519.Sign(c.cfg.Key, d[:])})
 	c.reply(from, env, func(r *distseqpb.Envelope) {

@@ -236,11 +236,13 @@ func (InputSubmit) isInput()  {}
 func (InputMessage) isInput() {}
 
 // InputSpendsRead answers EffectReadSpends: those of the states asked for
-// that the store has, with their spent flags.
+// that the store has, with their spent flags, and the states the
+// creators asked for created.
 type InputSpendsRead struct {
 	Contract string
 	TxID     string
 	States   []store.DistseqState
+	Created  []store.DistseqState
 }
 
 func (InputLoaded) isInput()     {}
@@ -270,7 +272,8 @@ const (
 	// TxID; answer InputDispatched when it is decided.
 	EffectDispatch
 	// EffectReadSpends: read the states of Contract named by States
-	// (store.DistseqStatesByID) for the parked intent TxID; answer
+	// (store.DistseqStatesByID) and those created by Creators
+	// (store.DistseqStatesCreatedBy) for the parked intent TxID; answer
 	// InputSpendsRead.
 	EffectReadSpends
 )
@@ -282,6 +285,7 @@ type Effect struct {
 	TxID     string
 	Payload  []byte
 	States   []string // EffectReadSpends
+	Creators []string // EffectReadSpends
 }
 
 // Reply answers an InputSubmit, after the batch commits.

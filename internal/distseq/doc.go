@@ -151,9 +151,14 @@
 //   - a transaction parked until ParkTimeout is reverted with the domain's
 //     reason for the park (the token domain: insufficient_funds), and only
 //     once no dispatch its sender granted can still land: the spends of
-//     every granted assembly are committed with the intent before the
-//     grant goes out, and one is dropped only when the sender's store
-//     shows one of its states spent by another transaction (core_park.go);
+//     every granted assembly, and their creators, are committed with the
+//     intent before the grant goes out, and one is dropped only when the
+//     sender's store shows one of its states spent by another transaction
+//     or its creator confirmed without it (core_park.go);
+//   - a domain names a created state by its content (the token domain:
+//     "<txId>.<n>.<hash>"): two assemblies of one transaction with other
+//     outputs never share a state id, so nothing assembled on one of them
+//     can spend the other's;
 //   - the Core is deterministic: the same inputs give the same Readys.
 //
 // Where ordo departs from or completes the seed: README.md, "Decisions

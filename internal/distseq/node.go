@@ -293,11 +293,11 @@ func (n *Node) perform(ctx context.Context, e Effect) error {
 		}
 		return n.step(ctx, InputLoaded{Contract: e.Contract, States: states}, nil)
 	case EffectReadSpends:
-		states, err := n.cfg.Store.DistseqStatesByID(ctx, e.Contract, e.States)
+		in, err := ReadSpends(ctx, n.cfg.Store, e)
 		if err != nil {
-			return fmt.Errorf("distseq: read spends of %s: %w", e.TxID, err)
+			return err
 		}
-		return n.step(ctx, InputSpendsRead{Contract: e.Contract, TxID: e.TxID, States: states}, nil)
+		return n.step(ctx, in, nil)
 	case EffectDispatch:
 		if err := n.cfg.Submitter.Submit(ctx, e.Contract, e.TxID, e.Payload); err != nil {
 			// the coordinator's submitter record stays open: a restart
@@ -306,6 +306,21 @@ func (n *Node) perform(ctx context.Context, e Effect) error {
 		}
 	}
 	return nil
+}
+
+// ReadSpends performs an EffectReadSpends against st.
+func ReadSpends(ctx context.Context, st store.DistseqStore, e Effect) (InputSpendsRead, error) {
+	states, err := st.DistseqStatesByID(ctx, e.Contract, e.States)
+	if err != nil {
+		return InputSpendsRead{}, fmt.Errorf("distseq: read spends of %s: %w", e.TxID, err)
+	}
+	var created []store.DistseqState
+	if len(e.Creators) > 0 {
+		if created, err = st.DistseqStatesCreatedBy(ctx, e.Contract, e.Creators); err != nil {
+			return InputSpendsRead{}, fmt.Errorf("distseq: read the creators' states of %s: %w", e.TxID, err)
+		}
+	}
+	return InputSpendsRead{Contract: e.Contract, TxID: e.TxID, States: states, Created: created}, nil
 }
 
 // stop answers every caller still waiting.

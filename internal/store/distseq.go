@@ -65,12 +65,22 @@ type DistseqIntent struct {
 	// and endorsed) of a Prepare intent, once a coordinator asked leave
 	// to dispatch it; the latest such request wins.
 	Prepared []byte `json:"prepared,omitempty"`
-	// Granted lists, for each assembly this sender granted a dispatch of
-	// that may still land, the states it spends (empty: none); a parked
-	// intent reverts only once none is left (docs/distseq.md).
-	Granted   [][]string `json:"granted,omitempty"`
-	CreatedAt time.Time  `json:"createdAt"`
-	UpdatedAt time.Time  `json:"updatedAt"`
+	// Granted lists the assemblies this sender granted a dispatch of that
+	// may still land (empty: none); a parked intent reverts only once none
+	// is left (docs/distseq.md).
+	Granted   []DistseqGrant `json:"granted,omitempty"`
+	CreatedAt time.Time      `json:"createdAt"`
+	UpdatedAt time.Time      `json:"updatedAt"`
+}
+
+// DistseqGrant is one assembly a sender granted a dispatch of: the states
+// it spends, sorted, and for those the sender knew the creator of, that
+// transaction (a state not yet confirmed when it was assembled is created
+// only by its creator's confirmation; once that confirmation is indexed
+// without it, the assembly can never land).
+type DistseqGrant struct {
+	Spends   []string          `json:"spends"`
+	Creators map[string]string `json:"creators,omitempty"`
 }
 
 // DistseqDispatch is a coordinator's dispatch of one transaction:
@@ -226,6 +236,9 @@ type DistseqStore interface {
 	// DistseqStatesByID lists those of a contract's states named by ids
 	// that the store has (spent or not), in ID order.
 	DistseqStatesByID(ctx context.Context, contract string, ids []string) ([]DistseqState, error)
+	// DistseqStatesCreatedBy lists a contract's states created by the
+	// transactions txIDs (spent or not), in ID order.
+	DistseqStatesCreatedBy(ctx context.Context, contract string, txIDs []string) ([]DistseqState, error)
 	// DistseqReceived reports whether a distribution id was received.
 	DistseqReceived(ctx context.Context, id string) (bool, error)
 	// DistseqCursor returns the chain cursor, and false when none was
@@ -291,22 +304,32 @@ func (b *DistseqBatch) Validate() error {
 
 // EncodeGranted is DistseqIntent.Granted as the stores keep it: JSON, or
 // nil for none.
-func EncodeGranted(g [][]string) []byte {
+func EncodeGranted(g []DistseqGrant) []byte {
 	if len(g) == 0 {
 		return nil
 	}
-	b, _ := json.Marshal(g) // a [][]string always encodes
+	b, _ := json.Marshal(g) // strings and maps of strings always encode
 	return b
 }
 
-// DecodeGranted reads what EncodeGranted wrote (nil or empty: none).
-func DecodeGranted(b []byte) ([][]string, error) {
+// DecodeGranted reads what EncodeGranted wrote (nil or empty: none), and
+// the form before creators were kept: a list of spend lists.
+func DecodeGranted(b []byte) ([]DistseqGrant, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
-	var g [][]string
-	if err := json.Unmarshal(b, &g); err != nil {
+	var g []DistseqGrant
+	err := json.Unmarshal(b, &g)
+	if err == nil {
+		return g, nil
+	}
+	var old [][]string
+	if json.Unmarshal(b, &old) != nil {
 		return nil, fmt.Errorf("distseq intent: granted: %w", err)
+	}
+	g = nil
+	for _, spends := range old {
+		g = append(g, DistseqGrant{Spends: spends})
 	}
 	return g, nil
 }

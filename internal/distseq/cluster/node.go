@@ -184,11 +184,11 @@ func (n *Node) perform(ctx context.Context, e distseq.Effect) error {
 		}
 		return n.step(ctx, distseq.InputLoaded{Contract: e.Contract, States: states})
 	case distseq.EffectReadSpends:
-		states, err := n.Store.DistseqStatesByID(ctx, e.Contract, e.States)
+		in, err := distseq.ReadSpends(ctx, n.Store, e)
 		if err != nil {
 			return err
 		}
-		return n.step(ctx, distseq.InputSpendsRead{Contract: e.Contract, TxID: e.TxID, States: states})
+		return n.step(ctx, in)
 	case distseq.EffectDispatch:
 		return n.seq.submit(ctx, e)
 	}

@@ -13,13 +13,18 @@
 // the sender parks the intent.
 //
 // Invariants: assembly is a pure function of its inputs; it never spends
-// a coin twice or creates an id twice (ids are "<txId>.0" and "<txId>.1");
+// a coin twice or creates an id twice; a created coin's id names its
+// content ("<txId>.<n>.<hash of owner and amount>"), so two assemblies of
+// one transaction that create different coins never share an id, and a
+// later transaction that spent one of them can never spend the other (the
+// base ledger checks ids, not amounts);
 // the amounts spent equal the amounts created; the digest is the
 // privacygroup contract's PrivacyDigest, so the endorsements it signs are
 // the ones the contract checks.
 package token
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -150,9 +155,9 @@ func (Domain) Assemble(_, txID string, sender distseq.NodeID, b []byte, avail []
 	if sum < in.Amount {
 		return distseq.Assembly{}, fmt.Errorf("%w: %s: %s has %d available, %d wanted", distseq.ErrNotReady, ReasonInsufficient, in.From, sum, in.Amount)
 	}
-	a.Creates = append(a.Creates, coin(txID+".0", in.To, in.Amount))
+	a.Creates = append(a.Creates, created(txID, 0, in.To, in.Amount))
 	if sum > in.Amount {
-		a.Creates = append(a.Creates, coin(txID+".1", in.From, sum-in.Amount))
+		a.Creates = append(a.Creates, created(txID, 1, in.From, sum-in.Amount))
 	}
 	return a, nil
 }
@@ -181,6 +186,13 @@ func (Domain) CheckEndorsement(_ string, sender distseq.NodeID, inputs []distseq
 		return fmt.Errorf("unbalanced: the inputs hold %d, the outputs %d", in, out)
 	}
 	return nil
+}
+
+// created is output n of transaction txID: a coin whose id names its
+// content.
+func created(txID string, n int, owner string, amount uint64) distseq.StateRef {
+	h := sha256.Sum256(fmt.Appendf(nil, "%d\x00%s\x00%d", n, owner, amount))
+	return coin(fmt.Sprintf("%s.%d.%s", txID, n, hex.EncodeToString(h[:6])), owner, amount)
 }
 
 func coin(id, owner string, amount uint64) distseq.StateRef {

@@ -336,6 +336,21 @@ func (d *Distseq) DistseqStatesByID(_ context.Context, contract string, ids []st
 	return slices.CompactFunc(out, func(a, b store.DistseqState) bool { return a.ID == b.ID }), nil
 }
 
+// DistseqStatesCreatedBy implements store.DistseqStore: never nil.
+func (d *Distseq) DistseqStatesCreatedBy(_ context.Context, contract string, txIDs []string) ([]store.DistseqState, error) {
+	d.mu.RLock()
+	out := []store.DistseqState{}
+	for _, st := range d.states[contract] {
+		if slices.Contains(txIDs, st.CreatedBy) {
+			st.Data = clone(st.Data)
+			out = append(out, st)
+		}
+	}
+	d.mu.RUnlock()
+	slices.SortFunc(out, func(a, b store.DistseqState) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
 // DistseqReceived implements store.DistseqStore.
 func (d *Distseq) DistseqReceived(_ context.Context, id string) (bool, error) {
 	d.mu.RLock()

@@ -38,6 +38,8 @@ const (
 		WHERE contract = $1 AND spent = 0 ORDER BY height, id`
 	distseqStatesByIDSQL = `SELECT ` + distseqStateCols + ` FROM distseq_states
 		WHERE contract = $1 AND id = ANY($2::text[]) ORDER BY id`
+	distseqStatesCreatedBySQL = `SELECT ` + distseqStateCols + ` FROM distseq_states
+		WHERE contract = $1 AND created_by = ANY($2::text[]) ORDER BY id`
 	distseqReceivedRead = `SELECT 1 FROM distseq_received WHERE id = $1`
 	distseqCursorRead   = `SELECT value FROM distseq_cursor WHERE k = 0`
 )
@@ -257,6 +259,15 @@ func (s *Store) DistseqStatesByID(ctx context.Context, contract string, ids []st
 	out, err := collect(ctx, s, distseqStatesByIDSQL, scanDistseqState, contract, ids)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: distseq states by id of %s: %w", contract, err)
+	}
+	return out, nil
+}
+
+// DistseqStatesCreatedBy implements store.DistseqStore.
+func (s *Store) DistseqStatesCreatedBy(ctx context.Context, contract string, txIDs []string) ([]store.DistseqState, error) {
+	out, err := collect(ctx, s, distseqStatesCreatedBySQL, scanDistseqState, contract, txIDs)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: distseq states created by of %s: %w", contract, err)
 	}
 	return out, nil
 }

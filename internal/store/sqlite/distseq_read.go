@@ -48,6 +48,8 @@ const (
 		WHERE contract = ? AND spent = 0 ORDER BY height, id`
 	distseqStatesByIDSQL = `SELECT ` + distseqStateCols + ` FROM distseq_states
 		WHERE contract = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id`
+	distseqStatesCreatedBySQL = `SELECT ` + distseqStateCols + ` FROM distseq_states
+		WHERE contract = ? AND created_by IN (SELECT value FROM json_each(?)) ORDER BY id`
 	distseqReceivedRead = `SELECT 1 FROM distseq_received WHERE id = ?`
 	distseqCursorRead   = `SELECT value FROM distseq_cursor WHERE k = 0`
 )
@@ -273,19 +275,30 @@ func (s *Store) DistseqStates(ctx context.Context, contract string, unspentOnly 
 // DistseqStatesByID implements store.DistseqStore. The ids travel as one
 // JSON array (json_each), so any number of them is one statement.
 func (s *Store) DistseqStatesByID(ctx context.Context, contract string, ids []string) ([]store.DistseqState, error) {
-	arr, err := json.Marshal(ids)
+	return s.distseqStatesIn(ctx, distseqStatesByIDSQL, "by id", contract, ids)
+}
+
+// distseqStatesIn runs a states query whose second argument is a list.
+func (s *Store) distseqStatesIn(ctx context.Context, query, what, contract string, list []string) ([]store.DistseqState, error) {
+	arr, err := json.Marshal(list)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: distseq states by id: %w", err)
+		return nil, fmt.Errorf("sqlite: distseq states %s: %w", what, err)
 	}
-	rows, err := s.rdb.QueryContext(ctx, distseqStatesByIDSQL, contract, string(arr))
+	rows, err := s.rdb.QueryContext(ctx, query, contract, string(arr))
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: distseq states by id of %s: %w", contract, err)
+		return nil, fmt.Errorf("sqlite: distseq states %s of %s: %w", what, contract, err)
 	}
 	out, err := collectRows(rows, scanDistseqState)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: distseq states by id of %s: %w", contract, err)
+		return nil, fmt.Errorf("sqlite: distseq states %s of %s: %w", what, contract, err)
 	}
 	return out, nil
+}
+
+// DistseqStatesCreatedBy implements store.DistseqStore, as
+// DistseqStatesByID.
+func (s *Store) DistseqStatesCreatedBy(ctx context.Context, contract string, txIDs []string) ([]store.DistseqState, error) {
+	return s.distseqStatesIn(ctx, distseqStatesCreatedBySQL, "created by", contract, txIDs)
 }
 
 // DistseqReceived implements store.DistseqStore.

@@ -56,6 +56,7 @@ func RunDistseq(t *testing.T, open DistseqOpenFunc) {
 		{"IntentPrepared", func(t *testing.T) { distseqIntentPrepared(t, open(t)) }},
 		{"IntentGranted", func(t *testing.T) { distseqIntentGranted(t, open(t)) }},
 		{"StatesByID", func(t *testing.T) { distseqStatesByID(t, open(t)) }},
+		{"StatesCreatedBy", func(t *testing.T) { distseqStatesCreatedBy(t, open(t)) }},
 		{"IntentsLimits", func(t *testing.T) { distseqIntentsLimits(t, open(t)) }},
 		{"OpenDispatches", func(t *testing.T) { distseqOpenDispatches(t, open(t)) }},
 		{"PendingOutbox", func(t *testing.T) { distseqPendingOutbox(t, open(t)) }},
@@ -245,7 +246,7 @@ func distseqIntentPrepared(t *testing.T, st store.DistseqStore) {
 func distseqIntentGranted(t *testing.T, st store.DistseqStore) {
 	ctx := context.Background()
 	in := dsIntent("tx1", "c1", "k1", store.DistseqPending, 1)
-	in.Granted = [][]string{{"s2", "s1"}, {"s3"}}
+	in.Granted = []store.DistseqGrant{{Spends: []string{"s1", "s2"}, Creators: map[string]string{"s2": "tx7"}}, {Spends: []string{"s3"}}}
 	dsApply(t, st, store.DistseqBatch{Intents: []store.DistseqIntent{in}})
 	got, err := st.DistseqIntent(ctx, "tx1")
 	if err != nil {
@@ -281,5 +282,26 @@ func distseqStatesByID(t *testing.T, st store.DistseqStore) {
 	dsSame(t, "states by id", got, []store.DistseqState{s1, s2})
 	if got, err = st.DistseqStatesByID(ctx, "c1", nil); err != nil || len(got) != 0 {
 		t.Fatalf("no ids: %v, %v", got, err)
+	}
+}
+
+// distseqStatesCreatedBy: the states the transactions named created, spent
+// or not, in ID order; other transactions' and other contracts' are left
+// out.
+func distseqStatesCreatedBy(t *testing.T, st store.DistseqStore) {
+	ctx := context.Background()
+	s1, s2, s3, s4 := dsState("c1", "s1", 1), dsState("c1", "s2", 2), dsState("c2", "s3", 3), dsState("c1", "s4", 4)
+	s4.CreatedBy = s1.CreatedBy
+	dsApply(t, st, store.DistseqBatch{States: []store.DistseqState{s4, s1, s2, s3}})
+	spent := store.DistseqState{Contract: "c1", ID: "s4", Spent: true, SpentBy: "tx9", Height: 5}
+	dsApply(t, st, store.DistseqBatch{States: []store.DistseqState{spent}})
+	s4.Spent, s4.SpentBy = true, "tx9"
+	got, err := st.DistseqStatesCreatedBy(ctx, "c1", []string{s1.CreatedBy, s3.CreatedBy, "nope"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsSame(t, "states created by", got, []store.DistseqState{s1, s4})
+	if got, err = st.DistseqStatesCreatedBy(ctx, "c1", nil); err != nil || len(got) != 0 {
+		t.Fatalf("no creators: %v, %v", got, err)
 	}
 }
