@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"unicode"
@@ -30,11 +31,22 @@ import (
 //     a member of the set it replaces, or the new primary of a queue with
 //     none (ReasonNotAMember). Writes the set at version replaces+1; emits
 //     ReplicaSetUpdated.
+//   - update_many {updates} (ReplicaSetBatch; ReplicaSetBatchArgs builds
+//     it): 1 to MaxReplicaSetBatch updates, applied in order, each checked
+//     as update checks it, on the state the ones before it left (a second
+//     update of a queue replaces the version the first wrote). Each update
+//     is applied or refused on its own: one event per update, in order,
+//     ReplicaSetUpdated or ReplicaSetRefused {queue, replaces, signer,
+//     reason} with the reason update gives. Only args that are not such a
+//     list fail the transaction; an update that is not valid args of
+//     update is refused, not the batch.
 //
-// Invariants: a queue's version only grows, by one per update, so an
-// update applies to exactly the set it names and never twice; only a
+// Invariants: a queue's version only grows, by one per applied update, so
+// an update applies to exactly the set it names and never twice; only a
 // member of the current set (by its node key, whichever chain account
-// submits it) changes it; every node named was registered when named.
+// submits it) changes it; every node named was registered when named; a
+// batch's outcome, writes and events are those of its updates sent one by
+// one as update in the same block, in its order.
 //
 // Reads (Call):
 //   - set {queue} → a ReplicaSet; a queue with none is an error wrapping
@@ -50,8 +62,20 @@ type ReplicaSets struct{}
 // ReplicaSetsContract is the replicasets contract's name.
 const ReplicaSetsContract = "replicasets"
 
-// ReplicaSetsUpdate is the replicasets contract's one method.
-const ReplicaSetsUpdate = "update"
+// The replicasets contract's methods and events.
+const (
+	// ReplicaSetsUpdate is the method that applies one update.
+	ReplicaSetsUpdate = "update"
+	// ReplicaSetsUpdateMany is the method that applies a batch of updates,
+	// each on its own (ReplicaSetBatch). Method names are [a-z0-9_-]
+	// (chain.ValidName): hence update_many.
+	ReplicaSetsUpdateMany = "update_many"
+	// EventReplicaSetUpdated is the event of an applied update.
+	EventReplicaSetUpdated = "ReplicaSetUpdated"
+	// EventReplicaSetRefused is the event of an update of a batch that
+	// update_many refused.
+	EventReplicaSetRefused = "ReplicaSetRefused"
+)
 
 // Replicasets limits and failure reasons.
 const (
@@ -63,6 +87,11 @@ const (
 	// DefaultReplicaSetPage and MaxReplicaSetPage bound the sets read.
 	DefaultReplicaSetPage = 100
 	MaxReplicaSetPage     = 1000
+	// MaxReplicaSetBatch (71) is the most updates one update_many takes:
+	// the most whose args always fit chain.MaxArgs, each update as long as
+	// the contract takes (replicaSetUpdateMaxJSON bytes). 3-member sets of
+	// 11-byte queue names would fit 166.
+	MaxReplicaSetBatch = (chain.MaxArgs - len(`{"updates":[]}`) + 1) / (replicaSetUpdateMaxJSON + 1)
 
 	// ReasonStaleReplicaSet fails an update whose replaces is not the
 	// queue's current version.
@@ -138,11 +167,20 @@ func replicaSetKey(queue string) string { return "set/" + queue }
 
 const replicaSetIndexKey = "index"
 
-// Apply executes update.
+// Apply executes update and update_many.
 func (ReplicaSets) Apply(x *Exec, method string, args json.RawMessage) error {
-	if method != ReplicaSetsUpdate {
-		return Fail("replicasets: unknown method %q", method)
+	switch method {
+	case ReplicaSetsUpdate:
+		return replicaSetApply(x, args)
+	case ReplicaSetsUpdateMany:
+		return replicaSetApplyMany(x, args)
 	}
+	return Fail("replicasets: unknown method %q", method)
+}
+
+// replicaSetApply checks and applies one update: a *Failure refuses it
+// before it wrote anything; another error is the stored state's.
+func replicaSetApply(x *Exec, args json.RawMessage) error {
 	a, sig, err := decodeReplicaSetUpdate(args)
 	if err != nil {
 		return err
@@ -190,7 +228,7 @@ func (ReplicaSets) Apply(x *Exec, method string, args json.RawMessage) error {
 		return fmt.Errorf("replicasets: set of %s: %w", a.Queue, err)
 	}
 	x.Set(replicaSetKey(a.Queue), b)
-	return x.Emit("ReplicaSetUpdated", ReplicaSetUpdated{Queue: s.Queue, Primary: s.Primary, Secondaries: s.Secondaries, Version: s.Version, UpdatedBy: s.UpdatedBy})
+	return x.Emit(EventReplicaSetUpdated, ReplicaSetUpdated{Queue: s.Queue, Primary: s.Primary, Secondaries: s.Secondaries, Version: s.Version, UpdatedBy: s.UpdatedBy})
 }
 
 func replicaSetLoad(r StateReader, queue string) (s ReplicaSet, found bool, err error) {
@@ -267,6 +305,116 @@ func decodeReplicaSetUpdate(args json.RawMessage) (ReplicaSetUpdate, []byte, err
 	}
 	a.Signature = hex.EncodeToString(sig)
 	return a, sig, nil
+}
+
+// replicaSetUpdateMaxJSON is the length of the longest update the contract
+// takes, in canonical JSON (chain.CanonicalArgs: keys sorted, no space):
+// a queue of MaxReplicaSetQueue bytes that each escape to two (a quote, a
+// backslash; U+2028 is 3 bytes escaped to 6), MaxSecondaries secondaries,
+// the largest replaces (20 digits).
+const replicaSetUpdateMaxJSON = len(`{"primary":,"queue":,"replaces":,"secondaries":[],"signature":"","signer":}`) +
+	replicaSetNodeJSON + 2 + 2*MaxReplicaSetQueue + 20 + MaxSecondaries*(replicaSetNodeJSON+1) - 1 +
+	2*ed25519.SignatureSize + replicaSetNodeJSON
+
+// replicaSetNodeJSON is the length of a node id in JSON, quotes included.
+const replicaSetNodeJSON = 2 + 1 + 2*NodeIDBytes
+
+// ReplicaSetBatch is the args of the replicasets contract's update_many.
+type ReplicaSetBatch struct {
+	// Updates are applied in order, each as update would be.
+	Updates []ReplicaSetUpdate `json:"updates"`
+}
+
+// ReplicaSetRefused is the data of the ReplicaSetRefused event: an update
+// of an update_many batch that was refused. Queue and Signer are empty
+// when the update did not name a valid one, Replaces 0 when it did not
+// name a number.
+type ReplicaSetRefused struct {
+	Queue    string `json:"queue"`
+	Replaces uint64 `json:"replaces"`
+	Signer   string `json:"signer"`
+	// Reason is the reason update gives for the same args on the same
+	// state (ReasonStaleReplicaSet...).
+	Reason string `json:"reason"`
+}
+
+// ReplicaSetBatchArgs returns the args of an update_many that applies
+// updates (SignReplicaSetUpdate builds each), in canonical JSON. It fails,
+// wrapping chain.ErrInvalidTx, for no updates, more than
+// MaxReplicaSetBatch, or args over chain.MaxArgs (which only updates the
+// contract refuses can reach). It checks nothing else: the contract does.
+func ReplicaSetBatchArgs(updates []ReplicaSetUpdate) (json.RawMessage, error) {
+	if len(updates) == 0 || len(updates) > MaxReplicaSetBatch {
+		return nil, fmt.Errorf("%w: replicasets: update_many takes 1 to %d updates, got %d", chain.ErrInvalidTx, MaxReplicaSetBatch, len(updates))
+	}
+	b, err := json.Marshal(ReplicaSetBatch{Updates: updates})
+	if err != nil {
+		return nil, fmt.Errorf("replicasets: update_many args: %w", err)
+	}
+	b = chain.CanonicalArgs(b)
+	if len(b) > chain.MaxArgs {
+		return nil, fmt.Errorf("%w: replicasets: update_many args are %d bytes, the limit is %d", chain.ErrInvalidTx, len(b), chain.MaxArgs)
+	}
+	return b, nil
+}
+
+// replicaSetBatchShape is the failure reason of update_many args that are
+// not a list of updates.
+const replicaSetBatchShape = `replicasets: update_many args must be {"updates": [update, ...]}`
+
+// replicaSetApplyMany applies each update of a batch in order, each on
+// the state the ones before it left, and emits one event per update:
+// ReplicaSetUpdated, or ReplicaSetRefused with update's reason. Only args
+// that are not a batch of 1 to MaxReplicaSetBatch fail it (and an error
+// of the stored state, as update).
+func replicaSetApplyMany(x *Exec, args json.RawMessage) error {
+	f, err := decodeObject(args, "replicasets: update_many args", "updates")
+	if err != nil {
+		return err
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(f["updates"], &items) != nil || items == nil { // absent or null: nil
+		return Fail(replicaSetBatchShape)
+	}
+	if len(items) == 0 || len(items) > MaxReplicaSetBatch {
+		return Fail("replicasets: update_many takes 1 to %d updates, got %d", MaxReplicaSetBatch, len(items))
+	}
+	for _, it := range items {
+		err := replicaSetApply(x, it)
+		if err == nil {
+			continue
+		}
+		var fl *Failure
+		if !errors.As(err, &fl) {
+			return err
+		}
+		r := replicaSetRefusal(it)
+		r.Reason = fl.Reason
+		if err := x.Emit(EventReplicaSetRefused, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replicaSetRefusal names a refused update by what it holds of its queue,
+// replaces and signer: each only when valid.
+func replicaSetRefusal(raw json.RawMessage) ReplicaSetRefused {
+	var r ReplicaSetRefused
+	var f map[string]json.RawMessage
+	if json.Unmarshal(raw, &f) != nil {
+		return r
+	}
+	if json.Unmarshal(f["queue"], &r.Queue) != nil || !ValidReplicaSetQueue(r.Queue) {
+		r.Queue = ""
+	}
+	if json.Unmarshal(f["replaces"], &r.Replaces) != nil {
+		r.Replaces = 0
+	}
+	if json.Unmarshal(f["signer"], &r.Signer) != nil || !ValidNodeID(r.Signer) {
+		r.Signer = ""
+	}
+	return r
 }
 
 // Call answers set and sets.
