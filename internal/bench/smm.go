@@ -93,7 +93,12 @@ type SMMResult struct {
 	// first transaction of its queue the new primary got included.
 	FailoverBlocks uint64
 	FailoverTime   time.Duration
-	Wall           time.Duration
+	// Moved counts the lost primary's queues; FirstMoved and LastMoved are
+	// the blocks, from the loss, at which the chain named the first and
+	// the last of them a new primary.
+	Moved                 int
+	FirstMoved, LastMoved uint64
+	Wall                  time.Duration
 }
 
 // String is the one line `ordo bench smm` prints.
@@ -101,9 +106,11 @@ func (r SMMResult) String() string {
 	o := r.Opts
 	return fmt.Sprintf("smm: %d nodes x %d queues: monitoring cycle %v (slices of %d, pause %v); sync lag p50 %v p99 %v "+
 		"(%d intents taken of %d offered at %.0f/s over %d queues, %d syncs to secondaries); failover %d blocks (%v; block %v, unhealthyAfter %v) "+
-		"primary lost -> first dispatch by the new primary included; wall %v",
+		"primary lost -> first dispatch by the new primary included; its %d queues' new primaries on chain: first %d, last %d blocks after the loss "+
+		"(%d after unhealthyAfter); wall %v",
 		o.Nodes, o.Queues, r.Cycle.Round(time.Millisecond), o.SliceSize, o.MonitorEvery, r.LagP50.Round(100*time.Microsecond), r.LagP99.Round(100*time.Microsecond),
-		r.Taken, r.Offered, o.Rate, o.LoadQueues, r.Synced, r.FailoverBlocks, r.FailoverTime.Round(10*time.Millisecond), o.BlockTime, o.UnhealthyAfter, r.Wall.Round(100*time.Millisecond))
+		r.Taken, r.Offered, o.Rate, o.LoadQueues, r.Synced, r.FailoverBlocks, r.FailoverTime.Round(10*time.Millisecond), o.BlockTime, o.UnhealthyAfter,
+		r.Moved, r.FirstMoved, r.LastMoved, r.LastMoved-min(r.LastMoved, uint64(o.UnhealthyAfter/max(o.BlockTime, 1))), r.Wall.Round(100*time.Millisecond))
 }
 
 // smmRun is one run: the chain and the nodes.
@@ -456,6 +463,11 @@ func (r *smmRun) failover(ctx context.Context, uids []string, res *SMMResult) er
 	if err != nil {
 		return err
 	}
+	before, err := r.chainSets(ctx)
+	if err != nil {
+		return err
+	}
+	lostID := string(r.keys[p].ID())
 	r.stop(p)
 	lost, h0 := wall.Now(), head.Height
 	other := (p + 1) % r.o.Nodes
@@ -475,7 +487,7 @@ func (r *smmRun) failover(ctx context.Context, uids []string, res *SMMResult) er
 	})
 	var senders map[chain.Address]bool
 	q0, _ := json.Marshal(map[string]string{"queue": r.queue(0)})
-	return r.until(ctx, 10*time.Minute, "a dispatch of queue 0 by its new primary", func() (bool, error) {
+	err = r.until(ctx, 10*time.Minute, "a dispatch of queue 0 by its new primary", func() (bool, error) {
 		if senders == nil {
 			raw, err := r.dc.Call(ctx, devchain.ReplicaSetsContract, "set", q0)
 			if err != nil {
@@ -516,4 +528,62 @@ func (r *smmRun) failover(ctx context.Context, uids []string, res *SMMResult) er
 		}
 		return false, nil
 	})
+	if err != nil {
+		return err
+	}
+	return r.until(ctx, 10*time.Minute, "a new primary for every queue of the lost one", func() (bool, error) {
+		return r.moved(ctx, before, lostID, h0, res)
+	})
+}
+
+// chainSets reads every replica set on chain, by queue.
+func (r *smmRun) chainSets(ctx context.Context) (map[string]devchain.ReplicaSet, error) {
+	out := map[string]devchain.ReplicaSet{}
+	after := ""
+	for {
+		args, _ := json.Marshal(map[string]any{"after": after, "limit": devchain.MaxReplicaSetPage})
+		raw, err := r.dc.Call(ctx, devchain.ReplicaSetsContract, "sets", args)
+		if err != nil {
+			return nil, err
+		}
+		var page devchain.ReplicaSetsPage
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return nil, err
+		}
+		for _, s := range page.Sets {
+			out[s.Queue] = s
+		}
+		if page.Next == "" {
+			return out, nil
+		}
+		after = page.Next
+	}
+}
+
+// moved reports whether every queue lost was primary of in before has a
+// new primary on chain; once so, it records the blocks of the first and
+// the last change after h0.
+func (r *smmRun) moved(ctx context.Context, before map[string]devchain.ReplicaSet, lost string, h0 uint64, res *SMMResult) (bool, error) {
+	now, err := r.chainSets(ctx)
+	if err != nil {
+		return false, err
+	}
+	first, last, n := uint64(0), uint64(0), 0
+	for q, s := range before {
+		if s.Primary != lost {
+			continue
+		}
+		cur := now[q]
+		if cur.Primary == lost {
+			return false, nil
+		}
+		d := cur.Height - min(cur.Height, h0)
+		if n == 0 || d < first {
+			first = d
+		}
+		last, n = max(last, d), n+1
+	}
+	res.Moved, res.FirstMoved, res.LastMoved = n, first, last
+	r.progress("bench smm: the lost primary's %d queues moved: first %d, last %d blocks after the loss", n, first, last)
+	return true, nil
 }

@@ -47,9 +47,13 @@ type monitorArgs struct {
 	Offset int `json:"offset"`
 }
 
-// sliceArgs: the queues a find job looks at.
+// sliceArgs: the queues a find job looks at: Queues, or, for a loss
+// (failover.go), every queue whose held set names Lost, unhealthy since
+// Since.
 type sliceArgs struct {
-	Queues []string `json:"queues"`
+	Queues []string  `json:"queues,omitempty"`
+	Lost   string    `json:"lost,omitempty"`
+	Since  time.Time `json:"since,omitzero"`
 }
 
 // syncArgs: one secondary of one queue.
@@ -164,6 +168,10 @@ func (n *Node) monitorState(ctx context.Context, a monitorArgs) error {
 	}
 	n.mu.Unlock()
 	states := n.gather(ctx, slice)
+	n.probeOthers(ctx, slice)
+	if err := n.scheduleLosses(ctx); err != nil {
+		return err
+	}
 	names := make([]string, 0, len(slice))
 	n.mu.Lock()
 	for _, st := range states {
@@ -222,6 +230,12 @@ func (n *Node) cycleSets(ctx context.Context, offset int) ([]store.ReplicaSet, e
 // gather asks every member of the sets for its heads (one request per
 // member), marking each member's health, and returns each queue's state.
 func (n *Node) gather(ctx context.Context, sets []store.ReplicaSet) []QueueState {
+	return n.gatherSkipping(ctx, sets, nil)
+}
+
+// gatherSkipping is gather without asking the nodes of skip: each counts
+// as not reached, unhealthy since it was found so.
+func (n *Node) gatherSkipping(ctx context.Context, sets []store.ReplicaSet, skip map[string]bool) []QueueState {
 	byNode := map[string][]string{}
 	for _, s := range sets {
 		for _, m := range s.Members() {
@@ -241,7 +255,7 @@ func (n *Node) gather(ctx context.Context, sets []store.ReplicaSet) []QueueState
 	var wg sync.WaitGroup
 	asked := n.clock.Now()
 	for node, queues := range byNode {
-		if !n.probeDue(node, asked) {
+		if skip[node] || !n.probeDue(node, asked) {
 			continue // unanswered lately: not reached, without another wait
 		}
 		wg.Go(func() {
@@ -414,9 +428,18 @@ func (n *Node) noteFailedSync(queue, secondary string) {
 // or the secondary the plan promotes when the primary is the one
 // replaced).
 func (n *Node) findReplicaSetUpdates(ctx context.Context, a sliceArgs) error {
+	if a.Lost != "" {
+		return n.findLost(ctx, a)
+	}
+	return n.insertFound(ctx, n.stateOf(a.Queues))
+}
+
+// insertFound queues the updates the states need that this node signs:
+// failovers due now, in one job, before the others.
+func (n *Node) insertFound(ctx context.Context, states []QueueState) error {
 	now := n.clock.Now()
 	var failovers, others []string
-	for _, st := range n.stateOf(a.Queues) {
+	for _, st := range states {
 		next, bad, err := n.plan(ctx, st, now)
 		if errors.Is(err, ErrNothingToReplace) || errors.Is(err, ErrUnsettled) || (errors.Is(err, ErrNoCandidate) && len(bad) == 0) {
 			continue
@@ -435,12 +458,12 @@ func (n *Node) findReplicaSetUpdates(ctx context.Context, a sliceArgs) error {
 	}
 	// Failovers first: a queue without its primary takes no intent, one
 	// short of a secondary does. The job queue runs its jobs by due time,
-	// so the other updates are due UnhealthyAfter later: a lost node's
-	// failovers found over a cycle's slices run before its replacements.
-	if err := n.insertUpdates(ctx, failovers, time.Time{}); err != nil {
+	// so the other updates are due a moment later: they wait for the
+	// failovers found with them, not for their own turn.
+	if err := n.insertUpdates(ctx, failovers, now); err != nil {
 		return err
 	}
-	return n.insertUpdates(ctx, others, now.Add(n.c.UnhealthyAfter))
+	return n.insertUpdates(ctx, others, now.Add(time.Millisecond))
 }
 
 // insertUpdates queues one issue-replica-set-update for queues (the job

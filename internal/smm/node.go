@@ -99,6 +99,7 @@ type Node struct {
 	cycleList []store.ReplicaSet       // the sets of the monitoring cycle under way
 	load      map[string]int           // loads: sets per node, as of loadAt
 	loadAt    time.Time
+	losses    []loss // nodes found unhealthy, not yet scheduled (failover.go)
 }
 
 // SetOnSynced has f called for each intent a manual sync got a secondary
@@ -287,6 +288,7 @@ func (n *Node) markHealthAt(node string, ok bool, asked time.Time) {
 		n.health[node] = time.Time{}
 	case n.health[node].IsZero():
 		n.health[node] = asked
+		n.losses = append(n.losses, loss{Node: node, Since: asked})
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/jobq"
@@ -186,27 +185,10 @@ func (n *Node) replicaSetUpdate(ctx context.Context, a updateArgs) error {
 	if len(queues) == 1 {
 		return n.updateOne(ctx, queues[0])
 	}
-	// One job, several queues (a node lost holds many): their updates go
-	// on chain together (the sets queue is a pipeline), each waited for
-	// by its own goroutine, at most updateFanOut at once.
-	sem := make(chan struct{}, updateFanOut)
-	errs := make([]error, len(queues))
-	var wg sync.WaitGroup
-	for i, q := range queues {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			if err := n.updateOne(ctx, q); err != nil && !jobq.IsCancel(err) {
-				errs[i] = fmt.Errorf("%s: %w", q, err)
-			}
-		})
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	// One job, several queues (a node lost holds many): planned on one
+	// round of heads, their updates put on chain together.
+	return n.updateBatch(ctx, queues)
 }
-
-// updateFanOut is how many replica-set updates one job has in flight.
-const updateFanOut = 64
 
 // updateOne is issue-replica-set-update for one queue.
 func (n *Node) updateOne(ctx context.Context, queue string) error {

@@ -52,7 +52,7 @@ func (n *Node) chainSet(ctx context.Context, queue string) (store.ReplicaSet, bo
 func (n *Node) refreshSets(ctx context.Context) error {
 	after := ""
 	for {
-		args, _ := json.Marshal(map[string]any{"after": after, "limit": 0})
+		args, _ := json.Marshal(map[string]any{"after": after, "limit": devchain.MaxReplicaSetPage})
 		raw, err := n.cfg.Chain.Call(ctx, devchain.ReplicaSetsContract, "sets", args)
 		if err != nil {
 			return fmt.Errorf("smm: read replica sets: %w", err)
@@ -226,32 +226,90 @@ func (n *Node) writeSet(ctx context.Context, next store.ReplicaSet, replaces uin
 	}
 	uid := res[0].Transaction.UID
 	n.log.Info("smm: replica-set update sent", "queue", next.Queue, "primary", next.Primary, "secondaries", next.Secondaries, "replaces", replaces, "uid", uid)
+	t, err := n.awaitRecord(ctx, uid)
+	if err != nil {
+		return err
+	}
+	if t.State == store.Done {
+		n.m.SetUpdates.WithLabelValues("ok").Inc()
+		return nil
+	}
+	if containsReason(t, devchain.ReasonStaleReplicaSet) {
+		n.m.SetUpdates.WithLabelValues("lost_race").Inc()
+		return fmt.Errorf("%w: %s", ErrLostRace, t.Error)
+	}
+	n.m.SetUpdates.WithLabelValues("failed").Inc()
+	return fmt.Errorf("smm: the replica-set update of %q failed: %s", next.Queue, t.Error)
+}
+
+// awaitRecord waits for this node's sequencer record uid to end (Done or
+// Failed) and returns it.
+func (n *Node) awaitRecord(ctx context.Context, uid string) (store.Transaction, error) {
 	ended := n.awaitFinish(uid)
 	defer n.Finished(uid)
 	for {
 		t, err := n.cfg.Store.Get(ctx, uid)
 		if err != nil {
-			return fmt.Errorf("smm: the replica-set update %s: %w", uid, err)
+			return store.Transaction{}, fmt.Errorf("smm: the replica-set update %s: %w", uid, err)
 		}
-		switch t.State {
-		case store.Done:
-			n.m.SetUpdates.WithLabelValues("ok").Inc()
-			return nil
-		case store.Failed:
-			if containsReason(t, devchain.ReasonStaleReplicaSet) {
-				n.m.SetUpdates.WithLabelValues("lost_race").Inc()
-				return fmt.Errorf("%w: %s", ErrLostRace, t.Error)
-			}
-			n.m.SetUpdates.WithLabelValues("failed").Inc()
-			return fmt.Errorf("smm: the replica-set update of %q failed: %s", next.Queue, t.Error)
+		if t.State == store.Done || t.State == store.Failed {
+			return t, nil
 		}
 		// The sequencer says when the record ends (Finished); the slow
 		// poll covers a node whose OnFinish is not wired to this one.
 		if err := n.sleepOrWake(ctx, finishPoll, ended); err != nil {
-			return err
+			return store.Transaction{}, err
 		}
 		ended = nil // woken once: the record is read again, then polled
 	}
+}
+
+// writeSets puts ups on chain, signed by this node: one update alone, or
+// batches of updateMany submitted at once, each waited for. An update the
+// chain refused in a batch (another came first) is no error here: the
+// caller reads back what the chain holds.
+func (n *Node) writeSets(ctx context.Context, ups []setUpdate) error {
+	if len(ups) == 1 {
+		u := ups[0]
+		err := n.writeSet(ctx, store.ReplicaSet{Queue: u.next.Queue, Primary: u.next.Primary, Secondaries: u.next.Secondaries}, u.old.Version)
+		if errors.Is(err, ErrLostRace) {
+			return nil
+		}
+		return err
+	}
+	var in []sequencer.Intake
+	for chunk := range slices.Chunk(ups, devchain.MaxReplicaSetBatch) {
+		signed := make([]devchain.ReplicaSetUpdate, len(chunk))
+		for i, u := range chunk {
+			signed[i] = devchain.SignReplicaSetUpdate(n.cfg.Key, n.self, u.next.Queue, u.next.Primary, u.next.Secondaries, u.old.Version)
+		}
+		body, err := devchain.ReplicaSetBatchArgs(signed)
+		if err != nil {
+			return fmt.Errorf("smm: a batch of replica-set updates: %w", err)
+		}
+		data, _ := json.Marshal(dispatch.Call{Contract: devchain.ReplicaSetsContract, Method: devchain.ReplicaSetsUpdateMany, Args: body})
+		sum := sha256.Sum256(data)
+		in = append(in, sequencer.Intake{Queue: SetsQueue, Type: dispatch.CallType, Data: data,
+			IdempotencyKey: "replicasets/batch/" + hex.EncodeToString(sum[:16]), Principal: sequencer.PrincipalSMM})
+	}
+	res, err := n.cfg.Sequencer.Submit(ctx, in)
+	if err != nil {
+		return fmt.Errorf("smm: submit %d replica-set updates: %w", len(ups), err)
+	}
+	var errs []error
+	for _, r := range res {
+		t, err := n.awaitRecord(ctx, r.Transaction.UID)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case t.State == store.Done:
+			n.m.SetUpdates.WithLabelValues("batch").Inc()
+		default:
+			n.m.SetUpdates.WithLabelValues("failed").Inc()
+			errs = append(errs, fmt.Errorf("smm: a batch of replica-set updates failed: %s", t.Error))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // finishPoll is how often writeSet reads its record when no Finished

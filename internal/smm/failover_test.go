@@ -1,0 +1,160 @@
+package smm
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
+	"github.com/ordolabs/ordo/internal/store"
+)
+
+// TestLossFailsOverEveryQueue: a primary found unhealthy by the first
+// slice of monitoring (two queues of twelve) is a loss: the next
+// find-replica-set-updates is due UnhealthyAfter after it was first left
+// unanswered, and it plans every queue whose set names it, not the ones
+// of one slice. The failovers this node signs go in one
+// issue-replica-set-update, on chain in one updateMany; each new primary
+// pushes its secondary.
+func TestLossFailsOverEveryQueue(t *testing.T) {
+	h := newHarness(t, harnessOpts{nodes: 3})
+	a, b, c := h.nodes[0], h.nodes[1], h.nodes[2]
+	var queues []string
+	for i := range 12 {
+		q := fmt.Sprintf("q%02d", i)
+		queues = append(queues, q)
+		h.putSet(q, c, a, b)
+		h.intents(c, q, 2)
+		h.copyLog(c, a, q, 2) // a ahead of b: a is promoted
+		h.copyLog(c, b, q, 1)
+	}
+	h.net.setDown(c.id, true)
+	lostAt := h.clk.Now()
+	if err := a.monitorState(h.ctx, monitorArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	var loss []store.Job
+	for _, j := range h.jobs(a, KindFindReplicaSetUpdates) {
+		var args sliceArgs
+		mustJSON(t, j.Args, &args)
+		if args.Lost != "" {
+			loss = append(loss, j)
+		}
+	}
+	cfg := testConfig()
+	if len(loss) != 1 || !loss[0].RunAt.Equal(lostAt.Add(cfg.UnhealthyAfter)) {
+		t.Fatalf("loss jobs %+v, want one due at %v", loss, lostAt.Add(cfg.UnhealthyAfter))
+	}
+	var args sliceArgs
+	mustJSON(t, loss[0].Args, &args)
+	h.clk.Advance(cfg.UnhealthyAfter)
+	if err := a.findReplicaSetUpdates(h.ctx, args); err != nil {
+		t.Fatal(err)
+	}
+	ups := jobArgs[updateArgs](h, a, KindReplicaSetUpdate)
+	if len(ups) != 1 || !slices.Equal(ups[0].Queues, queues) {
+		t.Fatalf("updates queued %+v, want one of all %d queues", ups, len(queues))
+	}
+	if err := a.replicaSetUpdate(h.ctx, ups[0]); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range queues {
+		got := h.chainSet(q)
+		if got.Primary != a.id || got.Version != 2 || slices.Contains(got.Secondaries, c.id) {
+			t.Fatalf("%s on chain: v%d %s %v, want v2 primary a without c", q, got.Version, short([]string{got.Primary}), short(got.Secondaries))
+		}
+	}
+	if n := batchesSent(t, a); n != 1 {
+		t.Fatalf("%d updateMany transactions, want the 12 failovers in one", n)
+	}
+	if syncs := jobArgs[syncArgs](h, a, KindManualSync); len(syncs) != len(queues) {
+		t.Fatalf("%d manual syncs queued, want one per queue (b)", len(syncs))
+	}
+}
+
+// batchesSent counts the updateMany calls n's sequencer took.
+func batchesSent(t *testing.T, n *testNode) int {
+	t.Helper()
+	txs, err := n.st.List(t.Context(), store.Filter{Queue: SetsQueue, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	for _, tx := range txs {
+		var c dispatch.Call
+		if json.Unmarshal(tx.Data, &c) == nil && c.Method == devchain.ReplicaSetsUpdateMany {
+			k++
+		}
+	}
+	return k
+}
+
+// TestLossAnsweredAgainDoesNothing: a loss's job finds its node answering
+// again (or lost again later: that loss has its own job) and plans
+// nothing.
+func TestLossAnsweredAgainDoesNothing(t *testing.T) {
+	h := newHarness(t, harnessOpts{nodes: 3})
+	a, b, c := h.nodes[0], h.nodes[1], h.nodes[2]
+	h.putSet("q", c, a, b)
+	h.net.setDown(c.id, true)
+	since := h.clk.Now()
+	if err := a.monitorState(h.ctx, monitorArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	h.net.setDown(c.id, false)
+	a.markHealth(c.id, true)
+	h.clk.Advance(testConfig().UnhealthyAfter)
+	if err := a.findReplicaSetUpdates(h.ctx, sliceArgs{Lost: c.id, Since: since}); err != nil {
+		t.Fatal(err)
+	}
+	if ups := h.jobs(a, KindReplicaSetUpdate); len(ups) != 0 {
+		t.Fatalf("%d updates queued for a node that answers again", len(ups))
+	}
+}
+
+// TestReturnedNodeGrowsTheSetBack: a secondary lost for UnhealthyAfter is
+// dropped (no spare node: the set shrinks); no set names it then, yet
+// monitoring asks it again, and once it answers the set grows back to it.
+func TestReturnedNodeGrowsTheSetBack(t *testing.T) {
+	h := newHarness(t, harnessOpts{nodes: 3})
+	a, b, c := h.nodes[0], h.nodes[1], h.nodes[2]
+	h.putSet("q", a, b, c)
+	h.net.setDown(c.id, true)
+	cfg := testConfig()
+	if err := a.monitorState(h.ctx, monitorArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	h.clk.Advance(cfg.UnhealthyAfter)
+	if err := a.monitorState(h.ctx, monitorArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.updateBatch(h.ctx, []string{"q"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.chainSet("q"); got.Version != 2 || !slices.Equal(got.Secondaries, []string{b.id}) {
+		t.Fatalf("set on chain v%d %v, want v2 [b]", got.Version, short(got.Secondaries))
+	}
+	h.net.setDown(c.id, false)
+	h.clk.Advance(cfg.RequestTimeout)
+	if err := a.monitorState(h.ctx, monitorArgs{}); err != nil { // q's slice names a and b only
+		t.Fatal(err)
+	}
+	if since, _ := a.unhealthySince(c.id); !since.IsZero() {
+		t.Fatalf("c answers again, still unhealthy since %v at a", since)
+	}
+	if err := a.findReplicaSetUpdates(h.ctx, sliceArgs{Queues: []string{"q"}}); err != nil {
+		t.Fatal(err)
+	}
+	ups := jobArgs[updateArgs](h, a, KindReplicaSetUpdate)
+	if len(ups) == 0 {
+		t.Fatal("no update queued to grow q back")
+	}
+	if err := a.replicaSetUpdate(h.ctx, ups[len(ups)-1]); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.chainSet("q"); got.Version != 3 || !slices.Equal(sortedIDs(got.Secondaries), sortedIDs([]string{b.id, c.id})) {
+		t.Fatalf("set on chain v%d %v, want v3 [b c]", got.Version, short(got.Secondaries))
+	}
+}
