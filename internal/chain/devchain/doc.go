@@ -31,6 +31,12 @@
 //   - nodes (Nodes, issue 11): node id (NodeIDOf) -> ed25519 key, TLS
 //     certificate fingerprint, endpoint; each change signed by the node's
 //     own key with a growing seq (NodeRegistered / NodeDeregistered);
+//   - replicasets (ReplicaSets, issue 12): per sequencer queue a primary and
+//     up to 8 secondaries, node ids of nodes, at a version each update moves
+//     on by one; update names the version it replaces and is signed by a
+//     member's node key (ReplicaSetUpdated); update_many applies 1 to
+//     MaxReplicaSetBatch such updates in order, each applied or refused on
+//     its own (ReplicaSetUpdated or ReplicaSetRefused with update's reason);
 //   - multicall (method all): several calls as one transaction, applied all
 //     or none, whose reason names the failing call ("call <i>
 //     (<contract>.<method>): <reason>"): an atomic batch;

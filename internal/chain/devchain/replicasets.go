@@ -34,19 +34,20 @@ import (
 //   - update_many {updates} (ReplicaSetBatch; ReplicaSetBatchArgs builds
 //     it): 1 to MaxReplicaSetBatch updates, applied in order, each checked
 //     as update checks it, on the state the ones before it left (a second
-//     update of a queue replaces the version the first wrote). Each update
-//     is applied or refused on its own: one event per update, in order,
-//     ReplicaSetUpdated or ReplicaSetRefused {queue, replaces, signer,
-//     reason} with the reason update gives. Only args that are not such a
-//     list fail the transaction; an update that is not valid args of
-//     update is refused, not the batch.
+//     update of a queue names as replaces the version the first wrote).
+//     Each update is applied or refused on its own: one event per update,
+//     in order, ReplicaSetUpdated or ReplicaSetRefused {queue, replaces,
+//     signer, reason} with the reason update gives. Only args that are not
+//     such a list fail the transaction; an update that is not valid args
+//     of update is refused, not the batch.
 //
 // Invariants: a queue's version only grows, by one per applied update, so
 // an update applies to exactly the set it names and never twice; only a
 // member of the current set (by its node key, whichever chain account
 // submits it) changes it; every node named was registered when named; a
-// batch's outcome, writes and events are those of its updates sent one by
-// one as update in the same block, in its order.
+// batch leaves the state its updates leave when sent one by one as update,
+// in its order, in the same block, and refuses exactly those that update
+// would fail, with the same reason.
 //
 // Reads (Call):
 //   - set {queue} → a ReplicaSet; a queue with none is an error wrapping
