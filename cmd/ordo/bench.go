@@ -295,7 +295,7 @@ Every process is stopped at the end, on error and on ctrl-C.`,
 
 func benchSMMCommand() *cobra.Command {
 	var o bench.SMMOptions
-	var quiet bool
+	var quiet, nodeLog bool
 	c := &cobra.Command{
 		Use:   "smm",
 		Short: "Replicated queues: a full monitoring cycle over 10,000 queues on 3 nodes, the sync lag under 1,000 intents/s, the failover time in blocks",
@@ -313,6 +313,9 @@ time until a transaction of that queue sent by the new primary is included
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !quiet {
 				o.Progress = os.Stderr
+			}
+			if nodeLog {
+				o.NodeLog = os.Stderr
 			}
 			r, err := bench.SMM(cmd.Context(), o)
 			if err != nil {
@@ -333,5 +336,6 @@ time until a transaction of that queue sent by the new primary is included
 	c.Flags().DurationVar(&o.UnhealthyAfter, "unhealthy-after", 2*time.Second, "how long a silent member waits to be replaced")
 	c.Flags().StringVar(&o.Dir, "dir", "", "data directory (default: a temporary one, removed at the end)")
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "print only the result line")
+	c.Flags().BoolVar(&nodeLog, "node-log", false, "write the nodes' warnings and errors to stderr")
 	return c
 }

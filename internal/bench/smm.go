@@ -52,6 +52,8 @@ type SMMOptions struct {
 	Dir string
 	// Progress receives a line per phase (nil: none).
 	Progress io.Writer
+	// NodeLog receives the nodes' warnings and errors (nil: none).
+	NodeLog io.Writer
 }
 
 func (o *SMMOptions) defaults() {
@@ -244,8 +246,12 @@ func (r *smmRun) start(ctx context.Context) error {
 		}
 		r.keys, r.dirs = append(r.keys, k), append(r.dirs, dir)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var out io.Writer = io.Discard
+	if r.o.NodeLog != nil {
+		out = r.o.NodeLog
+	}
 	for i := range r.o.Nodes {
+		log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn})).With("node", i)
 		grpc, err := ports.Addr() // below the ephemeral range: the node binds it later
 		if err != nil {
 			return err

@@ -43,7 +43,10 @@ type QueueConfig struct {
 // PeriodicJob is a job inserted once per period of Every: the period
 // starting at a multiple of Every since the Unix epoch gets the unique key
 // PeriodicKey(Name, start) and the ID PeriodicID(Name, start), so restarts
-// and several inserters make one job per period (River's way).
+// and several inserters make one job per period (River's way). A period
+// whose start finds the last period's job still live (waiting or running)
+// gets none: a job slower than its period runs again once done, not
+// through a backlog.
 type PeriodicJob struct {
 	// Name names the periodic job (non-empty, unique).
 	Name  string `json:"name"`

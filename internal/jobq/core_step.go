@@ -192,8 +192,12 @@ func (c *Core) finish(j *store.Job, st store.JobState) {
 func (c *Core) pump() {
 	for _, p := range c.cfg.Periodic {
 		start := PeriodStart(c.now, p.Every)
-		if last, ok := c.period[p.Name]; ok && !start.After(last) {
+		last, ok := c.period[p.Name]
+		if ok && !start.After(last) {
 			continue
+		}
+		if ok && c.jobs[PeriodicID(p.Name, last)] != nil {
+			continue // the last period's job is still live: one at a time, no backlog
 		}
 		c.period[p.Name] = start
 		id, key := PeriodicID(p.Name, start), PeriodicKey(p.Name, start)

@@ -1,6 +1,7 @@
 package jobq
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -165,6 +166,20 @@ func TestCore(t *testing.T) {
 			h.advance(30 * time.Second)
 			next := PeriodicID("p", start.Add(time.Minute))
 			want(t, "next period", h.isRunning(next), true)
+		}},
+		{"periodic slower than its period: no backlog", CoreConfig{Queues: one.Queues, Periodic: []PeriodicJob{{Name: "p", Queue: "q", Kind: "k", Every: time.Minute}}}, func(t *testing.T, h *harness) {
+			start := PeriodStart(h.now, time.Minute)
+			id := PeriodicID("p", start)
+			want(t, "first period running", h.isRunning(id), true)
+			h.advance(3 * time.Minute) // it runs on through three more periods
+			live, err := h.st.LiveJobs(context.Background())
+			want(t, "no job for the periods it ran through", len(live), 1)
+			want(t, "live read", err, error(nil))
+			h.finish(id, OutcomeDone, "", 0)
+			h.advance(time.Second)
+			now := PeriodStart(h.now, time.Minute)
+			want(t, "the current period's job once it is done", h.isRunning(PeriodicID("p", now)), true)
+			want(t, "one job", h.running(), 1)
 		}},
 		{"crash rescues running jobs", CoreConfig{Queues: one.Queues, MaxAttempts: 2}, func(t *testing.T, h *harness) {
 			h.insert(job(1, "q"))

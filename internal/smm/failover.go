@@ -15,7 +15,9 @@ import (
 // Failover from a loss. A node found unhealthy (any request to it
 // unanswered: monitoring's, a push's, a sync's) is a loss: the next
 // monitor-state queues a find-replica-set-updates for it, due
-// UnhealthyAfter after the node was first left unanswered. That job looks
+// UnhealthyAfter after the node was first left unanswered, on the
+// replica-set-update queue (monitoring's may be a cycle's work behind;
+// the updates the job finds run right after it there). That job looks
 // at every queue whose held set names the lost node, whatever slice
 // monitoring is on, and queues the updates this node signs in one
 // issue-replica-set-update, which plans them on one round of heads and
@@ -23,10 +25,11 @@ import (
 // queue. A node that answers again before the job runs cancels nothing:
 // the job finds it healthy and does nothing.
 //
-// Monitoring also asks, at most once per RequestTimeout, every registered
-// node found unhealthy that its slice did not ask: a node dropped from
-// every set is probed again, and once it answers the sets that shrank
-// grow back (PlanGrow) as monitoring meets them.
+// A node found unhealthy is asked by no job but probe-node, which
+// monitoring queues at most once per RequestTimeout: a dead member costs
+// no job a wait, and a node dropped from every set is probed again; once
+// it answers, the sets that shrank grow back (PlanGrow) as monitoring
+// meets them.
 
 // loss is a node found unhealthy since Since.
 type loss struct {
@@ -48,8 +51,11 @@ func (n *Node) scheduleLosses(ctx context.Context) error {
 	n.losses = nil
 	n.mu.Unlock()
 	for i, l := range losses {
+		n.mu.Lock()
+		n.losing[l.Node] = l.Since
+		n.mu.Unlock()
 		key := fmt.Sprintf("lost/%s/%d", l.Node, l.Since.UnixNano())
-		_, _, err := n.insert(ctx, KindFindReplicaSetUpdates, jobq.QueueMonitoring, sliceArgs{Lost: l.Node, Since: l.Since}, key, l.Since.Add(n.c.UnhealthyAfter))
+		_, _, err := n.insert(ctx, KindFindReplicaSetUpdates, jobq.QueueReplicaSetUpdate, sliceArgs{Lost: l.Node, Since: l.Since}, key, l.Since.Add(n.c.UnhealthyAfter))
 		if err != nil && !errors.Is(err, jobq.ErrQueueFull) {
 			n.mu.Lock()
 			n.losses = append(losses[i:], n.losses...) // tried again at the next slice
@@ -64,6 +70,11 @@ func (n *Node) scheduleLosses(ctx context.Context) error {
 // set names the lost node, planned on what its other members answer now.
 func (n *Node) findLost(ctx context.Context, a sliceArgs) error {
 	if since, _ := n.unhealthySince(a.Lost); !since.Equal(a.Since) {
+		n.mu.Lock()
+		if n.losing[a.Lost].Equal(a.Since) {
+			delete(n.losing, a.Lost)
+		}
+		n.mu.Unlock()
 		return nil // it answered since, or was lost again later (that loss has its own job)
 	}
 	sets, err := n.memberQueues(ctx)
@@ -72,7 +83,33 @@ func (n *Node) findLost(ctx context.Context, a sliceArgs) error {
 	}
 	sets = slices.DeleteFunc(sets, func(s store.ReplicaSet) bool { return !s.Holds(a.Lost) })
 	n.log.Warn("smm: a member is lost: its queues' sets are planned again", "node", a.Lost, "since", a.Since, "queues", len(sets))
-	return n.insertFound(ctx, n.gatherSkipping(ctx, sets, n.replaceable()))
+	unsettled, err := n.insertFound(ctx, n.gatherSkipping(ctx, sets, n.replaceable()), false)
+	if err == nil && unsettled > 0 {
+		return jobq.Snooze(n.retryUnsettled()) // the settled ones are queued: planned again, they need nothing
+	}
+	if err == nil {
+		n.mu.Lock()
+		delete(n.losing, a.Lost)
+		n.mu.Unlock()
+	}
+	return err
+}
+
+// losingOnly reports whether every member of bad is a node whose loss's
+// job has not yet queued its updates, and is not late (RequestTimeout past
+// its due time): that job plans the queue with all the lost node's
+// others; a slice does, once it is late.
+func (n *Node) losingOnly(bad []string) bool {
+	now := n.clock.Now()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, b := range bad {
+		since, ok := n.losing[b]
+		if !ok || !now.Before(since.Add(n.c.UnhealthyAfter+n.c.RequestTimeout)) {
+			return false
+		}
+	}
+	return len(bad) > 0
 }
 
 // replaceable returns the nodes unhealthy for UnhealthyAfter or longer: a
@@ -90,33 +127,39 @@ func (n *Node) replaceable() map[string]bool {
 	return out
 }
 
-// probeOthers asks each registered node found unhealthy that monitoring's
-// slice (sets) does not name, at most once per RequestTimeout, with an
-// empty heads request: a node no set names any more is probed again, so
-// that once it is back the sets that shrank can grow back to it.
-func (n *Node) probeOthers(ctx context.Context, sets []store.ReplicaSet) {
-	asked := n.clock.Now()
-	named := map[string]bool{}
-	for _, s := range sets {
-		for _, m := range s.Members() {
-			named[m] = true
-		}
-	}
-	var wg sync.WaitGroup
+// queueProbes queues a probe-node job (on the manual-sync queue: its
+// jobs are short, and monitoring's queue runs one job at a time) for each
+// registered node found unhealthy, at most once per RequestTimeout: a
+// probe is the only request a node found unhealthy gets, so that a dead
+// member costs no job a wait, and a node no set names any more is seen
+// back (the sets that shrank then grow back to it).
+func (n *Node) queueProbes(ctx context.Context) error {
+	now := n.clock.Now()
 	for _, id := range n.cfg.Registry.IDs() {
 		node := string(id)
-		if named[node] || node == n.self {
+		if node == n.self || !n.probeDue(node, now) {
 			continue
 		}
-		if since, _ := n.unhealthySince(node); since.IsZero() || !n.probeDue(node, asked) {
-			continue
+		_, _, err := n.insert(ctx, KindProbeNode, jobq.QueueManualSync, probeArgs{Node: node}, "probe/"+node, time.Time{})
+		if err != nil && !errors.Is(err, jobq.ErrQueueFull) {
+			return err
 		}
-		wg.Go(func() {
-			_, _, err := n.headsOf(ctx, node, nil, nil)
-			n.markHealthAt(node, err == nil, asked)
-		})
 	}
-	wg.Wait()
+	return nil
+}
+
+// probeArgs: the node a probe-node asks.
+type probeArgs struct {
+	Node string `json:"node"`
+}
+
+// probeNode is probe-node: the node asked for no heads, RequestTimeout at
+// most; its answer makes it healthy again.
+func (n *Node) probeNode(ctx context.Context, a probeArgs) error {
+	asked := n.clock.Now()
+	_, _, err := n.headsOf(ctx, a.Node, nil, nil)
+	n.markHealthAt(a.Node, err == nil, asked)
+	return nil
 }
 
 // setUpdate is one planned update of a batch.
@@ -144,14 +187,21 @@ func (n *Node) updateBatch(ctx context.Context, queues []string) error {
 	}
 	now := n.clock.Now()
 	var ups []setUpdate
+	unsettled := 0
 	for _, st := range n.gatherSkipping(ctx, held, n.replaceable()) {
 		next, bad, err := n.plan(ctx, st, now)
+		if errors.Is(err, ErrUnsettled) {
+			unsettled++
+		}
 		if err != nil || signer(st.Set, next) != n.self {
 			continue
 		}
 		ups = append(ups, setUpdate{old: st.Set, next: next, bad: bad})
 	}
 	if len(ups) == 0 {
+		if unsettled > 0 {
+			return jobq.Snooze(n.retryUnsettled())
+		}
 		return nil
 	}
 	n.log.Warn("smm: updating replica sets", "sets", len(ups), "first", ups[0].old.Queue, "primary", ups[0].next.Primary, "unhealthy", ups[0].bad)
@@ -161,18 +211,25 @@ func (n *Node) updateBatch(ctx context.Context, queues []string) error {
 	if err := n.readBack(ctx, ups); err != nil {
 		return jobq.Cancel(err)
 	}
-	return n.syncNewMembers(ctx, ups)
+	if err := n.syncNewMembers(ctx, ups); err != nil {
+		return err
+	}
+	if unsettled > 0 {
+		return jobq.Snooze(n.retryUnsettled()) // the rest planned again: the updated ones need nothing
+	}
+	return nil
 }
 
 // readBack holds the sets of ups as the chain has them now (one read of
-// every set when the batch is large).
+// every set when the batch is large); a queue this node became primary of
+// is adopted by its manual syncs, or its next intake, if not here.
 func (n *Node) readBack(ctx context.Context, ups []setUpdate) error {
 	if len(ups) > readBackEach {
-		return n.refreshSets(ctx)
+		return n.refreshSets(ctx) // adopted by their manual syncs
 	}
 	var errs []error
 	for _, u := range ups {
-		if _, _, err := n.refreshSet(ctx, u.old.Queue); err != nil {
+		if _, _, err := n.refreshSet(ctx, u.old.Queue); err != nil && !errors.Is(err, ErrNoMajority) {
 			errs = append(errs, err)
 		}
 	}

@@ -104,7 +104,7 @@ func TestLossAnsweredAgainDoesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.net.setDown(c.id, false)
-	a.markHealth(c.id, true)
+	a.markHealthAt(c.id, true, h.clk.Now())
 	h.clk.Advance(testConfig().UnhealthyAfter)
 	if err := a.findReplicaSetUpdates(h.ctx, sliceArgs{Lost: c.id, Since: since}); err != nil {
 		t.Fatal(err)
@@ -139,6 +139,13 @@ func TestReturnedNodeGrowsTheSetBack(t *testing.T) {
 	h.net.setDown(c.id, false)
 	h.clk.Advance(cfg.RequestTimeout)
 	if err := a.monitorState(h.ctx, monitorArgs{}); err != nil { // q's slice names a and b only
+		t.Fatal(err)
+	}
+	probes := jobArgs[probeArgs](h, a, KindProbeNode)
+	if len(probes) == 0 || probes[len(probes)-1].Node != c.id {
+		t.Fatalf("probes queued %+v, want c's", probes)
+	}
+	if err := a.probeNode(h.ctx, probes[len(probes)-1]); err != nil {
 		t.Fatal(err)
 	}
 	if since, _ := a.unhealthySince(c.id); !since.IsZero() {

@@ -73,6 +73,7 @@ func TestCatchUpNeedsFencedMembers(t *testing.T) {
 		t.Fatalf("b adopted with d unreached: %v, want ErrNoMajority", err)
 	}
 	h.net.setDown(d.id, false)
+	_ = b.probeNode(h.ctx, probeArgs{Node: d.id}) // probe-node: the only request a node found unhealthy gets
 	if err := b.ensureAdopted(h.ctx, "q"); err != nil {
 		t.Fatalf("b adopts once d answers: %v", err)
 	}

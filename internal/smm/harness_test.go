@@ -128,7 +128,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		}
 		tn.Node = n
 		parked := func(ctx context.Context, _ store.Job) error { <-ctx.Done(); return ctx.Err() }
-		for _, k := range []string{KindMonitorState, KindFindSyncRequests, KindFindReplicaSetUpdates, KindRecurringSync, KindManualSync, KindReplicaSetUpdate, KindRefreshMapping} {
+		for _, k := range []string{KindMonitorState, KindFindSyncRequests, KindFindReplicaSetUpdates, KindRecurringSync, KindManualSync, KindReplicaSetUpdate, KindRefreshMapping, KindProbeNode} {
 			n.jobs.Register(k, jobWorker(parked))
 		}
 		h.net.attach(transport.NodeID(id), n.Handle)

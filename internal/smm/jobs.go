@@ -40,6 +40,9 @@ const (
 	KindManualSync            = "manual-sync"
 	KindReplicaSetUpdate      = "issue-replica-set-update"
 	KindRefreshMapping        = "refresh-mapping"
+	// KindProbeNode asks a node found unhealthy whether it is back
+	// (ordo's; failover.go).
+	KindProbeNode = "probe-node"
 )
 
 // monitorArgs: the slice starts at Offset in the sorted queues.
@@ -79,6 +82,7 @@ func (n *Node) registerJobs() {
 	n.register(KindManualSync, jobFunc(n.manualSync))
 	n.register(KindReplicaSetUpdate, jobFunc(n.replicaSetUpdate))
 	n.register(KindRefreshMapping, func(ctx context.Context, _ store.Job) error { return n.refreshMapping(ctx) })
+	n.register(KindProbeNode, jobFunc(n.probeNode))
 }
 
 // register adds a kind's worker, counted and timed per kind.
@@ -168,7 +172,9 @@ func (n *Node) monitorState(ctx context.Context, a monitorArgs) error {
 	}
 	n.mu.Unlock()
 	states := n.gather(ctx, slice)
-	n.probeOthers(ctx, slice)
+	if err := n.queueProbes(ctx); err != nil {
+		return err
+	}
 	if err := n.scheduleLosses(ctx); err != nil {
 		return err
 	}
@@ -249,14 +255,15 @@ func (n *Node) gatherSkipping(ctx context.Context, sets []store.ReplicaSet, skip
 	for _, s := range sets {
 		asking[s.Queue] = s.Version
 	}
-	// One request per member node, all at once: a dead member costs one
-	// RequestTimeout per slice, not one per member.
+	// One request per member node, all at once. A node found unhealthy is
+	// not asked (probe-node asks it, failover.go): a dead
+	// member costs a job no wait.
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	asked := n.clock.Now()
 	for node, queues := range byNode {
-		if skip[node] || !n.probeDue(node, asked) {
-			continue // unanswered lately: not reached, without another wait
+		if since, _ := n.unhealthySince(node); skip[node] || !since.IsZero() {
+			continue // not reached, without a wait
 		}
 		wg.Go(func() {
 			hs, vs, err := n.headsOf(ctx, node, queues, asking)
@@ -294,15 +301,13 @@ func (n *Node) gatherSkipping(ctx context.Context, sets []store.ReplicaSet, skip
 	return out
 }
 
-// probeDue reports whether monitoring should ask node now: always while it
-// answers; once it does not, at most once per RequestTimeout, so that a
-// dead member costs each slice nothing but the first (every slice of a
-// cycle would otherwise wait out a request to it).
+// probeDue reports whether monitoring's probe should ask an unhealthy
+// node now: at most once per RequestTimeout.
 func (n *Node) probeDue(node string, now time.Time) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.health[node].IsZero() {
-		return true
+		return false
 	}
 	if now.Sub(n.probed[node]) < n.c.RequestTimeout {
 		return false
@@ -431,17 +436,26 @@ func (n *Node) findReplicaSetUpdates(ctx context.Context, a sliceArgs) error {
 	if a.Lost != "" {
 		return n.findLost(ctx, a)
 	}
-	return n.insertFound(ctx, n.stateOf(a.Queues))
+	_, err := n.insertFound(ctx, n.stateOf(a.Queues), true)
+	return err
 }
 
 // insertFound queues the updates the states need that this node signs:
-// failovers due now, in one job, before the others.
-func (n *Node) insertFound(ctx context.Context, states []QueueState) error {
+// failovers due now, in one job, before the others. It returns how many
+// queues could not be planned yet (ErrUnsettled: a member unanswered, not
+// yet for UnhealthyAfter). A slice leaves to a loss's job the queues
+// whose only replaced members are nodes that job has still to plan for.
+func (n *Node) insertFound(ctx context.Context, states []QueueState, slice bool) (int, error) {
 	now := n.clock.Now()
 	var failovers, others []string
+	unsettled := 0
 	for _, st := range states {
 		next, bad, err := n.plan(ctx, st, now)
-		if errors.Is(err, ErrNothingToReplace) || errors.Is(err, ErrUnsettled) || (errors.Is(err, ErrNoCandidate) && len(bad) == 0) {
+		if errors.Is(err, ErrUnsettled) {
+			unsettled++
+			continue
+		}
+		if errors.Is(err, ErrNothingToReplace) || (errors.Is(err, ErrNoCandidate) && len(bad) == 0) || (slice && n.losingOnly(bad)) {
 			continue
 		}
 		if err != nil {
@@ -461,10 +475,15 @@ func (n *Node) insertFound(ctx context.Context, states []QueueState) error {
 	// so the other updates are due a moment later: they wait for the
 	// failovers found with them, not for their own turn.
 	if err := n.insertUpdates(ctx, failovers, now); err != nil {
-		return err
+		return unsettled, err
 	}
-	return n.insertUpdates(ctx, others, now.Add(time.Millisecond))
+	return unsettled, n.insertUpdates(ctx, others, now.Add(time.Millisecond))
 }
+
+// retryUnsettled is the snooze of a loss's job (and of its updates) that
+// left queues unsettled: an unanswered member settles (answers, or turns
+// replaceable) within UnhealthyAfter, and is probed every RequestTimeout.
+func (n *Node) retryUnsettled() time.Duration { return max(n.c.RequestTimeout/4, 100*time.Millisecond) }
 
 // insertUpdates queues one issue-replica-set-update for queues (the job
 // puts their updates on chain together; the replica-set-update queue runs

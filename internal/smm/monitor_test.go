@@ -140,6 +140,13 @@ func TestJobMonitorStateUnhealthy(t *testing.T) {
 	check("still down", false, t0)
 	h.net.setDown(c.id, false)
 	h.clk.Advance(10 * time.Second)
+	probes := jobArgs[probeArgs](h, a, KindProbeNode)
+	if len(probes) != 1 || probes[0].Node != c.id {
+		t.Fatalf("probes queued %+v, want one of c", probes)
+	}
+	if err := a.probeNode(h.ctx, probes[0]); err != nil { // c is asked by probe-node only
+		t.Fatal(err)
+	}
 	if err := a.monitorState(h.ctx, monitorArgs{}); err != nil {
 		t.Fatal(err)
 	}

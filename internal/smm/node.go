@@ -99,7 +99,8 @@ type Node struct {
 	cycleList []store.ReplicaSet       // the sets of the monitoring cycle under way
 	load      map[string]int           // loads: sets per node, as of loadAt
 	loadAt    time.Time
-	losses    []loss // nodes found unhealthy, not yet scheduled (failover.go)
+	losses    []loss               // nodes found unhealthy, not yet scheduled (failover.go)
+	losing    map[string]time.Time // lost nodes whose loss's job has not queued its updates yet
 }
 
 // SetOnSynced has f called for each intent a manual sync got a secondary
@@ -147,7 +148,7 @@ func New(cfg NodeConfig) (*Node, error) {
 		cfg.Servers = 8
 	}
 	n := &Node{cfg: cfg, c: cfg.Config.WithDefaults(), self: string(cfg.Transport.Self()), clock: cfg.Clock, log: cfg.Logger, m: NewMetrics(cfg.Registerer),
-		health: map[string]time.Time{}, probed: map[string]time.Time{}, seen: map[string]QueueState{}, acked: map[string]map[string]uint64{},
+		health: map[string]time.Time{}, probed: map[string]time.Time{}, losing: map[string]time.Time{}, seen: map[string]QueueState{}, acked: map[string]map[string]uint64{},
 		ackWake: make(chan struct{}), adopted: map[string]bool{}, finishing: map[string]chan struct{}{}, failed: map[string]failures{}, locks: map[string]*sync.Mutex{}}
 	n.rpc = newRPC(cfg.Transport, 4*cfg.Servers)
 	core := jobq.CoreConfig{Queues: jobq.SMMQueues(), Periodic: []jobq.PeriodicJob{
@@ -171,7 +172,8 @@ func (n *Node) Self() string { return n.self }
 func (n *Node) Handle(m transport.Message) { n.rpc.handle(m) }
 
 // Open reads the registry and the replica sets naming this node from the
-// chain, adopts the queues it has become primary of, and starts the job
+// chain (the queues it has become primary of are adopted by their next
+// job or intake), and starts the job
 // queue's state (monitoring's first slice is inserted when none is
 // waiting).
 func (n *Node) Open(ctx context.Context) error {
@@ -274,9 +276,6 @@ func (n *Node) sleepOrWake(ctx context.Context, d time.Duration, wake <-chan str
 		return ctx.Err()
 	}
 }
-
-// markHealth records whether node answered a request made now.
-func (n *Node) markHealth(node string, ok bool) { n.markHealthAt(node, ok, n.clock.Now()) }
 
 // markHealthAt records whether node answered a request made at asked: an
 // unanswered one counts from when it was asked, not from its timeout.

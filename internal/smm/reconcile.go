@@ -40,13 +40,17 @@ func (n *Node) manualSync(ctx context.Context, a syncArgs) error {
 	if !ok {
 		return nil // no longer ours to push, or no longer a secondary
 	}
+	if since, _ := n.unhealthySince(a.Secondary); !since.IsZero() {
+		return nil // asked by monitoring's probe only; once back, find-sync-requests syncs it
+	}
 	if err := n.ensureAdopted(ctx, a.Queue); err != nil {
 		return err
 	}
 	from, known := n.ackedClock(a.Queue, a.Secondary)
 	if !known {
+		asked := n.clock.Now()
 		hs, _, err := n.headsOf(ctx, a.Secondary, []string{a.Queue}, map[string]uint64{a.Queue: set.Version})
-		n.markHealth(a.Secondary, err == nil)
+		n.markHealthAt(a.Secondary, err == nil, asked)
 		if err != nil {
 			return err
 		}
@@ -57,6 +61,7 @@ func (n *Node) manualSync(ctx context.Context, a syncArgs) error {
 		if err != nil || len(es) == 0 {
 			return err
 		}
+		asked := n.clock.Now()
 		h, err := n.push(ctx, set, a.Secondary, es, false)
 		switch CodeOf(err) {
 		case "":
@@ -73,10 +78,10 @@ func (n *Node) manualSync(ctx context.Context, a syncArgs) error {
 			return err
 		}
 		if err != nil {
-			n.markHealth(a.Secondary, false)
+			n.markHealthAt(a.Secondary, false, asked) // unanswered since it was asked
 			return err
 		}
-		n.markHealth(a.Secondary, true)
+		n.markHealthAt(a.Secondary, true, asked)
 		n.m.Entries.Add(float64(len(es)))
 		n.noteAcked(a.Queue, a.Secondary, h.Clock)
 		n.observeLag(a.Queue, a.Secondary, es)
@@ -151,8 +156,9 @@ func (n *Node) recurringSync(ctx context.Context, a syncArgs) error {
 func (n *Node) syncTo(ctx context.Context, set store.ReplicaSet, secondary string, target replog.Head) error {
 	ctx, cancel := n.withTimeout(ctx, n.c.SyncTimeout)
 	defer cancel()
+	asked := n.clock.Now()
 	resp, err := n.rpc.call(ctx, transport.NodeID(secondary), &smmpb.Request{Body: &smmpb.Request_Sync{Sync: &smmpb.SyncRequest{Queue: set.Queue, Target: toPB(target)}}})
-	n.markHealth(secondary, err == nil || CodeOf(err) != "")
+	n.markHealthAt(secondary, err == nil || CodeOf(err) != "", asked)
 	if err == nil {
 		if h := fromPB(resp.GetHead().GetHead()); h.Clock >= target.Clock {
 			n.noteAcked(set.Queue, secondary, h.Clock)

@@ -30,7 +30,7 @@ func TestJobReplicaSetUpdateDeadSecondary(t *testing.T) {
 	if err := a.monitorState(h.ctx, monitorArgs{}); err != nil { // c unhealthy from now
 		t.Fatal(err)
 	}
-	h.clk.Advance(cfg.UnhealthyAfter)
+	h.clk.Advance(cfg.UnhealthyAfter + cfg.RequestTimeout) // past the loss's own job: the slice plans it
 	if err := a.monitorState(h.ctx, monitorArgs{}); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestJobReplicaSetUpdateDeadPrimary(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h.clk.Advance(cfg.UnhealthyAfter)
+	h.clk.Advance(cfg.UnhealthyAfter + cfg.RequestTimeout) // past the loss's own job: the slice plans it
 	for _, n := range []*testNode{b, c} {
 		if err := n.monitorState(h.ctx, monitorArgs{}); err != nil {
 			t.Fatal(err)
@@ -258,8 +258,8 @@ func TestJobReplicaSetUpdateManyQueues(t *testing.T) {
 	if err := a.monitorState(h.ctx, monitorArgs{}); err != nil {
 		t.Fatal(err)
 	}
-	h.clk.Advance(testConfig().UnhealthyAfter)
-	if err := a.monitorState(h.ctx, monitorArgs{}); err != nil { // slice q1, q2
+	h.clk.Advance(testConfig().UnhealthyAfter + testConfig().RequestTimeout) // past the loss's own job
+	if err := a.monitorState(h.ctx, monitorArgs{}); err != nil {             // slice q1, q2
 		t.Fatal(err)
 	}
 	if err := a.findReplicaSetUpdates(h.ctx, sliceArgs{Queues: queues}); err != nil {

@@ -48,8 +48,19 @@ func (n *Node) chainSet(ctx context.Context, queue string) (store.ReplicaSet, bo
 }
 
 // refreshSets reads every set on chain and holds those naming this node
-// (or already held), adopting the queues it has become primary of.
+// (or already held). A queue it makes this node the primary of is adopted
+// by its next job or intake, which wait for it (find-sync-requests meets
+// it within a monitoring cycle), not here: thousands of adoptions would
+// hold the monitoring queue.
 func (n *Node) refreshSets(ctx context.Context) error {
+	all, err := n.cfg.Store.ReplicaSets(ctx)
+	if err != nil {
+		return fmt.Errorf("smm: held sets: %w", err)
+	}
+	held := make(map[string]uint64, len(all))
+	for _, s := range all {
+		held[s.Queue] = s.Version
+	}
 	after := ""
 	for {
 		args, _ := json.Marshal(map[string]any{"after": after, "limit": devchain.MaxReplicaSetPage})
@@ -62,8 +73,11 @@ func (n *Node) refreshSets(ctx context.Context) error {
 			return fmt.Errorf("smm: decode replica sets: %w", err)
 		}
 		for _, s := range page.Sets {
+			if v, ok := held[s.Queue]; ok && v >= s.Version {
+				continue // held already (keep would read it to find so)
+			}
 			set := store.ReplicaSet{Queue: s.Queue, Primary: s.Primary, Secondaries: s.Secondaries, Version: s.Version}
-			if err := n.hold(ctx, set); err != nil {
+			if _, err := n.keep(ctx, set); err != nil {
 				return err
 			}
 		}
@@ -78,16 +92,27 @@ func (n *Node) refreshSets(ctx context.Context) error {
 // queue's primary, the queue is adopted (and, should that fail, adopted
 // again by its next intake, which waits for it).
 func (n *Node) hold(ctx context.Context, set store.ReplicaSet) error {
+	promoted, err := n.keep(ctx, set)
+	if err != nil || !promoted {
+		return err
+	}
+	return n.ensureAdopted(ctx, set.Queue)
+}
+
+// keep records a set read from the chain and reports whether it makes
+// this node the queue's primary (not adopted yet); a deposed primary's
+// queue is closed in its sequencer.
+func (n *Node) keep(ctx context.Context, set store.ReplicaSet) (bool, error) {
 	old, err := n.cfg.Store.ReplicaSet(ctx, set.Queue)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		if !set.Holds(n.self) {
-			return nil // not ours, never was
+			return false, nil // not ours, never was
 		}
 	case err != nil:
-		return fmt.Errorf("smm: held set of %q: %w", set.Queue, err)
+		return false, fmt.Errorf("smm: held set of %q: %w", set.Queue, err)
 	case old.Version >= set.Version:
-		return nil
+		return false, nil
 	}
 	if old.Primary == n.self && set.Primary != n.self {
 		// Deposed: its sequencer's copies of the queue's WAITING intents
@@ -109,12 +134,9 @@ func (n *Node) hold(ctx context.Context, set store.ReplicaSet) error {
 		n.mu.Unlock()
 	}
 	if err := n.cfg.Store.PutReplicaSets(ctx, []store.ReplicaSet{set}); err != nil {
-		return fmt.Errorf("smm: hold the set of %q: %w", set.Queue, err)
+		return false, fmt.Errorf("smm: hold the set of %q: %w", set.Queue, err)
 	}
-	if promoted {
-		return n.ensureAdopted(ctx, set.Queue)
-	}
-	return nil
+	return promoted, nil
 }
 
 // refreshSet reads one queue's set from the chain and holds it.
