@@ -338,7 +338,9 @@ func (c *Core) requeue(k *contract, t *ctx) {
 		c.unassemble(co, o)
 		c.endAssembly(co, o)
 		c.cbecome(o, CQueued)
-		co.queue = append(co.queue, o.id)
+		if !slices.Contains(co.queue, o.id) { // a dependant of two dropped transactions is queued once
+			co.queue = append(co.queue, o.id)
+		}
 	}
 }
 

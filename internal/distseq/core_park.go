@@ -18,7 +18,8 @@ import (
 // refuses a state spent twice), or the state's creator was confirmed
 // without creating it (another assembly of the creator landed; a
 // transaction confirms once, and the domain names a state by its content,
-// so another assembly's outputs carry other ids). Past ParkTimeout the
+// so another assembly's outputs carry other ids), or the creator is an
+// intent of this node's reverted for good (never confirmed). Past ParkTimeout the
 // sender reads those states, and those its creators created, from its
 // store (EffectReadSpends, every ParkRetry), drops the assemblies that can
 // no longer land, and reverts once none is left.
@@ -39,8 +40,13 @@ func (c *Core) noteGrant(t *senderTx, spends []string) bool {
 	if g.Spends == nil {
 		g.Spends = []string{}
 	}
+	namer, _ := c.cfg.Domain.(StateCreators)
 	for _, id := range set {
-		if by := t.creators[id]; by != "" {
+		by := t.creators[id]
+		if by == "" && namer != nil {
+			by, _ = namer.Creator(id) // an assembly made before a restart
+		}
+		if by != "" {
 			if g.Creators == nil {
 				g.Creators = map[string]string{}
 			}
@@ -113,6 +119,9 @@ func (c *Core) onSpendsRead(in InputSpendsRead) {
 	}
 	for _, s := range in.Created {
 		confirmed[s.CreatedBy] = true
+	}
+	for _, by := range in.Reverted {
+		confirmed[by] = true // final without any state: none of its states can appear
 	}
 	dead := func(g store.DistseqGrant) bool {
 		return slices.ContainsFunc(g.Spends, func(id string) bool {

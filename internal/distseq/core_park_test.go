@@ -27,6 +27,8 @@ type parkRig struct {
 	rec   store.DistseqIntent // A-1's latest committed record
 	coord distseq.NodeID      // A-1's active delegation
 	deleg string
+	// revertedCreators: what reads answer of the creators A reverted.
+	revertedCreators []string
 }
 
 func newParkRig(t *testing.T, intents ...store.DistseqIntent) *parkRig {
@@ -171,7 +173,7 @@ func (r *parkRig) read(spentBy map[string]string, created []store.DistseqState, 
 	for _, id := range ids {
 		states = append(states, store.DistseqState{Contract: "g0", ID: id, Spent: spentBy[id] != "", SpentBy: spentBy[id]})
 	}
-	return r.step(distseq.InputSpendsRead{Contract: "g0", TxID: "A-1", States: states, Created: created})
+	return r.step(distseq.InputSpendsRead{Contract: "g0", TxID: "A-1", States: states, Created: created, Reverted: r.revertedCreators})
 }
 
 // TestParkedIntentWithAGrantedDispatch: a parked intent reverts after
@@ -195,7 +197,9 @@ func TestParkedIntentWithAGrantedDispatch(t *testing.T) {
 		// holds of B-7's outputs.
 		pending bool
 		created []store.DistseqState
-		revert  bool
+		// creatorReverted: B-7 is an intent of A's, reverted for good.
+		creatorReverted bool
+		revert          bool
 	}{
 		{name: "no grant: reverted at ParkTimeout", revert: true},
 		{name: "granted, its coins unspent: parked", grant: true},
@@ -206,6 +210,7 @@ func TestParkedIntentWithAGrantedDispatch(t *testing.T) {
 		{name: "granted, a coin's creator not confirmed yet: parked", grant: true, pending: true},
 		{name: "granted, a coin's creator confirmed without it: reverted", grant: true, pending: true,
 			created: []store.DistseqState{{Contract: "g0", ID: "B-7.1.other", CreatedBy: "B-7"}}, revert: true},
+		{name: "granted, a coin's creator reverted for good: reverted", grant: true, pending: true, creatorReverted: true, revert: true},
 		{name: "restarted after the grant, a coin's creator confirmed without it: reverted", grant: true, restart: true, pending: true,
 			created: []store.DistseqState{{Contract: "g0", ID: "B-7.1.other", CreatedBy: "B-7"}}, revert: true},
 	} {
@@ -238,6 +243,9 @@ func TestParkedIntentWithAGrantedDispatch(t *testing.T) {
 			have := []string{"c1", "c2"}
 			if tc.pending {
 				have = have[1:]
+			}
+			if tc.creatorReverted {
+				r.revertedCreators = []string{"B-7"}
 			}
 			rd := r.read(map[string]string{"c1": tc.spentBy}, tc.created, have...)
 			states, _ = r.parked(2 * time.Second)

@@ -1,6 +1,7 @@
 package distseq
 
 import (
+	"github.com/ordolabs/ordo/internal/store"
 	"maps"
 	"slices"
 	"time"
@@ -18,6 +19,8 @@ type TxView struct {
 	// Delegations counts the delegations made for it since the core
 	// started; Reverts the base-ledger reverts it survived.
 	Delegations, Reverts int
+	Granted              []store.DistseqGrant
+	ParkReason           string
 }
 
 // Tx returns this node's in-flight transaction id, as its sender sees it.
@@ -26,7 +29,7 @@ func (c *Core) Tx(id string) (TxView, bool) {
 	if t == nil {
 		return TxView{}, false
 	}
-	return TxView{ID: t.id, Contract: t.contract, State: t.state, Coordinator: t.coord, Delegations: t.redelegate, Reverts: t.reverts}, true
+	return TxView{ID: t.id, Contract: t.contract, State: t.state, Coordinator: t.coord, Delegations: t.redelegate, Reverts: t.reverts, Granted: t.granted, ParkReason: t.parkReason}, true
 }
 
 // InFlight returns the ids of this node's in-flight transactions, sorted.

@@ -58,8 +58,8 @@ type senderTx struct {
 	lateSub NodeID
 	// granted: the assemblies this sender granted a dispatch of that may
 	// still land (durable: the intent's Granted); a park reverts only once
-	// none is left (core_park.go). creators: the creator of each state the
-	// latest assembly spends, as the coordinator offered it.
+	// none is left (core_park.go). creators: the creator of each state an
+	// assembly of this incarnation spends, as the coordinator offered it.
 	granted  []store.DistseqGrant
 	creators map[string]string
 	// readAt: a Parked intent past ParkTimeout with granted dispatches
@@ -302,7 +302,12 @@ func (c *Core) onAssembleRequest(from NodeID, env *distseqpb.Envelope, m *distse
 		c.finish(t, Reverted, err.Error())
 		return
 	}
-	t.creators = creatorsOf(a.Spends, avail)
+	if t.creators == nil {
+		t.creators = map[string]string{}
+	}
+	for id, by := range creatorsOf(a.Spends, avail) { // every assembly's: a grant may name an earlier one
+		t.creators[id] = by
+	}
 	d := c.cfg.Domain.Digest(t.contract, t.id, a)
 	post, _ := json.Marshal(postAssembly{Assembly: a, Signature: ed25519.Sign(c.cfg.Key, d[:])})
 	c.reply(from, env, func(r *distseqpb.Envelope) {

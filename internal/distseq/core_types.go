@@ -120,6 +120,16 @@ type Domain interface {
 	CheckEndorsement(contract string, sender NodeID, inputs []StateRef, a Assembly) error
 }
 
+// StateCreators is a Domain whose state ids name the transaction that
+// creates them (the token domain's "<txId>.<n>.<hash>"): a sender then
+// knows the creator of every state a grant spends, even of an assembly it
+// made before a restart (core_park.go).
+type StateCreators interface {
+	// Creator returns the transaction that creates state id, if the id
+	// names one.
+	Creator(id string) (txID string, ok bool)
+}
+
 // Input is one input to Step.
 type Input interface{ isInput() }
 
@@ -236,13 +246,15 @@ func (InputSubmit) isInput()  {}
 func (InputMessage) isInput() {}
 
 // InputSpendsRead answers EffectReadSpends: those of the states asked for
-// that the store has, with their spent flags, and the states the
-// creators asked for created.
+// that the store has, with their spent flags; the states the creators
+// asked for created; and those creators this node sent and reverted for
+// good (a Reverted intent is never confirmed: its states never exist).
 type InputSpendsRead struct {
 	Contract string
 	TxID     string
 	States   []store.DistseqState
 	Created  []store.DistseqState
+	Reverted []string
 }
 
 func (InputLoaded) isInput()     {}

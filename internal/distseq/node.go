@@ -314,13 +314,24 @@ func ReadSpends(ctx context.Context, st store.DistseqStore, e Effect) (InputSpen
 	if err != nil {
 		return InputSpendsRead{}, fmt.Errorf("distseq: read spends of %s: %w", e.TxID, err)
 	}
-	var created []store.DistseqState
-	if len(e.Creators) > 0 {
-		if created, err = st.DistseqStatesCreatedBy(ctx, e.Contract, e.Creators); err != nil {
-			return InputSpendsRead{}, fmt.Errorf("distseq: read the creators' states of %s: %w", e.TxID, err)
+	in := InputSpendsRead{Contract: e.Contract, TxID: e.TxID, States: states}
+	if len(e.Creators) == 0 {
+		return in, nil
+	}
+	if in.Created, err = st.DistseqStatesCreatedBy(ctx, e.Contract, e.Creators); err != nil {
+		return InputSpendsRead{}, fmt.Errorf("distseq: read the creators' states of %s: %w", e.TxID, err)
+	}
+	for _, by := range e.Creators {
+		rec, err := st.DistseqIntent(ctx, by)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return InputSpendsRead{}, fmt.Errorf("distseq: read the creator %s of a state %s spends: %w", by, e.TxID, err)
+		case rec.Status == store.DistseqReverted:
+			in.Reverted = append(in.Reverted, by)
 		}
 	}
-	return InputSpendsRead{Contract: e.Contract, TxID: e.TxID, States: states, Created: created}, nil
+	return in, nil
 }
 
 // stop answers every caller still waiting.

@@ -3,6 +3,7 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -20,6 +21,18 @@ import (
 // each confirmed exactly once on chain.
 func TestStress(t *testing.T) {
 	testkit.Seeds(t, func(t *testing.T, seed uint64, steps int) { stress(t, seed) })
+}
+
+// TestStressRegressions replays the seeds of TestStress that broke a
+// rule once: an intent Parked for ever on a grant whose coin its
+// creator's later assembly renamed (17516702555477297562), a transaction
+// queued twice by its coordinator (…500), a grant remembered without the
+// creator of an earlier assembly's coin (…576), a grant on the coin of an
+// intent reverted for good (…784).
+func TestStressRegressions(t *testing.T) {
+	for _, seed := range []uint64{17516702555477297562, 10330528933859190500, 10330528933859190576, 10330528933859190784} {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { stress(t, seed) })
+	}
 }
 
 func stress(t *testing.T, seed uint64) {
@@ -94,6 +107,12 @@ func stress(t *testing.T, seed uint64) {
 			n := c.Node(distseq.NodeID(id[:1]))
 			v, _ := n.Core().Tx(id)
 			t.Errorf("%s still %s: %+v", id, rec.Status, v)
+			for _, g := range v.Granted {
+				st, _ := n.Store.DistseqStatesByID(ctx, v.Contract, g.Spends)
+				for _, x := range st {
+					t.Logf("granted %v: %s spent=%v by=%s created=%s", g, x.ID, x.Spent, x.SpentBy, x.CreatedBy)
+				}
+			}
 		}
 	}
 	t.Logf("seed %d: %d intents, %d confirmed, %d reverted, quiet phase ok=%v, head %d", seed, len(ids), conf, rev, ok, c.Head())

@@ -188,6 +188,23 @@ func (Domain) CheckEndorsement(_ string, sender distseq.NodeID, inputs []distseq
 	return nil
 }
 
+// Creator implements distseq.StateCreators: the transaction named by a
+// created coin's id ("<txId>.<n>.<hash>"); a minted coin names none.
+func (Domain) Creator(id string) (string, bool) {
+	i := strings.LastIndexByte(id, '.')
+	if i < 0 || len(id)-i-1 != 12 {
+		return "", false
+	}
+	if _, err := hex.DecodeString(id[i+1:]); err != nil {
+		return "", false
+	}
+	j := strings.LastIndexByte(id[:i], '.')
+	if j <= 0 || j+1 == i || strings.Trim(id[j+1:i], "0123456789") != "" {
+		return "", false
+	}
+	return id[:j], true
+}
+
 // created is output n of transaction txID: a coin whose id names its
 // content.
 func created(txID string, n int, owner string, amount uint64) distseq.StateRef {

@@ -45,3 +45,24 @@ func TestAssembleSpendsFromsCoins(t *testing.T) {
 		}
 	}
 }
+
+// TestCreator: a created coin's id names its transaction; a minted coin's,
+// or an id of another shape, names none.
+func TestCreator(t *testing.T) {
+	t.Parallel()
+	a, err := token.Domain{}.Assemble("g0", "A-tx7", "A", []byte(`{"from":"u@A","to":"x","amount":3}`),
+		token.Mint("m", "u@A", 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range a.Creates {
+		if tx, ok := (token.Domain{}).Creator(s.ID); !ok || tx != "A-tx7" {
+			t.Errorf("Creator(%q) = %q, %v; want A-tx7", s.ID, tx, ok)
+		}
+	}
+	for _, id := range []string{"m0", "A-tx7.0", "A-tx7.x.0123456789ab", "A-tx7.1.0123456789az", ".1.0123456789ab", "A-tx7.1.0123"} {
+		if tx, ok := (token.Domain{}).Creator(id); ok {
+			t.Errorf("Creator(%q) = %q, want none", id, tx)
+		}
+	}
+}
