@@ -2,11 +2,14 @@ package smm
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
 )
@@ -163,5 +166,39 @@ func TestReturnedNodeGrowsTheSetBack(t *testing.T) {
 	}
 	if got := h.chainSet("q"); got.Version != 3 || !slices.Equal(sortedIDs(got.Secondaries), sortedIDs([]string{b.id, c.id})) {
 		t.Fatalf("set on chain v%d %v, want v3 [b c]", got.Version, short(got.Secondaries))
+	}
+}
+
+// TestForwardReleasedWhenPrimaryLost: an intent forwarded to a primary
+// that went silent waits for its answer only until the node is found
+// unhealthy (by any request), not for RequestTimeout+AckTimeout: the
+// client is told at once to come back (ErrUnavailable), and its retries
+// are answered at once until the set moves.
+func TestForwardReleasedWhenPrimaryLost(t *testing.T) {
+	h := newHarness(t, harnessOpts{nodes: 3})
+	a, b, c := h.nodes[0], h.nodes[1], h.nodes[2]
+	h.putSet("q", a, b, c)
+	h.net.setDown(a.id, true)
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Submit(h.ctx, "", []sequencer.Intake{{Queue: "q", Type: "noop", Data: json.RawMessage(`{}`), IdempotencyKey: "k1"}})
+		done <- err
+	}()
+	waitFor(t, "the forward to wait on a", func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return len(b.waiting[a.id]) == 1
+	})
+	b.markHealthAt(a.id, false, h.clk.Now()) // a monitoring request to a went unanswered
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrUnavailable) {
+			t.Fatalf("forward to a lost primary: %v, want ErrUnavailable", err)
+		}
+	case <-time.After(5 * time.Second): // its own deadline is RequestTimeout+AckTimeout, 11s
+		t.Fatal("the forward still waits on a primary found unhealthy")
+	}
+	if _, err := b.Submit(h.ctx, "", []sequencer.Intake{{Queue: "q", Type: "noop", Data: json.RawMessage(`{}`), IdempotencyKey: "k1"}}); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("retry while the set has not moved: %v, want ErrUnavailable at once", err)
 	}
 }

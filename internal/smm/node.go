@@ -99,8 +99,10 @@ type Node struct {
 	cycleList []store.ReplicaSet       // the sets of the monitoring cycle under way
 	load      map[string]int           // loads: sets per node, as of loadAt
 	loadAt    time.Time
-	losses    []loss               // nodes found unhealthy, not yet scheduled (failover.go)
-	losing    map[string]time.Time // lost nodes whose loss's job has not queued its updates yet
+	losses    []loss                                   // nodes found unhealthy, not yet scheduled (failover.go)
+	losing    map[string]time.Time                     // lost nodes whose loss's job has not queued its updates yet
+	waiting   map[string]map[uint64]context.CancelFunc // requests to a node, cancelled when it is found unhealthy
+	waitSeq   uint64
 }
 
 // SetOnSynced has f called for each intent a manual sync got a secondary
@@ -148,7 +150,7 @@ func New(cfg NodeConfig) (*Node, error) {
 		cfg.Servers = 8
 	}
 	n := &Node{cfg: cfg, c: cfg.Config.WithDefaults(), self: string(cfg.Transport.Self()), clock: cfg.Clock, log: cfg.Logger, m: NewMetrics(cfg.Registerer),
-		health: map[string]time.Time{}, probed: map[string]time.Time{}, losing: map[string]time.Time{}, seen: map[string]QueueState{}, acked: map[string]map[string]uint64{},
+		health: map[string]time.Time{}, probed: map[string]time.Time{}, losing: map[string]time.Time{}, waiting: map[string]map[uint64]context.CancelFunc{}, seen: map[string]QueueState{}, acked: map[string]map[string]uint64{},
 		ackWake: make(chan struct{}), adopted: map[string]bool{}, finishing: map[string]chan struct{}{}, failed: map[string]failures{}, locks: map[string]*sync.Mutex{}}
 	n.rpc = newRPC(cfg.Transport, 4*cfg.Servers)
 	core := jobq.CoreConfig{Queues: jobq.SMMQueues(), Periodic: []jobq.PeriodicJob{
@@ -288,6 +290,29 @@ func (n *Node) markHealthAt(node string, ok bool, asked time.Time) {
 	case n.health[node].IsZero():
 		n.health[node] = asked
 		n.losses = append(n.losses, loss{Node: node, Since: asked})
+		for _, cancel := range n.waiting[node] {
+			cancel() // a forward waiting on it answers at once
+		}
+	}
+}
+
+// untilLost returns ctx cancelled once node is found unhealthy (a request
+// to it waits no longer), and the function that stops watching.
+func (n *Node) untilLost(ctx context.Context, node string) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.waitSeq++
+	id := n.waitSeq
+	if n.waiting[node] == nil {
+		n.waiting[node] = map[uint64]context.CancelFunc{}
+	}
+	n.waiting[node][id] = cancel
+	return ctx, func() {
+		n.mu.Lock()
+		delete(n.waiting[node], id)
+		n.mu.Unlock()
+		cancel()
 	}
 }
 
