@@ -45,7 +45,12 @@
 //     replica-set-update (with the periodic mapping refresh);
 //   - adoption (adopt.go): a node that becomes a queue's primary makes the
 //     queue's records from its log, the chain asked first for every intent
-//     the log does not show final.
+//     the log does not show final (by the queue's next job or intake);
+//   - failover from a loss (failover.go): a node found unanswered by any
+//     request has every queue whose set names it planned by one job due
+//     unhealthyAfter later, the updates this node signs put on chain in
+//     batches (replicasets.update_many); probe-node asks nodes found
+//     unhealthy, named by a set or not, so that shrunk sets grow back.
 //
 // Invariants of the driver: a node accepts pushes and sync requests only
 // from the primary of the newest set it knows, and refuses a sender whose
@@ -55,7 +60,9 @@
 // the plan names (the primary, or the secondary it promotes) and names
 // the version it replaces; an intent is acknowledged with AckAfter > 0 only
 // once that many of the set's current secondaries answered a head at or
-// past its entry; a node takes a queue on as its primary only after a
+// past its entry; a node found unhealthy is asked by no job but
+// probe-node, and a forward waiting on a primary ends when the primary is
+// found unhealthy; a node takes a queue on as its primary only after a
 // majority of the set answered it and its log caught up with the most
 // advanced of them, and it never syncs a secondary ahead of it down to its
 // shorter head (it catches up from it instead).
