@@ -16,9 +16,10 @@ import (
 
 // failoverSlack bounds a failover of TestReplicationFailoverProcs, in
 // blocks after unhealthyAfter: both the new primary on chain and the
-// queue's intake acknowledged again. It is a loose bound: 3 times the
-// 68 to 71 blocks measured before issue 26's failover work.
-const failoverSlack = 220
+// queue's intake acknowledged again. Most of it is requestTimeout (5s, 25
+// blocks of 200ms: the request that finds the primary lost); measured
+// 18.5 to 19.5 blocks for both, the bound is 3 times that.
+const failoverSlack = 60
 
 // TestReplicationFailoverProcs (issue 12) is TestReplicationFailover of
 // internal/node with processes: a devchain and three `ordo serve` set up
