@@ -23,7 +23,9 @@ import (
 // issue-replica-set-update, which plans them on one round of heads and
 // puts them on chain in batches (updateMany), not one transaction per
 // queue. A node that answers again before the job runs cancels nothing:
-// the job finds it healthy and does nothing.
+// the job finds it healthy and does nothing. Both jobs snooze while some
+// queue cannot be planned yet (a member unanswered but not yet
+// replaceable, or the registry mapping's refresh late).
 //
 // A node found unhealthy is asked by no job but probe-node, which
 // monitoring queues at most once per RequestTimeout: a dead member costs
@@ -190,7 +192,7 @@ func (n *Node) updateBatch(ctx context.Context, queues []string) error {
 	unsettled := 0
 	for _, st := range n.gatherSkipping(ctx, held, n.replaceable()) {
 		next, bad, err := n.plan(ctx, st, now)
-		if errors.Is(err, ErrUnsettled) {
+		if errors.Is(err, ErrUnsettled) || errors.Is(err, ErrMappingStale) {
 			unsettled++
 		}
 		if err != nil || signer(st.Set, next) != n.self {

@@ -443,7 +443,7 @@ func (n *Node) findReplicaSetUpdates(ctx context.Context, a sliceArgs) error {
 // insertFound queues the updates the states need that this node signs:
 // failovers due now, in one job, before the others. It returns how many
 // queues could not be planned yet (ErrUnsettled: a member unanswered, not
-// yet for UnhealthyAfter). A slice leaves to a loss's job the queues
+// yet for UnhealthyAfter; ErrMappingStale: the registry's refresh is late). A slice leaves to a loss's job the queues
 // whose only replaced members are nodes that job has still to plan for.
 func (n *Node) insertFound(ctx context.Context, states []QueueState, slice bool) (int, error) {
 	now := n.clock.Now()
@@ -451,7 +451,7 @@ func (n *Node) insertFound(ctx context.Context, states []QueueState, slice bool)
 	unsettled := 0
 	for _, st := range states {
 		next, bad, err := n.plan(ctx, st, now)
-		if errors.Is(err, ErrUnsettled) {
+		if errors.Is(err, ErrUnsettled) || errors.Is(err, ErrMappingStale) {
 			unsettled++
 			continue
 		}
