@@ -19,10 +19,10 @@ import (
 // replica-set-update queue (monitoring's may be a cycle's work behind;
 // the updates the job finds run right after it there). That job looks
 // at every queue whose held set names the lost node, whatever slice
-// monitoring is on, and queues the updates this node signs in one
-// issue-replica-set-update, which plans them on one round of heads and
-// puts them on chain in batches (updateMany), not one transaction per
-// queue. A node that answers again before the job runs cancels nothing:
+// monitoring is on, plans them on one round of heads and puts the
+// failovers this node signs on chain at once, in batches (update_many),
+// not one transaction per queue; the replacements of a lost secondary go
+// in one issue-replica-set-update after. A node that answers again before the job runs cancels nothing:
 // the job finds it healthy and does nothing. Both jobs snooze while some
 // queue cannot be planned yet (a member unanswered but not yet
 // replaceable, or the registry mapping's refresh late).
@@ -85,16 +85,44 @@ func (n *Node) findLost(ctx context.Context, a sliceArgs) error {
 	}
 	sets = slices.DeleteFunc(sets, func(s store.ReplicaSet) bool { return !s.Holds(a.Lost) })
 	n.log.Warn("smm: a member is lost: its queues' sets are planned again", "node", a.Lost, "since", a.Since, "queues", len(sets))
-	unsettled, err := n.insertFound(ctx, n.gatherSkipping(ctx, sets, n.replaceable()), false)
-	if err == nil && unsettled > 0 {
-		return jobq.Snooze(n.retryUnsettled()) // the settled ones are queued: planned again, they need nothing
+	queues := make([]string, len(sets))
+	for i, s := range sets {
+		queues[i] = s.Queue
 	}
-	if err == nil {
-		n.mu.Lock()
-		delete(n.losing, a.Lost)
-		n.mu.Unlock()
+	held, unlock := n.lockHeld(ctx, queues)
+	defer unlock()
+	now := n.clock.Now()
+	var failovers []setUpdate
+	var others []string
+	unsettled := 0
+	for _, st := range n.gatherSkipping(ctx, held, n.replaceable()) {
+		next, bad, err := n.plan(ctx, st, now)
+		switch {
+		case errors.Is(err, ErrUnsettled) || errors.Is(err, ErrMappingStale):
+			unsettled++
+		case err != nil || signer(st.Set, next) != n.self:
+		case next.Primary != st.Set.Primary:
+			failovers = append(failovers, setUpdate{old: st.Set, next: next, bad: bad})
+		default:
+			others = append(others, st.Set.Queue)
+		}
 	}
-	return err
+	// The failovers here and now (a queue without its primary takes no
+	// intent), on the heads just gathered; the replacements in a job of
+	// their own, after.
+	if err := n.apply(ctx, failovers); err != nil {
+		return err
+	}
+	if err := n.insertUpdates(ctx, others, now); err != nil {
+		return err
+	}
+	if unsettled > 0 {
+		return jobq.Snooze(n.retryUnsettled()) // planned again: the updated ones need nothing
+	}
+	n.mu.Lock()
+	delete(n.losing, a.Lost)
+	n.mu.Unlock()
+	return nil
 }
 
 // losingOnly reports whether every member of bad is a node whose loss's
@@ -175,18 +203,8 @@ type setUpdate struct {
 // not asked), the updates this node signs put on chain together, the sets
 // read back, then the new members synced.
 func (n *Node) updateBatch(ctx context.Context, queues []string) error {
-	queues = slices.Compact(slices.Sorted(slices.Values(queues)))
-	held := make([]store.ReplicaSet, 0, len(queues))
-	for _, q := range queues { // in order: no two batches wait on each other
-		l := n.lock(q)
-		l.Lock()
-		defer l.Unlock()
-		s, err := n.cfg.Store.ReplicaSet(ctx, q)
-		if err != nil {
-			continue
-		}
-		held = append(held, s)
-	}
+	held, unlock := n.lockHeld(ctx, queues)
+	defer unlock()
 	now := n.clock.Now()
 	var ups []setUpdate
 	unsettled := 0
@@ -200,10 +218,39 @@ func (n *Node) updateBatch(ctx context.Context, queues []string) error {
 		}
 		ups = append(ups, setUpdate{old: st.Set, next: next, bad: bad})
 	}
-	if len(ups) == 0 {
-		if unsettled > 0 {
-			return jobq.Snooze(n.retryUnsettled())
+	if err := n.apply(ctx, ups); err != nil {
+		return err
+	}
+	if unsettled > 0 {
+		return jobq.Snooze(n.retryUnsettled()) // the rest planned again: the updated ones need nothing
+	}
+	return nil
+}
+
+// lockHeld takes the set-change locks of queues, in order (no two batches
+// wait on each other), and reads their held sets; unlock releases them.
+func (n *Node) lockHeld(ctx context.Context, queues []string) (held []store.ReplicaSet, unlock func()) {
+	queues = slices.Compact(slices.Sorted(slices.Values(queues)))
+	locks := make([]*sync.Mutex, 0, len(queues))
+	for _, q := range queues {
+		l := n.lock(q)
+		l.Lock()
+		locks = append(locks, l)
+		if s, err := n.cfg.Store.ReplicaSet(ctx, q); err == nil {
+			held = append(held, s)
 		}
+	}
+	return held, func() {
+		for _, l := range locks {
+			l.Unlock()
+		}
+	}
+}
+
+// apply puts ups on chain, reads their sets back and syncs their new
+// members.
+func (n *Node) apply(ctx context.Context, ups []setUpdate) error {
+	if len(ups) == 0 {
 		return nil
 	}
 	n.log.Warn("smm: updating replica sets", "sets", len(ups), "first", ups[0].old.Queue, "primary", ups[0].next.Primary, "unhealthy", ups[0].bad)
@@ -213,13 +260,7 @@ func (n *Node) updateBatch(ctx context.Context, queues []string) error {
 	if err := n.readBack(ctx, ups); err != nil {
 		return jobq.Cancel(err)
 	}
-	if err := n.syncNewMembers(ctx, ups); err != nil {
-		return err
-	}
-	if unsettled > 0 {
-		return jobq.Snooze(n.retryUnsettled()) // the rest planned again: the updated ones need nothing
-	}
-	return nil
+	return n.syncNewMembers(ctx, ups)
 }
 
 // readBack holds the sets of ups as the chain has them now (one read of
