@@ -246,7 +246,7 @@ func (r *smmRun) start(ctx context.Context) error {
 		}
 		r.keys, r.dirs = append(r.keys, k), append(r.dirs, dir)
 	}
-	var out io.Writer = io.Discard
+	out := io.Discard
 	if r.o.NodeLog != nil {
 		out = r.o.NodeLog
 	}
