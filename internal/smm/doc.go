@@ -48,8 +48,8 @@
 //     the log does not show final (by the queue's next job or intake);
 //   - failover from a loss (failover.go): a node found unanswered by any
 //     request has every queue whose set names it planned by one job due
-//     unhealthyAfter later, the updates this node signs put on chain in
-//     batches (replicasets.update_many); probe-node asks nodes found
+//     unhealthyAfter later, the failovers this node signs put on chain by
+//     it in batches (replicasets.update_many); probe-node asks nodes found
 //     unhealthy, named by a set or not, so that shrunk sets grow back.
 //
 // Invariants of the driver: a node accepts pushes and sync requests only
