@@ -19,7 +19,8 @@ import (
 // without creating it (another assembly of the creator landed; a
 // transaction confirms once, and the domain names a state by its content,
 // so another assembly's outputs carry other ids), or the creator is an
-// intent of this node's reverted for good (never confirmed). Past ParkTimeout the
+// intent of this node's reverted by its park with no grant left (never
+// confirmed). Past ParkTimeout the
 // sender reads those states, and those its creators created, from its
 // store (EffectReadSpends, every ParkRetry), drops the assemblies that can
 // no longer land, and reverts once none is left.
@@ -43,8 +44,10 @@ func (c *Core) noteGrant(t *senderTx, spends []string) bool {
 	namer, _ := c.cfg.Domain.(StateCreators)
 	for _, id := range set {
 		by := t.creators[id]
-		if by == "" && namer != nil {
-			by, _ = namer.Creator(id) // an assembly made before a restart
+		if namer != nil {
+			if named, ok := namer.Creator(id); ok {
+				by = named // the id names its creator itself (and an assembly made before a restart)
+			}
 		}
 		if by != "" {
 			if g.Creators == nil {
@@ -119,6 +122,9 @@ func (c *Core) onSpendsRead(in InputSpendsRead) {
 	}
 	for _, s := range in.Created {
 		confirmed[s.CreatedBy] = true
+		if _, ok := found[s.ID]; !ok {
+			found[s.ID] = s // it exists: judged by its spent flag, not by its absence
+		}
 	}
 	for _, by := range in.Reverted {
 		confirmed[by] = true // final without any state: none of its states can appear

@@ -327,7 +327,9 @@ func ReadSpends(ctx context.Context, st store.DistseqStore, e Effect) (InputSpen
 		case errors.Is(err, store.ErrNotFound):
 		case err != nil:
 			return InputSpendsRead{}, fmt.Errorf("distseq: read the creator %s of a state %s spends: %w", by, e.TxID, err)
-		case rec.Status == store.DistseqReverted:
+		case rec.Status == store.DistseqReverted && len(rec.Granted) == 0:
+			// reverted with no grant left that could land (a park's
+			// revert); another revert may still leave one: not counted
 			in.Reverted = append(in.Reverted, by)
 		}
 	}

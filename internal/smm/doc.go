@@ -42,7 +42,8 @@
 //     diverged, ResetLog from its primary's whole log;
 //   - the seed's jobs on the kernel's job queue (jobs.go, reconcile.go) in
 //     its four queues: monitoring, recurring-sync, manual-sync,
-//     replica-set-update (with the periodic mapping refresh);
+//     replica-set-update (the periodic mapping refresh runs on
+//     monitoring's, not behind the updates that need it fresh);
 //   - adoption (adopt.go): a node that becomes a queue's primary makes the
 //     queue's records from its log, the chain asked first for every intent
 //     the log does not show final (by the queue's next job or intake);
@@ -60,9 +61,10 @@
 // the plan names (the primary, or the secondary it promotes) and names
 // the version it replaces; an intent is acknowledged with AckAfter > 0 only
 // once that many of the set's current secondaries answered a head at or
-// past its entry; a node found unhealthy is asked by no job but
-// probe-node, and a forward waiting on a primary ends when the primary is
-// found unhealthy; a node takes a queue on as its primary only after a
+// past its entry; a node found unhealthy is asked by no monitoring,
+// planning or adoption request but probe-node's, a node never finds
+// itself unhealthy, and a forward waiting on a primary ends when the
+// primary is found unhealthy; a node takes a queue on as its primary only after a
 // majority of the set answered it and its log caught up with the most
 // advanced of them, and it never syncs a secondary ahead of it down to its
 // shorter head (it catches up from it instead).

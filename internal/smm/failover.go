@@ -62,7 +62,7 @@ func (n *Node) scheduleLosses(ctx context.Context) error {
 			n.mu.Lock()
 			n.losses = append(losses[i:], n.losses...) // tried again at the next slice
 			n.mu.Unlock()
-			return err
+			return fmt.Errorf("smm: queue the loss of %s: %w", l.Node, err)
 		}
 	}
 	return nil
@@ -81,7 +81,7 @@ func (n *Node) findLost(ctx context.Context, a sliceArgs) error {
 	}
 	sets, err := n.memberQueues(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("smm: the queues of lost %s: %w", a.Lost, err)
 	}
 	sets = slices.DeleteFunc(sets, func(s store.ReplicaSet) bool { return !s.Holds(a.Lost) })
 	n.log.Warn("smm: a member is lost: its queues' sets are planned again", "node", a.Lost, "since", a.Since, "queues", len(sets))
@@ -305,7 +305,10 @@ func (n *Node) syncNewMembers(ctx context.Context, ups []setUpdate) error {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			_, _, errs[i] = n.insert(ctx, KindManualSync, jobq.QueueManualSync, a, "push/"+a.Queue+"/"+a.Secondary, time.Time{})
+			_, _, err := n.insert(ctx, KindManualSync, jobq.QueueManualSync, a, "push/"+a.Queue+"/"+a.Secondary, time.Time{})
+			if !errors.Is(err, jobq.ErrQueueFull) { // a full queue: find-sync-requests meets the secondary behind
+				errs[i] = err
+			}
 		})
 	}
 	wg.Wait()

@@ -197,3 +197,25 @@ func TestForwardReleasedWhenPrimaryLost(t *testing.T) {
 		t.Fatalf("retry while the set has not moved: %v, want ErrUnavailable at once", err)
 	}
 }
+
+// TestHealthMarks: a node never finds itself unhealthy; a request left
+// unanswered does not make a node unhealthy when it answered a request
+// sent after it.
+func TestHealthMarks(t *testing.T) {
+	h := newHarness(t, harnessOpts{nodes: 2})
+	a, b := h.nodes[0], h.nodes[1]
+	t0 := h.clk.Now()
+	a.markHealthAt(a.id, false, t0)
+	if since, _ := a.unhealthySince(a.id); !since.IsZero() {
+		t.Fatalf("a unhealthy to itself since %v", since)
+	}
+	a.markHealthAt(b.id, true, t0.Add(time.Second))
+	a.markHealthAt(b.id, false, t0) // an older request's timeout
+	if since, _ := a.unhealthySince(b.id); !since.IsZero() {
+		t.Fatalf("b unhealthy since %v after answering a later request", since)
+	}
+	a.markHealthAt(b.id, false, t0.Add(2*time.Second))
+	if since, _ := a.unhealthySince(b.id); !since.Equal(t0.Add(2 * time.Second)) {
+		t.Fatalf("b unhealthy since %v, want %v", since, t0.Add(2*time.Second))
+	}
+}

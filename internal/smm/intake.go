@@ -150,8 +150,8 @@ func (n *Node) noteAcked(queue, secondary string, clock uint64) {
 
 // forward sends an intent to its queue's primary; one found unanswered,
 // before or while the intent waits on it, is not waited for (a client is
-// told at once to come back), and one silent until the forward's deadline
-// is found unanswered from when it was asked.
+// told at once to come back). A forward's silence finds no node lost: the
+// primary may be waiting for its secondaries.
 func (n *Node) forward(ctx context.Context, primary, principal string, it sequencer.Intake) (store.EnqueueResult, error) {
 	if since, _ := n.unhealthySince(primary); !since.IsZero() {
 		return store.EnqueueResult{}, fmt.Errorf("%w: %s: its primary %s has not answered since %s; its replacement is under way", ErrUnavailable, it.Queue, primary, since.Format(time.RFC3339))
@@ -160,12 +160,8 @@ func (n *Node) forward(ctx context.Context, primary, principal string, it sequen
 	defer cancel()
 	ctx, stop := n.untilLost(ctx, primary) // a primary found unanswered meanwhile is not waited for either
 	defer stop()
-	asked := n.clock.Now()
 	resp, err := n.rpc.call(ctx, transport.NodeID(primary), &smmpb.Request{Body: &smmpb.Request_Forward{Forward: &smmpb.ForwardRequest{
 		Principal: principal, Queue: it.Queue, Type: it.Type, Data: it.Data, IdempotencyKey: it.IdempotencyKey}}})
-	if err != nil && CodeOf(err) == "" && errors.Is(err, context.DeadlineExceeded) {
-		n.markHealthAt(primary, false, asked) // unanswered for RequestTimeout+AckTimeout: as good as lost
-	}
 	switch {
 	case err == nil:
 		n.m.Forwarded.WithLabelValues("ok").Inc()

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -29,7 +30,11 @@ import (
 //   - recurring-sync (5 at once): issue-recurring-sync-request;
 //   - manual-sync (15 at once): manual-sync, the write-triggered push;
 //   - replica-set-update (one at a time): issue-replica-set-update, one
-//     job per slice's updates, put on chain together.
+//     job per slice's updates, put on chain together; and a loss's
+//     find-replica-set-updates (failover.go), which puts the failovers it
+//     signs on chain itself.
+// probe-node (ordo's) runs on the manual-sync queue: the only request a
+// node found unhealthy gets from monitoring, planning and adoption.
 
 // Job kinds.
 const (
@@ -266,10 +271,17 @@ func (n *Node) gatherSkipping(ctx context.Context, sets []store.ReplicaSet, skip
 			continue // not reached, without a wait
 		}
 		wg.Go(func() {
-			hs, vs, err := n.headsOf(ctx, node, queues, asking)
-			n.markHealthAt(node, err == nil, asked)
-			if err != nil {
-				return
+			// a loss's job asks for thousands of queues: in requests of
+			// headsPage, each within RequestTimeout
+			hs, vs := map[string]replog.Head{}, map[string]uint64{}
+			for page := range slices.Chunk(queues, headsPage) {
+				ph, pv, err := n.headsOf(ctx, node, page, asking)
+				n.markHealthAt(node, err == nil, asked)
+				if err != nil {
+					return
+				}
+				maps.Copy(hs, ph)
+				maps.Copy(vs, pv)
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -300,6 +312,9 @@ func (n *Node) gatherSkipping(ctx context.Context, sets []store.ReplicaSet, skip
 	}
 	return out
 }
+
+// headsPage is the most queues one heads request names.
+const headsPage = 500
 
 // probeDue reports whether monitoring's probe should ask an unhealthy
 // node now: at most once per RequestTimeout.

@@ -102,6 +102,7 @@ type Node struct {
 	losses    []loss                                   // nodes found unhealthy, not yet scheduled (failover.go)
 	losing    map[string]time.Time                     // lost nodes whose loss's job has not queued its updates yet
 	waiting   map[string]map[uint64]context.CancelFunc // requests to a node, cancelled when it is found unhealthy
+	answered  map[string]time.Time                     // node → when the latest request it answered was sent
 	waitSeq   uint64
 }
 
@@ -150,7 +151,7 @@ func New(cfg NodeConfig) (*Node, error) {
 		cfg.Servers = 8
 	}
 	n := &Node{cfg: cfg, c: cfg.Config.WithDefaults(), self: string(cfg.Transport.Self()), clock: cfg.Clock, log: cfg.Logger, m: NewMetrics(cfg.Registerer),
-		health: map[string]time.Time{}, probed: map[string]time.Time{}, losing: map[string]time.Time{}, waiting: map[string]map[uint64]context.CancelFunc{}, seen: map[string]QueueState{}, acked: map[string]map[string]uint64{},
+		health: map[string]time.Time{}, probed: map[string]time.Time{}, losing: map[string]time.Time{}, waiting: map[string]map[uint64]context.CancelFunc{}, answered: map[string]time.Time{}, seen: map[string]QueueState{}, acked: map[string]map[string]uint64{},
 		ackWake: make(chan struct{}), adopted: map[string]bool{}, finishing: map[string]chan struct{}{}, failed: map[string]failures{}, locks: map[string]*sync.Mutex{}}
 	n.rpc = newRPC(cfg.Transport, 4*cfg.Servers)
 	core := jobq.CoreConfig{Queues: jobq.SMMQueues(), Periodic: []jobq.PeriodicJob{
@@ -282,11 +283,19 @@ func (n *Node) sleepOrWake(ctx context.Context, d time.Duration, wake <-chan str
 // markHealthAt records whether node answered a request made at asked: an
 // unanswered one counts from when it was asked, not from its timeout.
 func (n *Node) markHealthAt(node string, ok bool, asked time.Time) {
+	if node == n.self {
+		return // this node asks itself without a wait: never lost to itself
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch {
 	case ok:
 		n.health[node] = time.Time{}
+		if asked.After(n.answered[node]) {
+			n.answered[node] = asked
+		}
+	case n.answered[node].After(asked):
+		// it answered a request sent after this one: not lost
 	case n.health[node].IsZero():
 		n.health[node] = asked
 		n.losses = append(n.losses, loss{Node: node, Since: asked})
@@ -296,12 +305,17 @@ func (n *Node) markHealthAt(node string, ok bool, asked time.Time) {
 	}
 }
 
-// untilLost returns ctx cancelled once node is found unhealthy (a request
-// to it waits no longer), and the function that stops watching.
+// untilLost returns ctx cancelled once node is found unhealthy (at once
+// when it is already: a request to it waits no longer), and the function
+// that stops watching.
 func (n *Node) untilLost(ctx context.Context, node string) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if !n.health[node].IsZero() {
+		cancel()
+		return ctx, cancel
+	}
 	n.waitSeq++
 	id := n.waitSeq
 	if n.waiting[node] == nil {
@@ -311,6 +325,9 @@ func (n *Node) untilLost(ctx context.Context, node string) (context.Context, fun
 	return ctx, func() {
 		n.mu.Lock()
 		delete(n.waiting[node], id)
+		if len(n.waiting[node]) == 0 {
+			delete(n.waiting, node)
+		}
 		n.mu.Unlock()
 		cancel()
 	}

@@ -156,9 +156,10 @@ func (n *Node) recurringSync(ctx context.Context, a syncArgs) error {
 func (n *Node) syncTo(ctx context.Context, set store.ReplicaSet, secondary string, target replog.Head) error {
 	ctx, cancel := n.withTimeout(ctx, n.c.SyncTimeout)
 	defer cancel()
-	asked := n.clock.Now()
 	resp, err := n.rpc.call(ctx, transport.NodeID(secondary), &smmpb.Request{Body: &smmpb.Request_Sync{Sync: &smmpb.SyncRequest{Queue: set.Queue, Target: toPB(target)}}})
-	n.markHealthAt(secondary, err == nil || CodeOf(err) != "", asked)
+	// a sync waits on the secondary's pull, up to SyncTimeout: its silence
+	// counts from when it ended, not from when it was sent
+	n.markHealthAt(secondary, err == nil || CodeOf(err) != "", n.clock.Now())
 	if err == nil {
 		if h := fromPB(resp.GetHead().GetHead()); h.Clock >= target.Clock {
 			n.noteAcked(set.Queue, secondary, h.Clock)
@@ -184,12 +185,12 @@ func (n *Node) syncTo(ctx context.Context, set store.ReplicaSet, secondary strin
 // the plan made again on what they answer now, written on chain by this
 // node (the signer the plan names), then the new members synced.
 func (n *Node) replicaSetUpdate(ctx context.Context, a updateArgs) error {
+	if a.Queue != "" && len(a.Queues) == 0 {
+		return n.updateOne(ctx, a.Queue)
+	}
 	queues := a.Queues
 	if a.Queue != "" {
 		queues = append([]string{a.Queue}, queues...)
-	}
-	if len(queues) == 1 {
-		return n.updateOne(ctx, queues[0])
 	}
 	// One job, several queues (a node lost holds many): planned on one
 	// round of heads, their updates put on chain together.
