@@ -42,7 +42,7 @@ func (n *Node) ensureAdopted(ctx context.Context, queue string) error {
 	if ok {
 		return nil
 	}
-	l := n.lock("adopt/" + queue)
+	l := n.lock("adopt\x00" + queue) // a queue name has no control character: no set lock shares it
 	l.Lock()
 	defer l.Unlock()
 	n.mu.Lock()
@@ -218,7 +218,7 @@ var errForked = errors.New("smm: forked")
 // not reach when it took the queue on): it catches up again, appending
 // only (its log may have moved on since), and adopts what that brought.
 func (n *Node) recatch(ctx context.Context, queue string) error {
-	l := n.lock("adopt/" + queue)
+	l := n.lock("adopt\x00" + queue) // a queue name has no control character: no set lock shares it
 	l.Lock()
 	defer l.Unlock()
 	pulled, err := n.catchUp(ctx, queue, false)
