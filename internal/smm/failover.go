@@ -92,31 +92,17 @@ func (n *Node) findLost(ctx context.Context, a sliceArgs) error {
 	held, unlock := n.lockHeld(ctx, queues)
 	defer unlock()
 	now := n.clock.Now()
-	var failovers []setUpdate
-	var others []string
-	unsettled := 0
-	for _, st := range n.gatherSkipping(ctx, held, n.replaceable()) {
-		next, bad, err := n.plan(ctx, st, now)
-		switch {
-		case errors.Is(err, ErrUnsettled) || errors.Is(err, ErrMappingStale):
-			unsettled++
-		case err != nil || signer(st.Set, next) != n.self:
-		case next.Primary != st.Set.Primary:
-			failovers = append(failovers, setUpdate{old: st.Set, next: next, bad: bad})
-		default:
-			others = append(others, st.Set.Queue)
-		}
-	}
+	p := n.classify(ctx, n.gatherSkipping(ctx, held, n.replaceable()), now, false)
 	// The failovers here and now (a queue without its primary takes no
 	// intent), on the heads just gathered; the replacements in a job of
 	// their own, after.
-	if err := n.apply(ctx, failovers); err != nil {
+	if err := n.apply(ctx, p.failovers); err != nil {
 		return err
 	}
-	if err := n.insertUpdates(ctx, others, now); err != nil {
+	if err := n.insertUpdates(ctx, queuesOf(p.others), now); err != nil {
 		return err
 	}
-	if unsettled > 0 {
+	if p.unsettled > 0 {
 		return jobq.Snooze(n.retryUnsettled()) // planned again: the updated ones need nothing
 	}
 	n.mu.Lock()
@@ -205,23 +191,11 @@ type setUpdate struct {
 func (n *Node) updateBatch(ctx context.Context, queues []string) error {
 	held, unlock := n.lockHeld(ctx, queues)
 	defer unlock()
-	now := n.clock.Now()
-	var ups []setUpdate
-	unsettled := 0
-	for _, st := range n.gatherSkipping(ctx, held, n.replaceable()) {
-		next, bad, err := n.plan(ctx, st, now)
-		if errors.Is(err, ErrUnsettled) || errors.Is(err, ErrMappingStale) {
-			unsettled++
-		}
-		if err != nil || signer(st.Set, next) != n.self {
-			continue
-		}
-		ups = append(ups, setUpdate{old: st.Set, next: next, bad: bad})
-	}
-	if err := n.apply(ctx, ups); err != nil {
+	p := n.classify(ctx, n.gatherSkipping(ctx, held, n.replaceable()), n.clock.Now(), false)
+	if err := n.apply(ctx, append(p.failovers, p.others...)); err != nil {
 		return err
 	}
-	if unsettled > 0 {
+	if p.unsettled > 0 {
 		return jobq.Snooze(n.retryUnsettled()) // the rest planned again: the updated ones need nothing
 	}
 	return nil

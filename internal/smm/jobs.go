@@ -462,37 +462,53 @@ func (n *Node) findReplicaSetUpdates(ctx context.Context, a sliceArgs) error {
 // whose only replaced members are nodes that job has still to plan for.
 func (n *Node) insertFound(ctx context.Context, states []QueueState, slice bool) (int, error) {
 	now := n.clock.Now()
-	var failovers, others []string
-	unsettled := 0
-	for _, st := range states {
-		next, bad, err := n.plan(ctx, st, now)
-		if errors.Is(err, ErrUnsettled) || errors.Is(err, ErrMappingStale) {
-			unsettled++
-			continue
-		}
-		if errors.Is(err, ErrNothingToReplace) || (errors.Is(err, ErrNoCandidate) && len(bad) == 0) || (slice && n.losingOnly(bad)) {
-			continue
-		}
-		if err != nil {
-			n.log.Warn("smm: replica set needs an update that cannot be planned", "queue", st.Set.Queue, "unhealthy", bad, "err", err)
-			continue
-		}
-		switch {
-		case signer(st.Set, next) != n.self:
-		case next.Primary != st.Set.Primary:
-			failovers = append(failovers, st.Set.Queue)
-		default:
-			others = append(others, st.Set.Queue)
-		}
-	}
+	p := n.classify(ctx, states, now, slice)
 	// Failovers first: a queue without its primary takes no intent, one
 	// short of a secondary does. The job queue runs its jobs by due time,
 	// so the other updates are due a moment later: they wait for the
 	// failovers found with them, not for their own turn.
-	if err := n.insertUpdates(ctx, failovers, now); err != nil {
-		return unsettled, err
+	if err := n.insertUpdates(ctx, queuesOf(p.failovers), now); err != nil {
+		return p.unsettled, err
 	}
-	return unsettled, n.insertUpdates(ctx, others, now.Add(time.Millisecond))
+	return p.unsettled, n.insertUpdates(ctx, queuesOf(p.others), now.Add(time.Millisecond))
+}
+
+// plans are the updates a round of states needs that this node signs.
+type plans struct {
+	failovers, others []setUpdate // the primary moved; the secondaries only
+	unsettled         int         // queues not plannable yet (ErrUnsettled, ErrMappingStale)
+}
+
+// classify plans each state at now. A slice leaves to a loss's job the
+// queues whose only replaced members are nodes that job has still to plan
+// for.
+func (n *Node) classify(ctx context.Context, states []QueueState, now time.Time, slice bool) plans {
+	var p plans
+	for _, st := range states {
+		next, bad, err := n.plan(ctx, st, now)
+		switch {
+		case errors.Is(err, ErrUnsettled) || errors.Is(err, ErrMappingStale):
+			p.unsettled++
+		case errors.Is(err, ErrNothingToReplace) || (errors.Is(err, ErrNoCandidate) && len(bad) == 0) || (slice && n.losingOnly(bad)):
+		case err != nil:
+			n.log.Warn("smm: replica set needs an update that cannot be planned", "queue", st.Set.Queue, "unhealthy", bad, "err", err)
+		case signer(st.Set, next) != n.self:
+		case next.Primary != st.Set.Primary:
+			p.failovers = append(p.failovers, setUpdate{old: st.Set, next: next, bad: bad})
+		default:
+			p.others = append(p.others, setUpdate{old: st.Set, next: next, bad: bad})
+		}
+	}
+	return p
+}
+
+// queuesOf returns the queues of ups.
+func queuesOf(ups []setUpdate) []string {
+	out := make([]string, len(ups))
+	for i, u := range ups {
+		out[i] = u.old.Queue
+	}
+	return out
 }
 
 // retryUnsettled is the snooze of a loss's job (and of its updates) that
