@@ -2,11 +2,9 @@ package main
 
 import (
 	"crypto/ed25519"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -104,7 +102,7 @@ func toolInvokeCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var key ed25519.PrivateKey
 			if keyFile != "" {
-				k, err := readSeedFile(keyFile)
+				k, err := chain.ReadSeedFile(keyFile)
 				if err != nil {
 					return err
 				}
@@ -120,17 +118,4 @@ func toolInvokeCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&keyFile, "key-file", "", "sign with this key: a file holding the hex of a 32-byte ed25519 seed")
 	return cmd
-}
-
-// readSeedFile reads an ed25519 key from the hex of its 32-byte seed.
-func readSeedFile(path string) (ed25519.PrivateKey, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("key file: %w", err)
-	}
-	seed, err := hex.DecodeString(strings.TrimSpace(string(b)))
-	if err != nil || len(seed) != ed25519.SeedSize {
-		return nil, fmt.Errorf("key file %s: want %d bytes of hex", path, ed25519.SeedSize)
-	}
-	return ed25519.NewKeyFromSeed(seed), nil
 }

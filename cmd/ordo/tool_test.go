@@ -49,7 +49,7 @@ func TestToolInvokeAndMeta(t *testing.T) {
 	if err := os.WriteFile(keyFile, []byte(hex.EncodeToString(seed)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	k, err := readSeedFile(keyFile)
+	k, err := chain.ReadSeedFile(keyFile)
 	if err != nil {
 		t.Fatal(err)
 	}

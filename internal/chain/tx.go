@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -244,6 +246,21 @@ func KeyAddress(key ed25519.PrivateKey) Address {
 func KeyFromSeed(label string) ed25519.PrivateKey {
 	s := sha256.Sum256([]byte(label))
 	return ed25519.NewKeyFromSeed(s[:])
+}
+
+// ReadSeedFile reads an ed25519 key from a file holding the hex of its
+// 32-byte seed (surrounding space ignored): a sender's or a tool
+// signer's key file.
+func ReadSeedFile(path string) (ed25519.PrivateKey, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("key file: %w", err)
+	}
+	seed, err := hex.DecodeString(strings.TrimSpace(string(b)))
+	if err != nil || len(seed) != ed25519.SeedSize {
+		return nil, fmt.Errorf("key file %s: want %d bytes of hex", path, ed25519.SeedSize)
+	}
+	return ed25519.NewKeyFromSeed(seed), nil
 }
 
 // ErrNumberRange is wrapped by the error of a JSON number the chain's

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
@@ -115,7 +114,7 @@ func (n *Node) readKey(path string) (chain.Key, error) {
 	if n.Config.EVM.enabled() {
 		return n.Config.EVM.loadKey(path)
 	}
-	k, err := readKey(path)
+	k, err := chain.ReadSeedFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -138,18 +137,6 @@ func (n *Node) devKeys(count int) ([]chain.Key, error) {
 		out[i] = k
 	}
 	return out, nil
-}
-
-func readKey(path string) (ed25519.PrivateKey, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("key file: %w", err)
-	}
-	seed, err := hex.DecodeString(strings.TrimSpace(string(b)))
-	if err != nil || len(seed) != ed25519.SeedSize {
-		return nil, fmt.Errorf("key file %s: want %d bytes of hex", path, ed25519.SeedSize)
-	}
-	return ed25519.NewKeyFromSeed(seed), nil
 }
 
 // devKeys returns n dev sender keys, creating the missing ones and keeping
