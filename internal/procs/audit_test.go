@@ -5,12 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"testing"
+	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/procs"
+	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/sqlite"
 )
 
 // onChain is what the chain's events say of a group's intents.
@@ -107,13 +114,45 @@ func getReceipt(ctx context.Context, c *procs.Committee, i int, txID string) (*r
 	return r, nil
 }
 
-// missingStates stops every node and lists, per node, the created
-// states of confirmed intents it does not hold (or holds without data).
-func missingStates(ctx context.Context, c *procs.Committee, group string, oc onChain) ([]string, error) {
+// statesSettle bounds the wait for every node to hold every created
+// state: a node killed and restarted gets what was confirmed meanwhile
+// from distributions resent with a backoff (up to 32 retry intervals)
+// over a transport that redials it with one (up to 30s).
+const statesSettle = 90 * time.Second
+
+// missingStates waits (polling the running nodes' stores, up to
+// statesSettle) until every node holds the created states of every
+// confirmed intent, then stops every node and lists, per node, those it
+// does not hold (or holds without data).
+func missingStates(t *testing.T, ctx context.Context, c *procs.Committee, group string, oc onChain) ([]string, error) {
+	start := time.Now()
+	for {
+		bad, err := lacking(ctx, c, group, oc, c.LiveStates)
+		if err == nil && len(bad) == 0 {
+			t.Logf("every node holds every created state %v after the load", time.Since(start).Round(time.Millisecond))
+			break
+		}
+		if time.Since(start) > statesSettle {
+			t.Logf("states still lacking after %v: %v (%v)", statesSettle, bad, err)
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 	c.Stop(ctx)
+	bad, err := lacking(ctx, c, group, oc, c.States)
+	if len(bad) > 0 {
+		explainLacking(t, ctx, c, group, oc)
+	}
+	return bad, err
+}
+
+// lacking lists, per node, the created states of oc's confirmed intents
+// that read does not return (or returns without data).
+func lacking(ctx context.Context, c *procs.Committee, group string, oc onChain,
+	read func(context.Context, int, string) ([]store.DistseqState, error)) ([]string, error) {
 	var bad []string
 	for i := range c.Nodes() {
-		sts, err := c.States(ctx, i, group)
+		sts, err := read(ctx, i, group)
 		if err != nil {
 			return nil, err
 		}
@@ -137,4 +176,61 @@ func missingStates(ctx context.Context, c *procs.Committee, group string, oc onC
 		}
 	}
 	return bad, nil
+}
+
+// explainLacking logs, for each transaction whose states a node lacks,
+// what every stopped node's store says of it: its intent, its dispatch,
+// its distributions not yet acknowledged, the distributions received.
+func explainLacking(t *testing.T, ctx context.Context, c *procs.Committee, group string, oc onChain) {
+	t.Helper()
+	txs := map[string]bool{}
+	for i := range c.Nodes() {
+		sts, err := c.States(ctx, i, group)
+		if err != nil {
+			t.Logf("node%d: %v", i+1, err)
+			return
+		}
+		have := map[string]bool{}
+		for _, s := range sts {
+			have[s.ID] = len(s.Data) > 0
+		}
+		for tx, cr := range oc.creates {
+			for _, s := range cr {
+				if !have[s] {
+					txs[tx] = true
+				}
+			}
+		}
+	}
+	ids := slices.Sorted(maps.Keys(txs))
+	if len(ids) > 3 {
+		ids = ids[:3]
+	}
+	for i := range c.Nodes() {
+		st, err := sqlite.Open(ctx, filepath.Join(c.Member(i).Data, "ordo.db"), sqlite.Options{})
+		if err != nil {
+			t.Logf("node%d: %v", i+1, err)
+			continue
+		}
+		out, _ := st.DistseqPendingOutbox(ctx)
+		disp, _ := st.DistseqOpenDispatches(ctx)
+		t.Logf("node%d: %d distributions unacknowledged, %d dispatches open", i+1, len(out), len(disp))
+		for _, tx := range ids {
+			in, err := st.DistseqIntent(ctx, tx)
+			var got []string
+			for j := range c.Nodes() {
+				if ok, _ := st.DistseqReceived(ctx, "dist/"+tx+"/"+c.NodeID(j)); ok {
+					got = append(got, fmt.Sprintf("node%d", j+1))
+				}
+			}
+			pend := 0
+			for _, o := range out {
+				if strings.HasPrefix(o.ID, "dist/"+tx+"/") {
+					pend++
+				}
+			}
+			t.Logf("node%d %s: intent %s %v, received %v, unacked outbox %d", i+1, tx, in.Status, err, got, pend)
+		}
+		_ = st.Close()
+	}
 }

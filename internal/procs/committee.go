@@ -274,6 +274,17 @@ func (c *Committee) States(ctx context.Context, i int, group string) ([]store.Di
 	if c.Running(i) {
 		return nil, fmt.Errorf("%w: node%d", ErrRunning, i+1)
 	}
+	return c.readStates(ctx, i, group)
+}
+
+// LiveStates is States for a node that may be running: it reads through a
+// second connection to the node's SQLite database, which WAL mode lets
+// read beside the node's writer (a snapshot of what is committed).
+func (c *Committee) LiveStates(ctx context.Context, i int, group string) ([]store.DistseqState, error) {
+	return c.readStates(ctx, i, group)
+}
+
+func (c *Committee) readStates(ctx context.Context, i int, group string) ([]store.DistseqState, error) {
 	st, err := sqlite.Open(ctx, filepath.Join(c.members[i].Data, "ordo.db"), sqlite.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("procs: node%d store: %w", i+1, err)

@@ -182,7 +182,7 @@ func TestCrashCoordinator(t *testing.T) {
 	for _, d := range oc.doubleSpends() {
 		t.Errorf("double spend: %s", d)
 	}
-	missing, err := missingStates(ctx, c, group, oc)
+	missing, err := missingStates(t, ctx, c, group, oc)
 	if err != nil {
 		t.Fatal(err)
 	}
