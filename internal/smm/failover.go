@@ -33,51 +33,19 @@ import (
 // it answers, the sets that shrank grow back (PlanGrow) as monitoring
 // meets them.
 
-// loss is a node found unhealthy since Since.
-type loss struct {
-	Node  string
-	Since time.Time
-}
-
 // updateFanOut is how many job inserts (the syncs after an update batch)
 // are in flight at once: the job queue commits those of one turn
 // together.
 const updateFanOut = 64
 
-// scheduleLosses queues a find-replica-set-updates for each loss noted
-// since the last call, due when its node has been unhealthy for
-// UnhealthyAfter.
-func (n *Node) scheduleLosses(ctx context.Context) error {
-	n.mu.Lock()
-	losses := n.losses
-	n.losses = nil
-	n.mu.Unlock()
-	for i, l := range losses {
-		n.mu.Lock()
-		n.losing[l.Node] = l.Since
-		n.mu.Unlock()
-		key := fmt.Sprintf("lost/%s/%d", l.Node, l.Since.UnixNano())
-		_, _, err := n.insert(ctx, KindFindReplicaSetUpdates, jobq.QueueReplicaSetUpdate, sliceArgs{Lost: l.Node, Since: l.Since}, key, l.Since.Add(n.c.UnhealthyAfter))
-		if err != nil && !errors.Is(err, jobq.ErrQueueFull) {
-			n.mu.Lock()
-			n.losses = append(losses[i:], n.losses...) // tried again at the next slice
-			n.mu.Unlock()
-			return fmt.Errorf("smm: queue the loss of %s: %w", l.Node, err)
-		}
-	}
-	return nil
-}
-
 // findLost is find-replica-set-updates for a loss: every queue whose held
-// set names the lost node, planned on what its other members answer now.
+// set names the lost node, planned on what its other members answer now
+// (LossDue says whether the node is still lost since the loss, and which
+// nodes a plan replaces without asking them again).
 func (n *Node) findLost(ctx context.Context, a sliceArgs) error {
-	if since, _ := n.unhealthySince(a.Lost); !since.Equal(a.Since) {
-		n.mu.Lock()
-		if n.losing[a.Lost].Equal(a.Since) {
-			delete(n.losing, a.Lost)
-		}
-		n.mu.Unlock()
-		return nil // it answered since, or was lost again later (that loss has its own job)
+	due, err := n.step(ctx, LossDue(a.Lost, a.Since))
+	if err != nil || !due.Proceed {
+		return err // it answered since, or was lost again later (that loss has its own job)
 	}
 	sets, err := n.memberQueues(ctx)
 	if err != nil {
@@ -92,76 +60,42 @@ func (n *Node) findLost(ctx context.Context, a sliceArgs) error {
 	held, unlock := n.lockHeld(ctx, queues)
 	defer unlock()
 	now := n.clock.Now()
-	p := n.classify(ctx, n.gatherSkipping(ctx, held, n.replaceable()), now, false)
+	p, err := n.classify(ctx, n.gatherSkipping(ctx, held, setOf(due.Replaceable)), false)
+	if err != nil {
+		return err
+	}
 	// The failovers here and now (a queue without its primary takes no
 	// intent), on the heads just gathered; the replacements in a job of
 	// their own, after.
-	if err := n.apply(ctx, p.failovers); err != nil {
+	if err := n.apply(ctx, p.Failovers); err != nil {
 		return err
 	}
-	if err := n.insertUpdates(ctx, queuesOf(p.others), now); err != nil {
+	if err := n.insertUpdates(ctx, queuesOf(p.Others), now); err != nil {
 		return err
 	}
-	if p.unsettled > 0 {
+	if p.Unsettled > 0 {
 		return jobq.Snooze(n.retryUnsettled()) // planned again: the updated ones need nothing
 	}
-	n.mu.Lock()
-	delete(n.losing, a.Lost)
-	n.mu.Unlock()
-	return nil
+	_, err = n.step(ctx, LossDone(a.Lost, a.Since))
+	return err
 }
 
-// losingOnly reports whether every member of bad is a node whose loss's
-// job has not yet queued its updates, and is not late (RequestTimeout past
-// its due time): that job plans the queue with all the lost node's
-// others; a slice does, once it is late.
-func (n *Node) losingOnly(bad []string) bool {
-	now := n.clock.Now()
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	for _, b := range bad {
-		since, ok := n.losing[b]
-		if !ok || !now.Before(since.Add(n.c.UnhealthyAfter+n.c.RequestTimeout)) {
-			return false
-		}
-	}
-	return len(bad) > 0
-}
-
-// replaceable returns the nodes unhealthy for UnhealthyAfter or longer: a
-// plan replaces them without asking them again.
-func (n *Node) replaceable() map[string]bool {
-	now := n.clock.Now()
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	out := map[string]bool{}
-	for node, since := range n.health {
-		if !since.IsZero() && now.Sub(since) >= n.c.UnhealthyAfter {
-			out[node] = true
-		}
+// setOf is the set of ids.
+func setOf(ids []string) map[string]bool {
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		out[id] = true
 	}
 	return out
 }
 
-// queueProbes queues a probe-node job (on the manual-sync queue: its
-// jobs are short, and monitoring's queue runs one job at a time) for each
-// registered node found unhealthy, at most once per RequestTimeout: a
-// probe is the only request a node found unhealthy gets, so that a dead
-// member costs no job a wait, and a node no set names any more is seen
-// back (the sets that shrank then grow back to it).
-func (n *Node) queueProbes(ctx context.Context) error {
-	now := n.clock.Now()
-	for _, id := range n.cfg.Registry.IDs() {
-		node := string(id)
-		if node == n.self || !n.probeDue(node, now) {
-			continue
-		}
-		_, _, err := n.insert(ctx, KindProbeNode, jobq.QueueManualSync, probeArgs{Node: node}, "probe/"+node, time.Time{})
-		if err != nil && !errors.Is(err, jobq.ErrQueueFull) {
-			return err
-		}
-	}
-	return nil
+// replaceable returns the nodes unhealthy for UnhealthyAfter or longer (a
+// plan replaces them without asking them again), as LossDue answers for a
+// loss still under way.
+func (n *Node) replaceable() map[string]bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return setOf(n.core.replaceable())
 }
 
 // probeArgs: the node a probe-node asks.
@@ -178,12 +112,6 @@ func (n *Node) probeNode(ctx context.Context, a probeArgs) error {
 	return nil
 }
 
-// setUpdate is one planned update of a batch.
-type setUpdate struct {
-	old, next ReplicaSet
-	bad       []string
-}
-
 // updateBatch is issue-replica-set-update for several queues: their sets
 // planned on one round of heads (the members unhealthy for UnhealthyAfter
 // not asked), the updates this node signs put on chain together, the sets
@@ -191,11 +119,14 @@ type setUpdate struct {
 func (n *Node) updateBatch(ctx context.Context, queues []string) error {
 	held, unlock := n.lockHeld(ctx, queues)
 	defer unlock()
-	p := n.classify(ctx, n.gatherSkipping(ctx, held, n.replaceable()), n.clock.Now(), false)
-	if err := n.apply(ctx, append(p.failovers, p.others...)); err != nil {
+	p, err := n.classify(ctx, n.gatherSkipping(ctx, held, n.replaceable()), false)
+	if err != nil {
 		return err
 	}
-	if p.unsettled > 0 {
+	if err := n.apply(ctx, append(p.Failovers, p.Others...)); err != nil {
+		return err
+	}
+	if p.Unsettled > 0 {
 		return jobq.Snooze(n.retryUnsettled()) // the rest planned again: the updated ones need nothing
 	}
 	return nil
@@ -223,11 +154,11 @@ func (n *Node) lockHeld(ctx context.Context, queues []string) (held []store.Repl
 
 // apply puts ups on chain, reads their sets back and syncs their new
 // members.
-func (n *Node) apply(ctx context.Context, ups []setUpdate) error {
+func (n *Node) apply(ctx context.Context, ups []SetUpdate) error {
 	if len(ups) == 0 {
 		return nil
 	}
-	n.log.Warn("smm: updating replica sets", "sets", len(ups), "first", ups[0].old.Queue, "primary", ups[0].next.Primary, "unhealthy", ups[0].bad)
+	n.log.Warn("smm: updating replica sets", "sets", len(ups), "first", ups[0].Old.Queue, "primary", ups[0].Next.Primary, "unhealthy", ups[0].Bad)
 	if err := n.writeSets(ctx, ups); err != nil {
 		return err
 	}
@@ -240,13 +171,13 @@ func (n *Node) apply(ctx context.Context, ups []setUpdate) error {
 // readBack holds the sets of ups as the chain has them now (one read of
 // every set when the batch is large); a queue this node became primary of
 // is adopted by its manual syncs, or its next intake, if not here.
-func (n *Node) readBack(ctx context.Context, ups []setUpdate) error {
+func (n *Node) readBack(ctx context.Context, ups []SetUpdate) error {
 	if len(ups) > readBackEach {
 		return n.refreshSets(ctx) // adopted by their manual syncs
 	}
 	var errs []error
 	for _, u := range ups {
-		if _, _, err := n.refreshSet(ctx, u.old.Queue); err != nil && !errors.Is(err, ErrNoMajority) {
+		if _, _, err := n.refreshSet(ctx, u.Old.Queue); err != nil && !errors.Is(err, ErrNoMajority) {
 			errs = append(errs, err)
 		}
 	}
@@ -259,15 +190,15 @@ const readBackEach = 50
 // syncNewMembers queues the manual syncs of the batch's applied updates:
 // every secondary of a queue whose primary moved (a new primary pushes
 // them from where they stand), the added secondaries of the others.
-func (n *Node) syncNewMembers(ctx context.Context, ups []setUpdate) error {
+func (n *Node) syncNewMembers(ctx context.Context, ups []SetUpdate) error {
 	var jobs []syncArgs
 	for _, u := range ups {
-		set, err := n.cfg.Store.ReplicaSet(ctx, u.old.Queue)
-		if err != nil || set.Version != u.old.Version+1 || !sameSet(set, u.next) {
+		set, err := n.cfg.Store.ReplicaSet(ctx, u.Old.Queue)
+		if err != nil || set.Version != u.Old.Version+1 || !sameSet(set, u.Next) {
 			continue // another update came first: its signer syncs
 		}
 		for _, s := range set.Secondaries {
-			if u.next.Primary != u.old.Primary || !u.old.Holds(s) {
+			if u.Next.Primary != u.Old.Primary || !u.Old.Holds(s) {
 				jobs = append(jobs, syncArgs{Queue: set.Queue, Secondary: s})
 			}
 		}

@@ -1,6 +1,7 @@
 package smm
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -12,10 +13,15 @@ import (
 func seeState(n *testNode, st QueueState) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.seen[st.Set.Queue] = st
+	n.core.seen[st.Set.Queue] = st
 	// The state is made up, not on chain: a primary of it has taken the
 	// queue on already (find-sync-requests syncs only from such a log).
 	n.adopted[st.Set.Queue] = st.Set.Primary == n.self
+}
+
+// noteFailedSync counts a failed sync of a pair on n today.
+func (n *testNode) noteFailedSync(queue, secondary string) {
+	_, _ = n.step(context.Background(), SyncFailed(queue, secondary))
 }
 
 // TestJobFindSyncRequests: find-sync-requests inserts an

@@ -146,13 +146,13 @@ func (n *Node) memberQueues(ctx context.Context) ([]store.ReplicaSet, error) {
 }
 
 // monitorState is monitor-state: the heads of one slice's queues at every
-// member, and each member's health.
+// member, and each member's health; the core then queues what follows
+// (Monitored).
 func (n *Node) monitorState(ctx context.Context, a monitorArgs) error {
 	sets, err := n.cycleSets(ctx, a.Offset)
 	if err != nil {
 		return err
 	}
-	now := n.clock.Now()
 	if a.Offset >= len(sets) {
 		a.Offset = 0
 	}
@@ -162,59 +162,23 @@ func (n *Node) monitorState(ctx context.Context, a monitorArgs) error {
 			slice[i] = cur // as held now, not as the cycle began
 		}
 	}
-	n.mu.Lock()
-	if a.Offset == 0 {
-		if !n.cycle.Started.IsZero() {
-			n.cycle.Last, n.cycle.Finished = now.Sub(n.cycle.Started), now
-			n.cycle.Cycles++
-		}
-		n.cycle.Started = now
-	}
-	n.cycle.Offset = a.Offset
-	n.cycle.Slice = n.cycle.Slice[:0]
-	for _, s := range slice {
-		n.cycle.Slice = append(n.cycle.Slice, s.Queue)
-	}
-	n.mu.Unlock()
 	states := n.gather(ctx, slice)
-	if err := n.queueProbes(ctx); err != nil {
-		return err
-	}
-	if err := n.scheduleLosses(ctx); err != nil {
-		return err
-	}
-	names := make([]string, 0, len(slice))
-	n.mu.Lock()
-	for _, st := range states {
-		n.seen[st.Set.Queue] = st
-		names = append(names, st.Set.Queue)
-	}
-	n.mu.Unlock()
 	next := a.Offset + len(slice)
 	if next >= len(sets) {
 		next = 0
 	}
-	// The three inserts at once: the job queue's loop takes them in one
-	// turn, one store commit instead of three.
-	jobs := []monitorJob{{KindMonitorState, monitorArgs{Offset: next}, now.Add(n.c.MonitorEvery)}}
-	if len(names) > 0 {
-		jobs = append(jobs, monitorJob{KindFindSyncRequests, sliceArgs{Queues: names}, time.Time{}},
-			monitorJob{KindFindReplicaSetUpdates, sliceArgs{Queues: names}, time.Time{}})
-	}
-	errs := make([]error, len(jobs))
-	var wg sync.WaitGroup
-	for i, j := range jobs {
-		wg.Go(func() { _, _, errs[i] = n.insert(ctx, j.kind, jobq.QueueMonitoring, j.args, "", j.at) })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	_, err = n.step(ctx, Monitored(a.Offset, next, states, n.registered()))
+	return err
 }
 
-// monitorJob is a job monitor-state queues on the monitoring queue.
-type monitorJob struct {
-	kind string
-	args any
-	at   time.Time
+// registered is the registry's node ids.
+func (n *Node) registered() []string {
+	ids := n.cfg.Registry.IDs()
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = string(id)
+	}
+	return out
 }
 
 // cycleSets is the sets a monitoring cycle goes through: read when the
@@ -316,21 +280,6 @@ func (n *Node) gatherSkipping(ctx context.Context, sets []store.ReplicaSet, skip
 // headsPage is the most queues one heads request names.
 const headsPage = 500
 
-// probeDue reports whether monitoring's probe should ask an unhealthy
-// node now: at most once per RequestTimeout.
-func (n *Node) probeDue(node string, now time.Time) bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.health[node].IsZero() {
-		return false
-	}
-	if now.Sub(n.probed[node]) < n.c.RequestTimeout {
-		return false
-	}
-	n.probed[node] = now
-	return true
-}
-
 // headsOf asks one node (this one: its own store) for its heads.
 func (n *Node) headsOf(ctx context.Context, node string, queues []string, asking map[string]uint64) (map[string]replog.Head, map[string]uint64, error) {
 	req := &smmpb.HeadsRequest{Queues: queues, Versions: make([]uint64, len(queues))}
@@ -364,81 +313,43 @@ func (n *Node) headsOf(ctx context.Context, node string, queues []string, asking
 func (n *Node) stateOf(queues []string) []QueueState {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	var out []QueueState
-	for _, q := range queues {
-		if st, ok := n.seen[q]; ok {
-			out = append(out, st)
-		}
-	}
-	return out
+	return n.core.Seen(queues)
 }
 
 // findSyncRequests is find-sync-requests: on the queues this node is
 // primary of, a recurring sync for each secondary behind or diverged.
 func (n *Node) findSyncRequests(ctx context.Context, a sliceArgs) error {
-	for _, st := range n.stateOf(a.Queues) {
-		if st.Set.Primary != n.self {
-			continue
-		}
+	rep, err := n.step(ctx, FindSyncs(a.Queues))
+	if err != nil {
+		return err
+	}
+	for _, qs := range rep.Syncs {
 		// Never sync secondaries to a log not yet caught up (a primary
 		// back with its disk lost would reset them to less).
-		if err := n.ensureAdopted(ctx, st.Set.Queue); err != nil {
-			n.log.Warn("smm: primary not ready to sync its secondaries", "queue", st.Set.Queue, "err", err)
+		if err := n.ensureAdopted(ctx, qs.Queue); err != nil {
+			n.log.Warn("smm: primary not ready to sync its secondaries", "queue", qs.Queue, "err", err)
 			continue
 		}
-		if n.aheadOfPrimary(st) {
+		if qs.Ahead {
 			// A secondary holds more than its primary: one this node did
 			// not reach when it took the queue on. Catch up from it;
 			// syncing it to the shorter head would drop what it holds.
 			// One whose log forks from ours is diverged: synced below.
-			err := n.recatch(ctx, st.Set.Queue)
+			err := n.recatch(ctx, qs.Queue)
 			if !errors.Is(err, errForked) {
 				if err != nil {
-					n.log.Warn("smm: catching up with a secondary ahead of its primary", "queue", st.Set.Queue, "err", err)
+					n.log.Warn("smm: catching up with a secondary ahead of its primary", "queue", qs.Queue, "err", err)
 				}
 				continue
 			}
 		}
-		for _, r := range FindSyncRequests(st, n.budget) {
+		for _, r := range qs.Requests {
 			if _, _, err := n.insert(ctx, KindRecurringSync, jobq.QueueRecurringSync, syncArgs{Queue: r.Queue, Secondary: r.Secondary}, "sync/"+r.Queue+"/"+r.Secondary, time.Time{}); err != nil && !errors.Is(err, jobq.ErrQueueFull) {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-// aheadOfPrimary reports whether a reached secondary's log is more up to
-// date than the primary's (replog.Head.Newer) in what monitoring gathered.
-func (n *Node) aheadOfPrimary(st QueueState) bool {
-	p := st.Members[st.Set.Primary]
-	for _, s := range st.Set.Secondaries {
-		if m := st.Members[s]; m.Reached && p.Reached && m.Head.Newer(p.Head) {
-			return true
-		}
-	}
-	return false
-}
-
-// budget allows a pair its MaxFailedSyncs failed syncs per day.
-func (n *Node) budget(queue, secondary string) bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	f := n.failed[queue+"\x00"+secondary]
-	return f.day != n.clock.Now().UTC().Format(time.DateOnly) || f.n < n.c.MaxFailedSyncs
-}
-
-// noteFailedSync counts a failed sync of a pair today.
-func (n *Node) noteFailedSync(queue, secondary string) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	k, day := queue+"\x00"+secondary, n.clock.Now().UTC().Format(time.DateOnly)
-	f := n.failed[k]
-	if f.day != day {
-		f = failures{day: day}
-	}
-	f.n++
-	n.failed[k] = f
 }
 
 // findReplicaSetUpdates is find-replica-set-updates: for each queue with
@@ -458,55 +369,40 @@ func (n *Node) findReplicaSetUpdates(ctx context.Context, a sliceArgs) error {
 // insertFound queues the updates the states need that this node signs:
 // failovers due now, in one job, before the others. It returns how many
 // queues could not be planned yet (ErrUnsettled: a member unanswered, not
-// yet for UnhealthyAfter; ErrMappingStale: the registry's refresh is late). A slice leaves to a loss's job the queues
-// whose only replaced members are nodes that job has still to plan for.
+// yet for UnhealthyAfter; ErrMappingStale: the registry's refresh is
+// late). A slice leaves to a loss's job the queues whose only replaced
+// members are nodes that job has still to plan for.
 func (n *Node) insertFound(ctx context.Context, states []QueueState, slice bool) (int, error) {
+	p, err := n.classify(ctx, states, slice)
+	if err != nil {
+		return 0, err
+	}
 	now := n.clock.Now()
-	p := n.classify(ctx, states, now, slice)
 	// Failovers first: a queue without its primary takes no intent, one
 	// short of a secondary does. The job queue runs its jobs by due time,
 	// so the other updates are due a moment later: they wait for the
 	// failovers found with them, not for their own turn.
-	if err := n.insertUpdates(ctx, queuesOf(p.failovers), now); err != nil {
-		return p.unsettled, err
+	if err := n.insertUpdates(ctx, queuesOf(p.Failovers), now); err != nil {
+		return p.Unsettled, err
 	}
-	return p.unsettled, n.insertUpdates(ctx, queuesOf(p.others), now.Add(time.Millisecond))
+	return p.Unsettled, n.insertUpdates(ctx, queuesOf(p.Others), now.Add(time.Millisecond))
 }
 
-// plans are the updates a round of states needs that this node signs.
-type plans struct {
-	failovers, others []setUpdate // the primary moved; the secondaries only
-	unsettled         int         // queues not plannable yet (ErrUnsettled, ErrMappingStale)
-}
-
-// classify plans each state at now. A slice leaves to a loss's job the
-// queues whose only replaced members are nodes that job has still to plan
-// for.
-func (n *Node) classify(ctx context.Context, states []QueueState, now time.Time, slice bool) plans {
-	var p plans
-	for _, st := range states {
-		next, bad, err := n.plan(ctx, st, now)
-		switch {
-		case errors.Is(err, ErrUnsettled) || errors.Is(err, ErrMappingStale):
-			p.unsettled++
-		case errors.Is(err, ErrNothingToReplace) || (errors.Is(err, ErrNoCandidate) && len(bad) == 0) || (slice && n.losingOnly(bad)):
-		case err != nil:
-			n.log.Warn("smm: replica set needs an update that cannot be planned", "queue", st.Set.Queue, "unhealthy", bad, "err", err)
-		case signer(st.Set, next) != n.self:
-		case next.Primary != st.Set.Primary:
-			p.failovers = append(p.failovers, setUpdate{old: st.Set, next: next, bad: bad})
-		default:
-			p.others = append(p.others, setUpdate{old: st.Set, next: next, bad: bad})
-		}
+// classify has the core plan each state (Plan) with the registered nodes
+// and their loads as candidates, and logs the updates it cannot plan.
+func (n *Node) classify(ctx context.Context, states []QueueState, slice bool) (Plans, error) {
+	rep, err := n.step(ctx, Plan(states, n.pool(ctx), slice))
+	for _, r := range rep.Plans.Refused {
+		n.log.Warn("smm: replica set needs an update that cannot be planned", "queue", r.Queue, "unhealthy", r.Unhealthy, "err", r.Reason)
 	}
-	return p
+	return rep.Plans, err
 }
 
 // queuesOf returns the queues of ups.
-func queuesOf(ups []setUpdate) []string {
+func queuesOf(ups []SetUpdate) []string {
 	out := make([]string, len(ups))
 	for i, u := range ups {
-		out[i] = u.old.Queue
+		out[i] = u.Old.Queue
 	}
 	return out
 }
@@ -532,38 +428,11 @@ func (n *Node) insertUpdates(ctx context.Context, queues []string, at time.Time)
 	return err
 }
 
-// plan is the update a queue's set needs now: its members unhealthy for
-// UnhealthyAfter replaced, or, when none is, the set grown back to
-// Secondaries when it shrank. ErrNothingToReplace: none needed.
-func (n *Node) plan(ctx context.Context, st QueueState, now time.Time) (ReplicaSet, []string, error) {
-	bad := FindReplicaSetUpdates(st, now, n.c.UnhealthyAfter)
-	if len(bad) > 0 {
-		next, _, err := PlanReplicaSetUpdate(st, bad, n.candidates(ctx, st.Set.Members()), n.mappingFresh())
-		return next, bad, err
-	}
-	for _, m := range st.Members {
-		if !m.Healthy() {
-			return ReplicaSet{}, nil, ErrNothingToReplace // not for long enough yet
-		}
-	}
-	next, _, err := PlanGrow(st, n.c.Secondaries, n.candidates(ctx, st.Set.Members()), n.mappingFresh())
-	return next, nil, err
-}
-
-// signer is the member of old that signs the update to next: its primary,
-// unless next moves the primary, then the promoted secondary.
-func signer(old, next ReplicaSet) string {
-	if next.Primary != old.Primary {
-		return next.Primary
-	}
-	return old.Primary
-}
-
 // mappingFresh reports whether the registry was read within 3 periods.
 func (n *Node) mappingFresh() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return !n.mappingAt.IsZero() && n.clock.Now().Sub(n.mappingAt) <= 3*n.c.MappingEvery
+	return n.core.mappingFreshAt(n.clock.Now())
 }
 
 // refreshMapping is the mapping job: the node registry read again, and
@@ -573,8 +442,8 @@ func (n *Node) refreshMapping(ctx context.Context) error {
 	if err := n.cfg.Registry.Refresh(ctx); err != nil {
 		return err
 	}
-	n.mu.Lock()
-	n.mappingAt = n.clock.Now()
-	n.mu.Unlock()
+	if _, err := n.step(ctx, Mapped()); err != nil {
+		return err
+	}
 	return n.refreshSets(ctx)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/prometheus/client_golang/prometheus"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -67,6 +68,8 @@ type NodeConfig struct {
 	NewJobID func() int64
 	// Registerer receives the metrics (nil: not registered).
 	Registerer prometheus.Registerer
+	// Trace, when set, receives the core's trace (ordo replay checks it).
+	Trace io.Writer
 }
 
 // Node is the state machine manager of one node: the replication of the
@@ -83,26 +86,20 @@ type Node struct {
 	log   *slog.Logger
 	m     *Metrics
 
+	// mu guards the core and the driver's maps below.
 	mu        sync.Mutex
-	health    map[string]time.Time // node → unhealthy since (zero: healthy); absent: not probed
-	probed    map[string]time.Time // unhealthy node → when monitoring last asked it
-	seen      map[string]QueueState
+	core      *Core
+	tr        *traceWriter
 	acked     map[string]map[string]uint64 // queue → secondary → clock it holds
 	ackWake   chan struct{}
-	adopted   map[string]bool     // queues adopted since this node became their primary
-	failed    map[string]failures // queue/secondary → failed syncs today
-	mappingAt time.Time
+	adopted   map[string]bool // queues adopted since this node became their primary
 	locks     map[string]*sync.Mutex
-	cycle     cycleStats
 	onSynced  func(queue, secondary string, lag time.Duration)
 	finishing map[string]chan struct{} // sequencer records a writeSet waits for
 	cycleList []store.ReplicaSet       // the sets of the monitoring cycle under way
 	load      map[string]int           // loads: sets per node, as of loadAt
 	loadAt    time.Time
-	losses    []loss                                   // nodes found unhealthy, not yet scheduled (failover.go)
-	losing    map[string]time.Time                     // lost nodes whose loss's job has not queued its updates yet
 	waiting   map[string]map[uint64]context.CancelFunc // requests to a node, cancelled when it is found unhealthy
-	answered  map[string]time.Time                     // node → when the latest request it answered was sent
 	waitSeq   uint64
 }
 
@@ -119,12 +116,6 @@ type cycleStats struct {
 	Slice    []string
 	Cycles   int
 	Finished time.Time
-}
-
-// failures counts a pair's failed syncs on one day.
-type failures struct {
-	day string
-	n   int
 }
 
 // ErrForbidden is a forwarded intent refused by the primary's rules for
@@ -151,13 +142,20 @@ func New(cfg NodeConfig) (*Node, error) {
 		cfg.Servers = 8
 	}
 	n := &Node{cfg: cfg, c: cfg.Config.WithDefaults(), self: string(cfg.Transport.Self()), clock: cfg.Clock, log: cfg.Logger, m: NewMetrics(cfg.Registerer),
-		health: map[string]time.Time{}, probed: map[string]time.Time{}, losing: map[string]time.Time{}, waiting: map[string]map[uint64]context.CancelFunc{}, answered: map[string]time.Time{}, seen: map[string]QueueState{}, acked: map[string]map[string]uint64{},
-		ackWake: make(chan struct{}), adopted: map[string]bool{}, finishing: map[string]chan struct{}{}, failed: map[string]failures{}, locks: map[string]*sync.Mutex{}}
+		waiting: map[string]map[uint64]context.CancelFunc{}, acked: map[string]map[string]uint64{},
+		ackWake: make(chan struct{}), adopted: map[string]bool{}, finishing: map[string]chan struct{}{}, locks: map[string]*sync.Mutex{}}
+	ccfg, now := CoreConfigOf(n.self, n.c), cfg.Clock.Now()
+	core, err := NewCore(ccfg, now, Snapshot{})
+	if err != nil {
+		return nil, err
+	}
+	n.core, n.tr = core, newTraceWriter(cfg.Trace)
+	n.tr.Start(ccfg, now, Snapshot{})
 	n.rpc = newRPC(cfg.Transport, 4*cfg.Servers)
-	core := jobq.CoreConfig{Queues: jobq.SMMQueues(), Periodic: []jobq.PeriodicJob{
+	jcore := jobq.CoreConfig{Queues: jobq.SMMQueues(), Periodic: []jobq.PeriodicJob{
 		{Name: KindRefreshMapping, Queue: jobq.QueueMonitoring, Kind: KindRefreshMapping, Every: n.c.MappingEvery, MaxAttempts: 1},
 	}, BackoffBase: time.Second}
-	jobs, err := jobq.New(jobq.Config{Store: cfg.Store, Core: core, Clock: cfg.Clock, Log: cfg.Logger, NewID: cfg.NewJobID})
+	jobs, err := jobq.New(jobq.Config{Store: cfg.Store, Core: jcore, Clock: cfg.Clock, Log: cfg.Logger, NewID: cfg.NewJobID})
 	if err != nil {
 		return nil, fmt.Errorf("smm: job queue: %w", err)
 	}
@@ -283,26 +281,8 @@ func (n *Node) sleepOrWake(ctx context.Context, d time.Duration, wake <-chan str
 // markHealthAt records whether node answered a request made at asked: an
 // unanswered one counts from when it was asked, not from its timeout.
 func (n *Node) markHealthAt(node string, ok bool, asked time.Time) {
-	if node == n.self {
-		return // this node asks itself without a wait: never lost to itself
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	switch {
-	case ok:
-		n.health[node] = time.Time{}
-		if asked.After(n.answered[node]) {
-			n.answered[node] = asked
-		}
-	case n.answered[node].After(asked):
-		// it answered a request sent after this one: not lost
-	case n.health[node].IsZero():
-		n.health[node] = asked
-		n.losses = append(n.losses, loss{Node: node, Since: asked})
-		for _, cancel := range n.waiting[node] {
-			cancel() // a forward waiting on it answers at once
-		}
-	}
+	// Answered asks for no job: its effects need no context.
+	_, _ = n.step(context.Background(), Answered(node, asked, ok))
 }
 
 // untilLost returns ctx cancelled once node is found unhealthy (at once
@@ -312,7 +292,7 @@ func (n *Node) untilLost(ctx context.Context, node string) (context.Context, fun
 	ctx, cancel := context.WithCancel(ctx)
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if !n.health[node].IsZero() {
+	if since, _ := n.core.UnhealthySince(node); !since.IsZero() {
 		cancel()
 		return ctx, cancel
 	}
@@ -338,6 +318,5 @@ func (n *Node) untilLost(ctx context.Context, node string) (context.Context, fun
 func (n *Node) unhealthySince(node string) (time.Time, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	t, ok := n.health[node]
-	return t, ok
+	return n.core.UnhealthySince(node)
 }

@@ -145,7 +145,7 @@ func (n *Node) recurringSync(ctx context.Context, a syncArgs) error {
 		return err
 	}
 	if err := n.syncTo(ctx, set, a.Secondary, target); err != nil {
-		n.noteFailedSync(a.Queue, a.Secondary)
+		_, _ = n.step(ctx, SyncFailed(a.Queue, a.Secondary))
 		n.log.Warn("smm: recurring sync failed", "queue", a.Queue, "secondary", a.Secondary, "target", target.Clock, "err", err)
 		return jobq.Cancel(err)
 	}
@@ -185,9 +185,6 @@ func (n *Node) syncTo(ctx context.Context, set store.ReplicaSet, secondary strin
 // the plan made again on what they answer now, written on chain by this
 // node (the signer the plan names), then the new members synced.
 func (n *Node) replicaSetUpdate(ctx context.Context, a updateArgs) error {
-	if a.Queue != "" && len(a.Queues) == 0 {
-		return n.updateOne(ctx, a.Queue)
-	}
 	queues := a.Queues
 	if a.Queue != "" {
 		queues = append([]string{a.Queue}, queues...)
@@ -195,53 +192,4 @@ func (n *Node) replicaSetUpdate(ctx context.Context, a updateArgs) error {
 	// One job, several queues (a node lost holds many): planned on one
 	// round of heads, their updates put on chain together.
 	return n.updateBatch(ctx, queues)
-}
-
-// updateOne is issue-replica-set-update for one queue.
-func (n *Node) updateOne(ctx context.Context, queue string) error {
-	a := updateArgs{Queue: queue}
-	l := n.lock(a.Queue)
-	l.Lock()
-	defer l.Unlock()
-	held, err := n.cfg.Store.ReplicaSet(ctx, a.Queue)
-	if err != nil {
-		return jobq.Cancel(err)
-	}
-	states := n.gather(ctx, []store.ReplicaSet{held})
-	if len(states) == 0 {
-		return jobq.Cancel(errors.New("smm: a newer replica set is on chain"))
-	}
-	st := states[0]
-	next, bad, err := n.plan(ctx, st, n.clock.Now())
-	if err != nil {
-		return jobq.Cancel(err)
-	}
-	var added []string
-	for _, s := range next.Secondaries {
-		if !st.Set.Holds(s) {
-			added = append(added, s)
-		}
-	}
-	if signer(st.Set, next) != n.self {
-		return jobq.Cancel(fmt.Errorf("smm: %s signs this update, not this node", signer(st.Set, next)))
-	}
-	n.log.Warn("smm: updating a replica set", "queue", a.Queue, "unhealthy", bad, "primary", next.Primary, "secondaries", next.Secondaries, "replaces", st.Set.Version)
-	err = n.writeSet(ctx, store.ReplicaSet{Queue: next.Queue, Primary: next.Primary, Secondaries: next.Secondaries}, st.Set.Version)
-	if err != nil && !errors.Is(err, ErrLostRace) {
-		return err
-	}
-	set, _, rerr := n.refreshSet(ctx, a.Queue)
-	if err != nil || rerr != nil {
-		return jobq.Cancel(errors.Join(err, rerr))
-	}
-	sync := added
-	if next.Primary != st.Set.Primary {
-		sync = set.Secondaries // a new primary pushes every secondary from where it stands
-	}
-	for _, s := range sync {
-		if _, _, err := n.insert(ctx, KindManualSync, jobq.QueueManualSync, syncArgs{Queue: a.Queue, Secondary: s}, "push/"+a.Queue+"/"+s, time.Time{}); err != nil {
-			return err
-		}
-	}
-	return nil
 }

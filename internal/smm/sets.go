@@ -212,22 +212,15 @@ func (n *Node) loads(ctx context.Context) map[string]int {
 	return load
 }
 
-// candidates are the registered nodes outside exclude that are healthy
-// or never probed, each with its load (the sets this node holds that name
-// it): what the plans (PlanReplicaSetUpdate, PlanGrow) choose from, least
-// loaded first.
-func (n *Node) candidates(ctx context.Context, exclude []string) []Candidate {
+// pool is every registered node with its load (the sets this node holds
+// that name it): what the core's plans choose candidates from (outside
+// the set, not found unhealthy), least loaded first.
+func (n *Node) pool(ctx context.Context) []Candidate {
 	load := n.loads(ctx)
-	var pool []Candidate
-	for _, id := range n.cfg.Registry.IDs() {
-		node := string(id)
-		if slices.Contains(exclude, node) {
-			continue
-		}
-		if since, _ := n.unhealthySince(node); !since.IsZero() {
-			continue
-		}
-		pool = append(pool, Candidate{Node: node, Load: load[node]})
+	ids := n.cfg.Registry.IDs()
+	pool := make([]Candidate, 0, len(ids))
+	for _, id := range ids {
+		pool = append(pool, Candidate{Node: string(id), Load: load[string(id)]})
 	}
 	return pool
 }
@@ -290,10 +283,10 @@ func (n *Node) awaitRecord(ctx context.Context, uid string) (store.Transaction, 
 // batches of updateMany submitted at once, each waited for. An update the
 // chain refused in a batch (another came first) is no error here: the
 // caller reads back what the chain holds.
-func (n *Node) writeSets(ctx context.Context, ups []setUpdate) error {
+func (n *Node) writeSets(ctx context.Context, ups []SetUpdate) error {
 	if len(ups) == 1 {
 		u := ups[0]
-		err := n.writeSet(ctx, store.ReplicaSet{Queue: u.next.Queue, Primary: u.next.Primary, Secondaries: u.next.Secondaries}, u.old.Version)
+		err := n.writeSet(ctx, store.ReplicaSet{Queue: u.Next.Queue, Primary: u.Next.Primary, Secondaries: u.Next.Secondaries}, u.Old.Version)
 		if errors.Is(err, ErrLostRace) {
 			return nil
 		}
@@ -303,7 +296,7 @@ func (n *Node) writeSets(ctx context.Context, ups []setUpdate) error {
 	for chunk := range slices.Chunk(ups, devchain.MaxReplicaSetBatch) {
 		signed := make([]devchain.ReplicaSetUpdate, len(chunk))
 		for i, u := range chunk {
-			signed[i] = devchain.SignReplicaSetUpdate(n.cfg.Key, n.self, u.next.Queue, u.next.Primary, u.next.Secondaries, u.old.Version)
+			signed[i] = devchain.SignReplicaSetUpdate(n.cfg.Key, n.self, u.Next.Queue, u.Next.Primary, u.Next.Secondaries, u.Old.Version)
 		}
 		body, err := devchain.ReplicaSetBatchArgs(signed)
 		if err != nil {
@@ -371,4 +364,13 @@ func containsReason(t store.Transaction, reason string) bool {
 		}
 	}
 	return false
+}
+
+// candidates are the registered nodes outside exclude that are not found
+// unhealthy, each with its load: who joins a new set.
+func (n *Node) candidates(ctx context.Context, exclude []string) []Candidate {
+	pool := n.pool(ctx)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.core.candidates(pool, exclude)
 }

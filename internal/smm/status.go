@@ -53,9 +53,10 @@ func (n *Node) Queue(ctx context.Context, queue string) (QueueStatus, error) {
 	if err != nil {
 		return QueueStatus{}, err
 	}
-	n.mu.Lock()
-	seen := n.seen[queue]
-	n.mu.Unlock()
+	var seen QueueState
+	if st := n.stateOf([]string{queue}); len(st) > 0 {
+		seen = st[0]
+	}
 	out := QueueStatus{Queue: queue, Version: set.Version, Primary: set.Primary, Self: "none"}
 	for i, m := range set.Members() {
 		role := "secondary"
@@ -126,10 +127,11 @@ func (n *Node) Status(ctx context.Context) (Status, error) {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	out.Slice = append([]string{}, n.cycle.Slice...)
-	out.SliceOffset, out.Cycles, out.LastCycleEnd, out.MappingReadAt = n.cycle.Offset, n.cycle.Cycles, n.cycle.Finished, n.mappingAt
-	if n.cycle.Cycles > 0 {
-		out.LastCycle = n.cycle.Last.String()
+	cy := n.core.Cycle()
+	out.Slice = append([]string{}, cy.Slice...)
+	out.SliceOffset, out.Cycles, out.LastCycleEnd, out.MappingReadAt = cy.Offset, cy.Cycles, cy.Finished, n.core.mapped
+	if cy.Cycles > 0 {
+		out.LastCycle = cy.Last.String()
 	}
 	return out, nil
 }

@@ -10,7 +10,7 @@ import (
 func failedSyncs(n *testNode, queue, secondary string) int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.failed[queue+"\x00"+secondary].n
+	return n.core.failed[queue+"\x00"+secondary].n
 }
 
 // TestJobManualSync: manual-sync pushes a secondary what it lacks (its log

@@ -1,0 +1,83 @@
+package smm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/ordolabs/ordo/internal/jobq"
+)
+
+// step is the driver's turn of the core (the synchronous variant of
+// internal/engine's contract): under n.mu it stamps in with the clock,
+// steps it, takes Ready and advances the core, tracing each; then, outside
+// the lock, it performs the Ready's effects in order (the losses' waits
+// ended first, the job inserts together: the job queue commits one turn's
+// inserts at once) and returns the step's Reply. A loss's job that could
+// not be inserted is stepped back (InputLossNotQueued).
+func (n *Node) step(ctx context.Context, in Input) (Reply, error) {
+	n.mu.Lock()
+	in.At = n.clock.Now()
+	n.tr.Input(in)
+	n.core.Step(in)
+	rd := n.core.Ready()
+	n.tr.Ready(rd)
+	n.core.Advance()
+	n.tr.Advance()
+	var cancels []context.CancelFunc
+	for _, e := range rd.Effects {
+		if e.Kind == EffectLost {
+			for _, cancel := range n.waiting[e.Node] {
+				cancels = append(cancels, cancel)
+			}
+		}
+	}
+	n.mu.Unlock()
+	for _, cancel := range cancels {
+		cancel() // a forward waiting on a lost node answers at once
+	}
+	return rd.Reply, n.performInserts(ctx, rd.Effects)
+}
+
+// performInserts inserts the effects' jobs at once; a full queue is not an
+// error (its job waits for the next round).
+func (n *Node) performInserts(ctx context.Context, effects []Effect) error {
+	var ins []JobInsert
+	for _, e := range effects {
+		if e.Kind == EffectInsert {
+			ins = append(ins, e.Job)
+		}
+	}
+	errs := make([]error, len(ins))
+	var wg sync.WaitGroup
+	for i, j := range ins {
+		wg.Go(func() {
+			_, _, err := n.jobs.Insert(ctx, jobq.InsertParams{Queue: laneQueue(j.Lane), Kind: j.Kind, Args: j.Args, UniqueKey: j.Unique, RunAt: j.At})
+			if err == nil || errors.Is(err, jobq.ErrQueueFull) {
+				return
+			}
+			errs[i] = fmt.Errorf("smm: insert %s: %w", j.Kind, err)
+			if j.Loss != nil {
+				_, _ = n.step(context.WithoutCancel(ctx), LossNotQueued(j.Loss.Node, j.Loss.Since))
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// laneQueue is the job queue of a lane.
+func laneQueue(l Lane) string {
+	switch l {
+	case LaneMonitoring:
+		return jobq.QueueMonitoring
+	case LaneRecurringSync:
+		return jobq.QueueRecurringSync
+	case LaneManualSync:
+		return jobq.QueueManualSync
+	case LaneReplicaSetUpdate:
+		return jobq.QueueReplicaSetUpdate
+	}
+	panic(fmt.Sprintf("smm: unknown lane %v", l))
+}
