@@ -210,10 +210,13 @@ func (n *Node) Run(parent context.Context) error {
 	case <-ctx.Done():
 		err = <-errc
 	}
+	n.mu.Lock()
+	terr := n.tr.Flush()
+	n.mu.Unlock()
 	if errors.Is(err, context.Canceled) {
-		return nil
+		err = nil
 	}
-	return err
+	return errors.Join(err, terr)
 }
 
 // startMonitoring inserts the first monitor-state unless one is live

@@ -25,6 +25,7 @@ func (n *Node) step(ctx context.Context, in Input) (Reply, error) {
 	n.tr.Ready(rd)
 	n.core.Advance()
 	n.tr.Advance()
+	_ = n.tr.Flush() // its first error sticks: Run reports it
 	var cancels []context.CancelFunc
 	for _, e := range rd.Effects {
 		if e.Kind == EffectLost {
