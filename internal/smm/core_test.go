@@ -45,7 +45,16 @@ func randomInput(r *rand.Rand, now time.Time) Input {
 		return out
 	}
 	asked := now.Add(-time.Duration(r.IntN(3000)) * time.Millisecond)
-	switch r.IntN(9) {
+	switch r.IntN(12) {
+	case 9:
+		old, set := state("q"+strconv.Itoa(r.IntN(3))).Set, state("q0").Set
+		set.Queue = old.Queue
+		set.Version = old.Version + 1
+		return SetHeld(old, set)
+	case 10:
+		return Adopted("q" + strconv.Itoa(r.IntN(3)))
+	case 11:
+		return Acked("q"+strconv.Itoa(r.IntN(3)), nodes[1+r.IntN(4)], uint64(r.IntN(6)))
 	case 0, 1, 2:
 		return Answered(node(), asked, r.IntN(2) == 0)
 	case 3:

@@ -110,8 +110,7 @@ func (n *Node) observeLag(queue, secondary string, es []replog.Entry) {
 func (n *Node) ackedClock(queue, secondary string) (uint64, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	c, ok := n.acked[queue][secondary]
-	return c, ok
+	return n.core.AckedClock(queue, secondary)
 }
 
 // push sends entries to a secondary and returns the head it answers
