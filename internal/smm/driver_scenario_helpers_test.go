@@ -3,12 +3,17 @@ package smm
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,7 +22,9 @@ import (
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/store/sqlite"
 	"github.com/ordolabs/ordo/internal/testkit"
+	"github.com/ordolabs/ordo/internal/transport"
 )
 
 // The driver scenarios' helpers (driver_scenario_test.go documents the
@@ -193,4 +200,54 @@ func (s *driverScenario) health(n *testNode) string {
 		}
 	}
 	return b.String()
+}
+
+// wipe restarts the i-th node on an empty store, with its key (a disk
+// lost): a new Node, built as newHarness builds one, takes the old one's
+// place on the network; the old one is left detached. Its goroutines end
+// with the script (stopWiped).
+func (s *driverScenario) wipe(t *testing.T, i int) {
+	h, old := s.h, s.h.nodes[i]
+	ctx, cancel := context.WithCancel(h.ctx)
+	s.cancels = append(s.cancels, cancel)
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "store.db"), sqlite.Options{Synchronous: sqlite.SyncNormal, Now: h.clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.stores = append(s.stores, st)
+	tn := &testNode{id: old.id, key: old.key, st: st, allow: &allowRecorder{}}
+	tn.seq = &fakeSequencer{h: h, st: st, prefix: fmt.Sprintf("n%dw-", i)}
+	var jobIDs atomic.Int64
+	n, err := New(NodeConfig{Config: old.cfg.Config, Key: old.key, Store: st, Transport: h.net.end(transport.NodeID(old.id)), Chain: h.dc,
+		Sequencer: tn.seq, Registry: h.reg, Allow: tn.allow.allow, Clock: h.clk, Servers: 4,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), NewJobID: func() int64 { return jobIDs.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn.Node = n
+	parked := func(ctx context.Context, _ store.Job) error { <-ctx.Done(); return ctx.Err() }
+	for _, k := range []string{KindMonitorState, KindFindSyncRequests, KindFindReplicaSetUpdates, KindRecurringSync, KindManualSync, KindReplicaSetUpdate, KindRefreshMapping, KindProbeNode} {
+		n.jobs.Register(k, jobWorker(parked))
+	}
+	h.net.attach(transport.NodeID(old.id), n.Handle)
+	if err := n.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range n.cfg.Servers {
+		s.wg.Go(func() { n.serveLoop(ctx) })
+	}
+	s.wg.Go(func() { _ = n.jobs.Run(ctx) })
+	h.nodes[i] = tn
+}
+
+// stopWiped ends the goroutines of the nodes wipe restarted and closes
+// their stores (before the harness closes its own).
+func (s *driverScenario) stopWiped() {
+	for _, cancel := range s.cancels {
+		cancel()
+	}
+	s.wg.Wait()
+	for _, st := range s.stores {
+		_ = st.Close()
+	}
 }

@@ -1,12 +1,16 @@
 package smm
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
 
+	"github.com/ordolabs/ordo/internal/store/sqlite"
 	"github.com/ordolabs/ordo/internal/testkit"
 )
 
@@ -57,6 +61,9 @@ import (
 //	                        probe-node NODE
 //	down NODE / up NODE   NODE's link off (it neither sends nor receives)
 //	                      or on again.
+//	wipe NODE             NODE restarts on an empty store with its key
+//	                      (its disk lost): Open reads the registry and the
+//	                      sets naming it from the chain; its log is empty.
 //	registry fail|ok      the registry's refresh fails, or works again.
 //	time +D               the virtual clock moves on by D.
 //	set QUEUE             (no members given) prints the chain's set, the
@@ -70,9 +77,6 @@ import (
 // After submit and run, the jobs each node inserted meanwhile are printed
 // under "queued:".
 func TestSMMDriverScenarios(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the driver's scenarios wait out requests to nodes that are down (wall time)")
-	}
 	testkit.RunScenarios(t, "testdata/scenarios/driver", func() func(*testing.T, *datadriven.TestData) string {
 		return (&driverScenario{}).run
 	})
@@ -83,6 +87,10 @@ func TestSMMDriverScenarios(t *testing.T) {
 type driverScenario struct {
 	h     *harness
 	names *strings.Replacer
+	// The nodes wipe restarted: their goroutines, contexts and stores.
+	wg      sync.WaitGroup
+	cancels []context.CancelFunc
+	stores  []*sqlite.Store
 }
 
 func (s *driverScenario) run(t *testing.T, d *datadriven.TestData) string {
@@ -131,6 +139,10 @@ func (s *driverScenario) run(t *testing.T, d *datadriven.TestData) string {
 		return s.name(out + s.queued(before))
 	case "down", "up":
 		h.net.setDown(s.node(t, d, 0, d.Cmd+" NODE").id, d.Cmd == "down")
+		return ""
+	case "wipe":
+		n := s.node(t, d, 0, "wipe NODE")
+		s.wipe(t, slices.Index(h.nodes, n))
 		return ""
 	case "registry":
 		h.reg.fail.Store(!testkit.OkFail(t, d, 0, "registry ok|fail"))
@@ -186,6 +198,7 @@ func (s *driverScenario) start(t *testing.T, d *datadriven.TestData) string {
 			keys = append(keys, a.String())
 		}
 	}})
+	t.Cleanup(s.stopWiped) // runs before the harness's cleanup
 	var pairs []string
 	for i, tn := range s.h.nodes {
 		pairs = append(pairs, tn.id, nodeName(i))
