@@ -26,6 +26,11 @@ import (
 // ErrLostRace is a replica-set update that another node's update beat.
 var ErrLostRace = errors.New("smm: another replica-set update came first")
 
+// ErrStaleSet is a sync this node started under a set version older than
+// one its secondary holds: the set is read from the chain again (this
+// node may have been deposed) and the sync left to the set's primary.
+var ErrStaleSet = errors.New("smm: a member holds a newer replica set than this node")
+
 // SetsQueue is the sequencer queue of this node's replica-set updates
 // (the node reserves a sender for it).
 const SetsQueue = "smm/replicasets"
