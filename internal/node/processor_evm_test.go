@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"net/http"
@@ -187,28 +188,14 @@ func TestProcessorOnEVM(t *testing.T) {
 		}
 	}
 
-	// What the chain says: the router's failed intents by the library's
-	// error, and the library's counts.
-	failed := map[string]int{}
-	logs, err := ec.FilterLogs(ctx, ethereum.FilterQuery{Addresses: []common.Address{dev.Router}, Topics: [][]common.Hash{{topic("IntentFailed(bytes32,address,uint256,bytes)")}}})
-	if err != nil {
-		t.Fatal(err)
+	// What the chain says, read over plain JSON-RPC: each router
+	// transaction's outcome by the library call it holds, and the library's
+	// counts.
+	outcomes, problems := libraryOutcomes(ctx, t, ec, dev.Router, dev.Library)
+	for _, p := range problems {
+		t.Error(p)
 	}
-	router := contracts.NewOrdoRouter()
-	for _, l := range logs {
-		e, err := router.UnpackIntentFailedEvent(&l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch v, _ := lib.UnpackError(e.Reason); v := v.(type) {
-		case *contracts.LibraryNotReady:
-			failed[v.Method]++
-		case *contracts.LibraryConfiguredFailure:
-			failed[v.Method]++
-		default:
-			t.Errorf("an intent failed with %x", e.Reason)
-		}
-	}
+	failures := func(call string) int { return outcomes[call]["failed"] + outcomes[call]["reverted"] }
 	count := func(m string) uint64 {
 		out, err := ec.CallContract(ctx, ethereum.CallMsg{To: &dev.Library, Data: lib.PackCount(m)}, nil)
 		if err != nil {
@@ -222,40 +209,126 @@ func TestProcessorOnEVM(t *testing.T) {
 	}
 	got := recv.snapshot()
 	for _, w := range []struct {
-		key        string
-		status     processor.Status
-		executed   int
-		executions int // -1: 1 + the hard failures the chain holds
-		method     string
-		count      uint64
+		key      string
+		status   processor.Status
+		executed int
+		// call is the library call of the batch's last unit; the chain holds
+		// failures of it and applied transactions of it, executions in all.
+		call              string
+		failures, applied int // failures -1: at least one
+		method            string
+		count             uint64
 	}{
 		// The atomic batch: its "ok" call ran in every attempt, but only the
 		// applied one kept it.
-		{"p/a1", processor.Executed, 2, -1, "ok", 1},
-		{"p/n1", processor.PartiallyExecuted, 1, 3, "broken", 0},
-		{"p/c1", processor.Executed, 1, 3, "flaky", 1},
-		{"p/c2", processor.Executed, 1, 1, "confirmed", 1},
+		{"p/a1", processor.Executed, 2, "act later", -1, 1, "ok", 1},
+		{"p/n1", processor.PartiallyExecuted, 1, "act broken", 2, 0, "broken", 0},
+		// Soft failures: three applied transactions, two confirmed false.
+		{"p/c1", processor.Executed, 1, "actConfirmed flaky", 0, 3, "flaky", 1},
+		{"p/c2", processor.Executed, 1, "act confirmed", 0, 1, "confirmed", 1},
 	} {
 		b, ok := got[w.key]
-		if w.executions < 0 {
-			w.executions = 1 + failed["later"]
-			if failed["later"] == 0 {
-				t.Errorf("%s: no attempt failed on chain before block %d", w.key, until)
-			}
+		f, a := failures(w.call), outcomes[w.call]["applied"]
+		if w.failures < 0 && f > 0 {
+			w.failures = f
 		}
-		if !ok || b.Outcome.Status != w.status || b.Outcome.Executed != w.executed || b.Executions != w.executions {
-			t.Errorf("callback %s: %+v, executions %d; want %s(%d) after %d executions", w.key, b.Outcome, b.Executions, w.status, w.executed, w.executions)
+		if f != w.failures || a != w.applied {
+			t.Errorf("%s: the chain holds %d failed and %d applied transactions of %s, want %d and %d", w.key, f, a, w.call, w.failures, w.applied)
+		}
+		executions := f + a
+		if w.key == "p/n1" {
+			executions += outcomes["act first"]["applied"] // its first action
+		}
+		if !ok || b.Outcome.Status != w.status || b.Outcome.Executed != w.executed || b.Executions != executions {
+			t.Errorf("callback %s: %+v, executions %d; want %s(%d) after the %d executions the chain holds", w.key, b.Outcome, b.Executions, w.status, w.executed, executions)
 		}
 		if c := count(w.method); c != w.count {
 			t.Errorf("%s: count(%s) = %d on chain, want %d", w.key, w.method, c, w.count)
 		}
 	}
-	if failed["broken"] != 2 || count("later") != 1 || count("first") != 1 {
-		t.Errorf("on chain: %v failed intents by method, count(later) %d, count(first) %d; want broken 2, 1, 1", failed, count("later"), count("first"))
+	if count("later") != 1 || count("first") != 1 {
+		t.Errorf("on chain: count(later) %d, count(first) %d; want 1, 1", count("later"), count("first"))
 	}
 	out, err := ec.CallContract(ctx, ethereum.CallMsg{To: &dev.Library, Data: lib.PackAttempts("p/c1/0")}, nil)
 	if a, uerr := lib.UnpackAttempts(out); err != nil || uerr != nil || a.Uint64() != 3 {
 		t.Errorf("attempts(p/c1/0) = %v, %v, %v; want 3 (soft failures at 1 and 2)", a, err, uerr)
 	}
-	t.Logf("callbacks %d; failed intents on chain by method %v", len(got), failed)
+	t.Logf("callbacks %d; router transactions by library call: %v", len(got), outcomes)
+}
+
+// libraryOutcomes reads every router transaction up to the head over plain
+// JSON-RPC (blocks, receipts) and counts their outcomes (applied, failed,
+// reverted, duplicate, conflict) by the library calls they hold ("act m",
+// "actConfirmed m"). A reverted transaction (status 0) is a failure the
+// router's events do not show: the out-of-gas guard, when the estimate
+// saw a failing call that succeeded at inclusion. problems names a uid
+// applied twice.
+func libraryOutcomes(ctx context.Context, t *testing.T, ec *ethclient.Client, router, library common.Address) (map[string]map[string]int, []string) {
+	t.Helper()
+	rabi, labi := contracts.NewOrdoRouter().GetABI(), contracts.NewLibrary().GetABI()
+	execute := rabi.Methods["execute"]
+	events := map[common.Hash]string{}
+	for name, kind := range map[string]string{"IntentApplied": "applied", "IntentFailed": "failed", "IntentDuplicate": "duplicate", "IntentConflict": "conflict"} {
+		events[rabi.Events[name].ID] = kind
+	}
+	head, err := ec.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]int{}
+	applied := map[string]int{}
+	var problems []string
+	for n := uint64(1); n <= head; n++ {
+		b, err := ec.BlockByNumber(ctx, new(big.Int).SetUint64(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tx := range b.Transactions() {
+			if tx.To() == nil || *tx.To() != router || len(tx.Data()) < 4 || !bytes.Equal(tx.Data()[:4], execute.ID) {
+				continue
+			}
+			args, err := execute.Inputs.Unpack(tx.Data()[4:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var calls []struct {
+				Target common.Address `json:"target"`
+				Data   []byte         `json:"data"`
+			}
+			if raw, err := json.Marshal(args[1]); err != nil || json.Unmarshal(raw, &calls) != nil {
+				t.Fatalf("decoding the calls of %s: %v", tx.Hash().Hex(), err)
+			}
+			r, err := ec.TransactionReceipt(ctx, tx.Hash())
+			if err != nil {
+				t.Fatal(err)
+			}
+			kind := "reverted"
+			for _, l := range r.Logs {
+				if k, ok := events[l.Topics[0]]; ok && l.Address == router && r.Status == types.ReceiptStatusSuccessful {
+					kind = k
+				}
+			}
+			if kind == "applied" {
+				if applied[args[0].(string)]++; applied[args[0].(string)] > 1 {
+					problems = append(problems, fmt.Sprintf("memo %s applied twice", args[0]))
+				}
+			}
+			for _, c := range calls {
+				m, err := labi.MethodById(c.Data)
+				if c.Target != library || err != nil {
+					continue
+				}
+				v, err := m.Inputs.Unpack(c.Data[4:])
+				if err != nil {
+					t.Fatal(err)
+				}
+				key := m.Name + " " + v[0].(string)
+				if out[key] == nil {
+					out[key] = map[string]int{}
+				}
+				out[key][kind]++
+			}
+		}
+	}
+	return out, problems
 }
