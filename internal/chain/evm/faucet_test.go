@@ -1,6 +1,7 @@
 package evm_test
 
 import (
+	"math/big"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
@@ -56,6 +57,20 @@ func TestAuthorizeSubmitterGas(t *testing.T) {
 			if err != nil || string(out) != "true" {
 				t.Errorf("isSubmitter(%s) = %s, %v; want true", fresh, out, err)
 			}
+			// The gas setSubmitter used (docs/evm.md gives both figures).
+			blk, err := h.sim.Client().BlockByNumber(h.ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prev, err := h.sim.Client().BlockByNumber(h.ctx, new(big.Int).Sub(blk.Number(), big.NewInt(1)))
+			if err != nil || len(prev.Transactions()) != 1 {
+				t.Fatalf("the setSubmitter block: %v", err)
+			}
+			r, err := h.sim.Client().TransactionReceipt(h.ctx, prev.Transactions()[0].Hash())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("setSubmitter: %d gas used, limit %d", r.GasUsed, prev.Transactions()[0].Gas())
 		})
 	}
 }
