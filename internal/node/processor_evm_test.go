@@ -152,7 +152,7 @@ func TestProcessorOnEVM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	until := head + 20 // "later" fails (hard) in blocks below it: about a second
+	until := head + 40 // "later" fails (hard) in blocks below it: about two seconds, past the first attempt under load
 	devSend(ctx, t, ec, dev.Keys[0], dev.Library, lib.PackConfigure("later", 0, until, ""))
 	devSend(ctx, t, ec, dev.Keys[0], dev.Library, lib.PackConfigure("broken", 1<<63, 0, "down"))
 	devSend(ctx, t, ec, dev.Keys[0], dev.Library, lib.PackConfigure("flaky", 2, 0, ""))
