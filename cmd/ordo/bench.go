@@ -192,6 +192,7 @@ func benchProcessorCommand() *cobra.Command {
 	pc.Flags().IntVar(&o.Senders, "senders", 64, "senders")
 	pc.Flags().DurationVar(&o.BlockTime, "block-time", 100*time.Millisecond, "devchain block time")
 	pc.Flags().IntVar(&o.Tickers, "tickers", 8, "concurrent HTTP clients ticking")
+	pc.Flags().StringVar(&o.Chain, "chain", "devchain", "devchain (in-process), or evm: an in-process simulated EVM chain (calls of its Library contract through the router; --senders at most 999)")
 	pc.Flags().BoolVarP(&quiet, "quiet", "q", false, "only the final line")
 	return pc
 }

@@ -53,7 +53,7 @@ func TestEVMDeployCommand(t *testing.T) {
 		deployer common.Address
 		voting   bool
 	}{
-		{"raw key file", []string{"--key-file", c.KeyFiles[1], "--submitter", sub, "--voting"}, "", c.Accounts[1], true},
+		{"raw key file", []string{"--key-file", c.KeyFiles[1], "--submitter", sub, "--voting", "--library"}, "", c.Accounts[1], true},
 		{"keystore file", []string{"--key-file", acct.URL.Path, "--password-file", pwFile, "--submitter", sub, "--chain-id", "1337"}, "", c.Accounts[2], false},
 		{"keystore file, password from the environment", []string{"--key-file", acct.URL.Path, "--submitter", sub}, "s3cret", c.Accounts[2], false},
 	} {
@@ -84,9 +84,9 @@ func TestEVMDeployCommand(t *testing.T) {
 			if !strings.Contains(out.String(), "owner     "+evmdev.AddressString(tc.deployer)) {
 				t.Errorf("output does not name the deployer %s:\n%s", tc.deployer.Hex(), out.String())
 			}
-			hasVoting := strings.Contains(out.String(), "abi: Voting}")
-			if hasVoting != tc.voting {
-				t.Fatalf("Voting in the config: %v, want %v\n%s", hasVoting, tc.voting, out.String())
+			hasVoting, hasLibrary := strings.Contains(out.String(), "abi: Voting}"), strings.Contains(out.String(), "abi: Library}")
+			if hasVoting != tc.voting || hasLibrary != tc.voting { // the case with --voting also has --library
+				t.Fatalf("Voting, Library in the config: %v, %v, want %v\n%s", hasVoting, hasLibrary, tc.voting, out.String())
 			}
 			if tc.voting {
 				vm := regexp.MustCompile(`voting: \{address: "(0x[0-9a-f]{40})"`).FindStringSubmatch(out.String())

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/chain/evm/evmdev"
 	"github.com/ordolabs/ordo/internal/node"
 	"github.com/ordolabs/ordo/internal/processor"
 )
@@ -32,6 +33,10 @@ type ProcessorOptions struct {
 	BlockTime time.Duration
 	// Tickers is how many clients tick at once. Defaults to 8.
 	Tickers int
+	// Chain is "devchain" (in-process, the default) or "evm": an
+	// in-process simulated EVM chain (evmdev on loopback JSON-RPC), the
+	// messages calls of its Library contract through the router.
+	Chain string
 	// Dir is the data directory. Defaults to a temp dir, removed after.
 	Dir string
 	// Progress, when set, receives a line now and then.
@@ -55,8 +60,12 @@ type ProcessorResult struct {
 // String is the benchmark's one line of figures.
 func (r ProcessorResult) String() string {
 	o := r.Opts
-	return fmt.Sprintf("processor: %d batches queued per kind, lanes %d, senders %d, block %s: atomic %.0f batches/s, non-atomic (2 actions) %.0f batches/s (%.0f actions/s) executed by %d ticks; callbacks %.0f/s delivered to a local receiver; peak RSS %s",
-		o.Batches, o.Lanes, o.Senders, o.BlockTime, r.Atomic, r.NonAtomic, 2*r.NonAtomic, r.Ticks, r.Callbacks, MiB(r.PeakRSS))
+	chain := ""
+	if o.Chain == "evm" {
+		chain = " (simulated EVM chain)"
+	}
+	return fmt.Sprintf("processor: %d batches queued per kind, lanes %d, senders %d, block %s%s: atomic %.0f batches/s, non-atomic (2 actions) %.0f batches/s (%.0f actions/s) executed by %d ticks; callbacks %.0f/s delivered to a local receiver; peak RSS %s",
+		o.Batches, o.Lanes, o.Senders, o.BlockTime, chain, r.Atomic, r.NonAtomic, 2*r.NonAtomic, r.Ticks, r.Callbacks, MiB(r.PeakRSS))
 }
 
 // receiver counts callbacks by Idempotency-Key; it holds every delivery
@@ -88,10 +97,11 @@ func (rc *receiver) count() (int, time.Time) {
 	return len(rc.keys), rc.last
 }
 
-// Processor runs a node with an in-process devchain, queues Batches atomic
-// batches (two library calls as one multi-call) on one processor and ticks
-// them through over HTTP, then as many non-atomic ones (two actions) on
-// another, then opens the callback receiver and measures deliveries.
+// Processor runs a node with an in-process devchain (or a simulated EVM
+// chain), queues Batches atomic batches (two library calls as one
+// multi-call, or one router intent) on one processor and ticks them through
+// over HTTP, then as many non-atomic ones (two actions) on another, then
+// opens the callback receiver and measures deliveries.
 func Processor(ctx context.Context, o ProcessorOptions) (ProcessorResult, error) {
 	o.Batches = cmpInt(o.Batches, 1000)
 	o.Lanes = cmpInt(o.Lanes, 64)
@@ -117,6 +127,23 @@ func Processor(ctx context.Context, o ProcessorOptions) (ProcessorResult, error)
 		Processor:  node.ProcessorConfig{MaxDeliveries: 64, DeliveryTimeout: node.Duration(5 * time.Minute)},
 		Principals: []auth.PrincipalConfig{{Principal: "bench", Token: token, Roles: []auth.Role{auth.RoleAdmin}}},
 		Egress:     node.EgressConfig{AllowLoopback: &allowLoopback}} // the callback receiver is on loopback
+	msgs := `[{"contract":"library","method":"work","args":{"n":1}},{"contract":"library","method":"work","args":{"n":2}}]`
+	switch o.Chain {
+	case "", "devchain":
+	case "evm":
+		if o.Senders+1 > evmdev.MaxAccounts {
+			return res, fmt.Errorf("senders %d: the simulated chain funds at most %d accounts", o.Senders, evmdev.MaxAccounts-1)
+		}
+		dev, err := evmdev.Start(ctx, evmdev.Config{HTTPAddr: "127.0.0.1:0", WSAddr: "127.0.0.1:0", BlockTime: o.BlockTime, Accounts: o.Senders + 1})
+		if err != nil {
+			return res, fmt.Errorf("the simulated EVM chain: %w", err)
+		}
+		defer dev.Close()
+		cfg.UseEVMDev(dev, o.Senders)
+		msgs = `[{"contract":"library","method":"act","args":{"method":"work1"}},{"contract":"library","method":"act","args":{"method":"work2"}}]`
+	default:
+		return res, fmt.Errorf("chain %q: devchain or evm", o.Chain)
+	}
 	n, err := node.StartLocal(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Workers: 128}, "127.0.0.1:0")
 	if err != nil {
 		return res, err
@@ -134,7 +161,7 @@ func Processor(ctx context.Context, o ProcessorOptions) (ProcessorResult, error)
 		{"nonatomic", `{"nonAtomic":{"actions":[{},{}]}}`, &res.NonAtomic},
 	}
 	for _, k := range kinds {
-		rate, ticks, err := c.runKind(ctx, k.name, k.actions, cb, o)
+		rate, ticks, err := c.runKind(ctx, k.name, msgs, k.actions, cb, o)
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", k.name, err)
 		}
@@ -161,11 +188,11 @@ func Processor(ctx context.Context, o ProcessorOptions) (ProcessorResult, error)
 
 // runKind creates a processor, queues the batches, ticks until every batch
 // has its outcome and returns batches/s from the first tick.
-func (c *benchClient) runKind(ctx context.Context, name, actions, callbackURL string, o ProcessorOptions) (float64, int64, error) {
+func (c *benchClient) runKind(ctx context.Context, name, msgs, actions, callbackURL string, o ProcessorOptions) (float64, int64, error) {
 	if err := c.post(ctx, "/v1/processors", fmt.Sprintf(`{"name":%q,"owner":"bench","callbackURL":%q,"lanes":%d}`, name, callbackURL, o.Lanes), nil); err != nil {
 		return 0, 0, err
 	}
-	batch := `{"priority":"medium","msgs":[{"contract":"library","method":"work","args":{"n":1}},{"contract":"library","method":"work","args":{"n":2}}],"actionsConfig":` + actions + `}`
+	batch := `{"priority":"medium","msgs":` + msgs + `,"actionsConfig":` + actions + `}`
 	if err := parallel(16, o.Batches, func(int) error { return c.post(ctx, "/v1/processors/"+name+"/batches", batch, nil) }); err != nil {
 		return 0, 0, err
 	}

@@ -68,8 +68,8 @@ type EVMContract struct {
 	// Address is the contract's address ("0x" and 40 hex digits).
 	// Required.
 	Address string `yaml:"address"`
-	// ABI is the name of a contract ordo ships (Voting), or the path of a
-	// JSON ABI file. Required.
+	// ABI is the name of a contract ordo ships (Voting, Library), or the
+	// path of a JSON ABI file. Required.
 	ABI string `yaml:"abi"`
 }
 
@@ -111,7 +111,7 @@ func (c EVMConfig) validate(devchain string, bad func(field, format string, args
 			bad(field+".address", "%q is not an address (0x and 40 hex digits)", k.Address)
 		}
 		if strings.TrimSpace(k.ABI) == "" {
-			bad(field+".abi", "is required: the name of a contract ordo ships (Voting) or a JSON ABI file")
+			bad(field+".abi", "is required: the name of a contract ordo ships (Voting, Library) or a JSON ABI file")
 		}
 	}
 	if c.TipPercent > 100 {
@@ -200,7 +200,7 @@ func contractABI(s string) (abi.ABI, error) {
 	}
 	f, err := os.Open(s)
 	if err != nil {
-		return abi.ABI{}, fmt.Errorf("%q is neither a contract ordo ships (Voting, OrdoRouter) nor a readable ABI file: %w", s, err)
+		return abi.ABI{}, fmt.Errorf("%q is neither a contract ordo ships (Voting, Library, OrdoRouter) nor a readable ABI file: %w", s, err)
 	}
 	defer f.Close()
 	a, err := abi.JSON(f)

@@ -403,11 +403,16 @@ func (c Config) hashed() Config {
 	return c
 }
 
-func chainName(url string) string {
-	if url == "" {
-		return "in-process devchain"
+// chainName names the node's chain in logs: its JSON-RPC URLs on an EVM
+// chain, its URL for a remote devchain, else the in-process devchain.
+func chainName(c Config) string {
+	switch {
+	case c.EVM.enabled():
+		return strings.Join(c.EVM.URLs, ", ")
+	case c.Chain != "":
+		return c.Chain
 	}
-	return url
+	return "in-process devchain"
 }
 
 // Close releases the store and the in-process chain.

@@ -33,7 +33,7 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 		ln.Close()
 		return err
 	}
-	n.log.Info("ordo node listening", "addr", ln.Addr().String(), "scheme", scheme, "data", n.Config.Data, "chain", chainName(n.Config.Chain))
+	n.log.Info("ordo node listening", "addr", ln.Addr().String(), "scheme", scheme, "data", n.Config.Data, "chain", chainName(n.Config))
 	if n.Config.DevMode {
 		n.log.Warn(devModeWarning(n.Devchain != nil), "addr", ln.Addr().String())
 	} else {

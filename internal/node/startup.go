@@ -182,7 +182,7 @@ func (n *Node) startup(ctx context.Context) error {
 		g.set(&api.Condition{Code: api.StatusChainUnreachable,
 			Message: fmt.Sprintf("waiting for %s to answer (%v): intake works; the engines start once it answers", chainDescription(n.Config.Chain), err)})
 		if tries%20 == 0 {
-			n.log.Warn("waiting for the chain: the engines start once it answers", "chain", chainName(n.Config.Chain), "err", err)
+			n.log.Warn("waiting for the chain: the engines start once it answers", "chain", chainName(n.Config), "err", err)
 		}
 		if !pause() {
 			return nil
@@ -190,7 +190,7 @@ func (n *Node) startup(ctx context.Context) error {
 	}
 	wait = 0
 	if id == (chain.Identity{}) {
-		n.log.Warn("the chain does not report its identity: the store cannot check that it belongs to it", "chain", chainName(n.Config.Chain))
+		n.log.Warn("the chain does not report its identity: the store cannot check that it belongs to it", "chain", chainName(n.Config))
 	}
 	for id != (chain.Identity{}) {
 		err := n.bindChain(ctx, id)
@@ -199,10 +199,10 @@ func (n *Node) startup(ctx context.Context) error {
 		case err == nil:
 		case errors.As(err, &mm):
 			g.set(&api.Condition{Code: api.StatusChainMismatch,
-				Message: fmt.Sprintf("the store belongs to chain %s, and this node's chain (%s) is %s: the engines stay stopped; give the node the store's chain, or another store", mm.Stored, chainName(n.Config.Chain), mm.Given),
+				Message: fmt.Sprintf("the store belongs to chain %s, and this node's chain (%s) is %s: the engines stay stopped; give the node the store's chain, or another store", mm.Stored, chainName(n.Config), mm.Given),
 				Data:    map[string]store.ChainIdentity{"store": mm.Stored, "chain": mm.Given}})
 			n.log.Error("the store belongs to another chain: the engines stay stopped (intake still commits to the store)",
-				"store", mm.Stored.String(), "chain", mm.Given.String(), "url", chainName(n.Config.Chain))
+				"store", mm.Stored.String(), "chain", mm.Given.String(), "url", chainName(n.Config))
 			<-ctx.Done()
 			return nil
 		case errors.Is(err, store.ErrStorageFull):
@@ -254,7 +254,7 @@ func (n *Node) startup(ctx context.Context) error {
 			return nil
 		}
 	}
-	n.log.Info("the chain answers: the engines start", "chain", chainName(n.Config.Chain), "identity", id.String())
+	n.log.Info("the chain answers: the engines start", "chain", chainName(n.Config), "identity", id.String())
 	g.open()
 	<-ctx.Done()
 	return nil

@@ -23,6 +23,17 @@
 // chain, no execution id included twice and no unit with more attempts
 // than its RetryLogic allows or more than one success.
 //
+// The processor's on an EVM chain (processor_evm_crash_test.go): `ordo
+// evmdev` or a real `geth --dev` (skipped when no geth binary is found) as
+// a process, the Library contract's methods set to fail hard (a revert:
+// atomic batches rejected, non-atomic ones partly executed) or soft (a
+// CallbackConfirmation of false, read from the chain's logs), one
+// auto-ticked processor, the node killed -9 three times while executions
+// are in flight. The audit reads the chain over plain JSON-RPC (every
+// router transaction's calls and outcome, Library's counts): each batch's
+// outcome and its count of executions match what the chain holds, no memo
+// is applied twice and no intent conflicts.
+//
 // The leader's (leader_*_test.go): three tools served by the test, not by
 // ordo (one right, one slow past the timeout or answering 503, one lying
 // about its output schema or answering 403) and inputs off schema; walks

@@ -52,7 +52,9 @@ type evmChainRun struct {
 	wsURL         string
 	router        common.Address
 	voting        common.Address
-	senderKeyFile []string // funded keys the router lets submit
+	library       common.Address // Library, the processor's test target
+	ownerKeyFile  string         // the deployer's key: the router's owner, funded
+	senderKeyFile []string       // funded keys the router lets submit
 	blockTime     time.Duration
 }
 
@@ -400,9 +402,12 @@ func startEvmdev(ctx context.Context, t *testing.T, bin, dir string) evmChainRun
 	out := waitPrinted(ctx, t, p, "node config:", 60*time.Second)
 	ch.router = common.HexToAddress(field(t, out, `(?m)^router\s+(0x[0-9a-fA-F]{40})`))
 	ch.voting = common.HexToAddress(field(t, out, `(?m)^voting\s+(0x[0-9a-fA-F]{40})`))
+	ch.library = common.HexToAddress(field(t, out, `(?m)^library\s+(0x[0-9a-fA-F]{40})`))
 	for _, m := range regexp.MustCompile(`(?m)^\s+(\d+)\s+0x[0-9a-fA-F]{40}\s+(\S+)$`).FindAllStringSubmatch(out, -1) {
 		if m[1] != "0" {
 			ch.senderKeyFile = append(ch.senderKeyFile, m[2])
+		} else {
+			ch.ownerKeyFile = m[2]
 		}
 	}
 	if len(ch.senderKeyFile) != evmSenders {
@@ -433,7 +438,7 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // startGeth runs a real `geth --dev` on loopback, funds evmSenders keys
 // from its developer account, and deploys the router (the senders its
-// submitters) and Voting with `ordo evm deploy`.
+// submitters), Voting and Library with `ordo evm deploy`.
 func startGeth(ctx context.Context, t *testing.T, bin, dir string) evmChainRun {
 	t.Helper()
 	geth := gethBinary()
@@ -456,6 +461,7 @@ func startGeth(ctx context.Context, t *testing.T, bin, dir string) evmChainRun {
 	defer ec.Close()
 	dev, _ := crypto.HexToECDSA(gethDevKey)
 	devFile := writeKeyFile(t, dir, "geth-dev.key", dev)
+	ch.ownerKeyFile = devFile
 	var subs []string
 	for i := range evmSenders {
 		k, err := crypto.GenerateKey()
@@ -467,7 +473,7 @@ func startGeth(ctx context.Context, t *testing.T, bin, dir string) evmChainRun {
 		subs = append(subs, "--submitter", strings.ToLower(a.Hex()))
 		fund(ctx, t, ec, dev, a, new(big.Int).Mul(big.NewInt(1e18), big.NewInt(100)))
 	}
-	args := append([]string{"evm", "deploy", "--url", ch.httpURL, "--key-file", devFile, "--voting"}, subs...)
+	args := append([]string{"evm", "deploy", "--url", ch.httpURL, "--key-file", devFile, "--voting", "--library"}, subs...)
 	dctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(dctx, bin, args...).CombinedOutput()
@@ -476,6 +482,7 @@ func startGeth(ctx context.Context, t *testing.T, bin, dir string) evmChainRun {
 	}
 	ch.router = common.HexToAddress(field(t, string(out), `router:\s*"(0x[0-9a-fA-F]{40})"`))
 	ch.voting = common.HexToAddress(field(t, string(out), `voting:\s*\{address:\s*"(0x[0-9a-fA-F]{40})"`))
+	ch.library = common.HexToAddress(field(t, string(out), `library:\s*\{address:\s*"(0x[0-9a-fA-F]{40})"`))
 	return ch
 }
 

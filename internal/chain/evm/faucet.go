@@ -28,7 +28,7 @@ func (b *Backend) Faucet(ctx context.Context, addr chain.Address, amount uint64)
 	if err != nil {
 		return chain.Account{}, err
 	}
-	if err := b.faucetDo(ctx, "transfer", to, new(big.Int).SetUint64(amount), nil, 21_000); err != nil {
+	if err := b.faucetDo(ctx, "transfer", to, new(big.Int).SetUint64(amount), nil); err != nil {
 		return chain.Account{}, err
 	}
 	return b.Account(ctx, addr)
@@ -66,16 +66,16 @@ func (b *Backend) AuthorizeSubmitter(ctx context.Context, addr chain.Address) er
 	if err != nil {
 		return err
 	}
-	return b.faucetDo(ctx, "setSubmitter", r.addr, new(big.Int), data, 100_000)
+	return b.faucetDo(ctx, "setSubmitter", r.addr, new(big.Int), data)
 }
 
 // faucetDo sends one transaction from the faucet key (one at a time) and
 // waits for its successful inclusion.
-func (b *Backend) faucetDo(ctx context.Context, what string, to common.Address, value *big.Int, data []byte, gas uint64) error {
+func (b *Backend) faucetDo(ctx context.Context, what string, to common.Address, value *big.Int, data []byte) error {
 	if b.cfg.FaucetKey == nil {
 		return fmt.Errorf("%w: no faucet key is configured", chain.ErrNotDevMode)
 	}
-	tx, err := b.faucetTx(ctx, to, value, data, gas)
+	tx, err := b.faucetTx(ctx, to, value, data)
 	if err != nil {
 		return fmt.Errorf("faucet %s: %w", what, err)
 	}
@@ -101,7 +101,10 @@ func (b *Backend) faucetDo(ctx context.Context, what string, to common.Address, 
 }
 
 // faucetTx signs and sends a transaction of the faucet key, one at a time.
-func (b *Backend) faucetTx(ctx context.Context, to common.Address, value *big.Int, data []byte, gas uint64) (*types.Transaction, error) {
+// Its gas limit is the chain's estimate times GasMarginPercent: a fixed
+// limit would not fit every fork (under go-ethereum's Amsterdam rules, which
+// geth --dev runs, setSubmitter used 129,760 gas, and 47,740 through Osaka).
+func (b *Backend) faucetTx(ctx context.Context, to common.Address, value *big.Int, data []byte) (*types.Transaction, error) {
 	b.faucetMu.Lock()
 	defer b.faucetMu.Unlock()
 	k := b.cfg.FaucetKey
@@ -114,6 +117,13 @@ func (b *Backend) faucetTx(ctx context.Context, to common.Address, value *big.In
 	if err != nil {
 		return nil, err
 	}
+	gas, err := call(ctx, b, func(ctx context.Context, c RPC) (uint64, error) {
+		return c.EstimateGas(ctx, ethereum.CallMsg{From: from, To: &to, Value: value, Data: data})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("estimating its gas: %w", err)
+	}
+	gas = gas * b.cfg.GasMarginPercent / 100
 	tx, err := types.SignNewTx(k, b.signer.signer, &types.DynamicFeeTx{
 		ChainID: b.chainID, Nonce: nonce, GasTipCap: b.signer.tip(fee), GasFeeCap: new(big.Int).SetUint64(fee),
 		Gas: gas, To: &to, Value: value, Data: data,

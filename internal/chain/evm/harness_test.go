@@ -102,7 +102,7 @@ func (h *harness) deploy(bin string, args []byte) common.Address {
 	}
 	tx := types.MustSignNewTx(h.owner, types.LatestSignerForChainID(big.NewInt(1337)), &types.DynamicFeeTx{
 		ChainID: big.NewInt(1337), Nonce: nonce, GasTipCap: big.NewInt(gwei), GasFeeCap: big.NewInt(100 * gwei),
-		Gas: 3_000_000, Data: append(common.FromHex(bin), args...),
+		Gas: 9_000_000, Data: append(common.FromHex(bin), args...), // the router needs over 3M under the Amsterdam rules
 	})
 	if err := cl.SendTransaction(h.ctx, tx); err != nil {
 		h.t.Fatal(err)

@@ -35,7 +35,7 @@ const (
 )
 
 // BuiltinABI returns the ABI of a contract whose artifact ordo commits
-// (package contracts): "OrdoRouter", "Voting".
+// (package contracts): "OrdoRouter", "Voting", "Library".
 func BuiltinABI(name string) (abi.ABI, error) {
 	a, err := contracts.LoadArtifact(name)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 // bindings are the abigen bindings, by contract: gen.sh writes one per
 // artifact.
 var bindings = map[string]*bind.MetaData{
+	"Library":    &contracts.LibraryMetaData,
 	"OrdoRouter": &contracts.OrdoRouterMetaData,
 	"Voting":     &contracts.VotingMetaData,
 }

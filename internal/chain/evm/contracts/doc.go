@@ -13,4 +13,9 @@
 //   - OrdoRouter applies an intent (execute(memo, calls)) at most once per uid
 //     = keccak256(memo), only for an authorized submitter, its calls all or
 //     none, and reports the outcome as an event (docs/evm-contracts.md).
+//   - Library, the processor's test target, counts a failure only where it
+//     persists: act's failures revert (the router's IntentFailed counts
+//     them) and never spend its countdown; actConfirmed's failures do not
+//     revert, spend the countdown and are reported as CallbackConfirmation
+//     events carrying the processor's execution id.
 package contracts

@@ -63,6 +63,10 @@ type DeployConfig struct {
 	// Voting also deploys Voting (the demo's contract), trusting the router.
 	// Default false.
 	Voting bool
+	// Library also deploys Library (the processor's test target: methods
+	// that fail on demand, CallbackConfirmation events), trusting the
+	// router. Default false.
+	Library bool
 	// Mine, when set, is called once the transactions are sent, and again
 	// after each receipt poll that found none (evmdev seals a block with it: a
 	// block built under load may leave a transaction for the next). Default
@@ -89,14 +93,17 @@ type Deployment struct {
 	Router common.Address
 	// Voting is Voting's address (zero when not deployed).
 	Voting common.Address
+	// Library is Library's address (zero when not deployed).
+	Library common.Address
 	// Block is the highest block holding one of the deployments.
 	Block uint64
 }
 
-// Deploy deploys OrdoRouter (and Voting when asked) from cfg.Key, waits for
-// each receipt, checks each contract's code is on chain and returns their
-// addresses. Both transactions are sent at once, at consecutive nonces (Voting
-// takes the router's address, known from the deployer's nonce); the fees are
+// Deploy deploys OrdoRouter (and Voting and Library when asked) from cfg.Key,
+// waits for each receipt, checks each contract's code is on chain and returns
+// their addresses. The transactions are sent at once, at consecutive nonces
+// (Voting and Library take the router's address, known from the deployer's
+// nonce); the fees are
 // the chain's: its suggested tip, and twice the latest base fee plus the tip as
 // the fee cap.
 func Deploy(ctx context.Context, b Backend, cfg DeployConfig) (Deployment, error) {
@@ -185,7 +192,13 @@ func Deploy(ctx context.Context, b Backend, cfg DeployConfig) (Deployment, error
 		if err := send("Voting", contracts.VotingMetaData.Bin, contracts.NewVoting().PackConstructor(d.Router)); err != nil {
 			return Deployment{}, err
 		}
-		d.Voting = sent[1].addr
+		d.Voting = sent[len(sent)-1].addr
+	}
+	if cfg.Library {
+		if err := send("Library", contracts.LibraryMetaData.Bin, contracts.NewLibrary().PackConstructor(d.Router)); err != nil {
+			return Deployment{}, err
+		}
+		d.Library = sent[len(sent)-1].addr
 	}
 	if cfg.Mine != nil {
 		cfg.Mine()
@@ -248,17 +261,23 @@ func waitReceipt(ctx context.Context, b Backend, c clock.Clock, interval time.Du
 }
 
 // ConfigYAML is the node config's `evm:` section for a chain at urls (the
-// order a node tries them in) with these contracts: the router, and Voting
-// under the name voting when it is deployed.
-func ConfigYAML(urls []string, chainID uint64, router, voting common.Address) string {
+// order a node tries them in) with these contracts: the router, Voting under
+// the name voting and Library under the name library, each when deployed
+// (not the zero address).
+func ConfigYAML(urls []string, chainID uint64, router, voting, library common.Address) string {
 	var sb strings.Builder
 	sb.WriteString("evm:\n")
 	fmt.Fprintf(&sb, "  urls: [%s]\n", strings.Join(urls, ", "))
 	fmt.Fprintf(&sb, "  chainId: %d\n", chainID)
 	fmt.Fprintf(&sb, "  router: %q\n", AddressString(router))
-	if voting != (common.Address{}) {
+	if voting != (common.Address{}) || library != (common.Address{}) {
 		sb.WriteString("  contracts:\n")
+	}
+	if voting != (common.Address{}) {
 		fmt.Fprintf(&sb, "    voting: {address: %q, abi: Voting}\n", AddressString(voting))
+	}
+	if library != (common.Address{}) {
+		fmt.Fprintf(&sb, "    library: {address: %q, abi: Library}\n", AddressString(library))
 	}
 	return sb.String()
 }

@@ -69,18 +69,26 @@ func TestConfigYAML(t *testing.T) {
 	r := common.HexToAddress("0xAbCdEf0000000000000000000000000000000001")
 	v := common.HexToAddress("0x00000000000000000000000000000000000000Ff")
 	for _, tc := range []struct {
-		name   string
-		voting common.Address
-		want   string
+		name    string
+		voting  common.Address
+		library common.Address
+		want    string
 	}{
-		{"with voting", v, `evm:
+		{"with voting", v, common.Address{}, `evm:
   urls: [ws://127.0.0.1:8546, http://127.0.0.1:8545]
   chainId: 1337
   router: "0xabcdef0000000000000000000000000000000001"
   contracts:
     voting: {address: "0x00000000000000000000000000000000000000ff", abi: Voting}
 `},
-		{"router only", common.Address{}, `evm:
+		{"with library", common.Address{}, v, `evm:
+  urls: [ws://127.0.0.1:8546, http://127.0.0.1:8545]
+  chainId: 1337
+  router: "0xabcdef0000000000000000000000000000000001"
+  contracts:
+    library: {address: "0x00000000000000000000000000000000000000ff", abi: Library}
+`},
+		{"router only", common.Address{}, common.Address{}, `evm:
   urls: [ws://127.0.0.1:8546, http://127.0.0.1:8545]
   chainId: 1337
   router: "0xabcdef0000000000000000000000000000000001"
@@ -88,7 +96,7 @@ func TestConfigYAML(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := evmdev.ConfigYAML([]string{"ws://127.0.0.1:8546", "http://127.0.0.1:8545"}, 1337, r, tc.voting); got != tc.want {
+			if got := evmdev.ConfigYAML([]string{"ws://127.0.0.1:8546", "http://127.0.0.1:8545"}, 1337, r, tc.voting, tc.library); got != tc.want {
 				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
 			}
 		})

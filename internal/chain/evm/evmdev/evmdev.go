@@ -109,6 +109,9 @@ type Chain struct {
 	Router common.Address
 	// Voting is Voting's address (trusting Router).
 	Voting common.Address
+	// Library is Library's address (trusting Router): the processor's test
+	// target.
+	Library common.Address
 
 	sim     *simulated.Backend
 	tempDir string
@@ -181,8 +184,8 @@ func checkListen(addr string, allowPublic bool) error {
 }
 
 // Start starts a dev chain: the simulated backend serving JSON-RPC on
-// cfg.HTTPAddr and cfg.WSAddr, its dev accounts funded, OrdoRouter and Voting
-// deployed and mined, and a block sealed every cfg.BlockTime until Close (or
+// cfg.HTTPAddr and cfg.WSAddr, its dev accounts funded, OrdoRouter, Voting and
+// Library deployed and mined, and a block sealed every cfg.BlockTime until Close (or
 // until ctx ends: Close must still be called).
 func Start(ctx context.Context, cfg Config) (*Chain, error) {
 	cfg, err := cfg.withDefaults()
@@ -222,13 +225,14 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 		return nil, fmt.Errorf("evmdev: the JSON-RPC servers did not report their addresses (HTTP %q, WS %q)", c.HTTPURL, c.WSURL)
 	}
 
-	d, err := Deploy(ctx, c.sim.Client(), DeployConfig{Key: c.Keys[0], Submitters: c.Accounts, Voting: true, Mine: func() { c.sim.Commit() }, Clock: cfg.Clock, PollInterval: startPoll, Timeout: startTimeout})
+	d, err := Deploy(ctx, c.sim.Client(), DeployConfig{Key: c.Keys[0], Submitters: c.Accounts, Voting: true, Library: true, Mine: func() { c.sim.Commit() }, Clock: cfg.Clock, PollInterval: startPoll, Timeout: startTimeout})
 	if err != nil {
 		_ = c.closeSim()
 		return nil, fmt.Errorf("evmdev: %w", err)
 	}
-	c.Router, c.Voting = d.Router, d.Voting
-	cfg.Logger.Info("evmdev contracts deployed", "router", AddressString(d.Router), "voting", AddressString(d.Voting), "block", d.Block)
+	c.Router, c.Voting, c.Library = d.Router, d.Voting, d.Library
+	cfg.Logger.Info("evmdev contracts deployed", "router", AddressString(d.Router), "voting", AddressString(d.Voting),
+		"library", AddressString(d.Library), "block", d.Block)
 
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	c.stop = stop
@@ -258,7 +262,7 @@ func (c *Chain) seal(ctx context.Context, clk clock.Clock, d time.Duration, pare
 // Config returns the node config's `evm:` section for this chain (WS first,
 // then HTTP).
 func (c *Chain) Config() string {
-	return ConfigYAML([]string{c.WSURL, c.HTTPURL}, c.ChainID, c.Router, c.Voting)
+	return ConfigYAML([]string{c.WSURL, c.HTTPURL}, c.ChainID, c.Router, c.Voting, c.Library)
 }
 
 // Close stops sealing blocks, then the JSON-RPC servers and the chain, and

@@ -127,6 +127,12 @@ func TestStartServesHTTPAndWS(t *testing.T) {
 			if r, uerr := voting.UnpackTrustedRouter(out); err != nil || uerr != nil || r != c.Router {
 				t.Errorf("Voting's router = %s, %v, %v; want %s", r.Hex(), err, uerr, c.Router.Hex())
 			}
+			// So does Library, the processor's test target.
+			lib := contracts.NewLibrary()
+			out, err = cl.CallContract(ctx, ethereum.CallMsg{To: &c.Library, Data: lib.PackTrustedRouter()}, nil)
+			if r, uerr := lib.UnpackTrustedRouter(out); err != nil || uerr != nil || r != c.Router {
+				t.Errorf("Library's router = %s, %v, %v; want %s", r.Hex(), err, uerr, c.Router.Hex())
+			}
 		})
 	}
 }
@@ -223,9 +229,13 @@ func TestMinTipKeepsALowTipPending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	nonce, err := cl.PendingNonceAt(ctx, c.Accounts[0]) // after the deployments
+	if err != nil {
+		t.Fatal(err)
+	}
 	to := common.HexToAddress("0x02")
 	tx := types.MustSignNewTx(c.Keys[0], types.LatestSignerForChainID(big.NewInt(evmdev.DefaultChainID)), &types.DynamicFeeTx{
-		ChainID: big.NewInt(evmdev.DefaultChainID), Nonce: 2, GasTipCap: big.NewInt(1), Gas: 21000, To: &to,
+		ChainID: big.NewInt(evmdev.DefaultChainID), Nonce: nonce, GasTipCap: big.NewInt(1), Gas: 21000, To: &to,
 		GasFeeCap: new(big.Int).Add(big.NewInt(1), new(big.Int).Mul(head.BaseFee, big.NewInt(2))),
 	})
 	if err := cl.SendTransaction(ctx, tx); err != nil {
