@@ -62,6 +62,7 @@ failing action list found.`,
 	f.IntVar(&cfg.Queues, "queues", 4, "replicated queues")
 	f.IntVar(&ackAfter, "ack-after", 1, "0: acknowledge once the primary holds an intent; 1: once a secondary holds it too")
 	f.DurationVar(&cfg.UnhealthyAfter, "unhealthy-after", 0, "how long a member is unhealthy before monitoring replaces it (0: 5s)")
+	f.BoolVar(&cfg.Real, "real", false, "run the real smm nodes instead of the model")
 	f.BoolVar(&cfg.NoWipes, "no-wipes", false, "crash nodes without losing their disks (wipe actions keep the disk)")
 	f.DurationVar(&cfg.DrainBound, "drain-bound", sim.DefaultSMMDrainBound, "virtual time the quiet phase has to converge")
 	return cmd

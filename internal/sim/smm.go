@@ -55,6 +55,8 @@ type SMMConfig struct {
 	// ShrinkBudget bounds the wall time spent looking for a shorter failing
 	// action list. Defaults to 60s; negative: no shrinking.
 	ShrinkBudget time.Duration
+	// Real runs the real smm nodes (smmreal.go) instead of the model.
+	Real bool
 	// bug plants a deliberate fault in the model (the checker's self-test).
 	bug smmBug
 }
@@ -150,6 +152,8 @@ type SMMResult struct {
 	Crashes, Wipes int
 	// Messages sent on the model network.
 	Messages int
+	// Jobs run (the real nodes' seed 004 jobs).
+	Jobs int
 	// Drain is the virtual time the quiet phase took to converge.
 	Drain time.Duration
 	// Digest is a SHA-256 over every step's action and outcome and the
@@ -200,6 +204,9 @@ func RunSMMActions(_ context.Context, cfg SMMConfig, actions []SMMAction) (SMMRe
 // runSMMActions runs actions on a new world, checking after each, then
 // the quiet phase.
 func runSMMActions(cfg SMMConfig, actions []SMMAction) (SMMResult, error) {
+	if cfg.Real {
+		return runRealSMM(cfg, actions)
+	}
 	w := newSMMWorld(cfg)
 	for i, a := range actions {
 		out := w.do(a)
