@@ -48,7 +48,7 @@ import (
 
 // The durations of the nodes' config that the simulation's clock knows.
 const (
-	simAckTimeout  = 3*time.Second + 7
+	simAckTimeout  = 10*time.Second + 7
 	simSyncPoll    = 2*time.Second + 11
 	simSyncTimeout = 20*time.Second + 13
 )

@@ -150,6 +150,9 @@ func (w *realWorld) readLog(rn *realNode, queue string) error {
 		}
 		after = es[len(es)-1].Clock
 	}
+	if w.cfg.bug == smmBugCorruptLog && len(all) > 0 {
+		all[0].Payload = append(slices.Clone(all[0].Payload), ' ')
+	}
 	if err := checkLog(all, queue); err != nil {
 		return err
 	}
