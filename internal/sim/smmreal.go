@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -163,9 +164,13 @@ func newRealWorld(cfg SMMConfig) (*realWorld, error) {
 	}
 	w.dc = dc
 	accts, err := dc.DevAccounts(ctx)
-	if err != nil || len(accts) == 0 {
+	if err != nil {
 		w.close()
-		return nil, fmt.Errorf("sim smm: dev accounts: %v", err)
+		return nil, fmt.Errorf("sim smm: dev accounts: %w", err)
+	}
+	if len(accts) == 0 {
+		w.close()
+		return nil, errors.New("sim smm: the devchain has no dev account")
 	}
 	w.from = accts[0].Address
 	for q := range cfg.Queues {

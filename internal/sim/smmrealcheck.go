@@ -15,7 +15,8 @@ import (
 // realQuietTick is the quiet phase's step of virtual time.
 const realQuietTick = 500 * time.Millisecond
 
-// SMMCore: a node's core broke one of its invariants (CheckInvariants).
+// SMMCore is a node's core breaking one of its invariants
+// (CheckInvariants).
 const SMMCore = "core-invariants"
 
 // do runs one action.
