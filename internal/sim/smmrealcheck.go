@@ -60,8 +60,11 @@ func (w *realWorld) do(a SMMAction) error {
 			err = w.open(rn)
 		}
 	}
-	if err == nil {
-		err = w.settleJobs()
+	switch a.Kind {
+	case SIntake, SMonitor, SPull: // what a task inserted (advance and restart settled already)
+		if err == nil {
+			err = w.settleJobs()
+		}
 	}
 	w.reap()
 	if err == nil && w.fatal != nil {
@@ -86,8 +89,12 @@ func (w *realWorld) check(step int) error {
 		if errs := rn.n.SimCheckInvariants(); len(errs) > 0 {
 			return w.broken(step, SMMCore, "node %s: %v", rn.name, errs)
 		}
+		heads, err := rn.st.LogHeads(w.ctx)
+		if err != nil {
+			return fmt.Errorf("sim smm: %s's log heads: %w", rn.name, err)
+		}
 		for _, q := range w.qs {
-			if err := w.readLog(rn, q); err != nil {
+			if err := w.readLog(rn, q, heads[q]); err != nil {
 				return w.broken(step, SMMLogChain, "%s's log of %s: %v", rn.name, q, err)
 			}
 		}
@@ -128,13 +135,9 @@ func (w *realWorld) nameOf(id string) string {
 	return id
 }
 
-// readLog reads a node's log of queue again when its head moved, checks
-// it, and notes the intents it holds.
-func (w *realWorld) readLog(rn *realNode, queue string) error {
-	head, err := rn.st.LogHead(w.ctx, queue)
-	if err != nil {
-		return err
-	}
+// readLog reads a node's log of queue again when its head (head, as
+// LogHeads answered) moved, checks it, and notes the intents it holds.
+func (w *realWorld) readLog(rn *realNode, queue string, head replog.Head) error {
 	if old, ok := rn.heads[queue]; ok && old == head {
 		return nil
 	}
