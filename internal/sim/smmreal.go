@@ -77,7 +77,8 @@ type realWorld struct {
 	uid     int
 	seq     int
 	intents map[string]*realIntent
-	order   []string // intents by commit
+	sets    map[string]devchain.ReplicaSet // the queues' sets on chain, as last read
+	order   []string                       // intents by commit
 	res     SMMResult
 
 	tmu    sync.Mutex // the tasks and their timers
@@ -128,7 +129,11 @@ type realIntent struct {
 	by      string
 	deposed bool // the chain named another primary when it was committed
 	acked   bool
-	holders map[string]bool // nodes whose log held it, their disk kept since
+	// holders are the nodes whose log held it while the queue's set on
+	// chain named them, and that neither lost their disk nor were
+	// replaced out of the set since: with none left, more members failed
+	// than the ack allowed for.
+	holders map[string]bool
 }
 
 // appliedIntent is an intent applied on chain.
@@ -154,7 +159,7 @@ func newRealWorld(cfg SMMConfig) (*realWorld, error) {
 	clk := clock.NewVirtual(clock.Epoch)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	w := &realWorld{cfg: cfg, ctx: ctx, cancel: cancel, dir: dir, clk: clk, log: log, reg: &simRegistry{}, byID: map[string]*realNode{},
-		rng: rand.New(rand.NewPCG(cfg.Seed, 0x6e6574)), side: map[string]bool{}, intents: map[string]*realIntent{},
+		rng: rand.New(rand.NewPCG(cfg.Seed, 0x6e6574)), side: map[string]bool{}, intents: map[string]*realIntent{}, sets: map[string]devchain.ReplicaSet{},
 		applied: map[string]int{}, byQueue: map[string][]appliedIntent{}, orderMax: map[string]appliedIntent{}, deposedL: map[string]bool{}}
 	w.res.Seed = cfg.Seed
 	dc, err := devchain.New(devchain.Config{Seed: 1, Clock: clk, Logger: log})
@@ -225,6 +230,9 @@ func (rn *realNode) path() string {
 // open starts a node from its disk: its store, Node, job queue and first
 // monitor-state.
 func (w *realWorld) open(rn *realNode) error {
+	if debugSMM {
+		fmt.Fprintf(os.Stderr, "%v open %s\n", w.clk.Now().Sub(clock.Epoch), rn.name)
+	}
 	st, err := sqlite.Open(w.ctx, rn.path(), sqlite.Options{Synchronous: sqlite.SyncNormal, Now: w.clk.Now})
 	if err != nil {
 		return fmt.Errorf("sim smm: open %s's store: %w", rn.name, err)
@@ -267,6 +275,9 @@ func (w *realWorld) stop(rn *realNode, wipe bool) {
 			w.wipeDisk(rn)
 		}
 		return
+	}
+	if debugSMM {
+		fmt.Fprintf(os.Stderr, "%v crash %s (wipe %v)\n", w.clk.Now().Sub(clock.Epoch), rn.name, wipe)
 	}
 	rn.up = false
 	rn.cancel()

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -163,7 +164,7 @@ func (w *realWorld) readLog(rn *realNode, queue string, head replog.Head) error 
 	rn.heads[queue], rn.logs[queue] = head, all
 	for _, e := range all {
 		if c, err := store.DecodeChange(e.Payload); err == nil && c.Op == store.ChangeIntent {
-			if it := w.intents[c.UID]; it != nil {
+			if it := w.intents[c.UID]; it != nil && slices.Contains(w.sets[queue].Members(), rn.id) {
 				it.holders[rn.id] = true
 			}
 		}
@@ -282,6 +283,9 @@ func (w *realWorld) quiet(step int) error {
 		case it.deposed:
 			return w.broken(step, SMMDeposedLost, "acknowledged %s of %s, taken in by a deposed primary, applied %d times at the end of the quiet phase", uid, it.queue, w.applied[uid])
 		default:
+			if debugSMM {
+				w.dumpLogs(it.queue)
+			}
 			return w.broken(step, SMMAckedApplied, "acknowledged %s of %s applied %d times at the end of the quiet phase", uid, it.queue, w.applied[uid])
 		}
 	}
@@ -361,4 +365,21 @@ func runRealSMM(cfg SMMConfig, actions []SMMAction) (SMMResult, error) {
 	w.res.Steps = len(actions)
 	w.res.Digest = w.digestWorld()
 	return w.res, nil
+}
+
+// dumpLogs prints every up node's log and held set of queue (debugging).
+func (w *realWorld) dumpLogs(queue string) {
+	for _, rn := range w.nodes {
+		if !rn.up {
+			continue
+		}
+		set, _ := rn.st.ReplicaSet(w.ctx, queue)
+		fmt.Fprintf(os.Stderr, "%s holds %s v%d primary %s secondaries %v:", rn.name, queue, set.Version, w.nameOf(set.Primary), set.Secondaries)
+		es, _ := rn.st.LogAfter(w.ctx, queue, 0, 1000)
+		for _, e := range es {
+			c, _ := store.DecodeChange(e.Payload)
+			fmt.Fprintf(os.Stderr, " %d:v%d:%v:%s", e.Clock, e.Version, c.Op, c.UID)
+		}
+		fmt.Fprintln(os.Stderr)
+	}
 }

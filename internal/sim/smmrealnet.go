@@ -197,6 +197,9 @@ func (s *simSequencer) Submit(ctx context.Context, in []sequencer.Intake) ([]sto
 			return nil, err
 		}
 		ok, reason := w.send(c.Contract, c.Method, c.Args, r.Transaction.UID)
+		if ok {
+			w.noteSets()
+		}
 		w.mu.Lock()
 		switch {
 		case ok:
@@ -217,6 +220,34 @@ func (s *simSequencer) Submit(ctx context.Context, in []sequencer.Intake) ([]sto
 		res[i].Transaction.State = state
 	}
 	return res, nil
+}
+
+// noteSets reads the queues' sets from the chain after an update: a node
+// a set no longer names (replaced as unhealthy: a failure, as a lost
+// disk is) no longer counts as a holder of the queue's intents.
+func (w *realWorld) noteSets() {
+	for _, q := range w.qs {
+		next, ok := w.chainSet(q)
+		if !ok {
+			continue
+		}
+		w.mu.Lock()
+		cur := w.sets[q]
+		if next.Version != cur.Version {
+			w.sets[q] = next
+			for _, it := range w.intents {
+				if it.queue != q {
+					continue
+				}
+				for h := range it.holders {
+					if slices.Contains(cur.Members(), h) && !slices.Contains(next.Members(), h) {
+						delete(it.holders, h)
+					}
+				}
+			}
+		}
+		w.mu.Unlock()
+	}
 }
 
 // noteCommit records an intent a node committed: its intake order, and
