@@ -269,6 +269,9 @@ func (w *realWorld) quiet(step int) error {
 		}
 	}
 	w.res.Drain = w.clk.Now().Sub(start)
+	if err := w.drainTasks(); err != nil {
+		return err
+	}
 	for _, uid := range w.order {
 		it := w.intents[uid]
 		if !it.acked || w.applied[uid] == 1 || len(it.holders) == 0 {
