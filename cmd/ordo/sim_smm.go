@@ -78,8 +78,8 @@ func reportSMM(cmd *cobra.Command, res sim.SMMResult, err error) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "sim smm seed %d: ok; steps %d, intents %d acked %d applied %d (duplicates refused %d), set updates %d (lost races %d), jobs %d, crashes %d (wipes %d), messages %d, deposed-order %d, deposed-lost %d, drain %v, digest %s\n",
+	fmt.Fprintf(cmd.OutOrStdout(), "sim smm seed %d: ok; steps %d, intents %d acked %d applied %d (duplicates refused %d), set updates %d (lost races %d), jobs %d, crashes %d (wipes %d), messages %d, deposed-order %d, deposed-lost %d, unacked-order %d, drain %v, digest %s\n",
 		res.Seed, res.Steps, res.Intents, res.Acked, res.Applied, res.Duplicates, res.SetUpdates, res.LostRaces, res.Jobs,
-		res.Crashes, res.Wipes, res.Messages, res.DeposedOrder, res.DeposedLost, res.Drain, res.Digest)
+		res.Crashes, res.Wipes, res.Messages, res.DeposedOrder, res.DeposedLost, res.UnackedOrder, res.Drain, res.Digest)
 	return nil
 }

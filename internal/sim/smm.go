@@ -119,9 +119,15 @@ type SMMResult struct {
 	Jobs int
 	// DeposedOrder counts intents applied out of intake order where one
 	// of the two was dispatched by a deposed primary that had not read the
-	// set update: with AckAfter 0, or one of the two never acknowledged
-	// (SMMDeposedOrder).
+	// set update: with AckAfter 0, or the one applied late never
+	// acknowledged (SMMDeposedOrder).
 	DeposedOrder int
+	// UnackedOrder counts intents never acknowledged applied after one
+	// taken in later, both by the chain's primary (SMMOrder): an intent
+	// whose ack was refused is promised no order (a primary that applied
+	// newer ones lost its disk, and so did every member that held them,
+	// and a member's older log was adopted).
+	UnackedOrder int
 	// DeposedLost counts acknowledged intents lost that a deposed primary
 	// (not having read the set update) took in: AckAfter 0 only (the
 	// window of acknowledging before a secondary holds an intent); with

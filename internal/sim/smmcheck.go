@@ -19,14 +19,16 @@ const (
 	// SMMAppliedOnce: an intent id applied on chain more than once.
 	SMMAppliedOnce = "applied-once"
 	// SMMOrder: a queue's intents applied on chain out of intake order,
-	// both by a node the chain named the primary at the time.
+	// both by a node the chain named the primary at the time, the one
+	// applied late acknowledged (one never acknowledged is only counted,
+	// SMMResult.UnackedOrder).
 	SMMOrder = "intake-order"
 	// SMMDeposedOrder: out of intake order where one of the two was
 	// dispatched by a deposed primary that had not read the set update.
 	// With AckAfter 0 it is the documented window (the deposed primary
 	// acknowledged and dispatched an intent no secondary took: the fence
-	// refuses it), and with AckAfter > 0 when one of the two was never
-	// acknowledged (a primary cut off from its secondaries commits, is
+	// refuses it), and with AckAfter > 0 when the one applied late was
+	// never acknowledged (a primary cut off from its secondaries commits, is
 	// not acknowledged, is replaced, and dispatches it before it reads
 	// the update): only counted in SMMResult.DeposedOrder. Two
 	// acknowledged intents out of order with AckAfter > 0 are a
