@@ -179,14 +179,6 @@ func (n *Node) SimCheckInvariants() []error {
 	return n.core.CheckInvariants()
 }
 
-// SimHealth is the core's Health (unhealthy since, zero: healthy) under
-// its mutex. For simulations.
-func (n *Node) SimHealth() map[string]time.Time {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.core.Health()
-}
-
 // SimRunJobs turns the node's job queue until ctx ends, as Run does
 // (without the workers SimDeferJobs replaced). For simulations.
 func (n *Node) SimRunJobs(ctx context.Context) error { return n.jobs.Run(ctx) }
