@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A devchain and a committee of ordo nodes on this machine (issue 11), as the
-# README's "Running the pieces" does by hand: ordo devchain, ordo committee
+# docs/distseq.md ("By hand") does by hand: ordo devchain, ordo committee
 # init, ordo committee deploy, one ordo serve --config per node, all in the
 # background, their logs and pids under $ORDO_COMMITTEE_DIR.
 #

@@ -7,7 +7,7 @@
 // leader.accounts names cap holders, the distributed sequencer of seed 003
 // when distseq names an identity, and an in-process devchain unless
 // --chain names one), devchain (the ledger as its own process), demo (the
-// README's main job), bench devchain|sequencer|processor|leader|distseq (one
+// README's first command), bench devchain|sequencer|processor|leader|distseq (one
 // line of figures each), sim sequencer|processor|leader|distseq
 // (deterministic simulations from a seed, invariants after every step),
 // replay (checks an engine's trace recorded by serve --trace), committee

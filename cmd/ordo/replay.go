@@ -12,13 +12,14 @@ import (
 	"github.com/ordolabs/ordo/internal/leader"
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/smm"
 	"github.com/ordolabs/ordo/internal/trace"
 )
 
 func replayCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "replay FILE",
-		Short: "Replay an engine's trace (ordo serve --trace FILE writes FILE for the sequencer, FILE.processor for the processor) into fresh cores and check every Ready against the recording",
+		Short: "Replay an engine's trace (ordo serve --trace FILE writes FILE for the sequencer, FILE.processor, FILE.leader, FILE.distseq and FILE.smm for the other engines) into fresh cores and check every Ready against the recording",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
@@ -42,6 +43,8 @@ func replayCommand() *cobra.Command {
 				st, err = processor.Replay(f)
 			case leader.TraceEngine:
 				st, err = leader.Replay(f)
+			case smm.TraceEngine:
+				st, err = smm.Replay(f)
 			case distseq.TraceEngine:
 				st, err = distseq.Replay(f, map[string]distseq.Domain{"token": token.Domain{}})
 			default:

@@ -4,7 +4,7 @@
 // the transaction's type (as the node's built-in dispatcher,
 // internal/sequencer/dispatch/zkapp.go, does), signs it with exactly the
 // nonce and fee the node gives, sends it to a devchain and answers the
-// transaction's hash. The README's "Workers" section states the protocol.
+// transaction's hash. docs/workers.md states the protocol.
 //
 // It also answers POST /build, so that it can serve as a type's worker
 // (types.X.worker in the node's config): it then only builds the unsigned

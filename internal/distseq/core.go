@@ -63,7 +63,7 @@ type CoreConfig struct {
 	AssembleTimeout time.Duration
 	// SubmitterMisses is how many heartbeat intervals a sender waits
 	// without a submitter heartbeat for a prepared or dispatched
-	// transaction before it re-delegates it (README, decisions: the
+	// transaction before it re-delegates it (docs/distseq.md, decisions: the
 	// document's empty "Submitter becomes unavailable"). Defaults to 5.
 	SubmitterMisses int
 	// DispatchRanges is how many coordinator ranges past the one a

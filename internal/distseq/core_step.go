@@ -164,7 +164,7 @@ func (c *Core) hbTimeout() time.Duration {
 
 // acceptable reports whether this node agrees that coord coordinates k at
 // height: every member the ring ranks ahead of coord is one this node
-// holds unavailable or has no recent evidence of (README, decisions: a
+// holds unavailable or has no recent evidence of (docs/distseq.md, decisions: a
 // node that never tried the preferred member does not veto a sender whose
 // delegation to it timed out). This node itself, ranked ahead, vetoes.
 func (c *Core) acceptable(k *contract, height uint64, coord NodeID) bool {

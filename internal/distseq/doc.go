@@ -161,6 +161,6 @@
 //     can spend the other's;
 //   - the Core is deterministic: the same inputs give the same Readys.
 //
-// Where ordo departs from or completes the seed: README.md, "Decisions
-// (seed 003)".
+// Where ordo departs from or completes the seed: docs/distseq.md,
+// "Decisions (seed 003)".
 package distseq

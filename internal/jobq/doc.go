@@ -1,8 +1,8 @@
 // Package jobq is the kernel's durable job queue (issue 12, "A durable job
 // queue in the kernel"): jobs of a kind with JSON arguments on named
 // queues, each queue with its own concurrency and a cap on waiting jobs,
-// behind the store seam (store.JobStore: SQLite, memstore, later
-// PostgreSQL), after River's design (read, not copied: ordo does not
+// behind the store seam (store.JobStore: SQLite, PostgreSQL, memstore),
+// after River's design (read, not copied: ordo does not
 // depend on River).
 //
 // Seed 004 (the state machine manager) runs its four queues on it:

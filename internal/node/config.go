@@ -133,6 +133,7 @@ type Config struct {
 	Replication smm.Config `yaml:"replication"`
 	// Store is where the engines keep their durable state: the embedded
 	// SQLite database in Data (the default) or PostgreSQL (store.url).
+	// Defaults to the embedded SQLite database.
 	Store StoreConfig `yaml:"store"`
 	// Egress is the policy for URLs the node calls on others' say-so
 	// (callback and tool URLs). Defaults to public addresses only, and
@@ -169,7 +170,7 @@ type PipelineConfig struct {
 	// ("" matches every queue). Required key, no default.
 	Prefix string `yaml:"prefix"`
 	// InFlight is how many transactions of such a queue may be in flight,
-	// from 1 to 1024. No default: 0 is refused.
+	// from 1 to 1024. Required: there is no default, and 0 is refused.
 	InFlight int `yaml:"inFlight"`
 }
 

@@ -66,9 +66,10 @@ type EVMConfig struct {
 // EVMContract is a contract of EVMConfig.Contracts.
 type EVMContract struct {
 	// Address is the contract's address ("0x" and 40 hex digits).
+	// Required.
 	Address string `yaml:"address"`
 	// ABI is the name of a contract ordo ships (Voting), or the path of a
-	// JSON ABI file.
+	// JSON ABI file. Required.
 	ABI string `yaml:"abi"`
 }
 

@@ -64,8 +64,14 @@ type DistseqConfig struct {
 // DistseqPeer is a pinned member: its node id, gRPC endpoint and
 // certificate fingerprint (SHA-256 of the DER, lowercase hex).
 type DistseqPeer struct {
-	ID          string `yaml:"id"`
-	Endpoint    string `yaml:"endpoint"`
+	// ID is the member's node id ("n" and 40 hex digits, derived from its
+	// identity key). Required.
+	ID string `yaml:"id"`
+	// Endpoint is the member's gRPC address, host:port. Required.
+	Endpoint string `yaml:"endpoint"`
+	// Fingerprint is the SHA-256 of the member's TLS certificate (DER),
+	// in lowercase hex: the node accepts that member only with this
+	// certificate. Required.
 	Fingerprint string `yaml:"fingerprint"`
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 
@@ -120,8 +121,16 @@ func (n *Node) replication(seq *sequencer.Node, st Store, ds *Distseq, authn *au
 	if !ok {
 		return nil, errors.New("the store keeps no replication log (replication needs the embedded store)")
 	}
+	f, err := n.engineTrace(o, smm.TraceEngine)
+	if err != nil {
+		return nil, err
+	}
+	var trace io.Writer
+	if f != nil {
+		trace = f
+	}
 	s, err := smm.New(smm.NodeConfig{Config: n.Config.Replication, Key: ds.key.Private, Store: sst, Transport: ds.Transport,
-		Chain: n.Chain, Sequencer: seq, Registry: ds.registry, Clock: o.Clock, Logger: o.Logger, Registerer: n.Registry,
+		Chain: n.Chain, Sequencer: seq, Registry: ds.registry, Clock: o.Clock, Logger: o.Logger, Registerer: n.Registry, Trace: trace,
 		Allow: func(principal, typ string) error {
 			return allowForwarded(authn, n.Config.IntakeAccess.TypeRoles, principal, typ)
 		}})

@@ -240,7 +240,7 @@ func TestFaultConfigUpdate(t *testing.T) {
 	}
 }
 
-// sequencer.pipelines reads from YAML as the README shows it and reaches the
+// sequencer.pipelines reads from YAML as docs/sequencer.md shows it and reaches the
 // sequencer's policy.
 func TestConfigPipelinesYAML(t *testing.T) {
 	path := t.TempDir() + "/ordo.yaml"

@@ -1,5 +1,5 @@
 // Package procs runs a devchain and a committee of `ordo serve` processes
-// on loopback, set up the way README's "Running the pieces" tells a user
+// on loopback, set up the way docs/distseq.md ("By hand") tells a user
 // (issue 11, "Tests" and "Benchmark"; seed 003's distributed sequencer
 // over its real transport): `ordo devchain`, `ordo committee init`,
 // `ordo committee deploy`, then one `ordo serve --config` per member. It

@@ -8,7 +8,7 @@ import (
 	"github.com/ordolabs/ordo/internal/procs"
 )
 
-// TestCommitteeStarts: four ordo serve processes set up as README says
+// TestCommitteeStarts: four ordo serve processes set up as docs/distseq.md says
 // confirm an intent sent to one of them, and every node names the same
 // coordinator.
 func TestCommitteeStarts(t *testing.T) {

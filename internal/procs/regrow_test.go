@@ -26,8 +26,21 @@ const regrowWait = 3 * time.Minute
 // to the primary while it is away; then its process starts again. Within
 // regrowWait of that start the chain's set names three members again,
 // the returned node among them, and the returned node's own head of the
-// queue (GET /v1/queues/<queue> on it) is the primary's.
+// queue (GET /v1/queues/<queue> on it) is the primary's. It runs twice:
+// the node back with its data directory, and back without it (its
+// identity key kept, its store new and empty).
 func TestReplicaSetGrowsBackProcs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		wipe bool
+	}{{"with its disk", false}, {"without its disk", true}} {
+		t.Run(tc.name, func(t *testing.T) { growsBack(t, tc.wipe) })
+	}
+}
+
+// growsBack is one run of TestReplicaSetGrowsBackProcs; wipe removes the
+// lost node's data directory before it starts again.
+func growsBack(t *testing.T, wipe bool) {
 	c := startReplicated(t)
 	ctx := t.Context()
 	dc := c.Chain()
@@ -91,6 +104,13 @@ func TestReplicaSetGrowsBackProcs(t *testing.T) {
 		return sm.Cycles >= cycles+2, fmt.Sprintf("primary node%d holds v%d, %d cycles since", pi+1, q.Version, sm.Cycles-cycles)
 	})
 
+	how := "with its data"
+	if wipe {
+		if err := c.RemoveData(lost); err != nil {
+			t.Fatal(err)
+		}
+		how = "without its data"
+	}
 	returnHead, err := dc.Head(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +119,7 @@ func TestReplicaSetGrowsBackProcs(t *testing.T) {
 	if err := c.Start(ctx, lost); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("node%d started again with its data after %.1fs away, ready %.1fs later", lost+1, returned.Sub(killed).Seconds(), time.Since(returned).Seconds())
+	t.Logf("node%d started again %s after %.1fs away, ready %.1fs later", lost+1, how, returned.Sub(killed).Seconds(), time.Since(returned).Seconds())
 
 	var (
 		grown   devchain.ReplicaSet

@@ -36,29 +36,29 @@ type intentRecord struct {
 // AdoptLog leaves the records held alone, so that costs a read of the
 // log). Intake calls it before committing: adopted intents come first.
 func (n *Node) ensureAdopted(ctx context.Context, queue string) error {
-	n.mu.Lock()
-	ok := n.adopted[queue]
-	n.mu.Unlock()
-	if ok {
+	if n.isAdopted(queue) {
 		return nil
 	}
 	l := n.lock("adopt\x00" + queue) // a queue name has no control character: no set lock shares it
 	l.Lock()
 	defer l.Unlock()
-	n.mu.Lock()
-	ok = n.adopted[queue]
-	n.mu.Unlock()
-	if ok {
+	if n.isAdopted(queue) {
 		return nil
 	}
 	if err := n.adopt(ctx, queue); err != nil {
 		return err
 	}
-	n.cfg.Sequencer.Gate(queue, false) // closed if this node was deposed before
+	// its dispatch opens (EffectGate): closed if this node was deposed before
+	_, err := n.step(ctx, Adopted(queue))
+	return err
+}
+
+// isAdopted reports whether queue was adopted since this node became its
+// primary.
+func (n *Node) isAdopted(queue string) bool {
 	n.mu.Lock()
-	n.adopted[queue] = true
-	n.mu.Unlock()
-	return nil
+	defer n.mu.Unlock()
+	return n.core.Adopted(queue)
 }
 
 // adopt makes this node's records of queue from its log, after catching

@@ -69,7 +69,7 @@ func TestRecatchFromASecondaryAhead(t *testing.T) {
 	h.copyLog(a, c, "q", 2)
 	h.putSet("q", c, a, b)
 	c.mu.Lock()
-	c.adopted["q"] = true // took it on from its 2 entries
+	c.core.queue("q").becomeAdopted() // took it on from its 2 entries
 	c.mu.Unlock()
 	st := c.gather(h.ctx, []store.ReplicaSet{h.chainSet("q")})
 	seeState(c, st[0])

@@ -44,20 +44,36 @@ type Core struct {
 	failed map[string]failures   // queue/secondary → failed syncs on a day
 	mapped time.Time             // when the registry was last read
 	cycle  cycleStats
+	queues map[string]*queue // by name: this node's role and the acks it knows
 	ready  Ready
 }
 
-// Snapshot is what a core is built from: nothing. Its state is soft (a
-// restart asks every node again); the job queue is what persists.
-type Snapshot struct{}
+// Snapshot is what a core is built from: the sets this node holds that
+// name it (its role in each: a primary's queue is adopted again by its
+// next job or intake). The rest of its state is soft: a restart asks
+// every node again; the job queue is what persists.
+type Snapshot struct {
+	Sets []ReplicaSet `json:"sets,omitempty"`
+}
 
-// NewCore returns an empty core at now.
-func NewCore(cfg CoreConfig, now time.Time, _ Snapshot) (*Core, error) {
+// NewCore returns a core at now built from snap.
+func NewCore(cfg CoreConfig, now time.Time, snap Snapshot) (*Core, error) {
 	if cfg.Self == "" || cfg.UnhealthyAfter <= 0 || cfg.RequestTimeout <= 0 || cfg.MappingEvery <= 0 {
 		return nil, errors.New("smm: core: self, UnhealthyAfter, RequestTimeout and MappingEvery are required")
 	}
-	return &Core{cfg: cfg, now: now, peers: map[string]*peer{}, losing: map[string]time.Time{},
-		seen: map[string]QueueState{}, failed: map[string]failures{}}, nil
+	c := &Core{cfg: cfg, now: now, peers: map[string]*peer{}, losing: map[string]time.Time{},
+		seen: map[string]QueueState{}, failed: map[string]failures{}, queues: map[string]*queue{}}
+	for _, s := range snap.Sets {
+		q := c.queue(s.Queue)
+		q.version = s.Version
+		switch {
+		case s.Primary == cfg.Self:
+			q.becomePrimary()
+		case s.Holds(cfg.Self):
+			q.becomeSecondary()
+		}
+	}
+	return c, nil
 }
 
 // Ready is what one step asks of the driver. The driver's duties (the
@@ -80,6 +96,10 @@ type Effect struct {
 	Node string `json:"node,omitempty"`
 	// Job: EffectInsert's job.
 	Job JobInsert `json:"job,omitzero"`
+	// Queue: EffectGate's and EffectAcked's queue; Closed: EffectGate
+	// closes (true) or opens its dispatch.
+	Queue  string `json:"queue,omitempty"`
+	Closed bool   `json:"closed,omitempty"`
 }
 
 // JobInsert is a job to insert: its kind, lane, JSON arguments, unique key
@@ -115,6 +135,9 @@ type Reply struct {
 	// replaces them without asking them again).
 	Proceed     bool     `json:"proceed,omitempty"`
 	Replaceable []string `json:"replaceable,omitempty"`
+	// Promoted: InputSetHeld's set makes this node the queue's primary
+	// (adopt it before intake or syncs).
+	Promoted bool `json:"promoted,omitempty"`
 }
 
 // QueueSyncs is find-sync-requests' finding for one queue this node is
@@ -180,6 +203,12 @@ func (c *Core) Step(in Input) {
 		if c.losing[in.Node].Equal(in.Since) {
 			delete(c.losing, in.Node)
 		}
+	case InputSetHeld:
+		c.onSetHeld(in)
+	case InputAdopted:
+		c.onAdopted(in.Queue)
+	case InputAcked:
+		c.onAcked(in)
 	default:
 		panic(fmt.Sprintf("smm: core: unknown input %v", in.Kind))
 	}
@@ -191,7 +220,7 @@ func (c *Core) HasReady() bool {
 }
 
 func isZeroReply(r Reply) bool {
-	return len(r.Syncs) == 0 && len(r.Replaceable) == 0 && !r.Proceed && len(r.Plans.Failovers) == 0 &&
+	return len(r.Syncs) == 0 && len(r.Replaceable) == 0 && !r.Proceed && !r.Promoted && len(r.Plans.Failovers) == 0 &&
 		len(r.Plans.Others) == 0 && r.Plans.Unsettled == 0 && len(r.Plans.Refused) == 0
 }
 

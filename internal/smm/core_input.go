@@ -36,9 +36,17 @@ const (
 	InputLossDue
 	// InputLossDone: that job queued every update it found.
 	InputLossDone
+	// InputSetHeld: the driver is about to hold Set for its queue over
+	// Old (zero: none held); Reply.Promoted when it makes this node the
+	// primary.
+	InputSetHeld
+	// InputAdopted: Queue, which this node is primary of, is adopted.
+	InputAdopted
+	// InputAcked: Secondary holds Queue's log up to Clock.
+	InputAcked
 )
 
-var inputNames = [...]string{"", "answered", "monitored", "loss-not-queued", "mapped", "sync-failed", "find-syncs", "plan", "loss-due", "loss-done"}
+var inputNames = [...]string{"", "answered", "monitored", "loss-not-queued", "mapped", "sync-failed", "find-syncs", "plan", "loss-due", "loss-done", "set-held", "adopted", "acked"}
 
 // String names the kind as the scenario scripts do.
 func (k InputKind) String() string {
@@ -68,6 +76,9 @@ type Input struct {
 	Offset     int          `json:"offset,omitempty"`
 	Next       int          `json:"next,omitempty"`
 	Registered []string     `json:"registered,omitempty"`
+	Old        ReplicaSet   `json:"old,omitzero"`
+	Set        ReplicaSet   `json:"set,omitzero"`
+	Clock      uint64       `json:"clock,omitempty"`
 }
 
 // Answered is InputAnswered.
@@ -109,4 +120,15 @@ func LossDue(node string, since time.Time) Input {
 // LossDone is InputLossDone.
 func LossDone(node string, since time.Time) Input {
 	return Input{Kind: InputLossDone, Node: node, Since: since}
+}
+
+// SetHeld is InputSetHeld.
+func SetHeld(old, set ReplicaSet) Input { return Input{Kind: InputSetHeld, Old: old, Set: set} }
+
+// Adopted is InputAdopted.
+func Adopted(queue string) Input { return Input{Kind: InputAdopted, Queue: queue} }
+
+// Acked is InputAcked.
+func Acked(queue, secondary string, clock uint64) Input {
+	return Input{Kind: InputAcked, Queue: queue, Secondary: secondary, Clock: clock}
 }

@@ -49,5 +49,6 @@ func (c *Core) CheckInvariants() []error {
 			}
 		}
 	}
+	c.queueInvariants(bad)
 	return errs
 }

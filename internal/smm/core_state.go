@@ -2,7 +2,7 @@ package smm
 
 import "time"
 
-//go:generate go tool stringer -type=health,Lane,EffectKind -output=core_state_string.go
+//go:generate go tool stringer -type=health,role,Lane,EffectKind -output=core_state_string.go
 
 // health is what the core knows of another node's answers.
 type health uint8
@@ -76,4 +76,10 @@ const (
 	EffectLost EffectKind = iota + 1
 	// EffectInsert: insert Job in the job queue.
 	EffectInsert
+	// EffectGate: close (Closed) or open Queue's dispatch in this node's
+	// sequencer: closed when this node is deposed, opened once adopted.
+	EffectGate
+	// EffectAcked: a secondary's acknowledgement of Queue arrived; intake
+	// waiting for acknowledgements looks again.
+	EffectAcked
 )

@@ -5,8 +5,18 @@
 // (internal/replog: a clock and a hash), its "content node endpoint → SP
 // ID mapping" the nodes registry.
 //
-// The decisions of its jobs are pure functions of what monitoring
-// gathered (core_decide.go):
+// The core (core*.go) is sans-I/O, on internal/engine's contract in its
+// synchronous variant: the driver steps it under one mutex and performs
+// its Ready outside it (step.go). It holds what this node knows of the
+// others (each peer's health, a typed sub-state: unknown, healthy,
+// unhealthy since the request it first left unanswered), the losses still
+// to plan for, what monitoring last saw of each queue, the failed-sync
+// budgets, the mapping's age and monitoring's cycle. Its inputs: Answered
+// (a request answered or not), Monitored (a slice gathered), FindSyncs,
+// Plan, LossDue, LossDone, Mapped, SyncFailed, LossNotQueued; its effects:
+// EffectLost (end the requests waiting on a node) and EffectInsert (a job
+// on one of the four lanes); its Reply answers the step. Its decisions are
+// pure functions of what monitoring gathered (core_decide.go):
 //   - FindSyncRequests (find-sync-requests): a secondary behind its primary,
 //     or at its clock with another hash (a fork: the clock alone would miss
 //     it), needs a sync, unless its daily budget of failed syncs is spent;
@@ -21,11 +31,18 @@
 //     candidates run out;
 //   - PlanGrow: a set that shrank grows back, least loaded first.
 //
-// Invariants: every decision is deterministic (inputs sorted, ties broken
-// by node id); a plan never names a node twice, never keeps a member it
-// replaces (only members not healthy now are replaced), keeps the set's
-// size, never demotes a healthy primary, and never promotes a member that
-// is behind another healthy member it keeps.
+// Invariants of the core (CheckInvariants): this node is never found
+// unhealthy; an unhealthy peer has the time it stopped answering, a
+// healthy one none; a loss being planned names a node asked before and
+// never this node; what monitoring saw of a queue names its set's members
+// only; an older request's timeout never marks a node that answered a
+// later one; a node is lost (EffectLost, a loss's job) once per time it
+// stops answering. Every decision is deterministic (inputs sorted, ties
+// broken by node id); a plan never names a node twice, never keeps a
+// member it replaces (only members not healthy now are replaced), keeps
+// the set's size, never demotes a healthy primary, and never promotes a
+// member that is behind another healthy member it keeps. A run traced
+// with NodeConfig.Trace replays (Replay, `ordo replay`).
 //
 // The driver (Node; every other file) does the I/O around them:
 //   - intake (intake.go): each intent goes to its queue's primary — this

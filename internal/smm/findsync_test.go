@@ -16,7 +16,9 @@ func seeState(n *testNode, st QueueState) {
 	n.core.seen[st.Set.Queue] = st
 	// The state is made up, not on chain: a primary of it has taken the
 	// queue on already (find-sync-requests syncs only from such a log).
-	n.adopted[st.Set.Queue] = st.Set.Primary == n.self
+	if st.Set.Primary == n.self {
+		n.core.queue(st.Set.Queue).becomeAdopted()
+	}
 }
 
 // noteFailedSync counts a failed sync of a pair on n today.

@@ -115,12 +115,7 @@ func (n *Node) waitAcked(ctx context.Context, queue string, secondaries []string
 	defer cancel()
 	for {
 		n.mu.Lock()
-		held := 0
-		for _, s := range secondaries {
-			if c, ok := n.acked[queue][s]; ok && c >= clock {
-				held++
-			}
-		}
+		held := n.core.HeldBy(queue, secondaries, clock)
 		wake := n.ackWake
 		n.mu.Unlock()
 		if held >= k {
@@ -136,16 +131,7 @@ func (n *Node) waitAcked(ctx context.Context, queue string, secondaries []string
 
 // noteAcked records that secondary holds queue's log up to clock.
 func (n *Node) noteAcked(queue, secondary string, clock uint64) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	m := n.acked[queue]
-	if m == nil {
-		m = map[string]uint64{}
-		n.acked[queue] = m
-	}
-	m[secondary] = clock
-	close(n.ackWake)
-	n.ackWake = make(chan struct{})
+	_, _ = n.step(context.Background(), Acked(queue, secondary, clock)) // no job: no context needed
 }
 
 // forward sends an intent to its queue's primary; one found unanswered,

@@ -94,9 +94,7 @@ type Node struct {
 	mu        sync.Mutex
 	core      *Core
 	tr        *traceWriter
-	acked     map[string]map[string]uint64 // queue → secondary → clock it holds
-	ackWake   chan struct{}
-	adopted   map[string]bool // queues adopted since this node became their primary
+	ackWake   chan struct{} // closed and renewed at each acknowledgement (EffectAcked)
 	locks     map[string]*sync.Mutex
 	onSynced  func(queue, secondary string, lag time.Duration)
 	finishing map[string]chan struct{} // sequencer records a writeSet waits for
@@ -146,8 +144,8 @@ func New(cfg NodeConfig) (*Node, error) {
 		cfg.Servers = 8
 	}
 	n := &Node{cfg: cfg, c: cfg.Config.WithDefaults(), self: string(cfg.Transport.Self()), clock: cfg.Clock, log: cfg.Logger, m: NewMetrics(cfg.Registerer),
-		waiting: map[string]map[uint64]context.CancelFunc{}, acked: map[string]map[string]uint64{},
-		ackWake: make(chan struct{}), adopted: map[string]bool{}, finishing: map[string]chan struct{}{}, locks: map[string]*sync.Mutex{}}
+		waiting: map[string]map[uint64]context.CancelFunc{},
+		ackWake: make(chan struct{}), finishing: map[string]chan struct{}{}, locks: map[string]*sync.Mutex{}}
 	ccfg, now := CoreConfigOf(n.self, n.c), cfg.Clock.Now()
 	core, err := NewCore(ccfg, now, Snapshot{})
 	if err != nil {
@@ -182,6 +180,9 @@ func (n *Node) Handle(m transport.Message) { n.rpc.handle(m) }
 // queue's state (monitoring's first slice is inserted when none is
 // waiting).
 func (n *Node) Open(ctx context.Context) error {
+	if err := n.rebuild(ctx); err != nil {
+		return err
+	}
 	if err := n.refreshMapping(ctx); err != nil {
 		n.log.Warn("smm: node registry not read at start", "err", err)
 	}
@@ -191,6 +192,29 @@ func (n *Node) Open(ctx context.Context) error {
 	if err := n.jobs.Open(ctx); err != nil {
 		return fmt.Errorf("smm: job queue: %w", err)
 	}
+	return nil
+}
+
+// rebuild builds the core again from the sets the store holds that name
+// this node (Snapshot).
+func (n *Node) rebuild(ctx context.Context) error {
+	sets, err := n.memberQueues(ctx)
+	if err != nil {
+		return fmt.Errorf("smm: the held replica sets: %w", err)
+	}
+	snap := Snapshot{Sets: make([]ReplicaSet, len(sets))}
+	for i, s := range sets {
+		snap.Sets[i] = asCore(s)
+	}
+	ccfg, now := CoreConfigOf(n.self, n.c), n.clock.Now()
+	core, err := NewCore(ccfg, now, snap)
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.core = core
+	n.tr.Start(ccfg, now, snap)
 	return nil
 }
 
@@ -214,10 +238,13 @@ func (n *Node) Run(parent context.Context) error {
 	case <-ctx.Done():
 		err = <-errc
 	}
+	n.mu.Lock()
+	terr := n.tr.Flush()
+	n.mu.Unlock()
 	if errors.Is(err, context.Canceled) {
-		return nil
+		err = nil
 	}
-	return err
+	return errors.Join(err, terr)
 }
 
 // startMonitoring inserts the first monitor-state unless one is live

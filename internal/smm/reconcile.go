@@ -49,10 +49,18 @@ func (n *Node) manualSync(ctx context.Context, a syncArgs) error {
 	from, known := n.ackedClock(a.Queue, a.Secondary)
 	if !known {
 		asked := n.clock.Now()
-		hs, _, err := n.headsOf(ctx, a.Secondary, []string{a.Queue}, map[string]uint64{a.Queue: set.Version})
+		hs, vs, err := n.headsOf(ctx, a.Secondary, []string{a.Queue}, map[string]uint64{a.Queue: set.Version})
 		n.markHealthAt(a.Secondary, err == nil, asked)
 		if err != nil {
 			return err
+		}
+		if vs[a.Queue] > set.Version {
+			// The secondary holds a newer set: this node may be deposed.
+			// Read it from the chain (a deposed primary's dispatch closes)
+			// before pushing anything, and leave the sync to the set's
+			// primary.
+			_, _, rerr := n.refreshSet(ctx, a.Queue)
+			return jobq.Cancel(errors.Join(fmt.Errorf("%w: %s holds v%d of %s, this node v%d", ErrStaleSet, a.Secondary, vs[a.Queue], a.Queue, set.Version), rerr))
 		}
 		from = hs[a.Queue].Clock
 	}
@@ -110,8 +118,7 @@ func (n *Node) observeLag(queue, secondary string, es []replog.Entry) {
 func (n *Node) ackedClock(queue, secondary string) (uint64, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	c, ok := n.acked[queue][secondary]
-	return c, ok
+	return n.core.AckedClock(queue, secondary)
 }
 
 // push sends entries to a secondary and returns the head it answers

@@ -26,6 +26,11 @@ import (
 // ErrLostRace is a replica-set update that another node's update beat.
 var ErrLostRace = errors.New("smm: another replica-set update came first")
 
+// ErrStaleSet is a sync this node started under a set version older than
+// one its secondary holds: the set is read from the chain again (this
+// node may have been deposed) and the sync left to the set's primary.
+var ErrStaleSet = errors.New("smm: a member holds a newer replica set than this node")
+
 // SetsQueue is the sequencer queue of this node's replica-set updates
 // (the node reserves a sender for it).
 const SetsQueue = "smm/replicasets"
@@ -114,25 +119,13 @@ func (n *Node) keep(ctx context.Context, set store.ReplicaSet) (bool, error) {
 	case old.Version >= set.Version:
 		return false, nil
 	}
-	if old.Primary == n.self && set.Primary != n.self {
-		// Deposed: its sequencer's copies of the queue's WAITING intents
-		// belong to the new primary now. Closed before the set is held,
-		// so that no dispatch starts after this node knows (what is in
-		// flight settles; the chain's nullifier keeps an intent the new
-		// primary dispatches too from applying twice).
-		n.cfg.Sequencer.Gate(set.Queue, true)
-		n.m.Deposed.Inc()
-		n.mu.Lock()
-		n.adopted[set.Queue] = false
-		n.mu.Unlock()
-		n.log.Warn("smm: this node is no longer the queue's primary: its dispatch is closed", "queue", set.Queue, "primary", set.Primary, "version", set.Version)
+	// A deposed primary's queue is closed (EffectGate) before the set is
+	// held, so that no dispatch starts after this node knows.
+	rep, err := n.step(ctx, SetHeld(asCore(old), asCore(set)))
+	if err != nil {
+		return false, err
 	}
-	promoted := set.Primary == n.self && old.Primary != n.self
-	if promoted {
-		n.mu.Lock()
-		n.adopted[set.Queue] = false
-		n.mu.Unlock()
-	}
+	promoted := rep.Promoted
 	if err := n.cfg.Store.PutReplicaSets(ctx, []store.ReplicaSet{set}); err != nil {
 		return false, fmt.Errorf("smm: hold the set of %q: %w", set.Queue, err)
 	}
@@ -373,4 +366,9 @@ func (n *Node) candidates(ctx context.Context, exclude []string) []Candidate {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.core.candidates(pool, exclude)
+}
+
+// asCore is a held set as the core's decisions take it.
+func asCore(s store.ReplicaSet) ReplicaSet {
+	return ReplicaSet{Queue: s.Queue, Primary: s.Primary, Secondaries: s.Secondaries, Version: s.Version}
 }

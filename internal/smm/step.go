@@ -25,19 +25,42 @@ func (n *Node) step(ctx context.Context, in Input) (Reply, error) {
 	n.tr.Ready(rd)
 	n.core.Advance()
 	n.tr.Advance()
+	_ = n.tr.Flush() // its first error sticks: Run reports it
 	var cancels []context.CancelFunc
 	for _, e := range rd.Effects {
-		if e.Kind == EffectLost {
+		switch e.Kind {
+		case EffectLost:
 			for _, cancel := range n.waiting[e.Node] {
 				cancels = append(cancels, cancel)
 			}
+		case EffectAcked:
+			close(n.ackWake) // intake waiting for acknowledgements looks again
+			n.ackWake = make(chan struct{})
 		}
 	}
 	n.mu.Unlock()
 	for _, cancel := range cancels {
 		cancel() // a forward waiting on a lost node answers at once
 	}
+	for _, e := range rd.Effects {
+		if e.Kind == EffectGate {
+			n.gate(e.Queue, e.Closed)
+		}
+	}
 	return rd.Reply, n.performInserts(ctx, rd.Effects)
+}
+
+// gate closes or opens a queue's dispatch in this node's sequencer.
+func (n *Node) gate(queue string, closed bool) {
+	if closed {
+		// Deposed: its sequencer's copies of the queue's WAITING intents
+		// belong to the new primary now (what is in flight settles; the
+		// chain's nullifier keeps an intent the new primary dispatches
+		// too from applying twice).
+		n.m.Deposed.Inc()
+		n.log.Warn("smm: this node is no longer the queue's primary: its dispatch is closed", "queue", queue)
+	}
+	n.cfg.Sequencer.Gate(queue, closed)
 }
 
 // performInserts inserts the effects' jobs at once; a full queue is not an

@@ -1,6 +1,7 @@
 // Package store is the node's durable state behind one interface, so SQLite
-// (the embedded default, package store/sqlite) and PostgreSQL (later) are
-// interchangeable and pass one conformance suite (package store/storetest).
+// (the embedded default, package store/sqlite) and PostgreSQL (package
+// store/postgres) are interchangeable and pass one conformance suite
+// (package store/storetest).
 //
 // It holds the sequencer's records (seed 000): transactions with their
 // attempts and the history of their state transitions, queues with their

@@ -5,7 +5,7 @@
 // implementation, with the sender's identity set by the transport. Nothing in
 // an engine knows which implementation it runs on: the in-memory network
 // (simnet, for tests and simulation) or gRPC with mutual TLS between
-// processes (issue 11, to come).
+// processes (grpcnet, issue 11).
 //
 // Invariants every implementation keeps:
 //   - Message.From is the authenticated identity of the peer that sent the

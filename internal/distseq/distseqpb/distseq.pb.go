@@ -5,7 +5,7 @@
 // document names without defining (RequestDispatchConfirmation,
 // TransactionDispatched, TransactionReverted, DistributeData and its
 // acknowledgement) and the one it pastes wrongly (DispatchConfirmationError)
-// are defined here; README.md, "Decisions (seed 003)", records each.
+// are defined here; docs/distseq.md, "Decisions (seed 003)", records each.
 //
 // Regenerate the Go code with `go generate ./internal/distseq/distseqpb`
 // (buf, pinned, with protoc-gen-go at the module's protobuf version); CI

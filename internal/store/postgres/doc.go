@@ -1,10 +1,9 @@
 // Package postgres is the PostgreSQL implementation of the node's store
-// (issue 13), on pgx v5 (a pgxpool): so far store.Store (the sequencer's
-// records, seed 000) and store.JobStore (the kernel's job queue, issue 12).
-// The schema holds every engine's tables already (the processor's, the
-// leader's, the distributed sequencer's: migrations 0003–0006), for their
-// stores to come in files of their own (processor*.go, leader*.go,
-// distseq*.go) on the base below. store.ReplicaStore is not implemented:
+// (issue 13), on pgx v5 (a pgxpool): store.Store (the sequencer's records,
+// seed 000), store.ProcessorStore, store.LeaderStore, store.DistseqStore,
+// store.JobStore (the kernel's job queue, issue 12), store.ChainStore,
+// store.LeaseStore, store.EnqueueWatcher and store.Pruner, each in files of
+// its own on the base below. store.ReplicaStore is not implemented:
 // replica sets are refused on PostgreSQL (0008's tables stay empty).
 //
 // # Files
@@ -12,8 +11,10 @@
 // postgres.go (Open, Options, Close, inTx and the value helpers),
 // migrate.go (the migrations), committer.go (the group commit and the
 // write helper every engine's Apply is built on), store_write.go and
-// store_read.go (store.Store), jobs*.go (store.JobStore), leases*.go
-// (store.LeaseStore, the fence, store.EnqueueWatcher).
+// store_read.go (store.Store), processor*.go, leader*.go, distseq*.go
+// (the engines' stores), jobs*.go (store.JobStore), chainid.go
+// (store.ChainStore), leases*.go (store.LeaseStore, the fence,
+// store.EnqueueWatcher), retention.go (store.Pruner), history.go (the history column).
 //
 // # Durability and concurrency
 //
