@@ -63,6 +63,7 @@ seed, the step, the invariant and the shortest failing action list found.`,
 	f.IntVar(&cfg.Queues, "queues", 4, "replicated queues")
 	f.IntVar(&ackAfter, "ack-after", 1, "0: acknowledge once the primary holds an intent; 1: once a secondary holds it too")
 	f.DurationVar(&cfg.UnhealthyAfter, "unhealthy-after", 0, "how long a member is unhealthy before monitoring replaces it (0: 5s)")
+	f.BoolVar(&cfg.Replay, "replay", false, "record every node's core trace and replay it at the end (as ordo replay does)")
 	f.BoolVar(&cfg.NoWipes, "no-wipes", false, "crash nodes without losing their disks (wipe actions keep the disk)")
 	f.DurationVar(&cfg.DrainBound, "drain-bound", sim.DefaultSMMDrainBound, "virtual time the quiet phase has to converge")
 	return cmd
@@ -78,8 +79,8 @@ func reportSMM(cmd *cobra.Command, res sim.SMMResult, err error) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "sim smm seed %d: ok; steps %d, intents %d acked %d applied %d (duplicates refused %d), set updates %d (lost races %d), jobs %d, crashes %d (wipes %d), messages %d, deposed-order %d, deposed-lost %d, unacked-order %d, drain %v, digest %s\n",
+	fmt.Fprintf(cmd.OutOrStdout(), "sim smm seed %d: ok; steps %d, intents %d acked %d applied %d (duplicates refused %d), set updates %d (lost races %d), jobs %d, crashes %d (wipes %d), messages %d, deposed-order %d, deposed-lost %d, unacked-order %d, drain %v, replayed %d, digest %s\n",
 		res.Seed, res.Steps, res.Intents, res.Acked, res.Applied, res.Duplicates, res.SetUpdates, res.LostRaces, res.Jobs,
-		res.Crashes, res.Wipes, res.Messages, res.DeposedOrder, res.DeposedLost, res.UnackedOrder, res.Drain, res.Digest)
+		res.Crashes, res.Wipes, res.Messages, res.DeposedOrder, res.DeposedLost, res.UnackedOrder, res.Drain, res.Replayed, res.Digest)
 	return nil
 }

@@ -48,6 +48,10 @@ type SMMConfig struct {
 	// ShrinkBudget bounds the wall time spent looking for a shorter failing
 	// action list. Defaults to 60s; negative: no shrinking.
 	ShrinkBudget time.Duration
+	// Replay records every node's core trace (one per life of the node)
+	// and replays each at the end (smm.Replay, as ordo replay does): every
+	// Ready must come again from the same inputs.
+	Replay bool
 	// bug plants a deliberate fault in the simulation (the checker's
 	// self-test).
 	bug smmBug
@@ -139,6 +143,9 @@ type SMMResult struct {
 	Messages int
 	// Drain is the virtual time the quiet phase took to converge.
 	Drain time.Duration
+	// Replayed counts the core steps replayed from the nodes' traces
+	// (Replay).
+	Replayed int
 	// Digest is a SHA-256 over the chain's head and every node's log
 	// heads and held sets at the end: the same seed and flags give the
 	// same digest.

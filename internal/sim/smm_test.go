@@ -121,6 +121,18 @@ func TestSMMShrunkSetGrowsBack(t *testing.T) {
 	}
 }
 
+// TestSMMCoreTracesReplay: every node's core trace of a run, across its
+// crashes and restarts, replays into fresh cores (what ordo replay checks).
+func TestSMMCoreTracesReplay(t *testing.T) {
+	res, v := runSMMOnce(t, SMMConfig{Seed: 3, Steps: 150, ShrinkBudget: -1, Replay: true})
+	if v != nil {
+		t.Fatal(v)
+	}
+	if res.Replayed == 0 || res.Crashes == 0 {
+		t.Fatalf("no step replayed, or no crash: %+v", res)
+	}
+}
+
 // runSMMOnce runs seed and gives its result or its violation.
 func runSMMOnce(t *testing.T, cfg SMMConfig) (SMMResult, *SMMViolation) {
 	t.Helper()

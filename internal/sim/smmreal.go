@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
@@ -116,6 +117,9 @@ type realNode struct {
 	// running are the jobs whose task has not ended (a parked recurring
 	// sync).
 	running map[int64]bool
+	// trace is this life's core trace (Replay); traces the lives before.
+	trace  *bytes.Buffer
+	traces []*bytes.Buffer
 	// logs are the logs last read (checked when their head moves).
 	logs  map[string][]replog.Entry
 	heads map[string]replog.Head
@@ -240,7 +244,13 @@ func (w *realWorld) open(rn *realNode) error {
 	rn.st = st
 	rn.seq = &simSequencer{w: w, rn: rn, closed: map[string]bool{}}
 	rn.ctx, rn.cancel = context.WithCancel(w.ctx)
-	n, err := smm.New(smm.NodeConfig{Config: w.nodeConfig(), Key: rn.key, Store: st, Transport: &simEnd{w: w, self: rn.id},
+	var tr io.Writer
+	if w.cfg.Replay {
+		rn.trace = &bytes.Buffer{}
+		rn.traces = append(rn.traces, rn.trace)
+		tr = rn.trace
+	}
+	n, err := smm.New(smm.NodeConfig{Trace: tr, Config: w.nodeConfig(), Key: rn.key, Store: st, Transport: &simEnd{w: w, self: rn.id},
 		Chain: w.dc, Sequencer: rn.seq, Registry: w.reg, Clock: rn.clk, Logger: w.log, Sequential: true,
 		NewJobID: func() int64 { return rn.jobIDs.Add(1) }})
 	if err != nil {
@@ -440,4 +450,18 @@ func (w *realWorld) digestWorld() string {
 		}
 	}
 	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// replayTraces replays every life's core trace of every node.
+func (w *realWorld) replayTraces() error {
+	for _, rn := range w.nodes {
+		for i, b := range rn.traces {
+			st, err := smm.Replay(bytes.NewReader(b.Bytes()))
+			if err != nil {
+				return fmt.Errorf("%s's core trace %d: %w", rn.name, i+1, err)
+			}
+			w.res.Replayed += st.Inputs
+		}
+	}
+	return nil
 }

@@ -20,6 +20,9 @@ const realQuietTick = 500 * time.Millisecond
 // (CheckInvariants).
 const SMMCore = "core-invariants"
 
+// SMMReplay is a node's core trace that does not replay (Replay).
+const SMMReplay = "core-replay"
+
 // do runs one action.
 func (w *realWorld) do(a SMMAction) error {
 	rn := w.nodes[a.Node%len(w.nodes)]
@@ -366,6 +369,11 @@ func runRealSMM(cfg SMMConfig, actions []SMMAction) (SMMResult, error) {
 	}
 	if err := w.quiet(len(actions) + 1); err != nil {
 		return SMMResult{}, err
+	}
+	if cfg.Replay {
+		if err := w.replayTraces(); err != nil {
+			return SMMResult{}, w.broken(len(actions)+1, SMMReplay, "%v", err)
+		}
 	}
 	w.res.Steps = len(actions)
 	w.res.Digest = w.digestWorld()
