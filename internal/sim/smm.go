@@ -123,8 +123,8 @@ type SMMResult struct {
 	Jobs int
 	// DeposedOrder counts intents applied out of intake order where one
 	// of the two was dispatched by a deposed primary that had not read the
-	// set update: with AckAfter 0, or the one applied late never
-	// acknowledged (SMMDeposedOrder).
+	// set update: with AckAfter 0, or one of the two never acknowledged
+	// (SMMDeposedOrder).
 	DeposedOrder int
 	// UnackedOrder counts intents never acknowledged applied after one
 	// taken in later, both by the chain's primary (SMMOrder): an intent

@@ -27,8 +27,8 @@ const (
 	// dispatched by a deposed primary that had not read the set update.
 	// With AckAfter 0 it is the documented window (the deposed primary
 	// acknowledged and dispatched an intent no secondary took: the fence
-	// refuses it), and with AckAfter > 0 when the one applied late was
-	// never acknowledged (a primary cut off from its secondaries commits, is
+	// refuses it), and with AckAfter > 0 when one of the two was never
+	// acknowledged (a primary cut off from its secondaries commits, is
 	// not acknowledged, is replaced, and dispatches it before it reads
 	// the update): only counted in SMMResult.DeposedOrder. Two
 	// acknowledged intents out of order with AckAfter > 0 are a

@@ -112,12 +112,12 @@ func (w *realWorld) check(step int) error {
 			switch {
 			case a.seq >= last.seq:
 				w.orderMax[q] = a
-			case (a.deposed || last.deposed) && (w.cfg.AckAfter == 0 || !w.acked(a.uid)):
+			case (a.deposed || last.deposed) && (w.cfg.AckAfter == 0 || !w.acked(a.uid) || !w.acked(last.uid)):
 				w.res.DeposedOrder++ // the window, or an intent never acknowledged
 			case !w.acked(a.uid):
 				w.res.UnackedOrder++ // never acknowledged: promised no order
 			case a.deposed || last.deposed:
-				return w.broken(step, SMMDeposedOrder, "%s: %s (intake %d) applied by %s after %s (intake %d) by %s, one of them deposed", q, a.uid, a.seq, w.nameOf(a.by), last.uid, last.seq, w.nameOf(last.by))
+				return w.broken(step, SMMDeposedOrder, "%s: %s (intake %d, acked %v) applied by %s after %s (intake %d, acked %v) by %s, one of them deposed", q, a.uid, a.seq, w.acked(a.uid), w.nameOf(a.by), last.uid, last.seq, w.acked(last.uid), w.nameOf(last.by))
 			default:
 				return w.broken(step, SMMOrder, "%s: %s (intake %d) applied by %s after %s (intake %d) by %s", q, a.uid, a.seq, w.nameOf(a.by), last.uid, last.seq, w.nameOf(last.by))
 			}
