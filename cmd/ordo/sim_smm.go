@@ -46,13 +46,13 @@ seed, the step, the invariant and the shortest failing action list found.`,
 					return err
 				}
 				res, err := sim.RunSMMActions(cmd.Context(), cfg, actions)
-				return reportSMM(cmd, res, err)
+				return reportSMM(cmd, cfg.Seed, res, err)
 			}
 			return sf.allSeeds(cmd.Context(), cmd.OutOrStdout(), "sim smm", cfg.Seed, func(s uint64) (bool, error) {
 				c := cfg
 				c.Seed = s
 				res, err := sim.RunSMM(cmd.Context(), c)
-				return false, reportSMM(cmd, res, err)
+				return false, reportSMM(cmd, s, res, err)
 			})
 		},
 	}
@@ -70,13 +70,14 @@ seed, the step, the invariant and the shortest failing action list found.`,
 }
 
 // reportSMM prints one smm run's line, or its violation with the failing
-// trace.
-func reportSMM(cmd *cobra.Command, res sim.SMMResult, err error) error {
+// trace, or the error that stopped the run (the simulation's own).
+func reportSMM(cmd *cobra.Command, seed uint64, res sim.SMMResult, err error) error {
 	var v *sim.SMMViolation
 	if errors.As(err, &v) {
 		return reportBroken(cmd, "sim smm", v.Seed, v.Step, v.Invariant, v.Detail, v.Trace)
 	}
 	if err != nil {
+		fmt.Fprintf(cmd.OutOrStdout(), "sim smm seed=%d: FAIL at step 0: the run stopped: %v\n", seed, err)
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "sim smm seed %d: ok; steps %d, intents %d acked %d applied %d (duplicates refused %d), set updates %d (lost races %d), jobs %d, crashes %d (wipes %d), messages %d, deposed-order %d, deposed-lost %d, unacked-order %d, drain %v, replayed %d, digest %s\n",
