@@ -102,54 +102,45 @@
 // chain ends Confirmed at its sender, and every member holds every state
 // unspent on chain (minted + created - spent) of every group.
 //
-// The state machine manager's simulation (seed 004, issue 12, smm*.go) is
-// a deterministic MODEL of the replication protocol, not its driver: the
-// driver (internal/smm) runs on goroutines with real requests, so the model
-// runs in one goroutine on a virtual clock, built on the protocol's real
-// pure pieces (replog.Seal and Extend, smm.FindSyncRequests,
-// FindReplicaSetUpdates, PlanReplicaSetUpdate and PlanGrow,
-// store.EncodeChange and DecodeChange) and modelled after the driver's code
-// for the rest (forwarding to the primary, checkPrimary, acks by clock,
-// resets, adoption against the chain's nullifier). Nodes hold logs and the
-// sets they read from a chain of versioned sets (an update names the
-// version it replaces, landing after a delay: the loser of a race fails);
-// messages cross a network with drops, duplicates, delays, reorders and
-// partitions. Actions: intake, dispatch, monitoring ticks, pulls, crashes
-// with or without the disk, restarts. Invariants (smmcheck.go), after every
-// action: every log a node holds that the step touched is a hash chain of
-// valid entries (no gap, no fork); no intent applied twice on chain, each
-// queue's applied in intake order; an acknowledged intent not applied is
-// in some log while a node that held it keeps its disk. Quiet phase
-// (DefaultSMMDrainBound, two minutes of virtual time): every set's members
-// up and at the primary's head with equal hashes, every intent final at
-// its primary, every acknowledged intent applied once (an intent all of
-// whose holders lost their disk or were replaced out of the set as
-// unhealthy is excused: more failed than its ack allowed for; a node takes
-// no part as a holder while the chain's set does not name it, as a
-// deposed primary's push may still reach one replaced out). The model
-// follows the driver's fixes of 8336803, 89800d4, 281eb9f and 93c97fb: a
-// new or restarted primary catches up with the most advanced member that
-// answers before it adopts, takes intake, dispatches or syncs, and only
-// once its quorum answered fenced (itself counted; smm.Quorum: all but
-// k-1 members with AckAfter k > 0, else a majority, every member when its
-// own log is empty) — a member asked under a newer set version than it
-// holds reads the chain first (the fence: heads, pulls and monitoring
-// carry the asker's version), and refuses the deposed primary from then
-// on; otherwise nothing is adopted and the next intake, sync job or
-// monitoring tick tries again (NoMajority); a fork with a longer member
-// replaces its log on that first adoption only; a primary that monitoring
-// shows behind a reached secondary catches up again, appending only
-// (Recatches), and syncs no one of that queue that tick unless that
-// member's log forks from its own (Forked: find-sync-requests runs and the
-// diverged secondary is reset; smmadopt.go). Acks count only the
-// secondaries of the set an intent was committed under; the plan's
-// ErrUnsettled and ErrNoQuorum come from smm.PlanReplicaSetUpdate itself.
-// A crash drops the node's requests in flight. A deposed primary that has
-// not read the set update still takes intake: with AckAfter > 0 the fence
-// keeps it from acknowledging anything the new primary does not take, and
-// deposed-order (one of an out-of-order pair dispatched by a node the
-// chain no longer names primary at the version it holds) and deposed-lost
-// (an acknowledged intent lost that such a node took in) are violations;
-// with AckAfter 0 they are the documented window of acknowledging before
-// any secondary holds an intent, and only counted on each seed's line.
+// The state machine manager's simulation (seed 004, issues 12 and 26,
+// smm*.go) runs the real internal/smm Nodes, core and driver, as the
+// distributed sequencer's runs real cores: N nodes in one process, each
+// with its SQLite store, its ed25519 key registered in one in-process
+// devchain's nodes contract, a sequencer of the simulation's (its records
+// in the node's store; a replica-set update sent to the chain and mined
+// at once, a queue's intent when a dispatch action sends it, its uid the
+// memo the chain's nullifier keys on), on one virtual clock. One
+// goroutine drives them (smmreal.go, smmtask.go): driver code runs only
+// in tasks (a job's run, an intake), one at a time, each waited for until
+// it ends or parks on the clock (an intake waiting for its ack, a
+// recurring sync polling), whose timer the simulation fires as it moves
+// the clock; a request is served in the caller's goroutine (smm's
+// SimServe), and fails at once on a link that is down (a node down, a
+// partition, a drop). Each job queue hands every job back
+// (SimDeferJobs); a node's due jobs are run by its monitor and pull
+// actions, by due time, then kind, unique key and arguments (RunJob).
+// Actions (smmactions.go): intake at any node (the real Submit), jobs
+// run, dispatch, the clock moved, drops, partitions, crashes with or
+// without the disk, restarts. Invariants (smmrealcheck.go), after every
+// action: each up node's core holds its CheckInvariants; every log a node
+// holds is a hash chain of valid entries (no gap, no fork, versions never
+// back); no intent applied twice on chain, each queue's applied in intake
+// order; an acknowledged intent not applied is in some log while a node
+// that held it keeps its disk. Quiet phase (DefaultSMMDrainBound, two
+// minutes of virtual time; no faults, every node up, every node's due
+// jobs run and every primary dispatching every half second): every set's
+// members up, holding the chain's version, at the primary's head with
+// equal hashes; every set full (min(Replicas, nodes): every node is up
+// and healthy then); nothing WAITING at a primary; every acknowledged
+// intent applied once (one all of whose holders lost their disk is
+// excused: more failed than its ack allowed for). A deposed primary that
+// has not read the set update still takes intake and dispatches: an
+// acknowledged intent such a node took lost (deposed-lost), or two
+// acknowledged intents out of order with one of them dispatched by it
+// (deposed-order), are violations with AckAfter > 0; with AckAfter 0 they
+// are the documented window of acknowledging before any secondary holds
+// an intent, and an intent never acknowledged applied out of order is
+// not promised any order: those are only counted on each seed's line.
+// The digest is a SHA-256 over the chain's head (its hash covers every
+// block) and every node's log heads and held sets at the end.
 package sim

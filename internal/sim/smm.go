@@ -8,19 +8,11 @@ import (
 	"github.com/ordolabs/ordo/internal/clock"
 )
 
-// The state machine manager's simulation (seed 004, issue 12): a
-// deterministic MODEL of the replication protocol, not its driver. The real
-// driver (internal/smm's Node) runs on goroutines with real requests and
-// answers, so it cannot be stepped from a seed; this model runs in one
-// goroutine on a virtual clock and uses the protocol's real pure pieces:
-// replog.Seal and replog.Extend for every log entry a replica takes,
-// smm.FindSyncRequests, smm.FindReplicaSetUpdates, smm.PlanReplicaSetUpdate
-// and smm.PlanGrow for every decision, store.EncodeChange and
-// store.DecodeChange for every payload. What the driver does around them
-// (forwarding intake to the primary, checkPrimary's refresh of the set
-// from the chain, acknowledgement by a secondary's clock, reset of a
-// diverged secondary, adoption from the log against the chain's
-// nullifier) is modelled after internal/smm's code; see smmworld.go.
+// The state machine manager's simulation (seed 004, issues 12 and 26):
+// the real internal/smm Nodes (their sans-I/O core and their driver, the
+// code that ships) on a virtual clock, an in-process devchain and a
+// network that serves each request in the caller's goroutine, driven
+// from one goroutine by actions drawn from the seed (smmreal.go).
 
 // SMMConfig configures a state-machine-manager simulation.
 type SMMConfig struct {
@@ -38,9 +30,10 @@ type SMMConfig struct {
 	Queues int
 	// AckAfter is 0 (an intent is acknowledged once its primary holds it)
 	// or 1 (once a secondary holds it too). Defaults to 1; -1 means 0.
+	// The nodes' AckTimeout is 10s.
 	AckAfter int
-	// UnhealthyAfter is how long a member stays unhealthy before monitoring
-	// replaces it. Defaults to 5s.
+	// UnhealthyAfter is how long a member stays unhealthy before it is
+	// replaced. Defaults to 5s.
 	UnhealthyAfter time.Duration
 	// DrainBound is the virtual time the quiet phase (no faults, every node
 	// restarted, the partition healed) has to converge. Defaults to
@@ -55,7 +48,12 @@ type SMMConfig struct {
 	// ShrinkBudget bounds the wall time spent looking for a shorter failing
 	// action list. Defaults to 60s; negative: no shrinking.
 	ShrinkBudget time.Duration
-	// bug plants a deliberate fault in the model (the checker's self-test).
+	// Replay records every node's core trace (one per life of the node)
+	// and replays each at the end (smm.Replay, as ordo replay does): every
+	// Ready must come again from the same inputs.
+	Replay bool
+	// bug plants a deliberate fault in the simulation (the checker's
+	// self-test).
 	bug smmBug
 }
 
@@ -64,19 +62,18 @@ type smmBug int
 
 const (
 	_ smmBug = iota
-	// smmBugNoExtend: a secondary appends pushed entries as they come,
-	// without replog.Extend.
-	smmBugNoExtend
-	// smmBugNoNullifier: the chain applies an intent id again.
+	// smmBugNoNullifier: the dispatch sends each intent under a memo of
+	// its own, so the chain's nullifier never refuses a second
+	// application.
 	smmBugNoNullifier
-	// smmBugNoFence: a member asked under a newer set version does not
-	// read the chain first (and counts in a catch-up's quorum anyway).
-	smmBugNoFence
+	// smmBugCorruptLog: the checker's copy of a log has an entry's
+	// payload changed (its seal no longer matches).
+	smmBugCorruptLog
 )
 
 // DefaultSMMDrainBound is SMMConfig.DrainBound's default: two minutes of
-// virtual time for the sets to replace what is dead, the secondaries to
-// catch up and the primaries to dispatch what they hold.
+// virtual time for the sets to replace what is dead and grow back, the
+// secondaries to catch up and the primaries to dispatch what they hold.
 const DefaultSMMDrainBound = 2 * time.Minute
 
 func (c *SMMConfig) setDefaults() {
@@ -116,44 +113,42 @@ func (c *SMMConfig) setDefaults() {
 type SMMResult struct {
 	Seed  uint64
 	Steps int
-	// Intents taken in by a primary, Acked of them acknowledged, Applied
+	// Intents committed by a primary, Acked of them acknowledged, Applied
 	// on chain (each once), Duplicates refused by the chain's nullifier.
 	Intents, Acked, Applied, Duplicates int
-	// SetUpdates landed on chain, LostRaces refused (stale version).
+	// SetUpdates landed on chain (an update_many counts once), LostRaces
+	// refused (stale version).
 	SetUpdates, LostRaces int
-	// Resets of a diverged secondary; Refused pushes (gap, fork, stale,
-	// not primary).
-	Resets, Refused int
-	// CatchUps: new primaries that took entries from a more advanced
-	// member before adopting their queue.
-	CatchUps int
-	// NoMajority: catch-ups refused for want of a majority of the set
-	// answering (or a member knowing a newer set): nothing adopted.
-	NoMajority int
-	// Recatches: primaries that monitoring showed behind a secondary and
-	// that took entries from a member again (appending only).
-	Recatches int
-	// Forked: re-catch-ups that found the member ahead forked from the
-	// primary's log (the driver's errForked): that tick's
-	// find-sync-requests ran as usual, the diverged secondary is synced.
-	Forked int
-	// DeposedOrder counts intents applied out of intake order where one of
-	// the two was dispatched by a deposed primary that had not read the
-	// set update yet: with AckAfter 0 only (the window of acknowledging
-	// before a secondary holds an intent); with AckAfter > 0 it fails.
+	// Jobs run (seed 004's, on the nodes).
+	Jobs int
+	// DeposedOrder counts intents applied out of intake order where one
+	// of the two was dispatched by a deposed primary that had not read the
+	// set update: with AckAfter 0, or one of the two never acknowledged
+	// (SMMDeposedOrder).
 	DeposedOrder int
+	// UnackedOrder counts intents never acknowledged applied after one
+	// taken in later, both by the chain's primary (SMMOrder): an intent
+	// whose ack was refused is promised no order (a primary that applied
+	// newer ones lost its disk, and so did every member that held them,
+	// and a member's older log was adopted).
+	UnackedOrder int
 	// DeposedLost counts acknowledged intents lost that a deposed primary
-	// (not having read the set update) took in: AckAfter 0 only, as
-	// DeposedOrder.
+	// (not having read the set update) took in: AckAfter 0 only (the
+	// window of acknowledging before a secondary holds an intent); with
+	// AckAfter > 0 it fails.
 	DeposedLost int
-	// Crashes (memory only) and Wipes (disk lost too).
+	// Crashes (memory only, or the disk too) and Wipes (disk lost too).
 	Crashes, Wipes int
-	// Messages sent on the model network.
+	// Messages served on the network.
 	Messages int
 	// Drain is the virtual time the quiet phase took to converge.
 	Drain time.Duration
-	// Digest is a SHA-256 over every step's action and outcome and the
-	// world's heads: the same seed and flags give the same digest.
+	// Replayed counts the core steps replayed from the nodes' traces
+	// (Replay).
+	Replayed int
+	// Digest is a SHA-256 over the chain's head and every node's log
+	// heads and held sets at the end: the same seed and flags give the
+	// same digest.
 	Digest string
 }
 
@@ -200,16 +195,5 @@ func RunSMMActions(_ context.Context, cfg SMMConfig, actions []SMMAction) (SMMRe
 // runSMMActions runs actions on a new world, checking after each, then
 // the quiet phase.
 func runSMMActions(cfg SMMConfig, actions []SMMAction) (SMMResult, error) {
-	w := newSMMWorld(cfg)
-	for i, a := range actions {
-		out := w.do(a)
-		if err := w.check(i + 1); err != nil {
-			return SMMResult{}, err
-		}
-		w.digestStep(i, a, out)
-	}
-	if err := w.quiet(len(actions) + 1); err != nil {
-		return SMMResult{}, err
-	}
-	return w.result(len(actions)), nil
+	return runRealSMM(cfg, actions)
 }

@@ -8,35 +8,36 @@ type SMMKind string
 // The actions of a state-machine-manager simulation. Node and queue
 // indexes are taken modulo the world's, so an action list runs on any.
 const (
-	// SIntake hands node Node an intent of queue Queue; it forwards it to
-	// the primary its set names (once more after NOT_PRIMARY, with the
-	// set read again from the chain).
+	// SIntake hands node Node an intent of queue Queue (smm's Submit: to
+	// the primary the set it holds names, once more after NOT_PRIMARY;
+	// a new queue's set made with Node its primary).
 	SIntake SMMKind = "intake"
-	// SAdvance runs the world for DtMs milliseconds of virtual time:
-	// messages are delivered, set updates land, acknowledgements time out.
+	// SAdvance moves the virtual clock by DtMs milliseconds: jobs fall
+	// due, waits for acknowledgements and syncs time out.
 	SAdvance SMMKind = "advance"
 	// SDispatch has every node that holds itself the primary of queue
-	// Queue dispatch the oldest intent its log does not show final.
+	// Queue, its dispatch open, send its oldest WAITING intent of it to
+	// the chain.
 	SDispatch SMMKind = "dispatch"
-	// SMonitor runs node Node's monitoring over the queues it is a member
-	// of: refresh the sets from the chain, observe the members it can
-	// reach, then find-sync-requests, find-replica-set-updates and
-	// issue-replica-set-update (or grow a shrunk set).
+	// SMonitor runs every job due at node Node (monitor-state, the find
+	// jobs, syncs, replica-set updates, probes, the mapping's refresh).
 	SMonitor SMMKind = "monitor"
-	// SPull has node Node, a secondary of queue Queue, pull from its
-	// primary (recurring sync).
+	// SPull runs the first job due at node Node (by due time, then kind,
+	// unique key and arguments). Queue is not used.
 	SPull SMMKind = "pull"
-	// SNet sets the network's faults: Drop, Dup and Delay probabilities
-	// (delays of up to 3s) and Reorder.
+	// SNet sets the probability Drop that a request fails at once (a
+	// link down). Dup, Delay and Reorder are drawn, kept in traces and
+	// not used: links serve requests inline.
 	SNet SMMKind = "net"
 	// SPartition splits the nodes: those whose bit is set in Mask on one
 	// side, the rest on the other. The chain is reachable from both.
 	SPartition SMMKind = "partition"
 	// SHeal ends a partition.
 	SHeal SMMKind = "heal"
-	// SCrash crashes node Node: its memory is lost, its disk kept.
+	// SCrash crashes node Node: its memory is lost, its disk kept; it is
+	// down until a restart.
 	SCrash SMMKind = "crash"
-	// SWipe crashes node Node and loses its disk (its logs and sets).
+	// SWipe crashes node Node and loses its disk (its store).
 	SWipe SMMKind = "wipe"
 	// SRestart restarts node Node if it is down.
 	SRestart SMMKind = "restart"

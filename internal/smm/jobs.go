@@ -230,11 +230,12 @@ func (n *Node) gatherSkipping(ctx context.Context, sets []store.ReplicaSet, skip
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	asked := n.clock.Now()
-	for node, queues := range byNode {
+	for _, node := range slices.Sorted(maps.Keys(byNode)) {
+		queues := byNode[node]
 		if since, _ := n.unhealthySince(node); skip[node] || !since.IsZero() {
 			continue // not reached, without a wait
 		}
-		wg.Go(func() {
+		goOrCall(&wg, n.cfg.Sequential, func() {
 			// a loss's job asks for thousands of queues: in requests of
 			// headsPage, each within RequestTimeout
 			hs, vs := map[string]replog.Head{}, map[string]uint64{}

@@ -70,6 +70,10 @@ type NodeConfig struct {
 	Registerer prometheus.Registerer
 	// Trace, when set, receives the core's trace (ordo replay checks it).
 	Trace io.Writer
+	// Sequential is for simulations: ask nodes one at a time in id order,
+	// insert jobs one at a time in order (monitoring's heads and a step's
+	// inserts otherwise go out at once).
+	Sequential bool
 }
 
 // Node is the state machine manager of one node: the replication of the

@@ -75,7 +75,7 @@ func (n *Node) performInserts(ctx context.Context, effects []Effect) error {
 	errs := make([]error, len(ins))
 	var wg sync.WaitGroup
 	for i, j := range ins {
-		wg.Go(func() {
+		goOrCall(&wg, n.cfg.Sequential, func() {
 			_, _, err := n.jobs.Insert(ctx, jobq.InsertParams{Queue: laneQueue(j.Lane), Kind: j.Kind, Args: j.Args, UniqueKey: j.Unique, RunAt: j.At})
 			if err == nil || errors.Is(err, jobq.ErrQueueFull) {
 				return
@@ -88,6 +88,16 @@ func (n *Node) performInserts(ctx context.Context, effects []Effect) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// goOrCall runs f on a goroutine of wg, or, sequential (simulations),
+// in the caller's.
+func goOrCall(wg *sync.WaitGroup, sequential bool, f func()) {
+	if sequential {
+		f()
+		return
+	}
+	wg.Go(f)
 }
 
 // laneQueue is the job queue of a lane.
