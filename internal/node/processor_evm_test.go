@@ -6,7 +6,6 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math/big"
 	"net/http"
@@ -25,6 +24,7 @@ import (
 	"github.com/ordolabs/ordo/internal/chain/evm/evmdev"
 	"github.com/ordolabs/ordo/internal/node"
 	"github.com/ordolabs/ordo/internal/processor"
+	"github.com/ordolabs/ordo/internal/testkit/evmaudit"
 )
 
 // callbacks is a callback receiver that is not ordo: the first body of each
@@ -191,7 +191,10 @@ func TestProcessorOnEVM(t *testing.T) {
 	// What the chain says, read over plain JSON-RPC: each router
 	// transaction's outcome by the library call it holds, and the library's
 	// counts.
-	outcomes, problems := libraryOutcomes(ctx, t, ec, dev.Router, dev.Library)
+	outcomes, problems, err := evmaudit.LibraryOutcomes(ctx, ec, dev.Router, dev.Library)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range problems {
 		t.Error(p)
 	}
@@ -254,81 +257,4 @@ func TestProcessorOnEVM(t *testing.T) {
 		t.Errorf("attempts(p/c1/0) = %v, %v, %v; want 3 (soft failures at 1 and 2)", a, err, uerr)
 	}
 	t.Logf("callbacks %d; router transactions by library call: %v", len(got), outcomes)
-}
-
-// libraryOutcomes reads every router transaction up to the head over plain
-// JSON-RPC (blocks, receipts) and counts their outcomes (applied, failed,
-// reverted, duplicate, conflict) by the library calls they hold ("act m",
-// "actConfirmed m"). A reverted transaction (status 0) is a failure the
-// router's events do not show: the out-of-gas guard, when the estimate
-// saw a failing call that succeeded at inclusion. problems names a uid
-// applied twice.
-func libraryOutcomes(ctx context.Context, t *testing.T, ec *ethclient.Client, router, library common.Address) (map[string]map[string]int, []string) {
-	t.Helper()
-	rabi, labi := contracts.NewOrdoRouter().GetABI(), contracts.NewLibrary().GetABI()
-	execute := rabi.Methods["execute"]
-	events := map[common.Hash]string{}
-	for name, kind := range map[string]string{"IntentApplied": "applied", "IntentFailed": "failed", "IntentDuplicate": "duplicate", "IntentConflict": "conflict"} {
-		events[rabi.Events[name].ID] = kind
-	}
-	head, err := ec.BlockNumber(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]map[string]int{}
-	applied := map[string]int{}
-	var problems []string
-	for n := uint64(1); n <= head; n++ {
-		b, err := ec.BlockByNumber(ctx, new(big.Int).SetUint64(n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tx := range b.Transactions() {
-			if tx.To() == nil || *tx.To() != router || len(tx.Data()) < 4 || !bytes.Equal(tx.Data()[:4], execute.ID) {
-				continue
-			}
-			args, err := execute.Inputs.Unpack(tx.Data()[4:])
-			if err != nil {
-				t.Fatal(err)
-			}
-			var calls []struct {
-				Target common.Address `json:"target"`
-				Data   []byte         `json:"data"`
-			}
-			if raw, err := json.Marshal(args[1]); err != nil || json.Unmarshal(raw, &calls) != nil {
-				t.Fatalf("decoding the calls of %s: %v", tx.Hash().Hex(), err)
-			}
-			r, err := ec.TransactionReceipt(ctx, tx.Hash())
-			if err != nil {
-				t.Fatal(err)
-			}
-			kind := "reverted"
-			for _, l := range r.Logs {
-				if k, ok := events[l.Topics[0]]; ok && l.Address == router && r.Status == types.ReceiptStatusSuccessful {
-					kind = k
-				}
-			}
-			if kind == "applied" {
-				if applied[args[0].(string)]++; applied[args[0].(string)] > 1 {
-					problems = append(problems, fmt.Sprintf("memo %s applied twice", args[0]))
-				}
-			}
-			for _, c := range calls {
-				m, err := labi.MethodById(c.Data)
-				if c.Target != library || err != nil {
-					continue
-				}
-				v, err := m.Inputs.Unpack(c.Data[4:])
-				if err != nil {
-					t.Fatal(err)
-				}
-				key := m.Name + " " + v[0].(string)
-				if out[key] == nil {
-					out[key] = map[string]int{}
-				}
-				out[key][kind]++
-			}
-		}
-	}
-	return out, problems
 }

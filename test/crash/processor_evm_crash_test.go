@@ -1,7 +1,6 @@
 package crash_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
@@ -25,6 +24,7 @@ import (
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain/evm/contracts"
 	"github.com/ordolabs/ordo/internal/processor"
+	"github.com/ordolabs/ordo/internal/testkit/evmaudit"
 )
 
 // The processor's EVM crash test: one processor, ticked by the node every
@@ -255,7 +255,10 @@ processor:
 	}
 
 	// ---- the audit: the receiver, the chain over JSON-RPC ----
-	outcomes, problems := libraryOutcomes(ctx, t, ec, ch.router, ch.library)
+	outcomes, problems, err := evmaudit.LibraryOutcomes(ctx, ec, ch.router, ch.library)
+	if err != nil {
+		t.Fatal(err)
+	}
 	byKey, total, fails, held := recv.snapshot()
 	count := func(data []byte, unpack func([]byte) (*big.Int, error)) uint64 {
 		out, err := ec.CallContract(ctx, ethereum.CallMsg{To: &ch.library, Data: data}, nil)
@@ -395,82 +398,4 @@ func sendAll(ctx context.Context, t *testing.T, ec *ethclient.Client, key *ecdsa
 			return true, ""
 		})
 	}
-}
-
-// libraryOutcomes reads every router transaction up to the head over plain
-// JSON-RPC (blocks, receipts) and counts their outcomes (applied, failed,
-// reverted, duplicate, conflict) by the library calls they hold ("act m",
-// "actConfirmed m"). A reverted transaction (status 0) is a failure the
-// router's events do not show. problems names a memo applied twice.
-func libraryOutcomes(ctx context.Context, t *testing.T, ec *ethclient.Client, router, library common.Address) (map[string]map[string]int, []string) {
-	t.Helper()
-	rabi, labi := contracts.NewOrdoRouter().GetABI(), contracts.NewLibrary().GetABI()
-	execute := rabi.Methods["execute"]
-	events := map[common.Hash]string{}
-	for name, kind := range map[string]string{"IntentApplied": "applied", "IntentFailed": "failed", "IntentDuplicate": "duplicate", "IntentConflict": "conflict"} {
-		events[rabi.Events[name].ID] = kind
-	}
-	head, err := ec.BlockNumber(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]map[string]int{}
-	applied := map[string]int{}
-	var problems []string
-	for n := uint64(1); n <= head; n++ {
-		b, err := ec.BlockByNumber(ctx, new(big.Int).SetUint64(n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tx := range b.Transactions() {
-			if tx.To() == nil || *tx.To() != router || len(tx.Data()) < 4 || !bytes.Equal(tx.Data()[:4], execute.ID) {
-				continue
-			}
-			args, err := execute.Inputs.Unpack(tx.Data()[4:])
-			if err != nil {
-				t.Fatal(err)
-			}
-			var calls []struct {
-				Target common.Address `json:"target"`
-				Data   []byte         `json:"data"`
-			}
-			if raw, err := json.Marshal(args[1]); err != nil || json.Unmarshal(raw, &calls) != nil {
-				t.Fatalf("decoding the calls of %s: %v", tx.Hash().Hex(), err)
-			}
-			r, err := ec.TransactionReceipt(ctx, tx.Hash())
-			if err != nil {
-				t.Fatal(err)
-			}
-			kind := "reverted"
-			for _, l := range r.Logs {
-				if k, ok := events[l.Topics[0]]; ok && l.Address == router && r.Status == types.ReceiptStatusSuccessful {
-					kind = k
-				}
-			}
-			if kind == "conflict" {
-				problems = append(problems, fmt.Sprintf("memo %s: IntentConflict in block %d", args[0], n))
-			}
-			if kind == "applied" {
-				if applied[args[0].(string)]++; applied[args[0].(string)] > 1 {
-					problems = append(problems, fmt.Sprintf("memo %s applied twice", args[0]))
-				}
-			}
-			for _, c := range calls {
-				m, err := labi.MethodById(c.Data)
-				if c.Target != library || err != nil {
-					continue
-				}
-				v, err := m.Inputs.Unpack(c.Data[4:])
-				if err != nil {
-					t.Fatal(err)
-				}
-				key := m.Name + " " + v[0].(string)
-				if out[key] == nil {
-					out[key] = map[string]int{}
-				}
-				out[key][kind]++
-			}
-		}
-	}
-	return out, problems
 }
