@@ -48,9 +48,9 @@ type Core struct {
 	ready  Ready
 }
 
-// Snapshot is what a core is built from: the sets this node holds that
-// name it (its role in each: a primary's queue is adopted again by its
-// next job or intake). The rest of its state is soft: a restart asks
+// Snapshot is what a core is built from: the sets this node holds (its
+// role in each: a primary's queue is adopted again by its next job or
+// intake). The rest of its state is soft: a restart asks
 // every node again; the job queue is what persists.
 type Snapshot struct {
 	Sets []ReplicaSet `json:"sets,omitempty"`
@@ -65,7 +65,7 @@ func NewCore(cfg CoreConfig, now time.Time, snap Snapshot) (*Core, error) {
 		seen: map[string]QueueState{}, failed: map[string]failures{}, queues: map[string]*queue{}}
 	for _, s := range snap.Sets {
 		q := c.queue(s.Queue)
-		q.version = s.Version
+		q.version, q.set = s.Version, s
 		switch {
 		case s.Primary == cfg.Self:
 			q.becomePrimary()
@@ -138,6 +138,13 @@ type Reply struct {
 	// Promoted: InputSetHeld's set makes this node the queue's primary
 	// (adopt it before intake or syncs).
 	Promoted bool `json:"promoted,omitempty"`
+	// Refresh: InputAsked needs the queue's set read from the chain
+	// first (step it again with Refreshed). Otherwise Refused is the
+	// refusal's code ("" admits), Reason its sentence, Set the set held.
+	Refresh bool       `json:"refresh,omitempty"`
+	Refused string     `json:"refused,omitempty"`
+	Reason  string     `json:"reason,omitempty"`
+	Set     ReplicaSet `json:"set,omitzero"`
 }
 
 // QueueSyncs is find-sync-requests' finding for one queue this node is
@@ -209,6 +216,8 @@ func (c *Core) Step(in Input) {
 		c.onAdopted(in.Queue)
 	case InputAcked:
 		c.onAcked(in)
+	case InputAsked:
+		c.onAsked(in)
 	default:
 		panic(fmt.Sprintf("smm: core: unknown input %v", in.Kind))
 	}
@@ -220,7 +229,7 @@ func (c *Core) HasReady() bool {
 }
 
 func isZeroReply(r Reply) bool {
-	return len(r.Syncs) == 0 && len(r.Replaceable) == 0 && !r.Proceed && !r.Promoted && len(r.Plans.Failovers) == 0 &&
+	return len(r.Syncs) == 0 && len(r.Replaceable) == 0 && !r.Proceed && !r.Promoted && !r.Refresh && r.Refused == "" && r.Set.Queue == "" && len(r.Plans.Failovers) == 0 &&
 		len(r.Plans.Others) == 0 && r.Plans.Unsettled == 0 && len(r.Plans.Refused) == 0
 }
 

@@ -44,9 +44,13 @@ const (
 	InputAdopted
 	// InputAcked: Secondary holds Queue's log up to Clock.
 	InputAcked
+	// InputAsked: Node asks Request of Queue under Version (Refreshed: the
+	// driver read the set from the chain since it last asked): admitted
+	// or refused (Reply.Refused), or Reply.Refresh.
+	InputAsked
 )
 
-var inputNames = [...]string{"", "answered", "monitored", "loss-not-queued", "mapped", "sync-failed", "find-syncs", "plan", "loss-due", "loss-done", "set-held", "adopted", "acked"}
+var inputNames = [...]string{"", "answered", "monitored", "loss-not-queued", "mapped", "sync-failed", "find-syncs", "plan", "loss-due", "loss-done", "set-held", "adopted", "acked", "asked"}
 
 // String names the kind as the scenario scripts do.
 func (k InputKind) String() string {
@@ -79,6 +83,9 @@ type Input struct {
 	Old        ReplicaSet   `json:"old,omitzero"`
 	Set        ReplicaSet   `json:"set,omitzero"`
 	Clock      uint64       `json:"clock,omitempty"`
+	Request    Request      `json:"request,omitempty"`
+	Version    uint64       `json:"version,omitempty"`
+	Refreshed  bool         `json:"refreshed,omitempty"`
 }
 
 // Answered is InputAnswered.
@@ -131,4 +138,9 @@ func Adopted(queue string) Input { return Input{Kind: InputAdopted, Queue: queue
 // Acked is InputAcked.
 func Acked(queue, secondary string, clock uint64) Input {
 	return Input{Kind: InputAcked, Queue: queue, Secondary: secondary, Clock: clock}
+}
+
+// Asked is InputAsked.
+func Asked(r Request, from, queue string, version uint64) Input {
+	return Input{Kind: InputAsked, Request: r, Node: from, Queue: queue, Version: version}
 }

@@ -28,6 +28,9 @@ const (
 type queue struct {
 	role    role
 	version uint64
+	// set is the set this node holds (the store's: stepped in before the
+	// driver holds it).
+	set ReplicaSet
 	// acked is the clock each secondary was last known to hold.
 	acked map[string]uint64
 }
@@ -49,7 +52,7 @@ func (c *Core) queue(name string) *queue {
 func (c *Core) onSetHeld(in Input) {
 	old, set := in.Old, in.Set
 	q := c.queue(set.Queue)
-	q.version = set.Version
+	q.version, q.set = set.Version, set
 	switch {
 	case set.Primary == c.cfg.Self && old.Primary != c.cfg.Self:
 		q.becomePrimary()

@@ -45,7 +45,9 @@ func randomInput(r *rand.Rand, now time.Time) Input {
 		return out
 	}
 	asked := now.Add(-time.Duration(r.IntN(3000)) * time.Millisecond)
-	switch r.IntN(12) {
+	switch r.IntN(13) {
+	case 12:
+		return Asked(Request(1+r.IntN(3)), node(), "q"+strconv.Itoa(r.IntN(3)), uint64(r.IntN(4)))
 	case 9:
 		old, set := state("q"+strconv.Itoa(r.IntN(3))).Set, state("q0").Set
 		set.Queue = old.Queue
@@ -215,4 +217,50 @@ func ExampleCore() {
 	// EffectInsert find-replica-set-updates LaneReplicaSetUpdate +30s
 	// EffectInsert monitor-state LaneMonitoring +2s
 	// proceed: true
+}
+
+// TestCoreAsked: the core's admission of other nodes' requests, before
+// and after the driver read the set from the chain.
+func TestCoreAsked(t *testing.T) {
+	t.Parallel()
+	set := ReplicaSet{Queue: "q", Primary: "b", Secondaries: []string{"a", "c"}, Version: 2}
+	cases := []struct {
+		name      string
+		in        Input
+		refreshed bool
+		refresh   bool
+		refused   string
+	}{
+		{"push from the primary", Asked(RequestPush, "b", "q", 2), false, false, ""},
+		{"push under a newer version: read first", Asked(RequestPush, "b", "q", 3), false, true, ""},
+		{"push under a newer version, read", Asked(RequestPush, "b", "q", 3), true, false, ""},
+		{"push under an older version", Asked(RequestPush, "b", "q", 1), false, false, CodeStale},
+		{"push from another: read first", Asked(RequestPush, "c", "q", 2), false, true, ""},
+		{"push from another, read", Asked(RequestPush, "c", "q", 2), true, false, CodeNotPrimary},
+		{"sync from the primary", Asked(RequestSync, "b", "q", 0), false, false, ""},
+		{"sync from another, read", Asked(RequestSync, "d", "q", 0), true, false, CodeNotPrimary},
+		{"pull by a member", Asked(RequestPull, "c", "q", 2), false, false, ""},
+		{"pull under a newer version: the fence reads first", Asked(RequestPull, "c", "q", 3), false, true, ""},
+		{"pull by a stranger, read", Asked(RequestPull, "d", "q", 2), true, false, CodeNotMember},
+		{"push of a queue never held, read", Asked(RequestPush, "b", "r", 1), true, false, CodeNotPrimary},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := NewCore(testCoreConfig(), clock.Epoch, Snapshot{Sets: []ReplicaSet{set}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := tc.in
+			in.Refreshed = tc.refreshed
+			c.Step(in)
+			rep := c.Ready().Reply
+			if rep.Refresh != tc.refresh || rep.Refused != tc.refused {
+				t.Fatalf("refresh %v refused %q (%s); want %v %q", rep.Refresh, rep.Refused, rep.Reason, tc.refresh, tc.refused)
+			}
+			if !tc.refresh && tc.refused == "" && rep.Set.Version != set.Version {
+				t.Fatalf("admitted with set %+v", rep.Set)
+			}
+		})
+	}
 }

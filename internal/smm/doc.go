@@ -11,11 +11,18 @@
 // others (each peer's health, a typed sub-state: unknown, healthy,
 // unhealthy since the request it first left unanswered), the losses still
 // to plan for, what monitoring last saw of each queue, the failed-sync
-// budgets, the mapping's age and monitoring's cycle. Its inputs: Answered
-// (a request answered or not), Monitored (a slice gathered), FindSyncs,
-// Plan, LossDue, LossDone, Mapped, SyncFailed, LossNotQueued; its effects:
-// EffectLost (end the requests waiting on a node) and EffectInsert (a job
-// on one of the four lanes); its Reply answers the step. Its decisions are
+// budgets, the mapping's age and monitoring's cycle, and per queue the set
+// held, this node's role (a typed sub-state: none, secondary, primary not
+// adopted, adopted, deposed) and the clocks its secondaries acknowledged.
+// Its inputs: Answered (a request answered or not), Monitored (a slice
+// gathered), FindSyncs, Plan, LossDue, LossDone, Mapped, SyncFailed,
+// LossNotQueued, SetHeld (a set read from the chain, before it is held),
+// Adopted, Acked, and Asked (a push, sync or pull from another node,
+// admitted, refused, or first read from the chain: core_serve.go); its
+// effects: EffectLost (end the requests waiting on a node), EffectInsert
+// (a job on one of the four lanes), EffectGate (close a deposed primary's
+// dispatch, open an adopted one's) and EffectAcked (wake intake waiting
+// for acknowledgements); its Reply answers the step. Its decisions are
 // pure functions of what monitoring gathered (core_decide.go):
 //   - FindSyncRequests (find-sync-requests): a secondary behind its primary,
 //     or at its clock with another hash (a fork: the clock alone would miss
@@ -35,8 +42,9 @@
 // unhealthy; an unhealthy peer has the time it stopped answering, a
 // healthy one none; a loss being planned names a node asked before and
 // never this node; what monitoring saw of a queue names its set's members
-// only; an older request's timeout never marks a node that answered a
-// later one; a node is lost (EffectLost, a loss's job) once per time it
+// only; acknowledgements are kept only for queues this node is or was the
+// primary of, never from itself; an older request's timeout never marks a
+// node that answered a later one; a node is lost (EffectLost, a loss's job) once per time it
 // stops answering. Every decision is deterministic (inputs sorted, ties
 // broken by node id); a plan never names a node twice, never keeps a
 // member it replaces (only members not healthy now are replaced), keeps

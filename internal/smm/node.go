@@ -195,10 +195,10 @@ func (n *Node) Open(ctx context.Context) error {
 	return nil
 }
 
-// rebuild builds the core again from the sets the store holds that name
-// this node (Snapshot).
+// rebuild builds the core again from the sets the store holds
+// (Snapshot).
 func (n *Node) rebuild(ctx context.Context) error {
-	sets, err := n.memberQueues(ctx)
+	sets, err := n.cfg.Store.ReplicaSets(ctx)
 	if err != nil {
 		return fmt.Errorf("smm: the held replica sets: %w", err)
 	}

@@ -114,18 +114,9 @@ func (n *Node) fence(ctx context.Context, queue string, asking uint64) uint64 {
 // a clock. The primary serves its secondaries; any member serves a new
 // primary catching up before it takes the queue on (adopt.go).
 func (n *Node) servePull(ctx context.Context, from transport.NodeID, r *smmpb.PullRequest) *smmpb.Response {
-	n.fence(ctx, r.Queue, r.Version)
-	set, err := n.cfg.Store.ReplicaSet(ctx, r.Queue)
-	if err != nil || !set.Holds(string(from)) {
-		if s, ok, rerr := n.refreshSet(ctx, r.Queue); rerr == nil && ok {
-			set, err = s, nil
-		}
-	}
-	if err != nil || !set.Holds(n.self) {
-		return failure(0, CodeNotMember, fmt.Sprintf("%s holds no replica of %q", n.self, r.Queue))
-	}
-	if !set.Holds(string(from)) {
-		return failure(0, CodeNotMember, fmt.Sprintf("%s is not a member of %q's replica set", from, r.Queue))
+	set, resp := n.admit(ctx, Asked(RequestPull, string(from), r.Queue, r.Version))
+	if resp != nil {
+		return resp
 	}
 	limit := min(int(r.Limit), n.c.PushPage)
 	if limit <= 0 {
@@ -144,7 +135,7 @@ func (n *Node) servePull(ctx context.Context, from transport.NodeID, r *smmpb.Pu
 
 // servePush is a secondary applying entries its primary pushed.
 func (n *Node) servePush(ctx context.Context, from transport.NodeID, r *smmpb.PushRequest) *smmpb.Response {
-	if resp := n.checkPrimary(ctx, from, r.Queue, r.Version); resp != nil {
+	if _, resp := n.admit(ctx, Asked(RequestPush, string(from), r.Queue, r.Version)); resp != nil {
 		return resp
 	}
 	es := entriesFromPB(r.Entries)
@@ -166,29 +157,39 @@ func (n *Node) servePush(ctx context.Context, from transport.NodeID, r *smmpb.Pu
 	return &smmpb.Response{Body: &smmpb.Response_Head{Head: &smmpb.HeadResponse{Head: toPB(h)}}}
 }
 
-// checkPrimary refuses a push or sync from a node that is not the queue's
-// primary in the set this node holds, after reading the chain once when
-// the sender claims a newer version (this node may have missed an
-// update). nil: from is the primary.
-func (n *Node) checkPrimary(ctx context.Context, from transport.NodeID, queue string, version uint64) *smmpb.Response {
-	set, err := n.cfg.Store.ReplicaSet(ctx, queue)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return failure(0, CodeInternal, err.Error())
-	}
-	if err != nil || version > set.Version || set.Primary != string(from) {
-		if s, ok, rerr := n.refreshSet(ctx, queue); rerr == nil && ok {
-			set = s
+// admit has the core admit or refuse a request (InputAsked), reading the
+// queue's set from the chain first when the core asks (a sender claiming
+// a newer version or another primary: this node may have missed an
+// update; a pull under a newer version fences the deposed primary out).
+// It returns the set held, and the refusal (nil: admitted).
+func (n *Node) admit(ctx context.Context, in Input) (store.ReplicaSet, *smmpb.Response) {
+	rep, err := n.step(ctx, in)
+	if err == nil && rep.Refresh {
+		held := n.heldVersion(ctx, in.Queue)
+		if s, ok, rerr := n.refreshSet(ctx, in.Queue); rerr != nil {
+			n.log.Warn("smm: reading the replica set a request names", "queue", in.Queue, "from", in.Node, "err", rerr)
+		} else if ok && in.Request == RequestPull && s.Version > held {
+			n.m.Fenced.Inc()
 		}
+		in.Refreshed = true
+		rep, err = n.step(ctx, in)
 	}
-	switch {
-	case set.Version > version:
-		return failure(0, CodeStale, fmt.Sprintf("sent under version %d; this node knows %d", version, set.Version))
-	case set.Primary != string(from):
-		return failure(0, CodeNotPrimary, fmt.Sprintf("%s is not the primary of %q", from, queue))
-	case !set.Holds(n.self):
-		return failure(0, CodeNotMember, fmt.Sprintf("%s is not a member of %q's replica set", n.self, queue))
+	if err != nil {
+		return store.ReplicaSet{}, failure(0, CodeInternal, err.Error())
 	}
-	return nil
+	if rep.Refused != "" {
+		return store.ReplicaSet{}, failure(0, rep.Refused, rep.Reason)
+	}
+	s := rep.Set
+	return store.ReplicaSet{Queue: s.Queue, Primary: s.Primary, Secondaries: s.Secondaries, Version: s.Version}, nil
+}
+
+// heldVersion is the version of the set held for queue (0: none).
+func (n *Node) heldVersion(ctx context.Context, queue string) uint64 {
+	if s, err := n.cfg.Store.ReplicaSet(ctx, queue); err == nil {
+		return s.Version
+	}
+	return 0
 }
 
 // logCode is the stable code of an AppendLog or ResetLog error.
@@ -210,14 +211,9 @@ func logCode(err error) string {
 // until it holds target (or the primary has nothing more), resetting its
 // log from the primary's when it diverged.
 func (n *Node) serveSync(ctx context.Context, from transport.NodeID, r *smmpb.SyncRequest) *smmpb.Response {
-	set, err := n.cfg.Store.ReplicaSet(ctx, r.Queue)
-	if err != nil || set.Primary != string(from) {
-		if s, ok, rerr := n.refreshSet(ctx, r.Queue); rerr == nil && ok {
-			set = s
-		}
-	}
-	if set.Primary != string(from) || !set.Holds(n.self) {
-		return failure(0, CodeNotPrimary, fmt.Sprintf("%s is not the primary of %q in the set this node knows", from, r.Queue))
+	set, resp := n.admit(ctx, Asked(RequestSync, string(from), r.Queue, 0))
+	if resp != nil {
+		return resp
 	}
 	h, err := n.pull(ctx, set, fromPB(r.Target))
 	if err != nil {

@@ -52,8 +52,12 @@ func LibraryOutcomes(ctx context.Context, ec *ethclient.Client, router, library 
 				Target common.Address `json:"target"`
 				Data   []byte         `json:"data"`
 			}
-			if raw, err := json.Marshal(args[1]); err != nil || json.Unmarshal(raw, &calls) != nil {
-				return nil, nil, fmt.Errorf("evmaudit: decoding the calls of %s: %v", tx.Hash().Hex(), err)
+			raw, err := json.Marshal(args[1])
+			if err == nil {
+				err = json.Unmarshal(raw, &calls)
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("evmaudit: decoding the calls of %s: %w", tx.Hash().Hex(), err)
 			}
 			r, err := ec.TransactionReceipt(ctx, tx.Hash())
 			if err != nil {
