@@ -347,11 +347,33 @@ func (w *realWorld) close() {
 	_ = os.RemoveAll(w.dir)
 }
 
+// stuckAfter bounds, on the wall clock (SMMConfig.Clock), how long the
+// simulation waits for the nodes' goroutines: a task ending, a job queue
+// handing back its jobs. Past it the run fails: they are stuck.
+const stuckAfter = 20 * time.Second
+
+// settlePoll is the pause between two looks at a job queue that has not
+// settled yet (its loop turns on its own goroutine).
+const settlePoll = 50 * time.Microsecond
+
+// waitDone waits for done at most stuckAfter on the wall clock and
+// reports whether it came.
+func (w *realWorld) waitDone(done <-chan struct{}) bool {
+	t := w.cfg.Clock.NewTimer(stuckAfter)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C():
+		return false
+	}
+}
+
 // settleJobs waits until every up node's job queue has handed back every
-// job due by now (a wall deadline: a queue that never settles is the
+// job due by now (within stuckAfter: a queue that never settles is the
 // simulation's failure).
 func (w *realWorld) settleJobs() error {
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := w.cfg.Clock.Now().Add(stuckAfter)
 	for _, rn := range w.nodes {
 		for rn.up {
 			_, settled, err := rn.n.SimDue(w.ctx)
@@ -361,10 +383,11 @@ func (w *realWorld) settleJobs() error {
 			if settled {
 				break
 			}
-			if time.Now().After(deadline) {
+			if w.cfg.Clock.Now().After(deadline) {
 				return fmt.Errorf("sim smm: %s's job queue did not settle", rn.name)
 			}
-			time.Sleep(50 * time.Microsecond)
+			t := w.cfg.Clock.NewTimer(settlePoll)
+			<-t.C()
 		}
 	}
 	return nil

@@ -110,9 +110,7 @@ func (w *realWorld) waitInside(rn *realNode) {
 	}
 	w.tmu.Unlock()
 	for _, t := range in {
-		select {
-		case <-t.done:
-		case <-time.After(20 * time.Second):
+		if !w.waitDone(t.done) {
 			w.fatal = fmt.Errorf("sim smm: task %s did not end when %s crashed", t.name, rn.name)
 		}
 	}
@@ -249,9 +247,7 @@ func (w *realWorld) drainTasks() error {
 	left := slices.Clone(w.tasks)
 	w.tmu.Unlock()
 	for _, t := range left {
-		select {
-		case <-t.done:
-		case <-time.After(20 * time.Second):
+		if !w.waitDone(t.done) {
 			return fmt.Errorf("sim smm: task %s did not end", t.name)
 		}
 	}
