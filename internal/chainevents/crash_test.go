@@ -142,6 +142,7 @@ func runCrashes(t *testing.T, seed uint64, reorgs bool, steps int) {
 				case crashBefore:
 					crashed = true
 					return errCrash
+				default: // commitOK, lostAck, crashAfter: the commit happens
 				}
 				st.commit(evs, next)
 				switch f {
@@ -150,6 +151,7 @@ func runCrashes(t *testing.T, seed uint64, reorgs bool, steps int) {
 				case crashAfter:
 					crashed = true
 					return errCrash
+				default: // commitOK, failBefore, crashBefore: acknowledged as it is
 				}
 				handedOver = next
 				return nil
