@@ -26,7 +26,11 @@ func startProcNode(t *testing.T, opts apitest.Options) *apitest.Node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = n.Close() })
+	t.Cleanup(func() {
+		if err := n.Close(); err != nil {
+			t.Errorf("closing the node: %v", err)
+		}
+	})
 	select {
 	case <-n.Proc.Started():
 	case <-time.After(30 * time.Second):

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ordolabs/ordo/apispec"
 	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
@@ -347,5 +348,15 @@ func pollUntil(t *testing.T, e *env, uid string, within time.Duration, done func
 			t.Fatalf("%s still %s after %v: %+v", uid, last.Transaction.State, within, last)
 		case <-tick.C:
 		}
+	}
+}
+
+// TestOpenAPIServed checks GET /openapi.json answers the committed
+// document, to a reader.
+func TestOpenAPIServed(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	r := e.do(t, http.MethodGet, api.OpenAPIPath, nil)
+	if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/json" || !bytes.Equal(r.body, apispec.OpenAPI) {
+		t.Fatalf("GET %s: %d %s, %d bytes; want the %d bytes of apispec.OpenAPI", api.OpenAPIPath, r.status, r.header.Get("Content-Type"), len(r.body), len(apispec.OpenAPI))
 	}
 }
