@@ -33,6 +33,7 @@ var routeRules = map[string]string{
 	"GET /readyz":                  "public",
 	"GET /metrics":                 "read",
 	"GET /openapi.json":            "read",
+	"GET /openrpc.json":            "read",
 	// The in-process devchain (api.DevchainRoutes).
 	"GET /v1/head":               "read",
 	"GET /v1/identity":           "read",

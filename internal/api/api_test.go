@@ -12,6 +12,7 @@ import (
 
 	"github.com/ordolabs/ordo/apispec"
 	"github.com/ordolabs/ordo/internal/api"
+	"github.com/ordolabs/ordo/internal/ptx"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
@@ -351,12 +352,14 @@ func pollUntil(t *testing.T, e *env, uid string, within time.Duration, done func
 	}
 }
 
-// TestOpenAPIServed checks GET /openapi.json answers the committed
-// document, to a reader.
-func TestOpenAPIServed(t *testing.T) {
+// TestDocumentsServed checks GET /openapi.json and GET /openrpc.json
+// answer the committed documents.
+func TestDocumentsServed(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	r := e.do(t, http.MethodGet, api.OpenAPIPath, nil)
-	if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/json" || !bytes.Equal(r.body, apispec.OpenAPI) {
-		t.Fatalf("GET %s: %d %s, %d bytes; want the %d bytes of apispec.OpenAPI", api.OpenAPIPath, r.status, r.header.Get("Content-Type"), len(r.body), len(apispec.OpenAPI))
+	for path, doc := range map[string][]byte{api.OpenAPIPath: apispec.OpenAPI, ptx.OpenRPCPath: apispec.OpenRPC} {
+		r := e.do(t, http.MethodGet, path, nil)
+		if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/json" || !bytes.Equal(r.body, doc) {
+			t.Errorf("GET %s: %d %s, %d bytes; want the %d bytes of the committed document", path, r.status, r.header.Get("Content-Type"), len(r.body), len(doc))
+		}
 	}
 }

@@ -11,7 +11,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/ordolabs/ordo/apispec"
+	"github.com/ordolabs/ordo/internal/apidoc"
 	"github.com/ordolabs/ordo/internal/apidoc/gen"
+	"github.com/ordolabs/ordo/internal/ptx"
 )
 
 // TestOpenAPIFresh fails while apispec/openapi.json is not what the
@@ -115,6 +117,59 @@ func TestOpenAPIValid(t *testing.T) {
 	for _, want := range []string{"GET /metrics", "GET /v1/blocks/subscribe", "POST /rpc"} {
 		if !slices.ContainsFunc(d.Exempt, func(e string) bool { return strings.HasPrefix(e, want+":") }) {
 			t.Errorf("x-ordo-exempt lacks %s: %q", want, d.Exempt)
+		}
+	}
+}
+
+// TestOpenRPCFresh fails while apispec/openrpc.json is not what the
+// generator writes from today's methods and types.
+func TestOpenRPCFresh(t *testing.T) {
+	t.Parallel()
+	doc, err := gen.OpenRPC()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(doc, apispec.OpenRPC) {
+		t.Fatal("apispec/openrpc.json is stale: run go run ./internal/apidoc/cmd/apidoc and commit it")
+	}
+}
+
+// TestRPCMethodsDocumented fails when a method the handler serves is
+// missing from the committed OpenRPC document or a documented one is not
+// served, and checks the builder refuses either.
+func TestRPCMethodsDocumented(t *testing.T) {
+	t.Parallel()
+	var doc struct {
+		OpenRPC string `json:"openrpc"`
+		Methods []struct {
+			Name   string `json:"name"`
+			Params []any  `json:"params"`
+			Result any    `json:"result"`
+			Errors []any  `json:"errors"`
+		} `json:"methods"`
+	}
+	if err := json.Unmarshal(apispec.OpenRPC, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range doc.Methods {
+		names = append(names, m.Name)
+		if len(m.Params) != 1 || m.Result == nil || len(m.Errors) == 0 {
+			t.Errorf("%s: params %v, result %v, errors %v: want one param, a result and errors", m.Name, m.Params, m.Result, m.Errors)
+		}
+	}
+	if !strings.HasPrefix(doc.OpenRPC, "1.") || !slices.Equal(slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(ptx.Methods))) {
+		t.Errorf("openrpc %q documents %q; the handler serves %q", doc.OpenRPC, names, ptx.Methods)
+	}
+	for _, tc := range []struct {
+		name   string
+		served []string
+	}{
+		{"a method served, not described", append(slices.Clone(ptx.Methods), "ptx_new")},
+		{"a method described, not served", ptx.Methods[1:]},
+	} {
+		if _, err := apidoc.BuildOpenRPC(tc.served, apidoc.RPCMethods); err == nil {
+			t.Errorf("%s: BuildOpenRPC succeeded", tc.name)
 		}
 	}
 }

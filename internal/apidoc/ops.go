@@ -130,6 +130,8 @@ var Ops = []Op{
 		Raw: "text/plain", Exempt: "Prometheus text exposition format, not JSON", Errors: []string{api.CodeRouteNotFound}},
 	{Pattern: "GET " + api.OpenAPIPath, Tag: "node", Summary: "This document.", Raw: "application/json",
 		Exempt: "the OpenAPI document itself, checked against the OpenAPI 3.1 schema"},
+	{Pattern: "GET " + ptx.OpenRPCPath, Tag: "ptx", Summary: "The OpenRPC document of the ptx_ methods of POST /rpc.", Raw: "application/json",
+		Exempt: "the OpenRPC document itself"},
 
 	// Processors.
 	{Pattern: "POST /v1/processors", Tag: "processors", Summary: "Create a processor (admin).",

@@ -58,3 +58,43 @@ func TestValidatorCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestRPCValidatorCheck checks the JSON-RPC validator against the
+// committed OpenRPC document.
+func TestRPCValidatorCheck(t *testing.T) {
+	t.Parallel()
+	v, err := apidoc.NewRPCValidator(apispec.OpenRPC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		get     = `{"jsonrpc":"2.0","id":1,"method":"ptx_getTransaction","params":["tx1"]}`
+		tx      = `{"id":"tx1","type":"private","domain":"token","to":"g","data":{},"status":"pending","created":"2026-01-01T00:00:00Z"}`
+		send    = `{"jsonrpc":"2.0","id":2,"method":"ptx_sendTransaction","params":[{"from":"p","to":"g","data":{}}]}`
+		badSend = `{"jsonrpc":"2.0","id":2,"method":"ptx_sendTransaction","params":[{"from":"p","to":"g","data":{},"gas":1}]}`
+	)
+	for _, tc := range []struct {
+		name         string
+		call, answer string
+		ok           bool
+	}{
+		{"a result", get, `{"jsonrpc":"2.0","id":1,"result":` + tx + `}`, true},
+		{"a null result", get, `{"jsonrpc":"2.0","id":1,"result":null}`, true},
+		{"a result of another shape", get, `{"jsonrpc":"2.0","id":1,"result":{"id":"tx1"}}`, false},
+		{"an id", send, `{"jsonrpc":"2.0","id":2,"result":"tx1"}`, true},
+		{"params the method refuses, answered", badSend, `{"jsonrpc":"2.0","id":2,"result":"tx1"}`, false},
+		{"params the method refuses, refused", badSend, `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"no"}}`, true},
+		{"a listed error", send, `{"jsonrpc":"2.0","id":2,"error":{"code":-32010,"message":"no","data":{"code":"not_owner"}}}`, true},
+		{"an error not listed", get, `{"jsonrpc":"2.0","id":1,"error":{"code":-32010,"message":"no","data":{"code":"not_owner"}}}`, false},
+		{"a generic error", `{"jsonrpc":"2.0","id":3,"method":"nope"}`, `{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no"}}`, true},
+		{"a result to a method not documented", `{"jsonrpc":"2.0","id":3,"method":"ptx_nope","params":[1]}`, `{"jsonrpc":"2.0","id":3,"result":1}`, false},
+		{"a batch", "[" + get + "," + send + "]", `[{"jsonrpc":"2.0","id":2,"result":"tx1"},{"jsonrpc":"2.0","id":1,"result":null}]`, true},
+		{"a batch with a bad answer", "[" + get + "," + send + "]", `[{"jsonrpc":"2.0","id":2,"result":5},{"jsonrpc":"2.0","id":1,"result":null}]`, false},
+		{"a notification", `{"jsonrpc":"2.0","method":"ptx_getTransaction","params":["tx1"]}`, ``, true},
+	} {
+		err := v.Check([]byte(tc.call), []byte(tc.answer))
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: allowed %v, want %v: %v", tc.name, err == nil, tc.ok, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
-// Package gen builds the node's API documents from a node with every
-// engine on (apitest.Start): its router's routes and rules, apidoc.Ops,
-// and the statuses its servers give each error code. The generator
+// Package gen builds the node's API documents: the OpenAPI document from
+// a node with every engine on (apitest.Start: its router's routes and
+// rules, apidoc.Ops, and the statuses its servers give each error code),
+// the OpenRPC document from ptx.Methods and apidoc.RPCMethods. The generator
 // (internal/apidoc/cmd/apidoc) writes them; the tests compare them with
 // the committed copies in apispec.
 package gen
@@ -16,6 +17,7 @@ import (
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/httpjson"
+	"github.com/ordolabs/ordo/internal/ptx"
 )
 
 // errorOf is an httpjson.Server's mapping of errors to statuses.
@@ -62,3 +64,6 @@ func OpenAPI() ([]byte, error) {
 	}
 	return apidoc.Build(routes, apidoc.Ops, status)
 }
+
+// OpenRPC is the OpenRPC document of the ptx_ methods.
+func OpenRPC() ([]byte, error) { return apidoc.BuildOpenRPC(ptx.Methods, apidoc.RPCMethods) }

@@ -3,8 +3,8 @@
 //
 //	go run ./internal/apidoc/cmd/apidoc
 //
-// and commit apispec/openapi.json; internal/apidoc's tests fail while it
-// is stale.
+// and commit apispec/openapi.json and apispec/openrpc.json;
+// internal/apidoc's tests fail while either is stale.
 package main
 
 import (
@@ -15,13 +15,14 @@ import (
 )
 
 func main() {
-	doc, err := gen.OpenAPI()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if err := os.WriteFile("apispec/openapi.json", doc, 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	for file, build := range map[string]func() ([]byte, error){"apispec/openapi.json": gen.OpenAPI, "apispec/openrpc.json": gen.OpenRPC} {
+		doc, err := build()
+		if err == nil {
+			err = os.WriteFile(file, doc, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 }
