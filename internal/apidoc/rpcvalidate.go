@@ -202,7 +202,7 @@ func (v *RPCValidator) validate(ptr string, b []byte, what string) error {
 	}
 	v.mu.Unlock()
 	if err := sch.Validate(inst); err != nil {
-		return fmt.Errorf("the %s does not match the document (%s): %s: %v", what, ptr, httpjson.Excerpt(string(b)), err)
+		return fmt.Errorf("the %s does not match the document (%s): %s: %w", what, ptr, httpjson.Excerpt(string(b)), err)
 	}
 	return nil
 }

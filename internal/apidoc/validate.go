@@ -185,7 +185,7 @@ func (v *Validator) checkQuery(op map[string]any, ptr, raw string) error {
 				return fmt.Errorf("the document's schema of query parameter %s does not compile", name)
 			}
 			if err := sch.Validate(inst); err != nil {
-				return fmt.Errorf("query parameter %s=%q: %v", name, val, err)
+				return fmt.Errorf("query parameter %s=%q: %w", name, val, err)
 			}
 		}
 	}
@@ -205,7 +205,7 @@ func (v *Validator) schemaCheck(ptr string, body []byte, what string) error {
 	if err := sch.Validate(inst); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
-			return fmt.Errorf("the %s does not match the document (%s): %s: %v", what, ptr, httpjson.Excerpt(string(body)), ve)
+			return fmt.Errorf("the %s does not match the document (%s): %s: %w", what, ptr, httpjson.Excerpt(string(body)), ve)
 		}
 		return err
 	}
