@@ -162,9 +162,20 @@ func operation(s *schemas, op Op, rule auth.Rule, method, path string, status St
 			continue
 		}
 		resp[k] = body("Error: "+strings.Join(codes, ", ")+".", e)
+		if h, ok := errorHeaders[st]; ok {
+			resp[k].(map[string]any)["headers"] = h
+		}
 	}
 	o["responses"] = resp
 	return o
+}
+
+// errorHeaders are the headers an error status always carries.
+var errorHeaders = map[int]map[string]any{
+	http.StatusUnauthorized: {"WWW-Authenticate": map[string]any{"required": true, "description": `Bearer realm="ordo"`,
+		"schema": Schema{"type": "string", "pattern": "^Bearer "}}},
+	http.StatusTooManyRequests: {"Retry-After": map[string]any{"required": true, "description": "seconds to wait",
+		"schema": Schema{"type": "string", "pattern": "^[0-9]+$"}}},
 }
 
 // body is a JSON response.

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,6 +60,8 @@ type Exchange struct {
 	Status  int
 	// ContentType is the answer's Content-Type.
 	ContentType string
+	// Header are the answer's headers (nil: not checked).
+	Header http.Header
 	// Response is the answer's body.
 	Response []byte
 }
@@ -88,6 +92,9 @@ func (v *Validator) Check(x Exchange) error {
 	if _, exempt := op["x-ordo-exempt"]; exempt {
 		return nil
 	}
+	if err := checkHeaders(resp, x.Header); err != nil {
+		return fmt.Errorf("%s %s %d: %w", x.Method, x.Path, x.Status, err)
+	}
 	if content, _ := resp["content"].(map[string]any); content["application/json"] != nil {
 		if !strings.HasPrefix(x.ContentType, "application/json") {
 			return fmt.Errorf("%s %s: answered %d with Content-Type %q, not application/json", x.Method, x.Path, x.Status, x.ContentType)
@@ -113,6 +120,30 @@ func (v *Validator) Check(x Exchange) error {
 	}
 	if err := v.schemaCheck(ptr+"/requestBody/content/application~1json/schema", x.Request, "request"); err != nil {
 		return fmt.Errorf("%s %s (answered %d): %w", x.Method, x.Path, x.Status, err)
+	}
+	return nil
+}
+
+// checkHeaders refuses an answer without a header its response requires,
+// or with one whose value its pattern refuses.
+func checkHeaders(resp map[string]any, h http.Header) error {
+	if h == nil {
+		return nil
+	}
+	hs, _ := resp["headers"].(map[string]any)
+	for name, spec := range hs {
+		sp, _ := spec.(map[string]any)
+		v := h.Get(name)
+		if v == "" {
+			if sp["required"] == true {
+				return fmt.Errorf("no %s header", name)
+			}
+			continue
+		}
+		sc, _ := sp["schema"].(map[string]any)
+		if pat, ok := sc["pattern"].(string); ok && !regexp.MustCompile(pat).MatchString(v) {
+			return fmt.Errorf("header %s: %q does not match %s", name, v, pat)
+		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package apidoc_test
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/ordolabs/ordo/apispec"
@@ -50,6 +51,12 @@ func TestValidatorCheck(t *testing.T) {
 			Response: []byte(`{"error":{"code":"bad_json","message":"no"}}`)}, true},
 		{"a required body missing", apidoc.Exchange{Method: "POST", Path: "/v1/senders/s/cancel", Status: 200, ContentType: json,
 			Response: []byte(`{"sender":"s","nonce":1,"then":"fail","uid":"u"}`)}, false},
+		{"a 401 with its challenge", apidoc.Exchange{Method: "GET", Path: "/v1/senders", Status: 401, ContentType: json, Header: http.Header{"Www-Authenticate": {`Bearer realm="ordo"`}},
+			Response: []byte(`{"error":{"code":"unauthenticated","message":"no"}}`)}, true},
+		{"a 401 without its challenge", apidoc.Exchange{Method: "GET", Path: "/v1/senders", Status: 401, ContentType: json, Header: http.Header{},
+			Response: []byte(`{"error":{"code":"unauthenticated","message":"no"}}`)}, false},
+		{"a 429 without Retry-After", apidoc.Exchange{Method: "POST", Path: "/v1/transactions", Request: []byte(`{}`), Status: 429, ContentType: json, Header: http.Header{},
+			Response: []byte(`{"error":{"code":"rate_limited","message":"no"}}`)}, false},
 		{"an exempt route", apidoc.Exchange{Method: "GET", Path: "/metrics", Status: 200, ContentType: "text/plain", Response: []byte("# HELP x\n")}, true},
 	} {
 		err := v.Check(tc.x)

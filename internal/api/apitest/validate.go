@@ -35,7 +35,7 @@ func (n *Node) validating(v *apidoc.Validator, h http.Handler) http.Handler {
 			rec.status = http.StatusOK
 		}
 		err := v.Check(apidoc.Exchange{Method: r.Method, Path: r.URL.EscapedPath(), RawQuery: r.URL.RawQuery, Request: body,
-			Status: rec.status, ContentType: rec.Header().Get("Content-Type"), Response: rec.body.Bytes()})
+			Status: rec.status, ContentType: rec.Header().Get("Content-Type"), Header: rec.Header(), Response: rec.body.Bytes()})
 		if err != nil {
 			n.mu.Lock()
 			n.violations = append(n.violations, err)
