@@ -19,6 +19,7 @@ import (
 // TestOpenAPIFresh fails while apispec/openapi.json is not what the
 // generator writes from today's routes and types.
 func TestOpenAPIFresh(t *testing.T) {
+	t.Parallel()
 	doc, err := gen.OpenAPI()
 	if err != nil {
 		t.Fatal(err)
@@ -33,6 +34,7 @@ func TestOpenAPIFresh(t *testing.T) {
 // document names a route the router does not register, or when a route's
 // rule and the document's differ.
 func TestRoutesDocumented(t *testing.T) {
+	t.Parallel()
 	routes, _, err := gen.Routes()
 	if err != nil {
 		t.Fatal(err)
