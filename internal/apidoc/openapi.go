@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/httpjson"
 )
@@ -170,6 +171,10 @@ func operation(s *schemas, op Op, rule auth.Rule, method, path string, status St
 	return o
 }
 
+// wrapperStatus are the statuses of the codes a node answers around its
+// router (api.Drain: a mutating request while the node stops).
+var wrapperStatus = map[string]int{api.CodeShuttingDown: http.StatusServiceUnavailable}
+
 // errorHeaders are the headers an error status always carries.
 var errorHeaders = map[int]map[string]any{
 	http.StatusUnauthorized: {"WWW-Authenticate": map[string]any{"required": true, "description": `Bearer realm="ordo"`,
@@ -195,7 +200,8 @@ func errorSchema(codes []string) Schema {
 
 // errorCodes groups the codes op answers by status: its own, its rule's
 // (401 unauthenticated, 403 forbidden), its method's (415, bad_json,
-// too_large), 429 rate_limited for intake, and 500 internal.
+// too_large, and 503 shutting_down while the node stops), 429
+// rate_limited for intake, and 500 internal.
 func errorCodes(op Op, rule auth.Rule, method string, status StatusOf) map[int][]string {
 	codes := slices.Clone(op.Errors)
 	switch rule.String() {
@@ -204,7 +210,7 @@ func errorCodes(op Op, rule auth.Rule, method string, status StatusOf) map[int][
 		codes = append(codes, auth.CodeUnauthenticated, auth.CodeForbidden)
 	}
 	if httpjson.Mutating(method) {
-		codes = append(codes, httpjson.CodeUnsupportedMediaType)
+		codes = append(codes, httpjson.CodeUnsupportedMediaType, api.CodeShuttingDown)
 		if op.Request != nil {
 			codes = append(codes, httpjson.CodeBadJSON, httpjson.CodeTooLarge)
 		}
@@ -215,7 +221,10 @@ func errorCodes(op Op, rule auth.Rule, method string, status StatusOf) map[int][
 	codes = append(codes, httpjson.CodeInternal)
 	out := map[int][]string{}
 	for _, c := range codes {
-		st := status(op, c)
+		st, ok := wrapperStatus[c]
+		if !ok {
+			st = status(op, c)
+		}
 		if !slices.Contains(out[st], c) {
 			out[st] = append(out[st], c)
 		}
