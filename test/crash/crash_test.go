@@ -578,7 +578,7 @@ func bindingStates(ctx context.Context, cl *client.Client) map[string]int {
 		return out
 	}
 	for _, q := range qs {
-		out[q.State]++
+		out[string(q.State)]++
 	}
 	return out
 }
