@@ -19,6 +19,7 @@ import (
 	"github.com/ordolabs/ordo/internal/chain/evm/contracts"
 	"github.com/ordolabs/ordo/internal/chain/evm/evmdev"
 	"github.com/ordolabs/ordo/internal/node"
+	"github.com/ordolabs/ordo/internal/testkit/evmaudit"
 )
 
 // adder is a tool that is not ordo: POST /invoke {"input":{"a","b"}}
@@ -152,6 +153,34 @@ func TestLeaderOnEVM(t *testing.T) {
 	}
 	if len(results) != 3 || results["w1"] != 1 || results["w2"] != 1 || results["w3"] != 1 {
 		t.Errorf("WalkResult events by walk %v, want one each for w1, w2, w3", results)
+	}
+	// Every submitResult in the blocks: one applied per walk, the leader's
+	// through the router; the refused second one is dev 2's.
+	_, submits, problems, err := evmaudit.WorkflowTxs(ctx, ec, dev.Router, dev.Workflow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+	for _, id := range []string{"w1", "w2", "w3"} {
+		applied := 0
+		for _, s := range submits[id] {
+			switch {
+			case s.Success && (s.From != leaderAddr || s.Memo == ""):
+				t.Errorf("%s: a result applied from %s (memo %q), want the leader's through the router", id, s.From.Hex(), s.Memo)
+			case s.Success:
+				applied++
+			case s.From == leaderAddr:
+				t.Errorf("%s: a result of the leader's failed: %+v", id, s)
+			}
+		}
+		if applied != 1 {
+			t.Errorf("%s: %d results applied on chain, want 1: %+v", id, applied, submits[id])
+		}
+	}
+	if n := len(submits["w1"]); n != 2 || submits["w1"][1].Reason != "already_reported" {
+		t.Errorf("w1's submitResult transactions %+v, want the leader's and dev 2's refused already_reported", submits["w1"])
 	}
 	if w := walk("w1"); w.Output != `{"sum":42}` {
 		t.Errorf("w1's result changed after a second one: %+v", w)
