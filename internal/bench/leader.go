@@ -318,6 +318,7 @@ func countEnded(ctx context.Context, c *benchClient) (succ, dead int, err error)
 				succ++
 			case store.EventDead:
 				dead++
+			default: // queued or active: not ended yet
 			}
 		}
 		if len(page.Events) < 1000 {

@@ -31,6 +31,7 @@ import (
 
 	"github.com/ordolabs/ordo/client"
 	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // The EVM crash test's load: per queue one create_claim_voting_account call
@@ -75,8 +76,8 @@ func TestEVMCrashOnGeth(t *testing.T) {
 }
 
 func runEVMCrash(t *testing.T, name string, start func(context.Context, *testing.T, string, string) evmChainRun) {
-	if testing.Short() {
-		t.Skip("SKIPPED under -short: the EVM crash test builds ordo, runs an EVM chain and a node as processes " +
+	if !testkit.Long() {
+		t.Skip("SKIPPED without ORDO_LONG=1 (.ci/run sets it): the EVM crash test builds ordo, runs an EVM chain and a node as processes " +
 			"and SIGKILLs the node under load (30-90s); run without -short to cover crash recovery on an EVM chain")
 	}
 	seed := crashSeed(t)

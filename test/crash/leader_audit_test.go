@@ -145,6 +145,7 @@ func errorFits(w *plannedWalk, answers []toolAnswer, msg string) bool {
 		return strings.Contains(msg, "403")
 	case ansSlow, ansUnavailable:
 		return strings.Contains(msg, "retries used up")
+	default: // a correct or bad-input answer does not end in a failure result
 	}
 	return false
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // The leader crash test's knobs.
@@ -132,8 +133,8 @@ func writeKey(t *testing.T, rng *rand.Rand, path string) chain.Address {
 // when its tool's last answer was right, and the node lists every walk
 // once, Successful or Dead with a reason.
 func TestLeaderCrash(t *testing.T) {
-	if testing.Short() {
-		t.Skip("SKIPPED under -short: the leader crash test builds ordo, runs devchain and a node as processes " +
+	if !testkit.Long() {
+		t.Skip("SKIPPED without ORDO_LONG=1 (.ci/run sets it): the leader crash test builds ordo, runs devchain and a node as processes " +
 			"and SIGKILLs the node while tools run (20-60s); run without -short to cover the leader's crash recovery")
 	}
 	seed := crashSeed(t)
