@@ -25,6 +25,7 @@ import (
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/chain/evm/contracts"
+	"github.com/ordolabs/ordo/internal/testkit"
 	"github.com/ordolabs/ordo/internal/testkit/evmaudit"
 )
 
@@ -52,9 +53,9 @@ func TestLeaderCrashOnGeth(t *testing.T) {
 }
 
 func runLeaderEVMCrash(t *testing.T, name string, start func(context.Context, *testing.T, string, string) evmChainRun) {
-	if testing.Short() {
-		t.Skip("SKIPPED under -short: the leader's EVM crash test builds ordo, runs an EVM chain and a node as processes " +
-			"and SIGKILLs the node while tools run (40-120s); run without -short to cover the leader's crash recovery on an EVM chain")
+	if !testkit.Long() {
+		t.Skip("SKIPPED without ORDO_LONG=1 (.ci/run sets it): the leader's EVM crash test builds ordo, runs an EVM chain and a node as processes " +
+			"and SIGKILLs the node while tools run (40-120s); set ORDO_LONG=1 to cover the leader's crash recovery on an EVM chain")
 	}
 	seed := crashSeed(t)
 	t.Logf("leader %s crash seed %d (replay with ORDO_CRASH_SEED=%d)", name, seed, seed)
