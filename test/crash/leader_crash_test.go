@@ -355,7 +355,11 @@ func TestLeaderCrash(t *testing.T) {
 	settled := time.Since(loadStart)
 
 	// ---- the audit ----
-	rep := auditLeaderRun(ctx, t, api, dc, walks, results, farm, []chain.Address{l1, l2})
+	requests, submits, err := chainWorkflowTxs(ctx, dc)
+	if err != nil {
+		t.Fatalf("reading the blocks: %v", err)
+	}
+	rep := auditLeaderRun(ctx, t, api, requests, submits, walks, results, farm, []chain.Address{l1, l2})
 	t.Logf("leader crash summary: seed=%d walks=%d (bad input %d) kills=%d results{ok=%d failed=%d: %s} events{%s} invocations{%s} walks invoked in 2+ node runs=%d "+
 		"submit_result txs{succeeded=%d failed=%d: %s} by{%s} kills-over=%s settled=%s build=%s total=%s",
 		seed, len(walks), rep.bad, len(kills), rep.ok, rep.failed, rep.whyFailed, rep.events, rep.invocations, rep.acrossRuns,

@@ -21,9 +21,11 @@ import (
 // bindings are the abigen bindings, by contract: gen.sh writes one per
 // artifact.
 var bindings = map[string]*bind.MetaData{
-	"Library":    &contracts.LibraryMetaData,
-	"OrdoRouter": &contracts.OrdoRouterMetaData,
-	"Voting":     &contracts.VotingMetaData,
+	"Library":      &contracts.LibraryMetaData,
+	"OrdoRouter":   &contracts.OrdoRouterMetaData,
+	"ToolRegistry": &contracts.ToolRegistryMetaData,
+	"Voting":       &contracts.VotingMetaData,
+	"Workflow":     &contracts.WorkflowMetaData,
 }
 
 const regenerate = "run scripts/contracts/gen.sh and commit what it writes"
