@@ -109,6 +109,7 @@ func (s *schemas) of(t reflect.Type, m mode) Schema {
 			return s.object(t, m)
 		}
 		return Schema{"$ref": "#/components/schemas/" + s.component(t, m)}
+	default: // complex numbers, channels, functions, unsafe pointers: failed below
 	}
 	s.fail(fmt.Errorf("apidoc: %v has no JSON form", t))
 	return Schema{}
