@@ -21,9 +21,10 @@ import (
 // bindings are the abigen bindings, by contract: gen.sh writes one per
 // artifact.
 var bindings = map[string]*bind.MetaData{
-	"Library":    &contracts.LibraryMetaData,
-	"OrdoRouter": &contracts.OrdoRouterMetaData,
-	"Voting":     &contracts.VotingMetaData,
+	"Library":      &contracts.LibraryMetaData,
+	"PrivacyGroup": &contracts.PrivacyGroupMetaData,
+	"OrdoRouter":   &contracts.OrdoRouterMetaData,
+	"Voting":       &contracts.VotingMetaData,
 }
 
 const regenerate = "run scripts/contracts/gen.sh and commit what it writes"
