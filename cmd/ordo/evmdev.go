@@ -78,6 +78,7 @@ func printEVMDev(w io.Writer, c *evmdev.Chain) {
 	fmt.Fprintf(w, "router    %s (owner: dev account 0; every dev account a submitter)\n", evmdev.AddressString(c.Router))
 	fmt.Fprintf(w, "voting    %s\n", evmdev.AddressString(c.Voting))
 	fmt.Fprintf(w, "library   %s\n", evmdev.AddressString(c.Library))
+	fmt.Fprintf(w, "privacygroup %s\n", evmdev.AddressString(c.PrivacyGroup))
 	fmt.Fprintf(w, "dev accounts (10^24 wei each; key files: raw hex, 0600):\n")
 	for i, a := range c.Accounts {
 		fmt.Fprintf(w, "  %d  %s  %s\n", i, evmdev.AddressString(a), c.KeyFiles[i])

@@ -67,6 +67,9 @@ type DeployConfig struct {
 	// that fail on demand, CallbackConfirmation events), trusting the
 	// router. Default false.
 	Library bool
+	// PrivacyGroup also deploys PrivacyGroup (the distributed sequencer's
+	// base ledger), trusting the router. Default false.
+	PrivacyGroup bool
 	// Mine, when set, is called once the transactions are sent, and again
 	// after each receipt poll that found none (evmdev seals a block with it: a
 	// block built under load may leave a transaction for the next). Default
@@ -95,6 +98,8 @@ type Deployment struct {
 	Voting common.Address
 	// Library is Library's address (zero when not deployed).
 	Library common.Address
+	// PrivacyGroup is PrivacyGroup's address (zero when not deployed).
+	PrivacyGroup common.Address
 	// Block is the highest block holding one of the deployments.
 	Block uint64
 }
@@ -199,6 +204,12 @@ func Deploy(ctx context.Context, b Backend, cfg DeployConfig) (Deployment, error
 			return Deployment{}, err
 		}
 		d.Library = sent[len(sent)-1].addr
+	}
+	if cfg.PrivacyGroup {
+		if err := send("PrivacyGroup", contracts.PrivacyGroupMetaData.Bin, contracts.NewPrivacyGroup().PackConstructor(d.Router)); err != nil {
+			return Deployment{}, err
+		}
+		d.PrivacyGroup = sent[len(sent)-1].addr
 	}
 	if cfg.Mine != nil {
 		cfg.Mine()

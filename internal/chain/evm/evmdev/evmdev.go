@@ -112,6 +112,9 @@ type Chain struct {
 	// Library is Library's address (trusting Router): the processor's test
 	// target.
 	Library common.Address
+	// PrivacyGroup is PrivacyGroup's address (trusting Router): the
+	// distributed sequencer's base ledger.
+	PrivacyGroup common.Address
 
 	sim     *simulated.Backend
 	tempDir string
@@ -225,12 +228,13 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 		return nil, fmt.Errorf("evmdev: the JSON-RPC servers did not report their addresses (HTTP %q, WS %q)", c.HTTPURL, c.WSURL)
 	}
 
-	d, err := Deploy(ctx, c.sim.Client(), DeployConfig{Key: c.Keys[0], Submitters: c.Accounts, Voting: true, Library: true, Mine: func() { c.sim.Commit() }, Clock: cfg.Clock, PollInterval: startPoll, Timeout: startTimeout})
+	d, err := Deploy(ctx, c.sim.Client(), DeployConfig{Key: c.Keys[0], Submitters: c.Accounts, Voting: true, Library: true, PrivacyGroup: true, Mine: func() { c.sim.Commit() }, Clock: cfg.Clock, PollInterval: startPoll, Timeout: startTimeout})
 	if err != nil {
 		_ = c.closeSim()
 		return nil, fmt.Errorf("evmdev: %w", err)
 	}
 	c.Router, c.Voting, c.Library = d.Router, d.Voting, d.Library
+	c.PrivacyGroup = d.PrivacyGroup
 	cfg.Logger.Info("evmdev contracts deployed", "router", AddressString(d.Router), "voting", AddressString(d.Voting),
 		"library", AddressString(d.Library), "block", d.Block)
 
@@ -262,7 +266,11 @@ func (c *Chain) seal(ctx context.Context, clk clock.Clock, d time.Duration, pare
 // Config returns the node config's `evm:` section for this chain (WS first,
 // then HTTP).
 func (c *Chain) Config() string {
-	return ConfigYAML([]string{c.WSURL, c.HTTPURL}, c.ChainID, c.Router, c.Voting, c.Library)
+	y := ConfigYAML([]string{c.WSURL, c.HTTPURL}, c.ChainID, c.Router, c.Voting, c.Library)
+	if c.PrivacyGroup != (common.Address{}) {
+		y += fmt.Sprintf("    privacygroup: {address: %q, abi: PrivacyGroup}\n", AddressString(c.PrivacyGroup))
+	}
+	return y
 }
 
 // Close stops sealing blocks, then the JSON-RPC servers and the chain, and
