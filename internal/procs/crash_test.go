@@ -80,7 +80,7 @@ func (l *load) waitMore(t *testing.T, n int, what string) {
 // the confirmed intents created.
 func TestCrashCoordinator(t *testing.T) {
 	c := startCommittee(t, procs.Config{Nodes: 4, BlockTime: 200 * time.Millisecond, Coins: 100, RangeSize: 50})
-	crashCoordinator(t, c, devchainAudit{c})
+	crashCoordinator(t, c, devchainAudit{c}, 60*time.Millisecond, 90*time.Second)
 }
 
 // chainAudit reads a group's confirmed intents from the chain.
@@ -103,14 +103,16 @@ func (a devchainAudit) intent(ctx context.Context, group, txID string) (bool, er
 	return on, err
 }
 
-// crashCoordinator runs TestCrashCoordinator's load, kills and audit on
-// c, reading the chain through audit.
-func crashCoordinator(t *testing.T, c *procs.Committee, audit chainAudit) {
+// crashCoordinator runs TestCrashCoordinator's load (one intent per node
+// every interval), kills and audit on c, reading the chain through
+// audit; every acknowledged intent must be final within settle of the
+// load's end.
+func crashCoordinator(t *testing.T, c *procs.Committee, audit chainAudit, interval, settle time.Duration) {
 	ctx := t.Context()
 	group := c.Config().Group
 	var l load
 	stop := make(chan struct{})
-	l.run(ctx, c, 60*time.Millisecond, stop)
+	l.run(ctx, c, interval, stop)
 	stopLoad := sync.OnceFunc(func() { close(stop); l.wg.Wait() })
 	defer stopLoad()
 
@@ -156,7 +158,7 @@ func crashCoordinator(t *testing.T, c *procs.Committee, audit chainAudit) {
 	acked := l.acked
 	// Every acknowledged intent final at its sender.
 	final := map[string]*receipt{}
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(settle)
 	for _, s := range acked {
 		for {
 			r, err := getReceipt(ctx, c, s.node, s.id)
