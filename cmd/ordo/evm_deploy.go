@@ -34,14 +34,15 @@ func evmDeployCommand() *cobra.Command {
 	var (
 		url, keyFile, passwordFile string
 		submitters                 []string
-		voting, library            bool
+		voting, library, pg        bool
 		chainID                    uint64
 		timeout                    time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "deploy --url URL --key-file FILE [--submitter 0x…]... [--voting] [--library]",
+		Use:   "deploy --url URL --key-file FILE [--submitter 0x…]... [--voting] [--library] [--privacygroup]",
 		Short: "Deploy ordo's contracts (OrdoRouter, and Voting, Library) to an EVM chain and print the node config's evm: section",
-		Long: `Deploy OrdoRouter (and Voting with --voting, Library with --library) from the account of --key-file,
+		Long: `Deploy OrdoRouter (and Voting with --voting, Library with --library, PrivacyGroup with
+--privacygroup) from the account of --key-file,
 which becomes the router's owner and a submitter, authorize each --submitter,
 wait for the receipts, check the code is on chain, and print the addresses and
 the node config's evm: section. Fees are the chain's suggested ones.
@@ -68,7 +69,7 @@ $ORDO_EVM_PASSWORD.`,
 				return fmt.Errorf("--url %s: %w", url, err)
 			}
 			defer cl.Close()
-			d, err := evmdev.Deploy(ctx, cl, evmdev.DeployConfig{Key: key, Submitters: subs, Voting: voting, Library: library, ChainID: chainID, Timeout: timeout})
+			d, err := evmdev.Deploy(ctx, cl, evmdev.DeployConfig{Key: key, Submitters: subs, Voting: voting, Library: library, PrivacyGroup: pg, ChainID: chainID, Timeout: timeout})
 			if err != nil {
 				return err
 			}
@@ -82,10 +83,20 @@ $ORDO_EVM_PASSWORD.`,
 			if library {
 				fmt.Fprintf(w, "library   %s\n", evmdev.AddressString(d.Library))
 			}
+			if pg {
+				fmt.Fprintf(w, "privacygroup %s\n", evmdev.AddressString(d.PrivacyGroup))
+			}
 			for _, s := range d.Submitters {
 				fmt.Fprintf(w, "submitter %s\n", evmdev.AddressString(s))
 			}
-			fmt.Fprintf(w, "\nnode config:\n%s", evmdev.ConfigYAML([]string{url}, d.ChainID, d.Router, d.Voting, d.Library))
+			y := evmdev.ConfigYAML([]string{url}, d.ChainID, d.Router, d.Voting, d.Library)
+			if pg {
+				if !strings.Contains(y, "\n  contracts:\n") {
+					y += "  contracts:\n"
+				}
+				y += fmt.Sprintf("    privacygroup: {address: %q, abi: PrivacyGroup}\n", evmdev.AddressString(d.PrivacyGroup))
+			}
+			fmt.Fprintf(w, "\nnode config:\n%s", y)
 			return nil
 		},
 	}
@@ -94,6 +105,7 @@ $ORDO_EVM_PASSWORD.`,
 	cmd.Flags().StringVar(&passwordFile, "password-file", "", "a file whose first line is the keystore file's password (else $"+envEVMPassword+")")
 	cmd.Flags().StringArrayVar(&submitters, "submitter", nil, "an account the router authorizes besides the deployer (repeatable)")
 	cmd.Flags().BoolVar(&voting, "voting", false, "also deploy Voting, the demo's contract")
+	cmd.Flags().BoolVar(&pg, "privacygroup", false, "also deploy PrivacyGroup, the distributed sequencer's base ledger")
 	cmd.Flags().BoolVar(&library, "library", false, "also deploy Library, the processor's test target (methods that fail on demand)")
 	cmd.Flags().Uint64Var(&chainID, "chain-id", 0, "refuse a chain whose id is not this one (0: any)")
 	cmd.Flags().DurationVar(&timeout, "timeout", evmdev.DefaultDeployTimeout, "how long to wait for the deployments to be mined")
