@@ -81,7 +81,7 @@ func distseqProcs(ctx context.Context, o DistseqOptions) (res DistseqResult, err
 		}
 		defer dev.Close()
 		defer ec.Close()
-		pc.EVM, reader = dev, &evmConfirms{ec: ec, pg: dev.PrivacyGroup}
+		pc.EVM, reader = procs.EVMDev(dev), &evmConfirms{ec: ec, pg: dev.PrivacyGroup}
 	}
 	c, err := procs.Start(ctx, pc)
 	if err != nil {

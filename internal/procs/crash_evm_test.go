@@ -33,7 +33,7 @@ func TestCrashCoordinatorOnEVM(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = dev.Close() })
-	c := startCommittee(t, procs.Config{Nodes: 4, BlockTime: 200 * time.Millisecond, Coins: 100, RangeSize: 50, EVM: dev})
+	c := startCommittee(t, procs.Config{Nodes: 4, BlockTime: 200 * time.Millisecond, Coins: 100, RangeSize: 50, EVM: procs.EVMDev(dev)})
 	ec, err := ethclient.DialContext(t.Context(), dev.HTTPURL)
 	if err != nil {
 		t.Fatal(err)

@@ -69,12 +69,12 @@ type Config struct {
 	// ChainArgs are more flags for `ordo devchain` (faults, seed).
 	// Defaults to none.
 	ChainArgs []string
-	// EVM, when set, is a running EVM chain (an evmdev the test started
-	// in process, with at least Nodes+1 dev accounts) the committee runs
-	// on instead of a devchain process: the nodes' configs carry its evm:
-	// section (its PrivacyGroup), node i sends from dev account i+1, and
-	// dev account 0 deploys the group. Defaults to nil.
-	EVM *evmdev.Chain
+	// EVM, when set, is a running EVM chain (EVMDev of an evmdev the
+	// caller started, or a geth) the committee runs on instead of a
+	// devchain process: the nodes' configs carry its evm: section (its
+	// PrivacyGroup), node i sends from key file i+1, and key file 0
+	// deploys the group. Defaults to nil.
+	EVM *EVMChain
 	// ReadyTimeout bounds each wait for a process to be ready. Defaults
 	// to 60s.
 	ReadyTimeout time.Duration
@@ -121,6 +121,19 @@ func (c *Config) setDefaults() error {
 	}
 	return nil
 }
+
+// EVMChain is a running EVM chain a committee runs on.
+type EVMChain struct {
+	// Section is the node config's evm: section; it names PrivacyGroup
+	// as evm.contracts.privacygroup.
+	Section string
+	// KeyFiles are funded keys: the first deploys the group, the next
+	// Nodes are the nodes' senders (submitters of the section's router).
+	KeyFiles []string
+}
+
+// EVMDev is the EVMChain of an evmdev chain: its section and dev keys.
+func EVMDev(c *evmdev.Chain) *EVMChain { return &EVMChain{Section: c.Config(), KeyFiles: c.KeyFiles} }
 
 // Member is one node of the committee, as `ordo committee init` wrote it.
 type Member struct {
@@ -226,10 +239,10 @@ func (c *Committee) startChain(ctx context.Context, base int) (initArgs, deployA
 	cfg := c.cfg
 	if cfg.EVM != nil {
 		if len(cfg.EVM.KeyFiles) < cfg.Nodes+1 {
-			return nil, nil, fmt.Errorf("%w: the EVM chain has %d dev accounts, the committee needs %d", ErrInvalid, len(cfg.EVM.KeyFiles), cfg.Nodes+1)
+			return nil, nil, fmt.Errorf("%w: the EVM chain has %d key files, the committee needs %d", ErrInvalid, len(cfg.EVM.KeyFiles), cfg.Nodes+1)
 		}
 		section := filepath.Join(cfg.Dir, "evm.yaml")
-		if err := os.WriteFile(section, []byte(cfg.EVM.Config()), 0o600); err != nil {
+		if err := os.WriteFile(section, []byte(cfg.EVM.Section), 0o600); err != nil {
 			return nil, nil, fmt.Errorf("procs: %w", err)
 		}
 		return []string{"--evm-config", section, "--sender-keys", strings.Join(cfg.EVM.KeyFiles[1:cfg.Nodes+1], ",")},
