@@ -257,7 +257,10 @@ between them, each node's intents sent to its ptx_ JSON-RPC API as one
 ptx_sendTransactions batch every --batch; --block-time, --duration and the drain
 are then wall time, latency is counted from the head when a node acknowledged an
 intent to the block that confirmed it on chain, and the line ends the same way.
-Every process is stopped at the end, on error and on ctrl-C.`,
+Every process is stopped at the end, on error and on ctrl-C. --chain evm runs the
+processes (--processes, or --nodes of them) on a simulated EVM chain started in
+this process instead of a devchain: PrivacyGroup confirms the intents, endorsed
+with secp256k1 keys.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !quiet {
@@ -275,6 +278,7 @@ Every process is stopped at the end, on error and on ctrl-C.`,
 		},
 	}
 	dc.Flags().IntVar(&o.Nodes, "nodes", 4, "committee size")
+	dc.Flags().StringVar(&o.Chain, "chain", "devchain", "devchain, or evm: processes on an in-process simulated EVM chain (its PrivacyGroup contract)")
 	dc.Flags().IntVar(&o.Processes, "processes", 0, "run on this many ordo serve processes and a devchain on loopback, on the wall clock (0: in process)")
 	dc.Flags().DurationVar(&o.Batch, "batch", 50*time.Millisecond, "with --processes: how often each node's intents that fell due are sent as one ptx_sendTransactions")
 	dc.Flags().DurationVar(&o.PollEvery, "poll-every", 0, "with --processes: the nodes' indexer poll interval (default: a tenth of --block-time)")

@@ -22,6 +22,8 @@ func committeeCommand() *cobra.Command {
 
 func committeeInitCommand() *cobra.Command {
 	o := committee.Options{}
+	var evmConfig string
+	var senderKeys []string
 	cmd := &cobra.Command{
 		Use:   "init --nodes N --out DIR [--chain URL] [--base-port P] [--api-base-port Q] [--host H] [--validity D] [--range-size N] [--poll-every D] [--replication [--ack-after N] [--unhealthy-after D] [--monitor-every D] [--mapping-every D]] [--force]",
 		Short: "Write the keys, certificates, tokens and configs of a local committee of N nodes",
@@ -38,15 +40,29 @@ and --poll-every, when set, go into every node's distseq: (rangeSize, pollEvery)
 --replication turns on the replication of each node's queues (replication: enabled,
 and distseq: registry, as replica sets name registered nodes); --ack-after,
 --unhealthy-after, --monitor-every and --mapping-every, when set, go into every
-node's replication: (ackAfter, unhealthyAfter, monitorEvery, mappingEvery).`,
+node's replication: (ackAfter, unhealthyAfter, monitorEvery, mappingEvery).
+--evm-config puts every node on an EVM chain instead of --chain: the file's evm:
+section (ordo evmdev --data DIR writes DIR/evm.yaml), with node i sending from the
+i-th key file of --sender-keys.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Now = clock.Real{}.Now().UTC().Truncate(time.Second)
+			chainName := o.Chain + " (ordo devchain)"
+			if evmConfig != "" {
+				s, err := committee.ReadEVMSection(evmConfig)
+				if err != nil {
+					return err
+				}
+				o.EVM = &committee.EVM{Section: s, SenderKeys: senderKeys}
+				chainName = "the EVM chain of " + evmConfig
+			} else if len(senderKeys) > 0 {
+				return fmt.Errorf("--sender-keys needs --evm-config")
+			}
 			ms, err := committee.Init(o)
 			if err != nil {
 				return err
 			}
-			return printCommittee(cmd.OutOrStdout(), o.Chain, ms)
+			return printCommittee(cmd.OutOrStdout(), chainName, ms)
 		},
 	}
 	f := cmd.Flags()
@@ -65,6 +81,8 @@ node's replication: (ackAfter, unhealthyAfter, monitorEvery, mappingEvery).`,
 	f.DurationVar(&o.UnhealthyAfter, "unhealthy-after", 0, "how long a replica-set member is unanswered before it is replaced (0: the node's default, 30s)")
 	f.DurationVar(&o.MonitorEvery, "monitor-every", 0, "the pause between two monitoring slices (0: the node's default, 1s)")
 	f.DurationVar(&o.MappingEvery, "mapping-every", 0, "how often the node registry is read again (0: the node's default, 10m)")
+	f.StringVar(&evmConfig, "evm-config", "", "a file with the evm: section of an EVM chain (with evm.contracts.privacygroup) to use instead of --chain")
+	f.StringSliceVar(&senderKeys, "sender-keys", nil, "with --evm-config: one sender key file per node, comma-separated (node i: the i-th)")
 	_ = cmd.MarkFlagRequired("nodes")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
@@ -77,7 +95,7 @@ func printCommittee(w io.Writer, chain string, ms []committee.Member) error {
 			return err
 		}
 	}
-	if _, err := fmt.Fprintf(w, "\nWith a chain at %s (ordo devchain), start each node (its API token is in DIR/node<i>/token):\n", chain); err != nil {
+	if _, err := fmt.Fprintf(w, "\nWith %s running, start each node (its API token is in DIR/node<i>/token):\n", chain); err != nil {
 		return err
 	}
 	for _, m := range ms {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -25,14 +26,33 @@ import (
 // nodes of a directory `ordo committee init` wrote, and mints it coins,
 // from a dev account of the devchain (dev mode).
 func committeeDeployCommand() *cobra.Command {
-	var out, group, chainURL, owner string
+	var out, group, chainURL, owner, keyFile string
 	var coins, threshold int
 	var amount uint64
 	cmd := &cobra.Command{
 		Use:   "deploy --out DIR --group NAME [--chain URL] [--coins N] [--amount A] [--owner NAME]",
-		Short: "Deploy a privacygroup whose committee is the nodes in DIR, and mint coins for an owner on each member (devchain dev mode)",
+		Short: "Deploy a privacygroup whose committee is the nodes in DIR, and mint coins for an owner on each member (devchain dev mode, or an EVM chain's PrivacyGroup with --key-file)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := ptx.CheckOwnerName(owner); err != nil {
+				return fmt.Errorf("--owner: %w", err)
+			}
+			if e, ok, err := evmCommitteeOf(out); err != nil {
+				return err
+			} else if ok {
+				if keyFile == "" {
+					return fmt.Errorf("the committee is on an EVM chain: --key-file names the funded account that deploys and mints")
+				}
+				if threshold < 0 || threshold > len(e.members) {
+					return fmt.Errorf("--threshold must be from 1 to the %d members (0: every member), got %d", len(e.members), threshold)
+				}
+				if err := deployGroupEVM(cmd.Context(), e, keyFile, group, threshold, coins, amount, owner); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "deployed privacy group %s on PrivacyGroup %s: %d members, %d coins of %d for %s@<member> on each\n",
+					group, strings.ToLower(e.group.Hex()), len(e.members), coins, amount, owner)
+				return nil
+			}
 			members, err := committeeMembers(out)
 			if err != nil {
 				return err
@@ -58,6 +78,7 @@ func committeeDeployCommand() *cobra.Command {
 	cmd.Flags().StringVar(&owner, "owner", committee.AdminPrincipal, "the coins' owner on each member (<owner>@<member>: the principal of that name, or one configured in ptx.owners, spends them)")
 	cmd.Flags().IntVar(&threshold, "threshold", 0, "endorsements a transaction needs (0: every member; fewer lets the group go on while members are down)")
 	cmd.Flags().Uint64Var(&amount, "amount", 1000, "each coin's amount")
+	cmd.Flags().StringVar(&keyFile, "key-file", "", "on an EVM chain (the nodes' configs have evm:): the funded key that deploys and mints (raw hex or keystore)")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }

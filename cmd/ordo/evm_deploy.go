@@ -34,17 +34,17 @@ func evmDeployCommand() *cobra.Command {
 	var (
 		url, keyFile, passwordFile string
 		submitters                 []string
-		voting, library            bool
+		voting, library, pg        bool
 		leader                     bool
 		leaderCaps                 []string
 		chainID                    uint64
 		timeout                    time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "deploy --url URL --key-file FILE [--submitter 0x…]... [--voting] [--library] [--leader [--leader-cap 0x…]...]",
+		Use:   "deploy --url URL --key-file FILE [--submitter 0x…]... [--voting] [--library] [--leader [--leader-cap 0x…]...] [--privacygroup]",
 		Short: "Deploy ordo's contracts (OrdoRouter, and Voting, Library) to an EVM chain and print the node config's evm: section",
-		Long: `Deploy OrdoRouter (and Voting with --voting, Library with --library, Workflow and ToolRegistry with --leader)
-from the account of --key-file,
+		Long: `Deploy OrdoRouter (and Voting with --voting, Library with --library, Workflow and ToolRegistry with --leader,
+PrivacyGroup with --privacygroup) from the account of --key-file,
 which becomes the router's owner and a submitter, authorize each --submitter,
 wait for the receipts, check the code is on chain, and print the addresses and
 the node config's evm: section. The deployer is the workflow's admin; each
@@ -82,7 +82,8 @@ $ORDO_EVM_PASSWORD.`,
 				return fmt.Errorf("--url %s: %w", url, err)
 			}
 			defer cl.Close()
-			d, err := evmdev.Deploy(ctx, cl, evmdev.DeployConfig{Key: key, Submitters: subs, Voting: voting, Library: library, Leader: leader, LeaderCaps: caps, ChainID: chainID, Timeout: timeout})
+			d, err := evmdev.Deploy(ctx, cl, evmdev.DeployConfig{Key: key, Submitters: subs, Voting: voting, Library: library,
+				Leader: leader, LeaderCaps: caps, PrivacyGroup: pg, ChainID: chainID, Timeout: timeout})
 			if err != nil {
 				return err
 			}
@@ -103,10 +104,13 @@ $ORDO_EVM_PASSWORD.`,
 					fmt.Fprintf(w, "leader    %s (one cap)\n", evmdev.AddressString(a))
 				}
 			}
+			if pg {
+				fmt.Fprintf(w, "privacygroup %s\n", evmdev.AddressString(d.PrivacyGroup))
+			}
 			for _, s := range d.Submitters {
 				fmt.Fprintf(w, "submitter %s\n", evmdev.AddressString(s))
 			}
-			fmt.Fprintf(w, "\nnode config:\n%s", evmdev.ConfigYAML([]string{url}, d.ChainID, d.Router, d.Voting, d.Library, d.LeaderContracts()...))
+			fmt.Fprintf(w, "\nnode config:\n%s", evmdev.ConfigYAML([]string{url}, d.ChainID, d.Router, d.Voting, d.Library, d.Extra()...))
 			return nil
 		},
 	}
@@ -115,6 +119,7 @@ $ORDO_EVM_PASSWORD.`,
 	cmd.Flags().StringVar(&passwordFile, "password-file", "", "a file whose first line is the keystore file's password (else $"+envEVMPassword+")")
 	cmd.Flags().StringArrayVar(&submitters, "submitter", nil, "an account the router authorizes besides the deployer (repeatable)")
 	cmd.Flags().BoolVar(&voting, "voting", false, "also deploy Voting, the demo's contract")
+	cmd.Flags().BoolVar(&pg, "privacygroup", false, "also deploy PrivacyGroup, the distributed sequencer's base ledger")
 	cmd.Flags().BoolVar(&library, "library", false, "also deploy Library, the processor's test target (methods that fail on demand)")
 	cmd.Flags().BoolVar(&leader, "leader", false, "also deploy Workflow and ToolRegistry, the leader's contracts (the deployer is the workflow's admin)")
 	cmd.Flags().StringArrayVar(&leaderCaps, "leader-cap", nil, "with --leader: an account granted one leader cap (repeatable)")

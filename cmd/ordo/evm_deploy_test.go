@@ -161,3 +161,35 @@ func contractValue[T any](t *testing.T, cl *ethclient.Client, to common.Address,
 	}
 	return v
 }
+
+// TestEVMDeployPrivacyGroup: --privacygroup alone deploys PrivacyGroup,
+// trusting the router, and names it in the evm: section's contracts.
+func TestEVMDeployPrivacyGroup(t *testing.T) {
+	c, err := evmdev.Start(t.Context(), evmdev.Config{Accounts: 2, BlockTime: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	cl, err := ethclient.DialContext(t.Context(), c.HTTPURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var out syncBuffer
+	if err := runOrdo(t.Context(), &out, "evm", "deploy", "--url", c.HTTPURL, "--key-file", c.KeyFiles[1], "--privacygroup"); err != nil {
+		t.Fatalf("ordo evm deploy: %v\n%s", err, out.String())
+	}
+	m := deployConfigRE.FindStringSubmatch(out.String())
+	pm := regexp.MustCompile(`\n  contracts:\n    privacygroup: \{address: "(0x[0-9a-f]{40})", abi: PrivacyGroup\}\n`).FindStringSubmatch(out.String())
+	if m == nil || pm == nil {
+		t.Fatalf("no evm: section with contracts.privacygroup in\n%s", out.String())
+	}
+	pg := contracts.NewPrivacyGroup()
+	res, err := cl.CallContract(t.Context(), callTo(common.HexToAddress(pm[1]), pg.PackTrustedRouter()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := pg.UnpackTrustedRouter(res); err != nil || r != common.HexToAddress(m[3]) {
+		t.Errorf("PrivacyGroup trusts %s, %v; want the router %s", r.Hex(), err, m[3])
+	}
+}

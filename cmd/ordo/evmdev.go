@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,7 +26,8 @@ func evmdevCommand() *cobra.Command {
 		Use:   "evmdev",
 		Short: "Run a development EVM chain (go-ethereum's simulated backend) as its own process, with JSON-RPC over HTTP and WebSocket",
 		Long: `Run go-ethereum's simulated chain on loopback JSON-RPC (HTTP and WebSocket),
-with funded dev accounts and ordo's contracts (OrdoRouter, Voting, Library) deployed,
+with funded dev accounts and ordo's contracts (OrdoRouter, Voting, Library,
+PrivacyGroup) deployed,
 and print the node config's evm: section. A block is sealed every --block-time.
 The chain lives in memory: a restart starts a new chain.
 
@@ -50,6 +53,11 @@ The dev keys are keccak256("ordo/evm/dev/<i>"): public, for development only.`,
 				return err
 			}
 			defer c.Close()
+			if data != "" { // the evm: section, for ordo committee init --evm-config
+				if err := os.WriteFile(filepath.Join(data, "evm.yaml"), []byte(c.Config()), 0o600); err != nil {
+					return err
+				}
+			}
 			printEVMDev(cmd.OutOrStdout(), c)
 			log.Info("evmdev listening", "http", c.HTTPURL, "ws", c.WSURL, "chainId", c.ChainID, "blockTime", blockTime, "accounts", len(c.Accounts))
 			<-cmd.Context().Done()
@@ -64,7 +72,7 @@ The dev keys are keccak256("ordo/evm/dev/<i>"): public, for development only.`,
 	cmd.Flags().IntVar(&accounts, "accounts", evmdev.DefaultAccounts, "funded dev accounts (10^24 wei each)")
 	cmd.Flags().Uint64Var(&chainID, "chain-id", evmdev.DefaultChainID, "the chain's id")
 	cmd.Flags().StringVar(&minTip, "min-tip", "1", "least priority fee per gas (wei) of a transaction the chain includes")
-	cmd.Flags().StringVar(&data, "data", "", "directory for the dev accounts' key files (empty: a temporary one, removed at exit)")
+	cmd.Flags().StringVar(&data, "data", "", "directory for the dev accounts' key files and evm.yaml, the config's evm: section (empty: a temporary one, removed at exit)")
 	return cmd
 }
 
@@ -80,6 +88,7 @@ func printEVMDev(w io.Writer, c *evmdev.Chain) {
 	fmt.Fprintf(w, "library   %s\n", evmdev.AddressString(c.Library))
 	fmt.Fprintf(w, "workflow  %s (admin: dev account 0; every other dev account holds one leader cap)\n", evmdev.AddressString(c.Workflow))
 	fmt.Fprintf(w, "registry  %s\n", evmdev.AddressString(c.Registry))
+	fmt.Fprintf(w, "privacygroup %s\n", evmdev.AddressString(c.PrivacyGroup))
 	fmt.Fprintf(w, "dev accounts (10^24 wei each; key files: raw hex, 0600):\n")
 	for i, a := range c.Accounts {
 		fmt.Fprintf(w, "  %d  %s  %s\n", i, evmdev.AddressString(a), c.KeyFiles[i])

@@ -82,12 +82,27 @@ type DistseqOptions struct {
 	Tick time.Duration
 	// Seed seeds the cluster. Defaults to 1.
 	Seed uint64
+	// Chain is "devchain" (the default) or "evm": the processes run on an
+	// evmdev chain started in this process (loopback JSON-RPC, its
+	// PrivacyGroup contract, secp256k1 endorsements), with Processes
+	// (Nodes when 0) processes.
+	Chain string
 	// Progress, when set, receives a line per block (confirmations, sends
 	// by kind) and a summary of where transactions waited.
 	Progress io.Writer
 }
 
 func (o *DistseqOptions) defaults() error {
+	switch o.Chain {
+	case "", "devchain":
+		o.Chain = "devchain"
+	case "evm":
+		if o.Processes == 0 {
+			o.Processes = cmpInt(o.Nodes, 4)
+		}
+	default:
+		return fmt.Errorf("bench distseq: chain %q: devchain or evm", o.Chain)
+	}
 	if o.Processes > 0 {
 		o.Nodes = o.Processes
 		if o.Contracts > 1 {
@@ -187,6 +202,9 @@ func (r DistseqResult) String() string {
 	if o.Processes > 0 {
 		who, mem, clk = fmt.Sprintf("%d processes", o.Processes), "rss "+MiB(r.HeapPeak), "wall"
 		net = fmt.Sprintf("gRPC+mTLS on loopback, ptx_sendTransactions every %s, indexer poll %s", o.Batch, o.PollEvery)
+		if o.Chain == "evm" {
+			net += ", simulated EVM chain"
+		}
 	}
 	return fmt.Sprintf("distseq: %s x %d senders, range n=%d blocks, block %s: confirmed %.0f intents/s, %.0f intents per block (steady), p50 %d blocks p99 %d blocks submit->Confirmed, switchover dip %d blocks below half the steady rate; wall %.1f s, %s [rate %g/s per sender open loop, %s %s, %d contract(s), %d coins of %d, %s; %d submitted, %d refused, %d confirmed, %d parked, %d boundaries]",
 		who, o.SendersPerNode, o.RangeSize, o.BlockTime, r.Rate, r.PerBlock, r.P50, r.P99, r.Dip, r.Wall.Seconds(), mem,

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/committee"
 	"github.com/ordolabs/ordo/internal/procs"
 )
@@ -37,8 +36,8 @@ type procsRun struct {
 	firstRefusal error
 	// changed is signalled (without blocking) whenever confirmedAt grows.
 	changed chan struct{}
-	// cursor is the chain event cursor the watcher read up to.
-	cursor uint64
+	// reader reads the chain's head and IntentConfirmed events.
+	reader confirmReader
 }
 
 // distseqProcs runs o (defaulted, Processes > 0) on a devchain and
@@ -72,14 +71,28 @@ func distseqProcs(ctx context.Context, o DistseqOptions) (res DistseqResult, err
 		o.Dir = dir
 	}
 	t0 := wall.Now()
-	c, err := procs.Start(ctx, procs.Config{Bin: o.Bin, Dir: o.Dir, Nodes: o.Processes, BlockTime: o.BlockTime,
-		Coins: o.Coins, Amount: o.CoinAmount, RangeSize: o.RangeSize, PollEvery: o.PollEvery})
+	pc := procs.Config{Bin: o.Bin, Dir: o.Dir, Nodes: o.Processes, BlockTime: o.BlockTime,
+		Coins: o.Coins, Amount: o.CoinAmount, RangeSize: o.RangeSize, PollEvery: o.PollEvery}
+	var reader confirmReader
+	if o.Chain == "evm" {
+		dev, ec, err := startEVMDev(ctx, o)
+		if err != nil {
+			return res, err
+		}
+		defer dev.Close()
+		defer ec.Close()
+		pc.EVM, reader = procs.EVMDev(dev), &evmConfirms{ec: ec, pg: dev.PrivacyGroup}
+	}
+	c, err := procs.Start(ctx, pc)
 	if err != nil {
 		return res, fmt.Errorf("bench distseq: %w", err)
 	}
 	defer c.Stop(context.WithoutCancel(ctx))
+	if reader == nil {
+		reader = &devchainConfirms{dc: c.Chain()}
+	}
 	r := &procsRun{o: o, c: c, submitH: map[string]uint64{}, confirmedAt: map[string]uint64{}, confirmed: map[string]int{},
-		changed: make(chan struct{}, 1)}
+		changed: make(chan struct{}, 1), reader: reader}
 	wctx, stopWatch := context.WithCancel(ctx)
 	watchDone := make(chan struct{})
 	go func() {
@@ -192,11 +205,7 @@ func (r *procsRun) send(ctx context.Context, i int, txs []map[string]any) {
 // the events after the cursor, keeping the group's IntentConfirmed ones.
 // With o.Progress it writes a line per block.
 func (r *procsRun) watch(ctx context.Context) {
-	dc := r.c.Chain()
-	heads, err := dc.SubscribeHeads(ctx)
-	if err != nil {
-		heads = nil // poll alone
-	}
+	heads := r.reader.heads(ctx) // nil: poll alone
 	last := uint64(0)
 	for {
 		var h uint64
@@ -213,16 +222,16 @@ func (r *procsRun) watch(ctx context.Context) {
 			}
 			h = hd.Height
 		case <-poll.C():
-			hd, err := dc.Head(ctx)
+			hh, err := r.reader.head(ctx)
 			if err != nil {
 				continue
 			}
-			h = hd.Height
+			h = hh
 		}
 		if h <= last {
 			continue
 		}
-		if err := r.readEvents(ctx, dc); err != nil {
+		if err := r.readEvents(ctx); err != nil {
 			continue // read again at the next head or tick
 		}
 		r.mu.Lock()
@@ -235,39 +244,27 @@ func (r *procsRun) watch(ctx context.Context) {
 	}
 }
 
-// readEvents reads the chain's events after the cursor, a page at a time.
-func (r *procsRun) readEvents(ctx context.Context, dc *devchain.Client) error {
+// readEvents reads the IntentConfirmed events the reader has not given yet.
+func (r *procsRun) readEvents(ctx context.Context) error {
 	group := r.c.Config().Group
 	grew := false
-	defer func() {
-		if grew {
-			select {
-			case r.changed <- struct{}{}:
-			default:
-			}
-		}
-	}()
-	for {
-		evs, err := dc.Events(ctx, r.cursor, 0)
-		if err != nil {
-			return err
-		}
-		if len(evs) == 0 {
-			return nil
+	err := r.reader.read(ctx, func(g, txID string, height uint64) {
+		if g != group {
+			return
 		}
 		r.mu.Lock()
-		for _, e := range evs {
-			r.cursor = e.Cursor
-			ic, ok, err := devchain.IntentConfirmedOf(e)
-			if !ok || err != nil || ic.Group != group {
-				continue
-			}
-			r.confirmed[ic.Group+"/"+ic.TxID]++
-			r.confirmedAt[ic.TxID] = e.Height
-			grew = true
-		}
+		r.confirmed[g+"/"+txID]++
+		r.confirmedAt[txID] = height
 		r.mu.Unlock()
+		grew = true
+	})
+	if grew {
+		select {
+		case r.changed <- struct{}{}:
+		default:
+		}
 	}
+	return err
 }
 
 // progress writes block b's line: intents acknowledged so far, confirmed

@@ -50,7 +50,13 @@ func TestDistseqStats(t *testing.T) {
 // A tiny run on processes (a devchain and 4 ordo serve built from this
 // module) crosses 2 range boundaries, confirms every acknowledged intent
 // exactly once and prints the process count in its line.
-func TestDistseqProcsSmall(t *testing.T) {
+func TestDistseqProcsSmall(t *testing.T) { distseqProcsSmall(t, "devchain") }
+
+// TestDistseqProcsSmallOnEVM: the same on a simulated EVM chain (`ordo
+// bench distseq --chain evm`).
+func TestDistseqProcsSmallOnEVM(t *testing.T) { distseqProcsSmall(t, "evm") }
+
+func distseqProcsSmall(t *testing.T, chainName string) {
 	if !testkit.Long() {
 		t.Skip("processes: a long run (ORDO_LONG=1; .ci/run sets it)")
 	}
@@ -61,7 +67,7 @@ func TestDistseqProcsSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Distseq(ctx, DistseqOptions{Processes: 4, Bin: bin, Dir: dir, SendersPerNode: 3, RangeSize: 5,
+	r, err := Distseq(ctx, DistseqOptions{Chain: chainName, Processes: 4, Bin: bin, Dir: dir, SendersPerNode: 3, RangeSize: 5,
 		BlockTime: 500 * time.Millisecond, Duration: 8 * time.Second, Coins: 200, Progress: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
@@ -74,8 +80,20 @@ func TestDistseqProcsSmall(t *testing.T) {
 	if r.Boundaries < 2 || r.PerBlock <= 0 || r.P99 < r.P50 {
 		t.Fatalf("%+v", r)
 	}
-	if !strings.HasPrefix(r.String(), "distseq: 4 processes x 3 senders") {
+	if !strings.HasPrefix(r.String(), "distseq: 4 processes x 3 senders") || strings.Contains(r.String(), "simulated EVM chain") != (chainName == "evm") {
 		t.Fatalf("line %q", r)
+	}
+}
+
+func TestDistseqBenchChain(t *testing.T) {
+	t.Parallel()
+	o := DistseqOptions{Chain: "evm", Nodes: 3}
+	if err := o.defaults(); err != nil || o.Processes != 3 {
+		t.Fatalf("--chain evm: processes %d, %v; want 3 (the nodes)", o.Processes, err)
+	}
+	o = DistseqOptions{Chain: "mina"}
+	if err := o.defaults(); err == nil || !strings.Contains(err.Error(), "devchain or evm") {
+		t.Fatalf("--chain mina: %v", err)
 	}
 }
 

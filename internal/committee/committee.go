@@ -104,6 +104,9 @@ type Options struct {
 	// 0: not written, the node's defaults (30s, 1s, 10m). Need
 	// Replication.
 	UnhealthyAfter, MonitorEvery, MappingEvery time.Duration
+	// EVM, when set, puts every node on that EVM chain instead of Chain.
+	// Defaults to nil.
+	EVM *EVM
 }
 
 // MaxAckAfter is the largest AckAfter: a replica set's secondaries (the
@@ -159,6 +162,11 @@ func (o *Options) setDefaults() error {
 	}
 	if err := o.checkReplication(); err != nil {
 		return err
+	}
+	if o.EVM != nil {
+		if err := o.EVM.check(o.Nodes); err != nil {
+			return err
+		}
 	}
 	for _, p := range []struct {
 		flag string
@@ -288,7 +296,9 @@ func newToken(r io.Reader) (string, error) {
 type fileConfig struct {
 	Listen     string          `yaml:"listen"`
 	Data       string          `yaml:"data"`
-	Chain      string          `yaml:"chain"`
+	Chain      string          `yaml:"chain,omitempty"`
+	EVM        map[string]any  `yaml:"evm,omitempty"`
+	Senders    []fileSender    `yaml:"senders,omitempty"`
 	Principals []filePrincipal `yaml:"principals"`
 	DevSenders int             `yaml:"devSenders"`
 	Distseq    fileDistseq     `yaml:"distseq"`
@@ -337,6 +347,9 @@ func configYAML(o Options, ms []Member, i int, tok string) ([]byte, error) {
 	}
 	if o.PollEvery > 0 {
 		fc.Distseq.PollEvery = o.PollEvery.String()
+	}
+	if o.EVM != nil {
+		o.EVM.useEVM(&fc, i)
 	}
 	if o.Replication {
 		fc.Distseq.Registry = true

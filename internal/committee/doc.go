@@ -3,7 +3,9 @@
 // an ed25519 identity key and its self-signed TLS certificate
 // (internal/identity), an API token, and a config file (internal/node's
 // Config) naming its chain, its API principal and every other member as a
-// pinned distseq peer. It deploys nothing and starts nothing.
+// pinned distseq peer. It deploys nothing and starts nothing. With
+// Options.EVM the configs name an EVM chain (its evm: section, one sender
+// key file per node) instead of a devchain.
 //
 // Invariants:
 //   - Node i (from 1) lives in <out>/node<i>/: node.key (0600), node.crt,

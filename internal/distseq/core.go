@@ -36,9 +36,13 @@ const (
 type CoreConfig struct {
 	// Self is this node's identity in every committee it belongs to.
 	Self NodeID
-	// Key is this node's ed25519 key: it signs assemblies and
-	// endorsements.
+	// Key is this node's ed25519 identity key: it signs assemblies and
+	// endorsements unless Scheme is set.
 	Key ed25519.PrivateKey
+	// Scheme signs and checks assemblies and endorsements in the base
+	// ledger's scheme (secp256k1 on an EVM chain). Defaults to
+	// Ed25519Scheme{Key}.
+	Scheme Scheme
 	// Domain assembles, digests and encodes transactions (the token
 	// domain in package token is the one ordo ships).
 	Domain Domain
@@ -100,6 +104,9 @@ type CoreConfig struct {
 }
 
 func (c CoreConfig) withDefaults() CoreConfig {
+	if c.Scheme == nil {
+		c.Scheme = Ed25519Scheme{Key: c.Key}
+	}
 	if c.RangeSize == 0 {
 		c.RangeSize = DefaultRangeSize
 	}
@@ -191,7 +198,7 @@ type Core struct {
 // group is a committee record: all an idle contract costs.
 type group struct {
 	members   []NodeID
-	keys      map[NodeID]ed25519.PublicKey
+	keys      map[NodeID]string // each member's key, as Scheme.Verify takes it
 	threshold int
 	ringKey   string
 }
@@ -268,14 +275,13 @@ func (c *Core) addGroup(g store.DistseqGroup) error {
 	if _, ok := c.groups[g.Contract]; ok {
 		return nil
 	}
-	rec := &group{keys: map[NodeID]ed25519.PublicKey{}, threshold: g.Threshold}
+	rec := &group{keys: map[NodeID]string{}, threshold: g.Threshold}
 	for _, m := range g.Members {
-		pk, err := decodeKey(m.PublicKey)
-		if err != nil {
+		if err := c.cfg.Scheme.CheckKey(m.PublicKey); err != nil {
 			return fmt.Errorf("group %s member %s: %w", g.Contract, m.ID, err)
 		}
 		rec.members = append(rec.members, NodeID(m.ID))
-		rec.keys[NodeID(m.ID)] = pk
+		rec.keys[NodeID(m.ID)] = m.PublicKey
 	}
 	if rec.threshold <= 0 || rec.threshold > len(rec.members) {
 		rec.threshold = len(rec.members)

@@ -1,7 +1,6 @@
 package distseq
 
 import (
-	"crypto/ed25519"
 	"fmt"
 
 	"github.com/ordolabs/ordo/internal/distseq/distseqpb"
@@ -123,7 +122,11 @@ func (c *Core) onEndorsementRequest(from NodeID, env *distseqpb.Envelope, m *dis
 		refuse(err.Error(), false)
 		return
 	}
-	sig := ed25519.Sign(c.cfg.Key, digest[:])
+	sig, err := c.cfg.Scheme.Sign(digest)
+	if err != nil {
+		refuse(err.Error(), false)
+		return
+	}
 	c.remember(k, m.GetTransactionId(), a, digest)
 	endAny, _ := anypb.New(&distseqpb.Endorsement{Member: string(c.cfg.Self), Signature: fmt.Sprintf("%x", sig)})
 	c.reply(from, env, func(r *distseqpb.Envelope) {
@@ -199,11 +202,8 @@ func (c *Core) verify(k *contract, m NodeID, digest [32]byte, sigHex string) boo
 	if !ok {
 		return false
 	}
-	var sig []byte
-	if _, err := fmt.Sscanf(sigHex, "%x", &sig); err != nil || len(sig) != ed25519.SignatureSize {
-		return false
-	}
-	return ed25519.Verify(pk, digest[:], sig)
+	sig, ok := decodeSig(sigHex)
+	return ok && c.cfg.Scheme.Verify(pk, digest, sig)
 }
 
 func (c *Core) onEndorsementResponse(from NodeID, addr string, m *distseqpb.EndorsementResponse) {
@@ -220,8 +220,7 @@ func (c *Core) onEndorsementResponse(from NodeID, addr string, m *distseqpb.Endo
 	if !c.verify(k, from, digest, e.GetSignature()) {
 		return
 	}
-	var sig []byte
-	_, _ = fmt.Sscanf(e.GetSignature(), "%x", &sig)
+	sig, _ := decodeSig(e.GetSignature())
 	t.ends[from] = sig
 	c.advance(k)
 }

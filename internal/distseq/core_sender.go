@@ -2,7 +2,6 @@ package distseq
 
 import (
 	"bytes"
-	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -309,7 +308,13 @@ func (c *Core) onAssembleRequest(from NodeID, env *distseqpb.Envelope, m *distse
 		t.creators[id] = by
 	}
 	d := c.cfg.Domain.Digest(t.contract, t.id, a)
-	post, _ := json.Marshal(postAssembly{Assembly: a, Signature: ed25519.Sign(c.cfg.Key, d[:])})
+	sig, err := c.cfg.Scheme.Sign(d)
+	if err != nil {
+		fail(err.Error())
+		c.become(t, Delegated)
+		return
+	}
+	post, _ := json.Marshal(postAssembly{Assembly: a, Signature: sig})
 	c.reply(from, env, func(r *distseqpb.Envelope) {
 		r.Body = &distseqpb.Envelope_AssembleResponse{AssembleResponse: &distseqpb.AssembleResponse{
 			TransactionId: t.id, AssembleRequestId: m.GetAssembleRequestId(), ContractAddress: t.contract, PostAssembly: post}}

@@ -94,6 +94,16 @@
 // would a revert (TransactionReverted), and the sender has it prepared
 // again.
 //
+// # Base ledgers
+//
+// The core names no signature scheme and no chain. CoreConfig.Scheme
+// signs and checks assemblies and endorsements (nil: Ed25519Scheme over
+// the identity key, devchain's privacygroup); the Domain's Digest and
+// Confirm are the base ledger's encoding (token.Domain.Ledger); the
+// Indexer's Decode reads its events (nil: DecodeEvent, devchain's). The
+// node's wiring picks them from its chain: on an EVM chain, package
+// evmledger's (secp256k1 over PrivacyGroup's EIP-712 digest).
+//
 // # Reorgs
 //
 // The seed leaves them open. ordo's indexers hand the core final blocks

@@ -24,6 +24,10 @@ type Indexer struct {
 	Cursor uint64
 	// Page is how many events one read asks for. Defaults to 1000.
 	Page int
+	// Decode reads a chain event as the core's, or not (false): the base
+	// ledger's decoder, chosen at wiring. Defaults to DecodeEvent
+	// (devchain's privacygroup).
+	Decode func(chain.Event) (ChainEvent, bool)
 
 	height uint64
 	head   atomic.Uint64 // the chain's head at the last poll
@@ -52,6 +56,10 @@ func (x *Indexer) Poll(ctx context.Context) error {
 		page = 1000
 	}
 	in := InputEvents{Height: final, Cursor: x.Cursor}
+	decode := x.Decode
+	if decode == nil {
+		decode = DecodeEvent
+	}
 	for {
 		evs, err := x.Chain.Events(ctx, in.Cursor, page)
 		if err != nil {
@@ -64,7 +72,7 @@ func (x *Indexer) Poll(ctx context.Context) error {
 			}
 			n++
 			in.Cursor = e.Cursor
-			if ce, ok := DecodeEvent(e); ok {
+			if ce, ok := decode(e); ok {
 				in.Events = append(in.Events, ce)
 			}
 		}

@@ -92,7 +92,8 @@ func (s *SequencerSubmitter) Finished(uid string, st store.TxState, _ uint64) {
 	}
 	if !out.OK {
 		out.Reason = rec.Error
-		if strings.Contains(rec.Error, ReasonIntentConfirmed) {
+		// devchain's reason, or PrivacyGroup's custom error on an EVM chain
+		if strings.Contains(rec.Error, ReasonIntentConfirmed) || strings.Contains(rec.Error, "IntentAlreadyConfirmed(") {
 			out.Reason = ReasonIntentConfirmed
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/chain/evm/evmdev"
 	"github.com/ordolabs/ordo/internal/distseq/token"
 	"github.com/ordolabs/ordo/internal/identity"
 	"github.com/ordolabs/ordo/internal/smm"
@@ -56,6 +57,10 @@ type committeeConfig struct {
 	// Proxied routes each directed pair i->j through its own tcpProxy
 	// (node i's peer entry for j names proxy(i->j)), for partitions.
 	Proxied bool
+	// EVM runs the committee on an in-process evmdev chain (its
+	// PrivacyGroup contract) instead of a devchain; member i sends from
+	// dev account i+1.
+	EVM bool
 }
 
 // committee is a running test committee.
@@ -64,6 +69,7 @@ type committee struct {
 	ctx   context.Context
 	cfg   committeeConfig
 	dc    *devchain.Chain
+	dev   *evmdev.Chain // the chain instead of dc when cfg.EVM
 	chain string
 	ms    []*member
 	logs  *logTail
@@ -103,14 +109,23 @@ func newCommittee(t *testing.T, cfg committeeConfig) *committee {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &committee{t: t, ctx: ctx, cfg: cfg, logs: &logTail{}}
-	dc, err := devchain.New(devchain.Config{BlockTime: cfg.BlockTime})
-	if err != nil {
-		t.Fatal(err)
+	closeChain := func() {}
+	if cfg.EVM {
+		closeChain = h.startEVM()
+	} else {
+		dc, err := devchain.New(devchain.Config{BlockTime: cfg.BlockTime})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.dc = dc
+		srv := httptest.NewServer(devchain.NewHandler(dc))
+		h.chain = srv.URL
+		h.wg.Go(func() { _ = dc.Run(ctx) })
+		closeChain = func() {
+			srv.Close()
+			dc.Close()
+		}
 	}
-	h.dc = dc
-	srv := httptest.NewServer(devchain.NewHandler(dc))
-	h.chain = srv.URL
-	h.wg.Go(func() { _ = dc.Run(ctx) })
 	t.Cleanup(func() {
 		for _, m := range h.ms {
 			if m.node != nil {
@@ -119,8 +134,7 @@ func newCommittee(t *testing.T, cfg committeeConfig) *committee {
 		}
 		cancel()
 		h.wg.Wait()
-		srv.Close()
-		dc.Close()
+		closeChain()
 		if t.Failed() {
 			t.Logf("the nodes' last log lines:\n%s", h.logs.String())
 		}
@@ -130,6 +144,7 @@ func newCommittee(t *testing.T, cfg committeeConfig) *committee {
 	// from the seed; the timing of a run does not.
 	seed := uint64(time.Now().UnixNano())
 	if v := os.Getenv("ORDO_SEED"); v != "" {
+		var err error
 		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
 			t.Fatalf("ORDO_SEED: %v", err)
 		}
@@ -167,7 +182,11 @@ func newCommittee(t *testing.T, cfg committeeConfig) *committee {
 			}
 		}
 	}
-	h.deploy()
+	if cfg.EVM {
+		h.deployEVM()
+	} else {
+		h.deploy()
+	}
 	for i := range h.ms {
 		h.start(i)
 	}
@@ -243,10 +262,14 @@ func (h *committee) config(i int) Config {
 	if h.cfg.Replication != nil {
 		repl = *h.cfg.Replication
 	}
-	return Config{Data: m.dir, Chain: h.chain, DevSenders: 1, DevMode: true, Listen: "127.0.0.1:0", Replication: repl,
+	c := Config{Data: m.dir, Chain: h.chain, DevSenders: 1, DevMode: true, Listen: "127.0.0.1:0", Replication: repl,
 		Distseq: DistseqConfig{Key: filepath.Join(m.dir, "node.key"), Cert: filepath.Join(m.dir, "node.crt"), Listen: m.addr,
 			Peers: peers, RangeSize: h.cfg.RangeSize, PollEvery: Duration(50 * time.Millisecond),
 			Registry: h.cfg.Registry, RegistryEvery: Duration(100 * time.Millisecond)}}
+	if h.cfg.EVM {
+		h.useEVM(&c, i)
+	}
+	return c
 }
 
 // start builds member i from its config and data directory and serves it.

@@ -14,7 +14,6 @@ import (
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/distseq"
-	"github.com/ordolabs/ordo/internal/distseq/token"
 	"github.com/ordolabs/ordo/internal/identity"
 	"github.com/ordolabs/ordo/internal/noderegistry"
 	"github.com/ordolabs/ordo/internal/ptx"
@@ -190,7 +189,12 @@ func (n *Node) distseq(ctx context.Context, seq *sequencer.Node, st Store, o Opt
 	if err != nil {
 		return nil, fmt.Errorf("distseq: transport: %w", err)
 	}
-	d.Indexer = &distseq.Indexer{Chain: n.Chain}
+	ledger, err := n.distseqLedger(key)
+	if err != nil {
+		d.Transport.Close()
+		return nil, err
+	}
+	d.Indexer = &distseq.Indexer{Chain: n.Chain, Decode: ledger.decode}
 	if cur, ok, err := st.DistseqCursor(ctx); err != nil {
 		d.Transport.Close()
 		return nil, err
@@ -209,7 +213,7 @@ func (n *Node) distseq(ctx context.Context, seq *sequencer.Node, st Store, o Opt
 	if f != nil {
 		trace = f
 	}
-	d.Node, err = distseq.NewNode(distseq.NodeConfig{Core: distseq.CoreConfig{Key: key.Private, Domain: token.Domain{}, RangeSize: c.RangeSize},
+	d.Node, err = distseq.NewNode(distseq.NodeConfig{Core: distseq.CoreConfig{Key: key.Private, Scheme: ledger.scheme, Domain: ledger.domain, RangeSize: c.RangeSize},
 		Store: st, Transport: d.Transport, Submitter: d.Submitter, Clock: o.Clock, Logger: o.Logger, Trace: trace})
 	if err != nil {
 		d.Transport.Close()

@@ -67,7 +67,7 @@ func (c *Committee) Index(id string) int {
 	return -1
 }
 
-// ChainURL is the devchain's base URL.
+// ChainURL is the devchain's base URL ("" on an EVM chain: Config().EVM).
 func (c *Committee) ChainURL() string { return c.chainURL }
 
 // Chain is a client of the devchain.
@@ -79,10 +79,14 @@ func (c *Committee) LogPath(i int) string { return c.nodes[i].logPath }
 // Tail is the last n lines of node i's log.
 func (c *Committee) Tail(i, n int) string { return c.nodes[i].tail(n) }
 
-// PIDs are the running processes' ids: the devchain's, then the nodes'.
+// PIDs are the running processes' ids: the devchain's (none on an EVM
+// chain), then the nodes'.
 func (c *Committee) PIDs() []int {
 	var out []int
 	for _, p := range append([]*Process{c.chain}, c.nodes...) {
+		if p == nil {
+			continue
+		}
 		if pid := p.PID(); pid != 0 {
 			out = append(out, pid)
 		}

@@ -80,11 +80,39 @@ func (l *load) waitMore(t *testing.T, n int, what string) {
 // the confirmed intents created.
 func TestCrashCoordinator(t *testing.T) {
 	c := startCommittee(t, procs.Config{Nodes: 4, BlockTime: 200 * time.Millisecond, Coins: 100, RangeSize: 50})
+	crashCoordinator(t, c, devchainAudit{c}, 60*time.Millisecond, 90*time.Second)
+}
+
+// chainAudit reads a group's confirmed intents from the chain.
+type chainAudit interface {
+	// confirmed reads every IntentConfirmed event of group.
+	confirmed(ctx context.Context, group string) (onChain, error)
+	// intent says whether the chain holds txID confirmed in group.
+	intent(ctx context.Context, group, txID string) (bool, error)
+}
+
+// devchainAudit reads a devchain's privacygroup through its client.
+type devchainAudit struct{ c *procs.Committee }
+
+func (a devchainAudit) confirmed(ctx context.Context, group string) (onChain, error) {
+	return readChain(ctx, a.c, group)
+}
+
+func (a devchainAudit) intent(ctx context.Context, group, txID string) (bool, error) {
+	_, on, err := intentOnChain(ctx, a.c.Chain(), group, txID)
+	return on, err
+}
+
+// crashCoordinator runs TestCrashCoordinator's load (one intent per node
+// every interval), kills and audit on c, reading the chain through
+// audit; every acknowledged intent must be final within settle of the
+// load's end.
+func crashCoordinator(t *testing.T, c *procs.Committee, audit chainAudit, interval, settle time.Duration) {
 	ctx := t.Context()
 	group := c.Config().Group
 	var l load
 	stop := make(chan struct{})
-	l.run(ctx, c, 60*time.Millisecond, stop)
+	l.run(ctx, c, interval, stop)
 	stopLoad := sync.OnceFunc(func() { close(stop); l.wg.Wait() })
 	defer stopLoad()
 
@@ -130,7 +158,7 @@ func TestCrashCoordinator(t *testing.T) {
 	acked := l.acked
 	// Every acknowledged intent final at its sender.
 	final := map[string]*receipt{}
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(settle)
 	for _, s := range acked {
 		for {
 			r, err := getReceipt(ctx, c, s.node, s.id)
@@ -144,11 +172,10 @@ func TestCrashCoordinator(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	oc, err := readChain(ctx, c, group)
+	oc, err := audit.confirmed(ctx, group)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dc := c.Chain()
 	confirmed, reverted := 0, 0
 	reasons := map[string]int{}
 	ids := map[string]bool{}
@@ -158,7 +185,7 @@ func TestCrashCoordinator(t *testing.T) {
 		}
 		ids[s.id] = true
 		r := final[s.id]
-		_, on, err := intentOnChain(ctx, dc, group, s.id)
+		on, err := audit.intent(ctx, group, s.id)
 		if err != nil {
 			t.Fatal(err)
 		}

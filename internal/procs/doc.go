@@ -14,13 +14,16 @@
 // stopped node's data directory (a lost disk), find a group's
 // coordinator, and read a stopped node's store for audits. Config's
 // replication fields pass `ordo committee init --replication` and its
-// tunings (issue 12; TestReplicationFailoverProcs).
+// tunings (issue 12; TestReplicationFailoverProcs). With Config.EVM (an
+// evmdev chain the caller started) the committee runs on that chain
+// instead of a devchain process: `ordo committee init --evm-config` and
+// `ordo committee deploy --key-file` (issue 27; TestCrashCoordinatorOnEVM).
 //
 // Invariants:
 //   - Every process's stdout and stderr go to a log file under
 //     Config.Dir/logs (node<i>.log, chain.log), with a marker line per
 //     start and exit; an error about a process carries the tail of its log.
-//   - Start returns a Committee only once the devchain answers, the group
+//   - Start returns a Committee only once the chain answers, the group
 //     is deployed and minted, every node answers /readyz and every node's
 //     distributed sequencer has indexed the group (GET /v1/peers names a
 //     coordinator for it). On error, everything it started is stopped.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/chain/evm/evmdev"
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/committee"
 	"github.com/ordolabs/ordo/internal/identity"
@@ -68,6 +69,12 @@ type Config struct {
 	// ChainArgs are more flags for `ordo devchain` (faults, seed).
 	// Defaults to none.
 	ChainArgs []string
+	// EVM, when set, is a running EVM chain (EVMDev of an evmdev the
+	// caller started, or a geth) the committee runs on instead of a
+	// devchain process: the nodes' configs carry its evm: section (its
+	// PrivacyGroup), node i sends from key file i+1, and key file 0
+	// deploys the group. Defaults to nil.
+	EVM *EVMChain
 	// ReadyTimeout bounds each wait for a process to be ready. Defaults
 	// to 60s.
 	ReadyTimeout time.Duration
@@ -114,6 +121,19 @@ func (c *Config) setDefaults() error {
 	}
 	return nil
 }
+
+// EVMChain is a running EVM chain a committee runs on.
+type EVMChain struct {
+	// Section is the node config's evm: section; it names PrivacyGroup
+	// as evm.contracts.privacygroup.
+	Section string
+	// KeyFiles are funded keys: the first deploys the group, the next
+	// Nodes are the nodes' senders (submitters of the section's router).
+	KeyFiles []string
+}
+
+// EVMDev is the EVMChain of an evmdev chain: its section and dev keys.
+func EVMDev(c *evmdev.Chain) *EVMChain { return &EVMChain{Section: c.Config(), KeyFiles: c.KeyFiles} }
 
 // Member is one node of the committee, as `ordo committee init` wrote it.
 type Member struct {
@@ -162,30 +182,19 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 		return nil, err
 	}
 	c := &Committee{cfg: cfg, hc: &http.Client{Timeout: 10 * time.Second}, api: &http.Client{}}
-	chainAddr := net.JoinHostPort(committee.DefaultHost, strconv.Itoa(base+2*cfg.Nodes))
-	c.chainURL = "http://" + chainAddr
-	args := append([]string{"devchain", "--listen", chainAddr, "--data", filepath.Join(dir, "chain"),
-		"--block-time", cfg.BlockTime.String()}, cfg.ChainArgs...)
-	c.chain = c.process("chain", args...)
 	ok := false
 	defer func() {
 		if !ok {
 			c.Stop(context.WithoutCancel(ctx))
 		}
 	}()
-	if err := c.chain.start(); err != nil {
-		return nil, err
-	}
-	dc := devchain.NewClient(c.chainURL, nil)
-	if err := c.waitFor(ctx, c.chain, "the devchain's head", func(ctx context.Context) (bool, string) {
-		_, err := dc.Head(ctx)
-		return err == nil, fmt.Sprint(err)
-	}); err != nil {
+	chainArgs, deployArgs, err := c.startChain(ctx, base)
+	if err != nil {
 		return nil, err
 	}
 	out := filepath.Join(dir, "committee")
-	initArgs := []string{"committee", "init", "--nodes", strconv.Itoa(cfg.Nodes), "--out", out, "--chain", c.chainURL,
-		"--base-port", strconv.Itoa(base), "--api-base-port", strconv.Itoa(base + cfg.Nodes)}
+	initArgs := append([]string{"committee", "init", "--nodes", strconv.Itoa(cfg.Nodes), "--out", out,
+		"--base-port", strconv.Itoa(base), "--api-base-port", strconv.Itoa(base + cfg.Nodes)}, chainArgs...)
 	if cfg.RangeSize > 0 {
 		initArgs = append(initArgs, "--range-size", strconv.FormatUint(cfg.RangeSize, 10))
 	}
@@ -202,8 +211,8 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 	if len(c.members) != cfg.Nodes {
 		return nil, fmt.Errorf("procs: %s holds %d nodes, want %d", out, len(c.members), cfg.Nodes)
 	}
-	if err := c.run(ctx, "deploy", "committee", "deploy", "--out", out, "--group", cfg.Group, "--chain", c.chainURL,
-		"--coins", strconv.Itoa(cfg.Coins), "--amount", strconv.FormatUint(cfg.Amount, 10)); err != nil {
+	if err := c.run(ctx, "deploy", append([]string{"committee", "deploy", "--out", out, "--group", cfg.Group,
+		"--coins", strconv.Itoa(cfg.Coins), "--amount", strconv.FormatUint(cfg.Amount, 10)}, deployArgs...)...); err != nil {
 		return nil, err
 	}
 	for i, m := range c.members {
@@ -221,6 +230,40 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 	}
 	ok = true
 	return c, nil
+}
+
+// startChain starts the devchain process (or, with cfg.EVM, writes that
+// chain's evm: section) and returns the chain's flags for `ordo committee
+// init` and for `ordo committee deploy`.
+func (c *Committee) startChain(ctx context.Context, base int) (initArgs, deployArgs []string, err error) {
+	cfg := c.cfg
+	if cfg.EVM != nil {
+		if len(cfg.EVM.KeyFiles) < cfg.Nodes+1 {
+			return nil, nil, fmt.Errorf("%w: the EVM chain has %d key files, the committee needs %d", ErrInvalid, len(cfg.EVM.KeyFiles), cfg.Nodes+1)
+		}
+		section := filepath.Join(cfg.Dir, "evm.yaml")
+		if err := os.WriteFile(section, []byte(cfg.EVM.Section), 0o600); err != nil {
+			return nil, nil, fmt.Errorf("procs: %w", err)
+		}
+		return []string{"--evm-config", section, "--sender-keys", strings.Join(cfg.EVM.KeyFiles[1:cfg.Nodes+1], ",")},
+			[]string{"--key-file", cfg.EVM.KeyFiles[0]}, nil
+	}
+	chainAddr := net.JoinHostPort(committee.DefaultHost, strconv.Itoa(base+2*cfg.Nodes))
+	c.chainURL = "http://" + chainAddr
+	args := append([]string{"devchain", "--listen", chainAddr, "--data", filepath.Join(cfg.Dir, "chain"),
+		"--block-time", cfg.BlockTime.String()}, cfg.ChainArgs...)
+	c.chain = c.process("chain", args...)
+	if err := c.chain.start(); err != nil {
+		return nil, nil, err
+	}
+	dc := devchain.NewClient(c.chainURL, nil)
+	if err := c.waitFor(ctx, c.chain, "the devchain's head", func(ctx context.Context) (bool, string) {
+		_, err := dc.Head(ctx)
+		return err == nil, fmt.Sprint(err)
+	}); err != nil {
+		return nil, nil, err
+	}
+	return []string{"--chain", c.chainURL}, []string{"--chain", c.chainURL}, nil
 }
 
 // replicationArgs are the `ordo committee init` flags of cfg's

@@ -25,6 +25,9 @@
 //     log index) + 1, is never reused and no removed log is returned.
 //   - Amounts in wei are never cut silently: Account.BalanceExact is the
 //     decimal balance, uint64 fields saturate.
+//   - PrivacyDigest is PrivacyGroup.digestOf (EIP-712) computed in Go, and
+//     SignPrivacy signs what the contract's ecrecover check accepts (65
+//     bytes, low s, V 27/28): the distributed sequencer's endorsements.
 //   - A failing endpoint (transport error, timeout, HTTP 429) is backed off
 //     on the configured clock, and calls move to the next.
 package evm

@@ -71,8 +71,22 @@ type Coin struct {
 // MaxAmount bounds an intent's amount (sums stay far from overflow).
 const MaxAmount = 1 << 48
 
-// Domain is the token domain; its zero value is ready to use.
-type Domain struct{}
+// Domain is the token domain; its zero value is ready to use (on
+// devchain's privacygroup).
+type Domain struct {
+	// Ledger encodes the base ledger's digest and confirm call: nil is
+	// devchain's privacygroup (PrivacyDigest, JSON args); an EVM chain's
+	// PrivacyGroup contract has its own (package distseq/evmledger).
+	Ledger Ledger
+}
+
+// Ledger is a base ledger's encoding of an intent: the digest the
+// sender and the endorsers sign, and the args of the confirm call that
+// carries the endorsements. Both are pure.
+type Ledger interface {
+	Digest(group, txID string, spends []string, creates []distseq.StateRef) [32]byte
+	ConfirmArgs(group, txID string, spends []string, creates []distseq.StateRef, ends []distseq.Endorsement) ([]byte, error)
+}
 
 var _ distseq.Domain = Domain{}
 
@@ -234,8 +248,12 @@ func states(refs []distseq.StateRef) []devchain.PrivacyState {
 	return out
 }
 
-// Digest is the privacygroup contract's PrivacyDigest of the assembly.
-func (Domain) Digest(contract, txID string, a distseq.Assembly) [32]byte {
+// Digest is the base ledger's digest of the assembly (devchain's
+// PrivacyDigest without a Ledger).
+func (d Domain) Digest(contract, txID string, a distseq.Assembly) [32]byte {
+	if d.Ledger != nil {
+		return d.Ledger.Digest(contract, txID, a.Spends, a.Creates)
+	}
 	return devchain.PrivacyDigest(contract, txID, a.Spends, states(a.Creates))
 }
 
@@ -248,8 +266,12 @@ type ConfirmArgs struct {
 	Endorsements []devchain.PrivacyEndorsement `json:"endorsements"`
 }
 
-// Confirm encodes the privacygroup confirm call's args.
-func (Domain) Confirm(contract, txID string, a distseq.Assembly, ends []distseq.Endorsement) ([]byte, error) {
+// Confirm encodes the privacygroup confirm call's args (devchain's
+// without a Ledger).
+func (d Domain) Confirm(contract, txID string, a distseq.Assembly, ends []distseq.Endorsement) ([]byte, error) {
+	if d.Ledger != nil {
+		return d.Ledger.ConfirmArgs(contract, txID, a.Spends, a.Creates, ends)
+	}
 	args := ConfirmArgs{Group: contract, TxID: txID, Spends: a.Spends, Creates: states(a.Creates)}
 	if args.Spends == nil {
 		args.Spends = []string{}

@@ -26,6 +26,7 @@ var bindings = map[string]*bind.MetaData{
 	"ToolRegistry": &contracts.ToolRegistryMetaData,
 	"Voting":       &contracts.VotingMetaData,
 	"Workflow":     &contracts.WorkflowMetaData,
+	"PrivacyGroup": &contracts.PrivacyGroupMetaData,
 }
 
 const regenerate = "run scripts/contracts/gen.sh and commit what it writes"

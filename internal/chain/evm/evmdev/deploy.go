@@ -74,6 +74,9 @@ type DeployConfig struct {
 	// LeaderCaps are accounts granted one leader cap each on the deployed
 	// Workflow, from Key (with Leader only). Default none.
 	LeaderCaps []common.Address
+	// PrivacyGroup also deploys PrivacyGroup (the distributed sequencer's
+	// base ledger), trusting the router. Default false.
+	PrivacyGroup bool
 	// Mine, when set, is called once the transactions are sent, and again
 	// after each receipt poll that found none (evmdev seals a block with it: a
 	// block built under load may leave a transaction for the next). Default
@@ -105,6 +108,8 @@ type Deployment struct {
 	// Workflow and Registry are Workflow's and ToolRegistry's addresses
 	// (zero when not deployed).
 	Workflow, Registry common.Address
+	// PrivacyGroup is PrivacyGroup's address (zero when not deployed).
+	PrivacyGroup common.Address
 	// Block is the highest block holding one of the deployments.
 	Block uint64
 }
@@ -218,6 +223,12 @@ func Deploy(ctx context.Context, b Backend, cfg DeployConfig) (Deployment, error
 		}
 		d.Registry = sent[len(sent)-1].addr
 	}
+	if cfg.PrivacyGroup {
+		if err := send("PrivacyGroup", contracts.PrivacyGroupMetaData.Bin, contracts.NewPrivacyGroup().PackConstructor(d.Router)); err != nil {
+			return Deployment{}, err
+		}
+		d.PrivacyGroup = sent[len(sent)-1].addr
+	}
 	wctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	if err := waitAll(ctx, wctx, b, cfg, sent, &d); err != nil {
@@ -327,6 +338,18 @@ func (d Deployment) LeaderContracts() []Named {
 		return nil
 	}
 	return []Named{{"workflow", "Workflow", d.Workflow}, {"registry", "ToolRegistry", d.Registry}}
+}
+
+// Extra are d's contracts beyond the router, Voting and Library, under the
+// names a node's config gives them: the leader's (LeaderContracts), then
+// the privacy group ("privacygroup", the distributed sequencer's), each
+// when deployed.
+func (d Deployment) Extra() []Named {
+	out := d.LeaderContracts()
+	if d.PrivacyGroup != (common.Address{}) {
+		out = append(out, Named{"privacygroup", "PrivacyGroup", d.PrivacyGroup})
+	}
+	return out
 }
 
 // ConfigYAML is the node config's `evm:` section for a chain at urls (the

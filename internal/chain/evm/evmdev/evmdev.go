@@ -116,6 +116,9 @@ type Chain struct {
 	// Accounts[0] is the workflow's admin, and every other dev account
 	// holds one leader cap.
 	Workflow, Registry common.Address
+	// PrivacyGroup is PrivacyGroup's address (trusting Router): the
+	// distributed sequencer's base ledger.
+	PrivacyGroup common.Address
 
 	sim     *simulated.Backend
 	tempDir string
@@ -231,15 +234,18 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 	}
 
 	d, err := Deploy(ctx, c.sim.Client(), DeployConfig{Key: c.Keys[0], Submitters: c.Accounts, Voting: true, Library: true,
-		Leader: true, LeaderCaps: c.Accounts[1:], Mine: func() { c.sim.Commit() }, Clock: cfg.Clock, PollInterval: startPoll, Timeout: startTimeout})
+		Leader: true, LeaderCaps: c.Accounts[1:], PrivacyGroup: true,
+		Mine: func() { c.sim.Commit() }, Clock: cfg.Clock, PollInterval: startPoll, Timeout: startTimeout})
 	if err != nil {
 		_ = c.closeSim()
 		return nil, fmt.Errorf("evmdev: %w", err)
 	}
 	c.Router, c.Voting, c.Library = d.Router, d.Voting, d.Library
 	c.Workflow, c.Registry = d.Workflow, d.Registry
+	c.PrivacyGroup = d.PrivacyGroup
 	cfg.Logger.Info("evmdev contracts deployed", "router", AddressString(d.Router), "voting", AddressString(d.Voting),
-		"library", AddressString(d.Library), "workflow", AddressString(d.Workflow), "registry", AddressString(d.Registry), "block", d.Block)
+		"library", AddressString(d.Library), "workflow", AddressString(d.Workflow), "registry", AddressString(d.Registry),
+		"privacygroup", AddressString(d.PrivacyGroup), "block", d.Block)
 
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	c.stop = stop
@@ -269,8 +275,13 @@ func (c *Chain) seal(ctx context.Context, clk clock.Clock, d time.Duration, pare
 // Config returns the node config's `evm:` section for this chain (WS first,
 // then HTTP).
 func (c *Chain) Config() string {
-	return ConfigYAML([]string{c.WSURL, c.HTTPURL}, c.ChainID, c.Router, c.Voting, c.Library,
-		Deployment{Workflow: c.Workflow, Registry: c.Registry}.LeaderContracts()...)
+	return ConfigYAML([]string{c.WSURL, c.HTTPURL}, c.ChainID, c.Router, c.Voting, c.Library, c.Deployment().Extra()...)
+}
+
+// Deployment is what evmdev deployed at start.
+func (c *Chain) Deployment() Deployment {
+	return Deployment{Router: c.Router, Voting: c.Voting, Library: c.Library,
+		Workflow: c.Workflow, Registry: c.Registry, PrivacyGroup: c.PrivacyGroup}
 }
 
 // Close stops sealing blocks, then the JSON-RPC servers and the chain, and
