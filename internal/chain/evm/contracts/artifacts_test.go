@@ -21,9 +21,11 @@ import (
 // bindings are the abigen bindings, by contract: gen.sh writes one per
 // artifact.
 var bindings = map[string]*bind.MetaData{
-	"Library":    &contracts.LibraryMetaData,
-	"OrdoRouter": &contracts.OrdoRouterMetaData,
-	"Voting":     &contracts.VotingMetaData,
+	"Library":      &contracts.LibraryMetaData,
+	"NodeRegistry": &contracts.NodeRegistryMetaData,
+	"ReplicaSets":  &contracts.ReplicaSetsMetaData,
+	"OrdoRouter":   &contracts.OrdoRouterMetaData,
+	"Voting":       &contracts.VotingMetaData,
 }
 
 const regenerate = "run scripts/contracts/gen.sh and commit what it writes"
