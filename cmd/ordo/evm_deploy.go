@@ -32,14 +32,14 @@ func evmCommand() *cobra.Command {
 
 func evmDeployCommand() *cobra.Command {
 	var (
-		url, keyFile, passwordFile string
-		submitters                 []string
-		voting, library            bool
-		chainID                    uint64
-		timeout                    time.Duration
+		url, keyFile, passwordFile   string
+		submitters                   []string
+		voting, library, replication bool
+		chainID                      uint64
+		timeout                      time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "deploy --url URL --key-file FILE [--submitter 0x…]... [--voting] [--library]",
+		Use:   "deploy --url URL --key-file FILE [--submitter 0x…]... [--voting] [--library] [--replication]",
 		Short: "Deploy ordo's contracts (OrdoRouter, and Voting, Library) to an EVM chain and print the node config's evm: section",
 		Long: `Deploy OrdoRouter (and Voting with --voting, Library with --library) from the account of --key-file,
 which becomes the router's owner and a submitter, authorize each --submitter,
@@ -68,7 +68,7 @@ $ORDO_EVM_PASSWORD.`,
 				return fmt.Errorf("--url %s: %w", url, err)
 			}
 			defer cl.Close()
-			d, err := evmdev.Deploy(ctx, cl, evmdev.DeployConfig{Key: key, Submitters: subs, Voting: voting, Library: library, ChainID: chainID, Timeout: timeout})
+			d, err := evmdev.Deploy(ctx, cl, evmdev.DeployConfig{Key: key, Submitters: subs, Voting: voting, Library: library, Replication: replication, ChainID: chainID, Timeout: timeout})
 			if err != nil {
 				return err
 			}
@@ -82,10 +82,13 @@ $ORDO_EVM_PASSWORD.`,
 			if library {
 				fmt.Fprintf(w, "library   %s\n", evmdev.AddressString(d.Library))
 			}
+			if replication {
+				fmt.Fprintf(w, "nodes     %s\nreplicasets %s\n", evmdev.AddressString(d.Nodes), evmdev.AddressString(d.ReplicaSets))
+			}
 			for _, s := range d.Submitters {
 				fmt.Fprintf(w, "submitter %s\n", evmdev.AddressString(s))
 			}
-			fmt.Fprintf(w, "\nnode config:\n%s", evmdev.ConfigYAML([]string{url}, d.ChainID, d.Router, d.Voting, d.Library))
+			fmt.Fprintf(w, "\nnode config:\n%s", evmdev.ConfigYAML([]string{url}, d.ChainID, d.Router, d.Voting, d.Library, d.ReplicationContracts()...))
 			return nil
 		},
 	}
@@ -95,6 +98,7 @@ $ORDO_EVM_PASSWORD.`,
 	cmd.Flags().StringArrayVar(&submitters, "submitter", nil, "an account the router authorizes besides the deployer (repeatable)")
 	cmd.Flags().BoolVar(&voting, "voting", false, "also deploy Voting, the demo's contract")
 	cmd.Flags().BoolVar(&library, "library", false, "also deploy Library, the processor's test target (methods that fail on demand)")
+	cmd.Flags().BoolVar(&replication, "replication", false, "also deploy NodeRegistry and ReplicaSets, replicated queues' contracts")
 	cmd.Flags().Uint64Var(&chainID, "chain-id", 0, "refuse a chain whose id is not this one (0: any)")
 	cmd.Flags().DurationVar(&timeout, "timeout", evmdev.DefaultDeployTimeout, "how long to wait for the deployments to be mined")
 	_ = cmd.MarkFlagRequired("url")

@@ -67,6 +67,9 @@ type DeployConfig struct {
 	// that fail on demand, CallbackConfirmation events), trusting the
 	// router. Default false.
 	Library bool
+	// Replication also deploys NodeRegistry and ReplicaSets over it
+	// (replicated queues, seed 004), trusting the router. Default false.
+	Replication bool
 	// Mine, when set, is called once the transactions are sent, and again
 	// after each receipt poll that found none (evmdev seals a block with it: a
 	// block built under load may leave a transaction for the next). Default
@@ -95,6 +98,9 @@ type Deployment struct {
 	Voting common.Address
 	// Library is Library's address (zero when not deployed).
 	Library common.Address
+	// Nodes and ReplicaSets are NodeRegistry's and ReplicaSets' addresses
+	// (zero when not deployed).
+	Nodes, ReplicaSets common.Address
 	// Block is the highest block holding one of the deployments.
 	Block uint64
 }
@@ -200,6 +206,18 @@ func Deploy(ctx context.Context, b Backend, cfg DeployConfig) (Deployment, error
 		}
 		d.Library = sent[len(sent)-1].addr
 	}
+	if cfg.Replication {
+		if err := send("NodeRegistry", contracts.NodeRegistryMetaData.Bin, contracts.NewNodeRegistry().PackConstructor(d.Router)); err != nil {
+			return Deployment{}, err
+		}
+		d.Nodes = sent[len(sent)-1].addr
+		// ReplicaSets' constructor only stores the registry's address: its
+		// estimate needs no registry code yet.
+		if err := send("ReplicaSets", contracts.ReplicaSetsMetaData.Bin, contracts.NewReplicaSets().PackConstructor(d.Router, d.Nodes)); err != nil {
+			return Deployment{}, err
+		}
+		d.ReplicaSets = sent[len(sent)-1].addr
+	}
 	if cfg.Mine != nil {
 		cfg.Mine()
 	}
@@ -260,17 +278,34 @@ func waitReceipt(ctx context.Context, b Backend, c clock.Clock, interval time.Du
 	}
 }
 
+// Named is a contract of the evm: section besides voting and library: its
+// name, the ABI ordo ships, its address.
+type Named struct {
+	Name, ABI string
+	Address   common.Address
+}
+
+// ReplicationContracts are the contracts of a deployment with Replication
+// as replicated queues name them: nodes and replicasets (none when not
+// deployed).
+func (d Deployment) ReplicationContracts() []Named {
+	if d.Nodes == (common.Address{}) {
+		return nil
+	}
+	return []Named{{"nodes", "NodeRegistry", d.Nodes}, {"replicasets", "ReplicaSets", d.ReplicaSets}}
+}
+
 // ConfigYAML is the node config's `evm:` section for a chain at urls (the
 // order a node tries them in) with these contracts: the router, Voting under
 // the name voting and Library under the name library, each when deployed
-// (not the zero address).
-func ConfigYAML(urls []string, chainID uint64, router, voting, library common.Address) string {
+// (not the zero address), and the more contracts named.
+func ConfigYAML(urls []string, chainID uint64, router, voting, library common.Address, more ...Named) string {
 	var sb strings.Builder
 	sb.WriteString("evm:\n")
 	fmt.Fprintf(&sb, "  urls: [%s]\n", strings.Join(urls, ", "))
 	fmt.Fprintf(&sb, "  chainId: %d\n", chainID)
 	fmt.Fprintf(&sb, "  router: %q\n", AddressString(router))
-	if voting != (common.Address{}) || library != (common.Address{}) {
+	if voting != (common.Address{}) || library != (common.Address{}) || len(more) > 0 {
 		sb.WriteString("  contracts:\n")
 	}
 	if voting != (common.Address{}) {
@@ -278,6 +313,9 @@ func ConfigYAML(urls []string, chainID uint64, router, voting, library common.Ad
 	}
 	if library != (common.Address{}) {
 		fmt.Fprintf(&sb, "    library: {address: %q, abi: Library}\n", AddressString(library))
+	}
+	for _, c := range more {
+		fmt.Fprintf(&sb, "    %s: {address: %q, abi: %s}\n", c.Name, AddressString(c.Address), c.ABI)
 	}
 	return sb.String()
 }

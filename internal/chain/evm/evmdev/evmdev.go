@@ -112,6 +112,9 @@ type Chain struct {
 	// Library is Library's address (trusting Router): the processor's test
 	// target.
 	Library common.Address
+	// Nodes and ReplicaSets are NodeRegistry's and ReplicaSets' addresses
+	// (replicated queues; trusting Router).
+	Nodes, ReplicaSets common.Address
 
 	sim     *simulated.Backend
 	tempDir string
@@ -225,14 +228,15 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 		return nil, fmt.Errorf("evmdev: the JSON-RPC servers did not report their addresses (HTTP %q, WS %q)", c.HTTPURL, c.WSURL)
 	}
 
-	d, err := Deploy(ctx, c.sim.Client(), DeployConfig{Key: c.Keys[0], Submitters: c.Accounts, Voting: true, Library: true, Mine: func() { c.sim.Commit() }, Clock: cfg.Clock, PollInterval: startPoll, Timeout: startTimeout})
+	d, err := Deploy(ctx, c.sim.Client(), DeployConfig{Key: c.Keys[0], Submitters: c.Accounts, Voting: true, Library: true, Replication: true, Mine: func() { c.sim.Commit() }, Clock: cfg.Clock, PollInterval: startPoll, Timeout: startTimeout})
 	if err != nil {
 		_ = c.closeSim()
 		return nil, fmt.Errorf("evmdev: %w", err)
 	}
 	c.Router, c.Voting, c.Library = d.Router, d.Voting, d.Library
+	c.Nodes, c.ReplicaSets = d.Nodes, d.ReplicaSets
 	cfg.Logger.Info("evmdev contracts deployed", "router", AddressString(d.Router), "voting", AddressString(d.Voting),
-		"library", AddressString(d.Library), "block", d.Block)
+		"library", AddressString(d.Library), "nodes", AddressString(d.Nodes), "replicasets", AddressString(d.ReplicaSets), "block", d.Block)
 
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	c.stop = stop
@@ -262,7 +266,8 @@ func (c *Chain) seal(ctx context.Context, clk clock.Clock, d time.Duration, pare
 // Config returns the node config's `evm:` section for this chain (WS first,
 // then HTTP).
 func (c *Chain) Config() string {
-	return ConfigYAML([]string{c.WSURL, c.HTTPURL}, c.ChainID, c.Router, c.Voting, c.Library)
+	return ConfigYAML([]string{c.WSURL, c.HTTPURL}, c.ChainID, c.Router, c.Voting, c.Library,
+		Deployment{Nodes: c.Nodes, ReplicaSets: c.ReplicaSets}.ReplicationContracts()...)
 }
 
 // Close stops sealing blocks, then the JSON-RPC servers and the chain, and
