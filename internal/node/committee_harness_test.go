@@ -25,6 +25,7 @@ import (
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/chain/evm/evmdev"
 	"github.com/ordolabs/ordo/internal/distseq/token"
 	"github.com/ordolabs/ordo/internal/identity"
 	"github.com/ordolabs/ordo/internal/smm"
@@ -56,6 +57,10 @@ type committeeConfig struct {
 	// Proxied routes each directed pair i->j through its own tcpProxy
 	// (node i's peer entry for j names proxy(i->j)), for partitions.
 	Proxied bool
+	// EVM runs the committee on an in-process evmdev chain over loopback
+	// JSON-RPC instead of a devchain: no privacy group; member i sends from
+	// dev account i+1.
+	EVM bool
 }
 
 // committee is a running test committee.
@@ -64,6 +69,7 @@ type committee struct {
 	ctx   context.Context
 	cfg   committeeConfig
 	dc    *devchain.Chain
+	evm   *evmdev.Chain // with committeeConfig.EVM, else nil
 	chain string
 	ms    []*member
 	logs  *logTail
@@ -103,14 +109,30 @@ func newCommittee(t *testing.T, cfg committeeConfig) *committee {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &committee{t: t, ctx: ctx, cfg: cfg, logs: &logTail{}}
-	dc, err := devchain.New(devchain.Config{BlockTime: cfg.BlockTime})
-	if err != nil {
-		t.Fatal(err)
+	var cleanups []func()
+	if cfg.EVM {
+		dev, err := evmdev.Start(ctx, evmdev.Config{HTTPAddr: "127.0.0.1:0", WSAddr: "127.0.0.1:0", BlockTime: 50 * time.Millisecond, Accounts: cfg.Nodes + 1})
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		h.evm = dev
+		cleanups = append(cleanups, func() {
+			if err := dev.Close(); err != nil {
+				t.Errorf("evmdev: %v", err)
+			}
+		})
+	} else {
+		dc, err := devchain.New(devchain.Config{BlockTime: cfg.BlockTime})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.dc = dc
+		srv := httptest.NewServer(devchain.NewHandler(dc))
+		h.chain = srv.URL
+		h.wg.Go(func() { _ = dc.Run(ctx) })
+		cleanups = append(cleanups, func() { srv.Close(); dc.Close() })
 	}
-	h.dc = dc
-	srv := httptest.NewServer(devchain.NewHandler(dc))
-	h.chain = srv.URL
-	h.wg.Go(func() { _ = dc.Run(ctx) })
 	t.Cleanup(func() {
 		for _, m := range h.ms {
 			if m.node != nil {
@@ -119,8 +141,9 @@ func newCommittee(t *testing.T, cfg committeeConfig) *committee {
 		}
 		cancel()
 		h.wg.Wait()
-		srv.Close()
-		dc.Close()
+		for _, c := range cleanups {
+			c()
+		}
 		if t.Failed() {
 			t.Logf("the nodes' last log lines:\n%s", h.logs.String())
 		}
@@ -130,6 +153,7 @@ func newCommittee(t *testing.T, cfg committeeConfig) *committee {
 	// from the seed; the timing of a run does not.
 	seed := uint64(time.Now().UnixNano())
 	if v := os.Getenv("ORDO_SEED"); v != "" {
+		var err error
 		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
 			t.Fatalf("ORDO_SEED: %v", err)
 		}
@@ -155,8 +179,12 @@ func newCommittee(t *testing.T, cfg committeeConfig) *committee {
 		if err != nil {
 			t.Fatal(err)
 		}
+		sender := chain.KeyAddress(ks[0])
+		if h.evm != nil {
+			sender = chain.Address(evmdev.AddressString(h.evm.Accounts[i+1]))
+		}
 		h.ms = append(h.ms, &member{i: i, dir: dir, addr: freeAddr(t), key: k, fp: identity.FingerprintDER(cert.Certificate[0]),
-			sender: chain.KeyAddress(ks[0]), via: map[int]*tcpProxy{}})
+			sender: sender, via: map[int]*tcpProxy{}})
 	}
 	if cfg.Proxied {
 		for _, m := range h.ms {
@@ -167,12 +195,20 @@ func newCommittee(t *testing.T, cfg committeeConfig) *committee {
 			}
 		}
 	}
-	h.deploy()
+	if h.evm == nil {
+		h.deploy()
+	}
 	for i := range h.ms {
 		h.start(i)
 	}
 	waitUntil(t, 20*time.Second, "the group and its coins indexed at every member", func() bool {
 		for _, m := range h.ms {
+			if h.evm != nil {
+				if m.node.Distseq.registry.Len() < len(h.ms) {
+					return false
+				}
+				continue
+			}
 			if _, err := m.node.store.DistseqGroup(ctx, "g"); err != nil {
 				return false
 			}
@@ -243,10 +279,16 @@ func (h *committee) config(i int) Config {
 	if h.cfg.Replication != nil {
 		repl = *h.cfg.Replication
 	}
-	return Config{Data: m.dir, Chain: h.chain, DevSenders: 1, DevMode: true, Listen: "127.0.0.1:0", Replication: repl,
+	c := Config{Data: m.dir, Chain: h.chain, DevSenders: 1, DevMode: true, Listen: "127.0.0.1:0", Replication: repl,
 		Distseq: DistseqConfig{Key: filepath.Join(m.dir, "node.key"), Cert: filepath.Join(m.dir, "node.crt"), Listen: m.addr,
 			Peers: peers, RangeSize: h.cfg.RangeSize, PollEvery: Duration(50 * time.Millisecond),
 			Registry: h.cfg.Registry, RegistryEvery: Duration(100 * time.Millisecond)}}
+	if h.evm != nil {
+		c.UseEVMDev(h.evm, 1)
+		c.Senders = []SenderFile{{KeyFile: h.evm.KeyFiles[i+1]}}
+		c.EVM.ReorgDepth = 1
+	}
+	return c
 }
 
 // start builds member i from its config and data directory and serves it.

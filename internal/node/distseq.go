@@ -165,7 +165,11 @@ func (n *Node) distseq(ctx context.Context, seq *sequencer.Node, st Store, o Opt
 	d := &Distseq{cfg: c, n: n, clock: o.Clock, key: key, fp: identity.FingerprintDER(cert.Certificate[0]), seq: seq}
 	dir := directory{static: static}
 	if c.Registry {
-		d.registry = noderegistry.New(n.Chain)
+		b, err := n.registryBinding()
+		if err != nil {
+			return nil, err
+		}
+		d.registry = noderegistry.NewWith(n.Chain, b)
 		dir.reg = d.registry
 		if err := d.registry.Refresh(ctx); err != nil {
 			n.log.Warn("distseq: node registry not read at start", "err", err)

@@ -3,13 +3,16 @@ package node
 import (
 	"strings"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/ordolabs/ordo/internal/chain/evm/evmdev"
 )
 
 // UseEVMDev points c at a running evmdev chain: its dev accounts 1 to
 // senders are the node's senders (accounts its router lets submit; dev
 // account 0 owns the router), its Voting contract is "voting", its Library
-// "library", and no dev senders are made. For the demo, benchmarks and tests.
+// "library", its NodeRegistry and ReplicaSets "nodes" and "replicasets",
+// and no dev senders are made. For the demo, benchmarks and tests.
 func (c *Config) UseEVMDev(dev *evmdev.Chain, senders int) {
 	c.DevSenders, c.Senders = 0, nil
 	for _, f := range dev.KeyFiles[1:min(senders+1, len(dev.KeyFiles))] {
@@ -18,4 +21,8 @@ func (c *Config) UseEVMDev(dev *evmdev.Chain, senders int) {
 	c.EVM = EVMConfig{URLs: []string{dev.WSURL, dev.HTTPURL}, ChainID: dev.ChainID, Router: strings.ToLower(dev.Router.Hex()),
 		Contracts: map[string]EVMContract{"voting": {Address: strings.ToLower(dev.Voting.Hex()), ABI: "Voting"},
 			"library": {Address: strings.ToLower(dev.Library.Hex()), ABI: "Library"}}}
+	if dev.Nodes != (common.Address{}) { // replicated queues' registry and sets
+		c.EVM.Contracts[evmNodesContract] = EVMContract{Address: strings.ToLower(dev.Nodes.Hex()), ABI: "NodeRegistry"}
+		c.EVM.Contracts[evmSetsContract] = EVMContract{Address: strings.ToLower(dev.ReplicaSets.Hex()), ABI: "ReplicaSets"}
+	}
 }
