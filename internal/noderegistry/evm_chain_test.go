@@ -84,7 +84,9 @@ func TestEVMDirectoryOnChain(t *testing.T) {
 	}
 	fp := strings.Repeat("ab", 32)
 	good, victim, forger := testKey("good"), testKey("victim"), testKey("forger")
-	idOf := func(k ed25519.PrivateKey) transport.NodeID { return transport.NodeID(devchain.NodeIDOf(k.Public().(ed25519.PublicKey))) }
+	idOf := func(k ed25519.PrivateKey) transport.NodeID {
+		return transport.NodeID(devchain.NodeIDOf(k.Public().(ed25519.PublicKey)))
+	}
 
 	c, err := binding(1).Register(good, fp, "good.test:7001", 1)
 	if err != nil {
