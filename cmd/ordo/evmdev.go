@@ -24,7 +24,7 @@ func evmdevCommand() *cobra.Command {
 		Use:   "evmdev",
 		Short: "Run a development EVM chain (go-ethereum's simulated backend) as its own process, with JSON-RPC over HTTP and WebSocket",
 		Long: `Run go-ethereum's simulated chain on loopback JSON-RPC (HTTP and WebSocket),
-with funded dev accounts and ordo's contracts (OrdoRouter, Voting, Library) deployed,
+with funded dev accounts and ordo's contracts (OrdoRouter, Voting, Library, NodeRegistry, ReplicaSets) deployed,
 and print the node config's evm: section. A block is sealed every --block-time.
 The chain lives in memory: a restart starts a new chain.
 
@@ -78,6 +78,7 @@ func printEVMDev(w io.Writer, c *evmdev.Chain) {
 	fmt.Fprintf(w, "router    %s (owner: dev account 0; every dev account a submitter)\n", evmdev.AddressString(c.Router))
 	fmt.Fprintf(w, "voting    %s\n", evmdev.AddressString(c.Voting))
 	fmt.Fprintf(w, "library   %s\n", evmdev.AddressString(c.Library))
+	fmt.Fprintf(w, "nodes     %s\nreplicasets %s\n", evmdev.AddressString(c.Nodes), evmdev.AddressString(c.ReplicaSets))
 	fmt.Fprintf(w, "dev accounts (10^24 wei each; key files: raw hex, 0600):\n")
 	for i, a := range c.Accounts {
 		fmt.Fprintf(w, "  %d  %s  %s\n", i, evmdev.AddressString(a), c.KeyFiles[i])
