@@ -68,6 +68,10 @@ type Config struct {
 	// ChainArgs are more flags for `ordo devchain` (faults, seed).
 	// Defaults to none.
 	ChainArgs []string
+	// EVM runs `ordo evmdev` instead of a devchain: no group is deployed,
+	// and each node's config takes evmdev's evm: section and dev account
+	// i+1 as its only sender (evm.go). Defaults to false.
+	EVM bool
 	// ReadyTimeout bounds each wait for a process to be ready. Defaults
 	// to 60s.
 	ReadyTimeout time.Duration
@@ -166,6 +170,9 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 	c.chainURL = "http://" + chainAddr
 	args := append([]string{"devchain", "--listen", chainAddr, "--data", filepath.Join(dir, "chain"),
 		"--block-time", cfg.BlockTime.String()}, cfg.ChainArgs...)
+	if cfg.EVM {
+		args = evmdevArgs(cfg, chainAddr)
+	}
 	c.chain = c.process("chain", args...)
 	ok := false
 	defer func() {
@@ -177,7 +184,14 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 		return nil, err
 	}
 	dc := devchain.NewClient(c.chainURL, nil)
-	if err := c.waitFor(ctx, c.chain, "the devchain's head", func(ctx context.Context) (bool, string) {
+	if cfg.EVM {
+		if err := c.waitFor(ctx, c.chain, "evmdev's node config", func(context.Context) (bool, string) {
+			sec, err := c.evmSection()
+			return err == nil && sec != "", fmt.Sprint(err)
+		}); err != nil {
+			return nil, err
+		}
+	} else if err := c.waitFor(ctx, c.chain, "the devchain's head", func(ctx context.Context) (bool, string) {
 		_, err := dc.Head(ctx)
 		return err == nil, fmt.Sprint(err)
 	}); err != nil {
@@ -202,7 +216,11 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 	if len(c.members) != cfg.Nodes {
 		return nil, fmt.Errorf("procs: %s holds %d nodes, want %d", out, len(c.members), cfg.Nodes)
 	}
-	if err := c.run(ctx, "deploy", "committee", "deploy", "--out", out, "--group", cfg.Group, "--chain", c.chainURL,
+	if cfg.EVM {
+		if err := c.useEVM(); err != nil {
+			return nil, err
+		}
+	} else if err := c.run(ctx, "deploy", "committee", "deploy", "--out", out, "--group", cfg.Group, "--chain", c.chainURL,
 		"--coins", strconv.Itoa(cfg.Coins), "--amount", strconv.FormatUint(cfg.Amount, 10)); err != nil {
 		return nil, err
 	}
@@ -346,6 +364,9 @@ func (c *Committee) waitReady(ctx context.Context, i int) error {
 		return resp.StatusCode == http.StatusOK, resp.Status
 	}); err != nil {
 		return err
+	}
+	if c.cfg.EVM {
+		return nil // no group on an EVM chain
 	}
 	return c.waitFor(ctx, p, "the group "+c.cfg.Group+" indexed", func(ctx context.Context) (bool, string) {
 		pg, err := c.Peers(ctx, i)
