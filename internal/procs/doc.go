@@ -14,7 +14,12 @@
 // stopped node's data directory (a lost disk), find a group's
 // coordinator, and read a stopped node's store for audits. Config's
 // replication fields pass `ordo committee init --replication` and its
-// tunings (issue 12; TestReplicationFailoverProcs).
+// tunings (issue 12; TestReplicationFailoverProcs). With Config.EVM the
+// chain is `ordo evmdev` (or, with Config.Geth, `geth --dev` and the
+// contracts of `ordo evm deploy --voting --replication`), no group is
+// deployed, and each node's config takes the chain's evm: section and a
+// funded key of its own as its only sender (issue 27;
+// TestReplicationFailoverEVMProcs, TestReplicationFailoverGethProcs).
 //
 // Invariants:
 //   - Every process's stdout and stderr go to a log file under
@@ -23,13 +28,15 @@
 //   - Start returns a Committee only once the devchain answers, the group
 //     is deployed and minted, every node answers /readyz and every node's
 //     distributed sequencer has indexed the group (GET /v1/peers names a
-//     coordinator for it). On error, everything it started is stopped.
+//     coordinator for it); on an EVM chain, once its contracts are
+//     deployed and every node answers /readyz. On error, everything it
+//     started is stopped.
 //   - Kill waits for the process to have exited; Start(i) waits for the
 //     node to be ready again; Stop ends every process (SIGTERM, then
 //     SIGKILL after a grace period) and waits for each; a Process's
 //     ExitErr says how its last run ended (nil: status 0).
 //   - The ports are 2N consecutive loopback ports found free (gRPC on the
-//     first N, the API on the next N) and one more for the devchain, all
+//     first N, the API on the next N) and two more for the chain, all
 //     below the kernel's ephemeral port range (internal/testkit/ports), so
 //     no outgoing connection can hold one as its source port.
 package procs

@@ -72,6 +72,11 @@ type Config struct {
 	// and each node's config takes evmdev's evm: section and dev account
 	// i+1 as its only sender (evm.go). Defaults to false.
 	EVM bool
+	// Geth, with EVM, is a geth binary run as `geth --dev` instead of
+	// evmdev: the contracts deployed by `ordo evm deploy --voting
+	// --replication` from geth's dev account, a funded key per node
+	// (evm.go). Defaults to "": evmdev.
+	Geth string
 	// ReadyTimeout bounds each wait for a process to be ready. Defaults
 	// to 60s.
 	ReadyTimeout time.Duration
@@ -138,17 +143,20 @@ type Member struct {
 type Committee struct {
 	cfg      Config
 	chainURL string
-	chain    *Process
-	nodes    []*Process
-	members  []Member
-	hc       *http.Client
-	api      *http.Client // Request's: no timeout but its context's
+	// gethSection is the evm: section `ordo evm deploy` printed (geth).
+	gethSection string
+	chain       *Process
+	nodes       []*Process
+	members     []Member
+	hc          *http.Client
+	api         *http.Client // Request's: no timeout but its context's
 }
 
 // Start runs a devchain, writes a committee of cfg.Nodes with `ordo
 // committee init`, deploys cfg.Group with `ordo committee deploy`, starts
 // every `ordo serve --config` and waits until each is ready and has
-// indexed the group. On error everything started is stopped.
+// indexed the group. With cfg.EVM the chain is evmdev or geth (evm.go) and
+// no group is deployed. On error everything started is stopped.
 func Start(ctx context.Context, cfg Config) (*Committee, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
@@ -161,7 +169,7 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
 		return nil, fmt.Errorf("procs: %w", err)
 	}
-	base, err := FreePorts(2*cfg.Nodes + 1)
+	base, err := FreePorts(2*cfg.Nodes + 2) // the nodes' gRPC and API, the chain's (geth: HTTP, then WS)
 	if err != nil {
 		return nil, err
 	}
@@ -172,8 +180,15 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 		"--block-time", cfg.BlockTime.String()}, cfg.ChainArgs...)
 	if cfg.EVM {
 		args = evmdevArgs(cfg, chainAddr)
+		if cfg.Geth != "" {
+			args = gethArgs(cfg, base+2*cfg.Nodes)
+		}
 	}
 	c.chain = c.process("chain", args...)
+	if cfg.Geth != "" {
+		c.chain = NewProcess("chain", cfg.Geth, filepath.Join(dir, "logs", "chain.log"), args...)
+		c.chain.clock = cfg.Clock
+	}
 	ok := false
 	defer func() {
 		if !ok {
@@ -184,7 +199,11 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 		return nil, err
 	}
 	dc := devchain.NewClient(c.chainURL, nil)
-	if cfg.EVM {
+	if cfg.Geth != "" {
+		if err := c.deployOnGeth(ctx); err != nil {
+			return nil, err
+		}
+	} else if cfg.EVM {
 		if err := c.waitFor(ctx, c.chain, "evmdev's node config", func(context.Context) (bool, string) {
 			sec, err := c.evmSection()
 			return err == nil && sec != "", fmt.Sprint(err)

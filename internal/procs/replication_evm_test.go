@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/chain/evm/contracts"
 	"github.com/ordolabs/ordo/internal/node"
+	"github.com/ordolabs/ordo/internal/procs"
 	"github.com/ordolabs/ordo/internal/smm"
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/testkit/evmaudit"
@@ -31,6 +35,38 @@ import (
 func TestReplicationFailoverEVMProcs(t *testing.T) {
 	cfg := replConfig()
 	cfg.EVM = true
+	replicationFailoverEVM(t, cfg)
+}
+
+// TestReplicationFailoverGethProcs is the same on a real `geth --dev` (a
+// block a second), the contracts deployed by `ordo evm deploy`.
+func TestReplicationFailoverGethProcs(t *testing.T) {
+	geth := gethBinary()
+	if geth == "" {
+		t.Skip("SKIPPED: no geth binary ($ORDO_GETH, GOPATH/bin/geth or PATH); " +
+			"`go install github.com/ethereum/go-ethereum/cmd/geth@v1.17.10` builds one: this test covers replicated queues on a real go-ethereum node")
+	}
+	cfg := replConfig()
+	cfg.EVM, cfg.Geth, cfg.BlockTime = true, geth, time.Second
+	replicationFailoverEVM(t, cfg)
+}
+
+// gethBinary finds geth: $ORDO_GETH, then GOPATH/bin, then PATH.
+func gethBinary() string {
+	if p := os.Getenv("ORDO_GETH"); p != "" {
+		return p
+	}
+	if gp, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		p := filepath.Join(strings.TrimSpace(string(gp)), "bin", "geth")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	p, _ := exec.LookPath("geth")
+	return p
+}
+
+func replicationFailoverEVM(t *testing.T, cfg procs.Config) {
 	c := startCommittee(t, cfg)
 	ctx := t.Context()
 	ncfg, err := node.LoadConfig(c.Member(0).Config)
@@ -109,7 +145,9 @@ func TestReplicationFailoverEVMProcs(t *testing.T) {
 	}
 	t.Logf("set v%d on chain: primary node%d, updated by %s at block %d, %.1fs after the kill", next.Version, np+1, nodeID(next.UpdatedBy), next.Height, time.Since(killed).Seconds())
 
-	waitUntil(t, 60*time.Second, "every acknowledged intent DONE at the new primary", func() bool {
+	// One intent of the queue is in flight at a time: each waits for its
+	// block (a second on geth).
+	waitUntil(t, max(60*time.Second, time.Duration(len(in.acked))*4*cfg.BlockTime), "every acknowledged intent DONE at the new primary", func() bool {
 		for _, uid := range in.acked {
 			var got struct {
 				Transaction store.Transaction `json:"transaction"`
