@@ -13,8 +13,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
+
+	"github.com/ordolabs/ordo/apitypes"
 )
 
 // Error codes the node answers with.
@@ -67,71 +68,29 @@ type Intake struct {
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
 }
 
-// Attempt is one dispatch of a transaction.
-type Attempt struct {
-	N       int       `json:"n"`
-	Sender  string    `json:"sender"`
-	Nonce   uint64    `json:"nonce"`
-	Fee     uint64    `json:"fee,string"` // a decimal string on the wire
-	Hash    string    `json:"hash,omitempty"`
-	At      time.Time `json:"at"`
-	Outcome string    `json:"outcome,omitempty"`
-	Error   string    `json:"error,omitempty"`
-	Height  uint64    `json:"height,omitempty"`
-}
-
-// Transaction is a sequencer record.
-type Transaction struct {
-	UID            string          `json:"uid"`
-	Queue          string          `json:"queue"`
-	Type           string          `json:"type"`
-	Data           json.RawMessage `json:"data"`
-	State          string          `json:"state"`
-	Retries        int             `json:"retries"`
-	IdempotencyKey string          `json:"idempotencyKey,omitempty"`
-	Seq            int64           `json:"seq"`
-	Result         json.RawMessage `json:"result,omitempty"`
-	Error          string          `json:"error,omitempty"`
-	CreatedAt      time.Time       `json:"createdAt"`
-	UpdatedAt      time.Time       `json:"updatedAt"`
-	Attempts       []Attempt       `json:"attempts"`
-}
-
-// HistoryEntry is one state transition of a transaction.
-type HistoryEntry struct {
-	UID     string    `json:"uid"`
-	At      time.Time `json:"at"`
-	From    string    `json:"from"`
-	To      string    `json:"to"`
-	Binding string    `json:"binding,omitempty"`
-	Note    string    `json:"note,omitempty"`
-}
-
-// Queue is a queue and its binding to a sender.
-type Queue struct {
-	Name       string    `json:"name"`
-	State      string    `json:"state"`
-	Sender     string    `json:"sender,omitempty"`
-	TxUID      string    `json:"txUid,omitempty"`
-	DelayUntil time.Time `json:"delayUntil,omitzero"`
-	Deadline   uint64    `json:"deadline,omitempty"`
-	UpdatedAt  time.Time `json:"updatedAt"`
-}
-
-// QueueStats is a queue with its transaction counts by state.
-type QueueStats struct {
-	Queue  Queue          `json:"queue"`
-	Counts map[string]int `json:"counts"`
-}
-
-// Sender is a signing account of the node.
-type Sender struct {
-	ID        string    `json:"id"`
-	Worker    string    `json:"worker,omitempty"`
-	Queue     string    `json:"queue,omitempty"`
-	NextNonce uint64    `json:"nextNonce"`
-	UpdatedAt time.Time `json:"updatedAt"`
-}
+// The wire types the client reads: the node's own (package apitypes).
+type (
+	// Attempt is one dispatch of a transaction.
+	Attempt = apitypes.Attempt
+	// Transaction is a sequencer record.
+	Transaction = apitypes.Transaction
+	// TxState is a transaction's state (StateWaiting, ...).
+	TxState = apitypes.TxState
+	// HistoryEntry is one state transition of a transaction.
+	HistoryEntry = apitypes.HistoryEntry
+	// Queue is a queue and its binding to a sender.
+	Queue = apitypes.Queue
+	// QueueStats is a queue with its transaction counts by state, and its
+	// replica set when it is replicated (GET /v1/queues/{name}).
+	QueueStats = apitypes.QueueResponse
+	// Sender is a signing account of the node.
+	Sender = apitypes.Sender
+	// Cancel is an operator's cancel of a sender's stuck nonce, as the
+	// node took it: the transaction whose attempt is pending there, and
+	// what becomes of it once a no-op holds the nonce (Then: "fail" or
+	// "requeue").
+	Cancel = apitypes.CancelResponse
+)
 
 // ListOptions select transactions for List. Zero fields are left out.
 type ListOptions struct {
@@ -401,15 +360,7 @@ func (c *Client) SendMany(ctx context.Context, in []Intake) ([]SendResult, error
 			return nil, fmt.Errorf("ordo client: intent %d: %w", i, err)
 		}
 	}
-	var items []struct {
-		Status      int          `json:"status"`
-		Created     bool         `json:"created"`
-		Transaction *Transaction `json:"transaction"`
-		Error       *struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
+	var items []apitypes.BatchResult
 	if _, err := c.do(ctx, http.MethodPost, "/v1/transactions", in, &items); err != nil {
 		return nil, err
 	}
@@ -433,10 +384,7 @@ func (c *Client) SendMany(ctx context.Context, in []Intake) ([]SendResult, error
 // Get returns a transaction, with its attempts, and its history of state
 // transitions, oldest first.
 func (c *Client) Get(ctx context.Context, uid string) (Transaction, []HistoryEntry, error) {
-	var out struct {
-		Transaction Transaction    `json:"transaction"`
-		History     []HistoryEntry `json:"history"`
-	}
+	var out apitypes.TransactionResponse
 	if _, err := c.do(ctx, http.MethodGet, "/v1/transactions/"+url.PathEscape(uid), nil, &out); err != nil {
 		return Transaction{}, nil, err
 	}
@@ -463,10 +411,7 @@ func (c *Client) List(ctx context.Context, o ListOptions) ([]Transaction, string
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	var out struct {
-		Transactions []Transaction `json:"transactions"`
-		Next         string        `json:"next"`
-	}
+	var out apitypes.ListResponse
 	if _, err := c.do(ctx, http.MethodGet, path, nil, &out); err != nil {
 		return nil, "", err
 	}
@@ -488,10 +433,7 @@ func (c *Client) QueuesPage(ctx context.Context, o PageOptions) ([]Queue, string
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	var out struct {
-		Queues []Queue `json:"queues"`
-		Next   string  `json:"next"`
-	}
+	var out apitypes.QueuesResponse
 	if _, err := c.do(ctx, http.MethodGet, path, nil, &out); err != nil {
 		return nil, "", err
 	}
@@ -531,23 +473,11 @@ func (c *Client) Queue(ctx context.Context, name string) (QueueStats, error) {
 
 // Senders returns the node's senders.
 func (c *Client) Senders(ctx context.Context) ([]Sender, error) {
-	var out struct {
-		Senders []Sender `json:"senders"`
-	}
+	var out apitypes.SendersResponse
 	if _, err := c.do(ctx, http.MethodGet, "/v1/senders", nil, &out); err != nil {
 		return nil, err
 	}
 	return out.Senders, nil
-}
-
-// Cancel is an operator's cancel of a sender's stuck nonce, as the node
-// took it: the transaction whose attempt is pending there, and what
-// becomes of it once a no-op holds the nonce (Then: "fail" or "requeue").
-type Cancel struct {
-	Sender string `json:"sender"`
-	Nonce  uint64 `json:"nonce"`
-	Then   string `json:"then"`
-	UID    string `json:"uid"`
 }
 
 // CancelNonce asks the node to cancel sender's stuck nonce (admin): a
@@ -557,7 +487,7 @@ type Cancel struct {
 // pending at the nonce is an *APIError 404 nothing_to_cancel.
 func (c *Client) CancelNonce(ctx context.Context, sender string, nonce uint64, then string) (Cancel, error) {
 	var out Cancel
-	body := map[string]any{"nonce": nonce, "then": then}
+	body := apitypes.CancelRequest{Nonce: nonce, Then: then}
 	if _, err := c.do(ctx, http.MethodPost, "/v1/senders/"+url.PathEscape(sender)+"/cancel", body, &out); err != nil {
 		return Cancel{}, err
 	}
@@ -571,9 +501,7 @@ func (c *Client) Health(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var h struct {
-		Status string `json:"status"`
-	}
+	var h apitypes.HealthResponse
 	if json.Unmarshal(b, &h) == nil && h.Status != "" {
 		if status == http.StatusOK && h.Status == "ok" {
 			return nil

@@ -126,7 +126,11 @@ func TestSendMany(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = n.Close() })
+	t.Cleanup(func() {
+		if err := n.Close(); err != nil {
+			t.Errorf("closing the node: %v", err)
+		}
+	})
 	ctx := context.Background()
 	c := client.New(n.URL, nil)
 	vote := func(q, data, key string) client.Intake {

@@ -12,9 +12,13 @@
 // Code CodeUnauthenticated (401), a principal without the role the call
 // needs CodeForbidden (403).
 //
-// The types here mirror the API's JSON; they do not depend on the node's
-// internal packages. Every error the node answers is an *APIError carrying
-// the HTTP status and the API's stable code:
+// The types the client reads and writes are the node's own (aliases of
+// package apitypes, which names the types the node's handlers encode and
+// decode): they cannot drift from the server, and the OpenAPI document
+// (apispec/openapi.json) is generated from them. Intake and ProcessorSpec
+// are the client's own forms of two request bodies. Every error the node
+// answers is an *APIError carrying the HTTP status and the API's stable
+// code:
 //
 //	var ae *client.APIError
 //	if errors.As(err, &ae) && ae.Code == client.CodeTypeNotAllowed { ... }

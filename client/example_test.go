@@ -310,7 +310,7 @@ func Example_processor() {
 			return
 		}
 		if len(cbs) > 0 {
-			body, err := cbs[0].Outcome()
+			body, err := client.CallbackOutcome(cbs[0])
 			if err != nil {
 				fmt.Println(err)
 				return

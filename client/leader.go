@@ -2,11 +2,11 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
+
+	"github.com/ordolabs/ordo/apitypes"
 )
 
 // The statuses of a leader event (LeaderEvent.Status), the seed's (001)
@@ -35,60 +35,16 @@ const (
 	PhaseSent = "sent"
 )
 
-// LeaderEvent is one indexed request of the leader engine (seed 001's
-// indexer record): a workflow's RequestWalkExecution event and what became
-// of it.
-type LeaderEvent struct {
-	// ID is the event's chain cursor: unique, never reused.
-	ID int64 `json:"id"`
-	// Walk is the request's walk id, indexed once whatever cursor a reorg
-	// brings it back under.
-	Walk string `json:"walk"`
-	Tool string `json:"tool"`
-	// Digest is the hash of the transaction that emitted the request.
-	Digest string `json:"digest"`
-	// JSON is the event as the chain gave it.
-	JSON json.RawMessage `json:"json"`
-	// Height is the block that included the request.
-	Height uint64 `json:"height"`
-	// Status is LeaderQueued, LeaderActive, LeaderSuccessful or LeaderDead.
-	Status string `json:"status"`
-	// Retried counts the retriable failures (tool timeout, 5xx, refused
-	// connection) it went back to Queued after.
-	Retried int `json:"retried"`
-	// Error says why it failed (the tool's or the validator's message).
-	Error string `json:"error,omitempty"`
-	// Phase, while Active: PhaseInvoke, PhaseReport or PhaseSent.
-	Phase string `json:"phase,omitempty"`
-	// OK and Output are the result reported (or to report): the tool's
-	// output, or the failure's message when not OK.
-	OK     bool            `json:"ok"`
-	Output json.RawMessage `json:"output,omitempty"`
-	// Channel is the channel its result went over (-1 before).
-	Channel int `json:"channel"`
-	// ResultUID is the sequencer record of the result transaction
-	// (Client.Get reads it).
-	ResultUID string `json:"resultUid,omitempty"`
-	// Reports counts the result transactions handed to the sequencer.
-	Reports   int       `json:"reports"`
-	ActiveAt  time.Time `json:"activeAt,omitzero"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
-}
-
-// LeaderChannel is one of the leader's channels: one per leader cap, its
-// results sent by the account holding the cap.
-type LeaderChannel struct {
-	Index   int    `json:"index"`
-	Account string `json:"account"`
-	// BlockedUntil is set after a result transaction of the channel failed
-	// on chain (for leader.blockFor, 24h by default); Blocked says whether
-	// that time is still ahead.
-	BlockedUntil time.Time `json:"blockedUntil,omitzero"`
-	Blocked      bool      `json:"blocked"`
-	LastError    string    `json:"lastError,omitempty"`
-	UpdatedAt    time.Time `json:"updatedAt"`
-}
+// The wire types of the leader's routes: the node's own (package
+// apitypes).
+type (
+	// LeaderEvent is an on-chain request the leader indexed, and its
+	// progress (Status, Phase, the tool's answer, the result sent back).
+	LeaderEvent = apitypes.LeaderEvent
+	// LeaderChannel is one of the leader's channels: an account that sends
+	// results back on chain, and whether it is blocked.
+	LeaderChannel = apitypes.ChannelView
+)
 
 // LeaderEventsOptions selects leader events: Status (empty: any), IDs
 // above After, at most Limit (1-1000; 0 means the node's default, 100), in
@@ -126,10 +82,7 @@ func (c *Client) LeaderEvents(ctx context.Context, o LeaderEventsOptions) ([]Lea
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	var out struct {
-		Events []LeaderEvent `json:"events"`
-		Next   int64         `json:"next"`
-	}
+	var out apitypes.EventsPage
 	if _, err := c.do(ctx, http.MethodGet, path, nil, &out); err != nil {
 		return nil, 0, err
 	}

@@ -121,7 +121,8 @@ func TestLeaderClient(t *testing.T) {
 	count := map[string][]string{}
 	var ids []int64
 	for _, w := range []string{"w-add", "w-pow", "w-mul"} {
-		count[byWalk[w].Status] = append(count[byWalk[w].Status], w)
+		st := string(byWalk[w].Status)
+		count[st] = append(count[st], w)
 	}
 	for _, e := range byWalk {
 		ids = append(ids, e.ID)
@@ -134,7 +135,7 @@ func TestLeaderClient(t *testing.T) {
 		}
 		var got []string
 		for _, e := range evs {
-			if e.Status != st {
+			if string(e.Status) != st {
 				t.Errorf("status %s listed %+v", st, e)
 			}
 			got = append(got, e.Walk)

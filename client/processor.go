@@ -1,15 +1,15 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/ordolabs/ordo/apitypes"
 )
 
 // Error codes of the processor's routes, beyond the sequencer's.
@@ -99,298 +99,74 @@ type ProcessorSpec struct {
 // MarshalJSON writes the body of POST /v1/processors (AutoTick as a
 // duration string such as "1s").
 func (s ProcessorSpec) MarshalJSON() ([]byte, error) {
-	w := struct {
-		Name        string `json:"name"`
-		Owner       string `json:"owner,omitempty"`
-		CallbackURL string `json:"callbackURL,omitempty"`
-		AutoTick    string `json:"autoTick,omitempty"`
-		Lanes       int    `json:"lanes,omitempty"`
-	}{Name: s.Name, Owner: s.Owner, CallbackURL: s.CallbackURL, Lanes: s.Lanes}
+	w := apitypes.CreateSpec{Name: s.Name, Owner: s.Owner, CallbackURL: s.CallbackURL, Lanes: s.Lanes}
 	if s.AutoTick != 0 {
 		w.AutoTick = s.AutoTick.String()
 	}
 	return json.Marshal(w)
 }
 
-// Processor is a processor as the node keeps it.
-type Processor struct {
-	Name        string        `json:"name"`
-	Owner       string        `json:"owner"`
-	CallbackURL string        `json:"callbackURL,omitempty"`
-	AutoTick    time.Duration `json:"autoTick,omitempty"`
-	Lanes       int           `json:"lanes"`
-	Paused      bool          `json:"paused"`
-	// NextID numbers the batch ids the processor assigns ("auto-<n>").
-	NextID int64 `json:"nextId"`
-	// NextCallback is the Seq of the processor's next callback.
-	NextCallback int64     `json:"nextCallback"`
-	CreatedAt    time.Time `json:"createdAt"`
-	UpdatedAt    time.Time `json:"updatedAt"`
-}
+// The wire types of the processors' routes: the node's own (package
+// apitypes).
+type (
+	// Processor is a processor as the node keeps it.
+	Processor = apitypes.Processor
+	// ProcessorCounts are a processor's batches by state and its
+	// callbacks by state.
+	ProcessorCounts = apitypes.ProcCounts
+	// ProcessorView is a processor and its counts.
+	ProcessorView = apitypes.ProcessorView
+	// Msg is one contract call of a batch.
+	Msg = apitypes.Msg
+	// RetryTimes is how many times a unit is retried: "indefinitely" or
+	// {"amount": n} on the wire.
+	RetryTimes = apitypes.RetryTimes
+	// RetryInterval is the wait between retries: {"blocks": b} or
+	// {"duration": "30s"} on the wire.
+	RetryInterval = apitypes.RetryInterval
+	// RetryLogic is how often and how far apart a unit is retried.
+	RetryLogic = apitypes.RetryLogic
+	// CallbackConfirmation names the contract whose confirmation an
+	// action waits for (Confirm).
+	CallbackConfirmation = apitypes.CallbackConfirmation
+	// Action is one action of a batch.
+	Action = apitypes.Action
+	// AtomicConfig runs a batch's actions all or none.
+	AtomicConfig = apitypes.AtomicConfig
+	// NonAtomicConfig runs a batch's actions one by one.
+	NonAtomicConfig = apitypes.NonAtomicConfig
+	// ActionsConfig is a batch's atomic or non-atomic actions.
+	ActionsConfig = apitypes.ActionsConfig
+	// Expiration is when a batch expires: a height, a time, or both.
+	Expiration = apitypes.Expiration
+	// BatchSpec is a batch as AddBatch sends it.
+	BatchSpec = apitypes.BatchSpec
+	// Priority is a processor queue's priority (PriorityHigh,
+	// PriorityMedium).
+	Priority = apitypes.Priority
+	// AddResult is where an added batch went.
+	AddResult = apitypes.AddResult
+	// TickResult is what a tick did.
+	TickResult = apitypes.TickResult
+	// RemoveResult is the batch RemoveBatch took out (it ends
+	// RemovedByOwner).
+	RemoveResult = apitypes.RemoveResult
+	// ConfirmResult answers Confirm.
+	ConfirmResult = apitypes.ConfirmResult
+	// BatchRecord is a batch as the node keeps it (QueueBatches, Batch).
+	BatchRecord = apitypes.ProcBatch
+	// BatchOutcome is a batch's end.
+	BatchOutcome = apitypes.Outcome
+	// CallbackBody is what a callback carries: the JSON body POSTed to
+	// the processor's callback URL (with the header Idempotency-Key: Key),
+	// and Callback.Body.
+	CallbackBody = apitypes.CallbackBody
+	// Callback is one batch outcome and the state of its delivery.
+	Callback = apitypes.Callback
+)
 
-// ProcessorCounts counts a processor's batches and callbacks.
-type ProcessorCounts struct {
-	// Queued by priority (PriorityHigh, PriorityMedium).
-	Queued    map[string]int `json:"queued"`
-	Executing int            `json:"executing"`
-	// Pending batches wait for a callback confirmation.
-	Pending int `json:"pending"`
-	Done    int `json:"done"`
-	// Callbacks by delivery state (CallbackPending, ...).
-	Callbacks map[string]int `json:"callbacks"`
-}
-
-// ProcessorView is a processor with its counts (GET /v1/processors/{name}).
-type ProcessorView struct {
-	Processor Processor       `json:"processor"`
-	Counts    ProcessorCounts `json:"counts"`
-}
-
-// Msg is one message of a batch: a contract call.
-type Msg struct {
-	Contract string          `json:"contract"`
-	Method   string          `json:"method"`
-	Args     json.RawMessage `json:"args,omitempty"`
-}
-
-// RetryTimes is how many times a failed unit is retried: Indefinitely,
-// or Amount more times (Amount n gives n+1 attempts, as Valence counts).
-// In JSON: "indefinitely" or {"amount": n}.
-type RetryTimes struct {
-	Indefinitely bool
-	Amount       int
-}
-
-// MarshalJSON writes "indefinitely" or {"amount": n}.
-func (t RetryTimes) MarshalJSON() ([]byte, error) {
-	if t.Indefinitely {
-		return []byte(`"indefinitely"`), nil
-	}
-	return []byte(`{"amount":` + strconv.Itoa(t.Amount) + `}`), nil
-}
-
-// UnmarshalJSON reads "indefinitely" or {"amount": n}.
-func (t *RetryTimes) UnmarshalJSON(b []byte) error {
-	if bytes.Equal(bytes.TrimSpace(b), []byte(`"indefinitely"`)) {
-		*t = RetryTimes{Indefinitely: true}
-		return nil
-	}
-	var a struct {
-		Amount *int `json:"amount"`
-	}
-	if err := json.Unmarshal(b, &a); err != nil || a.Amount == nil {
-		return errors.New(`times must be "indefinitely" or {"amount": n}`)
-	}
-	*t = RetryTimes{Amount: *a.Amount}
-	return nil
-}
-
-// RetryInterval is how long a failed unit cools down before a tick may run
-// it again: Blocks on the chain, or a Duration (Blocks wins when both are
-// set). In JSON: {"blocks": b} or {"duration": "30s"}.
-type RetryInterval struct {
-	Blocks   uint64
-	Duration time.Duration
-}
-
-// MarshalJSON writes {"blocks": b} or {"duration": "…"}.
-func (iv RetryInterval) MarshalJSON() ([]byte, error) {
-	if iv.Blocks > 0 {
-		return []byte(`{"blocks":` + strconv.FormatUint(iv.Blocks, 10) + `}`), nil
-	}
-	return json.Marshal(map[string]string{"duration": iv.Duration.String()})
-}
-
-// UnmarshalJSON reads {"blocks": b} or {"duration": "30s"}.
-func (iv *RetryInterval) UnmarshalJSON(b []byte) error {
-	var a struct {
-		Blocks   *uint64 `json:"blocks"`
-		Duration *string `json:"duration"`
-	}
-	if err := json.Unmarshal(b, &a); err != nil || (a.Blocks == nil) == (a.Duration == nil) {
-		return errors.New(`interval must be {"blocks": b} or {"duration": "30s"}`)
-	}
-	if a.Blocks != nil {
-		*iv = RetryInterval{Blocks: *a.Blocks}
-		return nil
-	}
-	d, err := time.ParseDuration(*a.Duration)
-	if err != nil {
-		return fmt.Errorf("interval: duration: %w", err)
-	}
-	*iv = RetryInterval{Duration: d}
-	return nil
-}
-
-// RetryLogic is how a failed atomic batch or non-atomic action is retried.
-// Without one, a unit gets one attempt.
-type RetryLogic struct {
-	Times    RetryTimes    `json:"times"`
-	Interval RetryInterval `json:"interval"`
-}
-
-// CallbackConfirmation makes a non-atomic action wait, after its
-// transaction succeeded, for a confirmation of its execution id: from the
-// owner (Confirm) or a CallbackConfirmation event emitted by Contract.
-type CallbackConfirmation struct {
-	Contract string `json:"contract"`
-}
-
-// Action authorizes one message: the contract it may call (empty: the
-// message's own) and, in a non-atomic batch only, its retry logic and
-// callback confirmation.
-type Action struct {
-	Contract             string                `json:"contract,omitempty"`
-	RetryLogic           *RetryLogic           `json:"retryLogic,omitempty"`
-	CallbackConfirmation *CallbackConfirmation `json:"callbackConfirmation,omitempty"`
-}
-
-// AtomicConfig executes every message in one transaction, all or none,
-// retried as a whole.
-type AtomicConfig struct {
-	Actions    []Action    `json:"actions"`
-	RetryLogic *RetryLogic `json:"retryLogic,omitempty"`
-}
-
-// NonAtomicConfig executes one message per tick, each retried on its own.
-type NonAtomicConfig struct {
-	Actions []Action `json:"actions"`
-}
-
-// ActionsConfig is exactly one of Atomic and NonAtomic, with one action
-// per message.
-type ActionsConfig struct {
-	Atomic    *AtomicConfig    `json:"atomic,omitempty"`
-	NonAtomic *NonAtomicConfig `json:"nonAtomic,omitempty"`
-}
-
-// Expiration ends a batch still queued at a block Height or a Time
-// (whichever comes first) with the outcome Expired.
-type Expiration struct {
-	Height uint64    `json:"height,omitempty"`
-	Time   time.Time `json:"time,omitzero"`
-}
-
-// BatchSpec is a message batch as its owner adds it (AddBatch).
-type BatchSpec struct {
-	// ID is unique per processor for ever; empty asks the processor to
-	// assign one ("auto-<n>").
-	ID            string        `json:"id,omitempty"`
-	Msgs          []Msg         `json:"msgs"`
-	ActionsConfig ActionsConfig `json:"actionsConfig"`
-	// Priority is PriorityHigh or PriorityMedium.
-	Priority   string      `json:"priority"`
-	Expiration *Expiration `json:"expiration,omitempty"`
-	// Position, when set, inserts the batch at that index of its queue
-	// (0 is the front) instead of at the back.
-	Position *int `json:"position,omitempty"`
-}
-
-// AddResult is where an added batch went.
-type AddResult struct {
-	ID       string `json:"id"`
-	Priority string `json:"priority"`
-	Position int    `json:"position"`
-}
-
-// TickResult is what a tick did.
-type TickResult struct {
-	// Outcome is TickNoMessages, TickPaused, TickRotated, TickExpired or
-	// TickStarted.
-	Outcome  string `json:"outcome"`
-	BatchID  string `json:"batchId,omitempty"`
-	Priority string `json:"priority,omitempty"`
-	// Action is the non-atomic action started.
-	Action *int `json:"action,omitempty"`
-	// ExecutionID is the execution started
-	// (<processor>/<batch>/<unit>/<attempt>), the id a callback
-	// confirmation names; Attempt its attempt number for its unit (1 is the
-	// first).
-	ExecutionID string `json:"executionId,omitempty"`
-	Attempt     int    `json:"attempt,omitempty"`
-}
-
-// RemoveResult is the batch RemoveBatch took out (it ends RemovedByOwner).
-type RemoveResult struct {
-	ID       string `json:"id"`
-	Priority string `json:"priority"`
-	Position int    `json:"position"`
-}
-
-// ConfirmResult answers Confirm.
-type ConfirmResult struct {
-	ExecutionID string `json:"executionId"`
-	BatchID     string `json:"batchId"`
-	Success     bool   `json:"success"`
-}
-
-// BatchRecord is a batch as the node keeps it (QueueBatches, Batch).
-type BatchRecord struct {
-	Processor string `json:"processor"`
-	ID        string `json:"id"`
-	Priority  string `json:"priority"`
-	// State is BatchQueued, BatchExecuting, BatchPending or BatchDone
-	// (every batch QueueBatches returns is queued).
-	State string `json:"state"`
-	// Key orders a queue's batches: ascending Key is queue order.
-	Key int64 `json:"key"`
-	// Body is the batch and its retry state as the node keeps them: its
-	// "spec" (the BatchSpec), "next" (a non-atomic batch's next action),
-	// "tries" (failed attempts of the current unit), "lastError", the
-	// execution in flight and, once ended, its "outcome".
-	Body      json.RawMessage `json:"body"`
-	CreatedAt time.Time       `json:"createdAt"`
-	UpdatedAt time.Time       `json:"updatedAt"`
-}
-
-// BatchOutcome is a batch's end.
-type BatchOutcome struct {
-	// Status is StatusExecuted, StatusRejected, StatusPartiallyExecuted,
-	// StatusExpired or StatusRemovedByOwner.
-	Status string `json:"status"`
-	// Executed is how many actions were executed
-	// (PartiallyExecuted(n)).
-	Executed int    `json:"executed"`
-	Error    string `json:"error,omitempty"`
-}
-
-// CallbackBody is what a callback carries: the JSON body POSTed to the
-// processor's callback URL (with the header Idempotency-Key: Key), and
-// Callback.Body.
-type CallbackBody struct {
-	Processor string       `json:"processor"`
-	BatchID   string       `json:"batchId"`
-	Key       string       `json:"key"`
-	Outcome   BatchOutcome `json:"outcome"`
-	// Executions counts the executions the batch started (every attempt
-	// of every unit); LastExecution is the id of the last one.
-	Executions    int       `json:"executions"`
-	LastExecution string    `json:"lastExecution,omitempty"`
-	At            time.Time `json:"at"`
-}
-
-// Callback is one batch outcome and the state of its delivery.
-type Callback struct {
-	Processor string `json:"processor"`
-	// Seq numbers a processor's callbacks from 1, in the order of outcomes.
-	Seq     int64  `json:"seq"`
-	BatchID string `json:"batchId"`
-	// Key is the Idempotency-Key the receiver sees, <processor>/<batch>:
-	// one per batch outcome.
-	Key string `json:"key"`
-	// Body is the outcome as delivered (see Outcome).
-	Body json.RawMessage `json:"body"`
-	// State is CallbackPending, CallbackDelivered or CallbackStored.
-	State       string    `json:"state"`
-	Attempts    int       `json:"attempts"`
-	NextAt      time.Time `json:"nextAt,omitzero"`
-	LastError   string    `json:"lastError,omitempty"`
-	DeliveredAt time.Time `json:"deliveredAt,omitzero"`
-	CreatedAt   time.Time `json:"createdAt"`
-}
-
-// Outcome decodes the callback's Body.
-func (cb Callback) Outcome() (CallbackBody, error) {
+// CallbackOutcome decodes a callback's Body.
+func CallbackOutcome(cb Callback) (CallbackBody, error) {
 	var b CallbackBody
 	if err := json.Unmarshal(cb.Body, &b); err != nil {
 		return CallbackBody{}, fmt.Errorf("ordo client: callback %d of %q: %w", cb.Seq, cb.Processor, err)
@@ -495,9 +271,7 @@ func (c *Client) QueueBatches(ctx context.Context, processor, priority string, o
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	var out struct {
-		Batches []BatchRecord `json:"batches"`
-	}
+	var out apitypes.BatchesPage
 	if _, err := c.do(ctx, http.MethodGet, path, nil, &out); err != nil {
 		return nil, err
 	}
@@ -519,10 +293,7 @@ func (c *Client) Callbacks(ctx context.Context, processor string, after int64, l
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	var out struct {
-		Callbacks []Callback `json:"callbacks"`
-		Next      int64      `json:"next"`
-	}
+	var out apitypes.CallbacksPage
 	if _, err := c.do(ctx, http.MethodGet, path, nil, &out); err != nil {
 		return nil, 0, err
 	}
@@ -530,13 +301,10 @@ func (c *Client) Callbacks(ctx context.Context, processor string, after int64, l
 }
 
 // Confirm delivers the callback confirmation of an execution waiting for
-// one (TickResult.ExecutionID); a failure counts as a failed attempt of
+// one (TickResult.Exec); a failure counts as a failed attempt of
 // its action.
 func (c *Client) Confirm(ctx context.Context, processor, executionID string, success bool) (ConfirmResult, error) {
-	body := struct {
-		ExecutionID string `json:"executionId"`
-		Success     bool   `json:"success"`
-	}{executionID, success}
+	body := apitypes.ConfirmRequest{ExecutionID: executionID, Success: &success}
 	var r ConfirmResult
 	if _, err := c.do(ctx, http.MethodPost, procPath(processor, "confirmations"), body, &r); err != nil {
 		return ConfirmResult{}, err

@@ -26,7 +26,11 @@ func startProcNode(t *testing.T, opts apitest.Options) *apitest.Node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = n.Close() })
+	t.Cleanup(func() {
+		if err := n.Close(); err != nil {
+			t.Errorf("closing the node: %v", err)
+		}
+	})
 	select {
 	case <-n.Proc.Started():
 	case <-time.After(30 * time.Second):
@@ -156,11 +160,11 @@ func TestProcessorClient(t *testing.T) {
 	_, err = c.AddBatch(ctx, "p1", bad)
 	wantAPIError(t, "AddBatch with a bad priority", err, 422, client.CodeInvalid, "priority")
 	cb, started := tickUntilCallback(t, ctx, c, "p1", "b1")
-	body, err := cb.Outcome()
-	if err != nil || body.Outcome.Status != client.StatusExecuted || body.Key != "p1/b1" || body.Executions != 3 || body.LastExecution != started[len(started)-1].ExecutionID || cb.Key != "p1/b1" || cb.State != client.CallbackStored || cb.Seq != 1 {
+	body, err := client.CallbackOutcome(cb)
+	if err != nil || body.Outcome.Status != client.StatusExecuted || body.Key != "p1/b1" || body.Executions != 3 || body.LastExecution != started[len(started)-1].Exec || cb.Key != "p1/b1" || cb.State != client.CallbackStored || cb.Seq != 1 {
 		t.Fatalf("callback %+v, body %+v, %v", cb, body, err)
 	}
-	if len(started) != 3 || started[2].Attempt != 3 || started[0].BatchID != "b1" || !strings.HasPrefix(started[0].ExecutionID, "p1/b1/") {
+	if len(started) != 3 || started[2].Attempt != 3 || started[0].BatchID != "b1" || !strings.HasPrefix(started[0].Exec, "p1/b1/") {
 		t.Fatalf("ticks that started: %+v", started)
 	}
 
@@ -215,7 +219,7 @@ func TestProcessorClient(t *testing.T) {
 	if err != nil || len(cbs) != 1 || cbs[0].BatchID != "m1" || next != 2 {
 		t.Fatalf("Callbacks after 1: %+v %d %v", cbs, next, err)
 	}
-	if body, err := cbs[0].Outcome(); err != nil || body.Outcome.Status != client.StatusRemovedByOwner {
+	if body, err := client.CallbackOutcome(cbs[0]); err != nil || body.Outcome.Status != client.StatusRemovedByOwner {
 		t.Fatalf("removed: %+v %v", body, err)
 	}
 	if cbs, next, err := c.Callbacks(ctx, "p1", 2, 0); err != nil || len(cbs) != 0 || next != 2 {
@@ -245,11 +249,11 @@ func TestProcessorClient(t *testing.T) {
 	})
 	_, err = c.Confirm(ctx, "p1", "p1/nope/0/1", true)
 	wantAPIError(t, "Confirm of an unknown execution", err, 404, client.CodeNotFound, "awaits a confirmation")
-	if cr, err := c.Confirm(ctx, "p1", r.ExecutionID, true); err != nil || cr != (client.ConfirmResult{ExecutionID: r.ExecutionID, BatchID: "n1", Success: true}) {
+	if cr, err := c.Confirm(ctx, "p1", r.Exec, true); err != nil || cr != (client.ConfirmResult{Exec: r.Exec, BatchID: "n1", Success: true}) {
 		t.Fatalf("Confirm: %+v %v", cr, err)
 	}
 	cb, _ = tickUntilCallback(t, ctx, c, "p1", "n1")
-	if body, err := cb.Outcome(); err != nil || body.Outcome.Status != client.StatusExecuted || body.Outcome.Executed != 1 {
+	if body, err := client.CallbackOutcome(cb); err != nil || body.Outcome.Status != client.StatusExecuted || body.Outcome.Executed != 1 {
 		t.Fatalf("n1: %+v %v", body, err)
 	}
 	if r, err := c.Tick(ctx, "p1"); err != nil || r.Outcome != client.TickNoMessages {
@@ -326,7 +330,7 @@ func TestProcessorClientRequests(t *testing.T) {
 	_, _ = c.Confirm(ctx, "p", "p/b/0/1", false)
 	_ = c.Resume(ctx, "p")
 	want := []req{
-		{"POST", "/v1/processors", "", `{"name":"p","autoTick":"1.5s"}`},
+		{"POST", "/v1/processors", "", `{"name":"p","owner":"","autoTick":"1.5s"}`},
 		{"POST", "/v1/processors/a%2Fb/batches", "", `{"msgs":[{"contract":"c","method":"m"}],"actionsConfig":{"nonAtomic":{"actions":[{"retryLogic":{"times":"indefinitely","interval":{"duration":"30s"}}}]}},"priority":"high"}`},
 		{"GET", "/v1/processors/a%2Fb/queues/medium", "limit=5&offset=2", ""},
 		{"GET", "/v1/processors/p/callbacks", "after=7&limit=3", ""},

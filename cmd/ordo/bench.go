@@ -228,6 +228,7 @@ the blocks between a request's inclusion and its result's.`,
 	lc.Flags().IntVar(&o.Requesters, "requesters", 8, "accounts emitting the requests")
 	lc.Flags().IntVar(&o.Capacity, "capacity", 0, "the node's leader.capacity (default: --requests, every request in the run queue as it is indexed)")
 	lc.Flags().DurationVar(&o.BlockTime, "block-time", 100*time.Millisecond, "devchain block time")
+	lc.Flags().StringVar(&o.Chain, "chain", "devchain", "devchain (standalone, over HTTP), or evm: an in-process simulated EVM chain (its Workflow and ToolRegistry; --channels + --requesters at most 999)")
 	lc.Flags().BoolVarP(&quiet, "quiet", "q", false, "only the final line")
 	return lc
 }

@@ -169,6 +169,7 @@ func demoSummary(ctx context.Context, n *node.Node, fromHeight uint64, took time
 				done++
 			case store.Failed:
 				failed++
+			default: // waiting, in revision or retrying: not ended
 			}
 			after = t.Seq
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // block is a block at height h holding txs (memo, outcome), linked to the
@@ -130,7 +131,7 @@ func TestLinked(t *testing.T) {
 // The demo with periodic reorgs ends with every DONE applied exactly once:
 // its audit passes (a failed audit is an error).
 func TestDemoWithReorgsPassesItsAudit(t *testing.T) {
-	if testing.Short() {
+	if !testkit.Long() {
 		t.Skip("runs the demo with reorgs for a few seconds")
 	}
 	cmd := demoCommand()
@@ -149,7 +150,7 @@ func TestDemoWithReorgsPassesItsAudit(t *testing.T) {
 // passing: every DONE applied exactly once through the router, read from
 // the chain's receipts.
 func TestDemoOnEVMPassesItsAudit(t *testing.T) {
-	if testing.Short() {
+	if !testkit.Long() {
 		t.Skip("runs the demo on a simulated EVM chain for a few seconds")
 	}
 	cmd := demoCommand()

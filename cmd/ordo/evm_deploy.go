@@ -32,19 +32,23 @@ func evmCommand() *cobra.Command {
 
 func evmDeployCommand() *cobra.Command {
 	var (
-		url, keyFile, passwordFile   string
-		submitters                   []string
-		voting, library, replication bool
-		chainID                      uint64
-		timeout                      time.Duration
+		url, keyFile, passwordFile string
+		submitters                 []string
+		voting, library            bool
+		leader, replication        bool
+		leaderCaps                 []string
+		chainID                    uint64
+		timeout                    time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "deploy --url URL --key-file FILE [--submitter 0x…]... [--voting] [--library] [--replication]",
+		Use:   "deploy --url URL --key-file FILE [--submitter 0x…]... [--voting] [--library] [--leader [--leader-cap 0x…]...] [--replication]",
 		Short: "Deploy ordo's contracts (OrdoRouter, and Voting, Library) to an EVM chain and print the node config's evm: section",
-		Long: `Deploy OrdoRouter (and Voting with --voting, Library with --library) from the account of --key-file,
+		Long: `Deploy OrdoRouter (and Voting with --voting, Library with --library, Workflow and ToolRegistry with --leader)
+from the account of --key-file,
 which becomes the router's owner and a submitter, authorize each --submitter,
 wait for the receipts, check the code is on chain, and print the addresses and
-the node config's evm: section. Fees are the chain's suggested ones.
+the node config's evm: section. The deployer is the workflow's admin; each
+--leader-cap account is granted one leader cap. Fees are the chain's suggested ones.
 
 --key-file is a raw key file (64 hex digits) or a Web3 Secret Storage keystore
 file (geth's), whose password is the first line of --password-file or else
@@ -59,6 +63,16 @@ $ORDO_EVM_PASSWORD.`,
 				}
 				subs = append(subs, common.HexToAddress(s))
 			}
+			var caps []common.Address
+			for _, s := range leaderCaps {
+				if !common.IsHexAddress(s) || !strings.HasPrefix(s, "0x") {
+					return fmt.Errorf("--leader-cap %q: want 0x and 40 hex digits", s)
+				}
+				caps = append(caps, common.HexToAddress(s))
+			}
+			if len(caps) > 0 && !leader {
+				return errors.New("--leader-cap grants a cap on the workflow --leader deploys: add --leader")
+			}
 			key, err := readEVMKey(keyFile, passwordFile)
 			if err != nil {
 				return err
@@ -68,7 +82,7 @@ $ORDO_EVM_PASSWORD.`,
 				return fmt.Errorf("--url %s: %w", url, err)
 			}
 			defer cl.Close()
-			d, err := evmdev.Deploy(ctx, cl, evmdev.DeployConfig{Key: key, Submitters: subs, Voting: voting, Library: library, Replication: replication, ChainID: chainID, Timeout: timeout})
+			d, err := evmdev.Deploy(ctx, cl, evmdev.DeployConfig{Key: key, Submitters: subs, Voting: voting, Library: library, Leader: leader, LeaderCaps: caps, Replication: replication, ChainID: chainID, Timeout: timeout})
 			if err != nil {
 				return err
 			}
@@ -82,13 +96,20 @@ $ORDO_EVM_PASSWORD.`,
 			if library {
 				fmt.Fprintf(w, "library   %s\n", evmdev.AddressString(d.Library))
 			}
+			if leader {
+				fmt.Fprintf(w, "workflow  %s (admin: the owner)\n", evmdev.AddressString(d.Workflow))
+				fmt.Fprintf(w, "registry  %s\n", evmdev.AddressString(d.Registry))
+				for _, a := range caps {
+					fmt.Fprintf(w, "leader    %s (one cap)\n", evmdev.AddressString(a))
+				}
+			}
 			if replication {
 				fmt.Fprintf(w, "nodes     %s\nreplicasets %s\n", evmdev.AddressString(d.Nodes), evmdev.AddressString(d.ReplicaSets))
 			}
 			for _, s := range d.Submitters {
 				fmt.Fprintf(w, "submitter %s\n", evmdev.AddressString(s))
 			}
-			fmt.Fprintf(w, "\nnode config:\n%s", evmdev.ConfigYAML([]string{url}, d.ChainID, d.Router, d.Voting, d.Library, d.ReplicationContracts()...))
+			fmt.Fprintf(w, "\nnode config:\n%s", evmdev.ConfigYAML([]string{url}, d.ChainID, d.Router, d.Voting, d.Library, append(d.LeaderContracts(), d.ReplicationContracts()...)...))
 			return nil
 		},
 	}
@@ -98,6 +119,8 @@ $ORDO_EVM_PASSWORD.`,
 	cmd.Flags().StringArrayVar(&submitters, "submitter", nil, "an account the router authorizes besides the deployer (repeatable)")
 	cmd.Flags().BoolVar(&voting, "voting", false, "also deploy Voting, the demo's contract")
 	cmd.Flags().BoolVar(&library, "library", false, "also deploy Library, the processor's test target (methods that fail on demand)")
+	cmd.Flags().BoolVar(&leader, "leader", false, "also deploy Workflow and ToolRegistry, the leader's contracts (the deployer is the workflow's admin)")
+	cmd.Flags().StringArrayVar(&leaderCaps, "leader-cap", nil, "with --leader: an account granted one leader cap (repeatable)")
 	cmd.Flags().BoolVar(&replication, "replication", false, "also deploy NodeRegistry and ReplicaSets, replicated queues' contracts")
 	cmd.Flags().Uint64Var(&chainID, "chain-id", 0, "refuse a chain whose id is not this one (0: any)")
 	cmd.Flags().DurationVar(&timeout, "timeout", evmdev.DefaultDeployTimeout, "how long to wait for the deployments to be mined")

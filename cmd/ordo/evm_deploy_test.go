@@ -53,7 +53,7 @@ func TestEVMDeployCommand(t *testing.T) {
 		deployer common.Address
 		voting   bool
 	}{
-		{"raw key file", []string{"--key-file", c.KeyFiles[1], "--submitter", sub, "--voting", "--library"}, "", c.Accounts[1], true},
+		{"raw key file", []string{"--key-file", c.KeyFiles[1], "--submitter", sub, "--voting", "--library", "--leader", "--leader-cap", sub}, "", c.Accounts[1], true},
 		{"keystore file", []string{"--key-file", acct.URL.Path, "--password-file", pwFile, "--submitter", sub, "--chain-id", "1337"}, "", c.Accounts[2], false},
 		{"keystore file, password from the environment", []string{"--key-file", acct.URL.Path, "--submitter", sub}, "s3cret", c.Accounts[2], false},
 	} {
@@ -97,6 +97,18 @@ func TestEVMDeployCommand(t *testing.T) {
 				if r, err := voting.UnpackTrustedRouter(res); err != nil || r != addr {
 					t.Errorf("Voting trusts %s, %v; want the router %s", r.Hex(), err, addr.Hex())
 				}
+				// --leader: the workflow, its admin the deployer, sub's one cap.
+				wf := contracts.NewWorkflow()
+				wm := regexp.MustCompile(`workflow: \{address: "(0x[0-9a-f]{40})", abi: Workflow\}`).FindStringSubmatch(out.String())
+				if wm == nil || !strings.Contains(out.String(), "abi: ToolRegistry}") {
+					t.Fatalf("no workflow or registry in the config:\n%s", out.String())
+				}
+				if a := contractValue(t, cl, common.HexToAddress(wm[1]), wf.PackAdmin(), wf.UnpackAdmin); a != tc.deployer {
+					t.Errorf("the workflow's admin %s, want the deployer", a.Hex())
+				}
+				if n := contractValue(t, cl, common.HexToAddress(wm[1]), wf.PackCaps(common.HexToAddress(sub)), wf.UnpackCaps); n.Uint64() != 1 {
+					t.Errorf("caps of --leader-cap %s: %d, want 1", sub, n)
+				}
 			}
 		})
 	}
@@ -134,4 +146,18 @@ func TestEVMDeployCommandRefuses(t *testing.T) {
 
 func callTo(to common.Address, data []byte) ethereum.CallMsg {
 	return ethereum.CallMsg{To: &to, Data: data}
+}
+
+// contractValue reads one value of a contract over JSON-RPC.
+func contractValue[T any](t *testing.T, cl *ethclient.Client, to common.Address, data []byte, unpack func([]byte) (T, error)) T {
+	t.Helper()
+	out, err := cl.CallContract(t.Context(), ethereum.CallMsg{To: &to, Data: data}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := unpack(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -78,6 +78,8 @@ func printEVMDev(w io.Writer, c *evmdev.Chain) {
 	fmt.Fprintf(w, "router    %s (owner: dev account 0; every dev account a submitter)\n", evmdev.AddressString(c.Router))
 	fmt.Fprintf(w, "voting    %s\n", evmdev.AddressString(c.Voting))
 	fmt.Fprintf(w, "library   %s\n", evmdev.AddressString(c.Library))
+	fmt.Fprintf(w, "workflow  %s (admin: dev account 0; every other dev account holds one leader cap)\n", evmdev.AddressString(c.Workflow))
+	fmt.Fprintf(w, "registry  %s\n", evmdev.AddressString(c.Registry))
 	fmt.Fprintf(w, "nodes     %s\nreplicasets %s\n", evmdev.AddressString(c.Nodes), evmdev.AddressString(c.ReplicaSets))
 	fmt.Fprintf(w, "dev accounts (10^24 wei each; key files: raw hex, 0600):\n")
 	for i, a := range c.Accounts {

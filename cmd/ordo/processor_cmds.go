@@ -110,10 +110,10 @@ or "actionsConfig": {"nonAtomic": {"actions": [{"retryLogic": ..., "callbackConf
 				return nil, err
 			}
 			switch {
-			case priority != "" && b.Priority != "" && b.Priority != priority:
+			case priority != "" && b.Priority != "" && string(b.Priority) != priority:
 				return nil, fmt.Errorf("--priority %s, but the batch says %q", priority, b.Priority)
 			case priority != "":
-				b.Priority = priority
+				b.Priority = client.Priority(priority)
 			case b.Priority == "":
 				return nil, errors.New(`no priority: give --priority high|medium or "priority" in the batch`)
 			}

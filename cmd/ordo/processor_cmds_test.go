@@ -145,7 +145,7 @@ func TestProcessorCommands(t *testing.T) {
 	if procJSON(t, &paused, "", "resume", "p2", node); paused.Paused {
 		t.Fatalf("resume: %+v", paused)
 	}
-	if procJSON(t, &tick, "", "tick", "p2", node); tick.Outcome != client.TickStarted || tick.BatchID != "i1" || tick.ExecutionID == "" {
+	if procJSON(t, &tick, "", "tick", "p2", node); tick.Outcome != client.TickStarted || tick.BatchID != "i1" || tick.Exec == "" {
 		t.Fatalf("tick: %+v", tick)
 	}
 
@@ -162,7 +162,7 @@ func TestProcessorCommands(t *testing.T) {
 	if len(cbs.Callbacks) != 1 || cbs.Callbacks[0].BatchID != "i1" || cbs.Next != 2 {
 		t.Fatalf("callbacks --after 1: %+v", cbs)
 	}
-	if body, err := cbs.Callbacks[0].Outcome(); err != nil || body.Outcome.Status != client.StatusExecuted {
+	if body, err := client.CallbackOutcome(cbs.Callbacks[0]); err != nil || body.Outcome.Status != client.StatusExecuted {
 		t.Fatalf("i1's callback: %+v %v", body, err)
 	}
 	var view client.ProcessorView
@@ -240,11 +240,11 @@ func TestProcessorCommandsConfirmAndToken(t *testing.T) {
 		procJSON(t, &view, "", "get", "p", node)
 		return view.Counts.Pending == 1
 	})
-	if _, err := runProc(t, "", "confirm", "p", tick.ExecutionID, node, "--success", "--token", toks["eve"]); err == nil || !strings.Contains(err.Error(), "forbidden") {
+	if _, err := runProc(t, "", "confirm", "p", tick.Exec, node, "--success", "--token", toks["eve"]); err == nil || !strings.Contains(err.Error(), "forbidden") {
 		t.Fatalf("confirm by a stranger: %v", err)
 	}
 	var cr client.ConfirmResult
-	if procJSON(t, &cr, "", "confirm", "p", tick.ExecutionID, node, "--success"); cr.BatchID != "n1" || !cr.Success {
+	if procJSON(t, &cr, "", "confirm", "p", tick.Exec, node, "--success"); cr.BatchID != "n1" || !cr.Success {
 		t.Fatalf("confirm: %+v", cr)
 	}
 	var cbs struct {
@@ -258,7 +258,7 @@ func TestProcessorCommandsConfirmAndToken(t *testing.T) {
 	if len(cbs.Callbacks) != 1 {
 		t.Fatalf("callbacks: %+v", cbs)
 	}
-	if body, err := cbs.Callbacks[0].Outcome(); err != nil || body.Outcome.Status != client.StatusExecuted || body.Key != "p/n1" {
+	if body, err := client.CallbackOutcome(cbs.Callbacks[0]); err != nil || body.Outcome.Status != client.StatusExecuted || body.Key != "p/n1" {
 		t.Fatalf("n1's callback: %+v %v", body, err)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -289,7 +290,7 @@ func (c *calls) count(path string) int {
 // on chain by the worker's account; a type the worker has no call for ends
 // FAILED at once (its error is permanent), and onFailure hears why.
 func TestWorkerBehindANode(t *testing.T) {
-	if testing.Short() {
+	if !testkit.Long() {
 		t.Skip("runs a devchain, the worker and a node for a few seconds")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -482,7 +483,7 @@ func appliedOnChain(t *testing.T, ctx context.Context, dc *devchain.Chain, each 
 // type's transactions (POST /build), the node's own senders sign them; the
 // other types use the built-in dispatcher.
 func TestWorkerAsATypesWorker(t *testing.T) {
-	if testing.Short() {
+	if !testkit.Long() {
 		t.Skip("runs a devchain, the worker and a node for a few seconds")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -32,6 +32,8 @@ var routeRules = map[string]string{
 	"GET /healthz":                 "public",
 	"GET /readyz":                  "public",
 	"GET /metrics":                 "read",
+	"GET /openapi.json":            "read",
+	"GET /openrpc.json":            "read",
 	// The in-process devchain (api.DevchainRoutes).
 	"GET /v1/head":               "read",
 	"GET /v1/identity":           "read",

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/ordolabs/ordo/apispec"
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/httpjson"
@@ -271,10 +272,24 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) *auth.Router {
 			return nil, httpjson.Errorf(CodeRouteNotFound, "metrics are not enabled on this node")
 		})
 	}
+	rt.Handle("GET "+OpenAPIPath, auth.Read, http.HandlerFunc(serveDocument(apispec.OpenAPI)))
 	for _, e := range opts.Engines {
 		e.Register(rt)
 	}
 	return rt
+}
+
+// OpenAPIPath is where the node serves its OpenAPI 3.1 document
+// (apispec.OpenAPI), behind auth.Read.
+const OpenAPIPath = "/openapi.json"
+
+// serveDocument answers a committed JSON document as it is.
+func serveDocument(doc []byte) func(http.ResponseWriter, *http.Request) {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(doc)))
+		_, _ = w.Write(doc)
+	}
 }
 
 // slogPrintln adapts a slog.Logger to promhttp.Logger.

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ordolabs/ordo/apispec"
 	"github.com/ordolabs/ordo/internal/api"
+	"github.com/ordolabs/ordo/internal/ptx"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
@@ -346,6 +348,18 @@ func pollUntil(t *testing.T, e *env, uid string, within time.Duration, done func
 		case <-ctx.Done():
 			t.Fatalf("%s still %s after %v: %+v", uid, last.Transaction.State, within, last)
 		case <-tick.C:
+		}
+	}
+}
+
+// TestDocumentsServed checks GET /openapi.json and GET /openrpc.json
+// answer the committed documents.
+func TestDocumentsServed(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	for path, doc := range map[string][]byte{api.OpenAPIPath: apispec.OpenAPI, ptx.OpenRPCPath: apispec.OpenRPC} {
+		r := e.do(t, http.MethodGet, path, nil)
+		if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/json" || !bytes.Equal(r.body, doc) {
+			t.Errorf("GET %s: %d %s, %d bytes; want the %d bytes of the committed document", path, r.status, r.header.Get("Content-Type"), len(r.body), len(doc))
 		}
 	}
 }

@@ -110,8 +110,8 @@ func intakeError(err error) error {
 	return fmt.Errorf("api: submit: %w", err)
 }
 
-// intakeBody is the body of POST /v1/transactions.
-type intakeBody struct {
+// IntakeRequest is the body of POST /v1/transactions.
+type IntakeRequest struct {
 	Queue          jsonString      `json:"queue"`
 	Type           jsonString      `json:"type"`
 	Data           json.RawMessage `json:"data"`
@@ -160,7 +160,7 @@ func (s *jsonString) UnmarshalJSON(b []byte) error {
 // replica set is looked up. The rest of intake's rules are the
 // sequencer's (sequencer.IntakeRules.CheckIntake), applied by Submit.
 func (s *server) decodeIntake(b []byte) (sequencer.Intake, error) {
-	var body *intakeBody // stays nil for a JSON null
+	var body *IntakeRequest // stays nil for a JSON null
 	if err := httpjson.DecodeStrictRaw(b, &body); err != nil {
 		return sequencer.Intake{}, httpjson.Errorf(CodeBadJSON, "%s (fields are queue, type, data, idempotencyKey)", excerptQuoted(err.Error()))
 	}

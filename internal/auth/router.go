@@ -109,6 +109,7 @@ func (r Rule) Role() Role {
 		return RoleRead
 	case ruleRole:
 		return r.role
+	default: // public, authenticated and open rules name no role
 	}
 	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/procs"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // distseqStats, the statistics both runs share, on a synthetic run: 10
@@ -50,8 +51,8 @@ func TestDistseqStats(t *testing.T) {
 // module) crosses 2 range boundaries, confirms every acknowledged intent
 // exactly once and prints the process count in its line.
 func TestDistseqProcsSmall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("processes: not in -short")
+	if !testkit.Long() {
+		t.Skip("processes: a long run (ORDO_LONG=1; .ci/run sets it)")
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()

@@ -43,6 +43,10 @@ type LeaderOptions struct {
 	Capacity int
 	// BlockTime defaults to 100ms.
 	BlockTime time.Duration
+	// Chain is "devchain" (a standalone devchain over HTTP, the default)
+	// or "evm": a simulated EVM chain (evmdev on loopback JSON-RPC) with
+	// its Workflow and ToolRegistry.
+	Chain string
 	// Dir is the data directory. Defaults to a temp dir, removed after.
 	Dir string
 	// Progress, when set, receives a line now and then.
@@ -69,8 +73,12 @@ type LeaderResult struct {
 // String is the benchmark's one line of figures.
 func (r LeaderResult) String() string {
 	o := r.Opts
-	return fmt.Sprintf("leader: %d requests from %d accounts, %d channels, capacity %d, no-op tool, block %s: %.0f events/s emission to Successful (%d Successful, %d Dead) over %d blocks; latency request to result p50 %d blocks, p99 %d blocks; peak RSS %s",
-		o.Requests, o.Requesters, o.Channels, o.Capacity, o.BlockTime, r.Rate, r.Successful, r.Dead, r.Blocks, r.P50, r.P99, MiB(r.PeakRSS))
+	chain := ""
+	if o.Chain == "evm" {
+		chain = " (simulated EVM chain)"
+	}
+	return fmt.Sprintf("leader: %d requests from %d accounts, %d channels, capacity %d, no-op tool, block %s%s: %.0f events/s emission to Successful (%d Successful, %d Dead) over %d blocks; latency request to result p50 %d blocks, p99 %d blocks; peak RSS %s",
+		o.Requests, o.Requesters, o.Channels, o.Capacity, o.BlockTime, chain, r.Rate, r.Successful, r.Dead, r.Blocks, r.P50, r.P99, MiB(r.PeakRSS))
 }
 
 // noopTool is the benchmark's tool: any object in, {} out.
@@ -123,6 +131,13 @@ func Leader(ctx context.Context, o LeaderOptions) (LeaderResult, error) {
 		}
 		defer os.RemoveAll(d)
 		dir = d
+	}
+	switch o.Chain {
+	case "", "devchain":
+	case "evm":
+		return leaderEVM(ctx, o, dir)
+	default:
+		return res, fmt.Errorf("chain %q: devchain or evm", o.Chain)
 	}
 
 	// The chain, standalone: its own process in production, here served
@@ -232,27 +247,9 @@ func Leader(ctx context.Context, o LeaderOptions) (LeaderResult, error) {
 		return res, err
 	}
 
-	// Until every event has ended (Successful or Dead), through the API.
-	last := wall.Now()
-	var tEnd time.Time
-	for {
-		succ, dead, err := countEnded(ctx, c)
-		if err != nil {
-			return res, err
-		}
-		if succ+dead >= o.Requests {
-			res.Successful, res.Dead, tEnd = succ, dead, wall.Now()
-			break
-		}
-		if o.Progress != nil && wall.Now().Sub(last) > 2*time.Second {
-			last = wall.Now()
-			fmt.Fprintf(o.Progress, "leader: %d Successful, %d Dead of %d\n", succ, dead, o.Requests)
-		}
-		if err := pause(ctx, 50*time.Millisecond); err != nil {
-			return res, fmt.Errorf("%d Successful, %d Dead of %d: %w", succ, dead, o.Requests, err)
-		}
+	if err := res.waitEnded(ctx, c, o, t0); err != nil {
+		return res, err
 	}
-	res.Rate = float64(res.Successful) / tEnd.Sub(t0).Seconds()
 
 	// Latency in blocks, from the workflow's record of each walk.
 	lat := make([]uint64, 0, o.Requests)
@@ -282,6 +279,30 @@ func Leader(ctx context.Context, o LeaderOptions) (LeaderResult, error) {
 	return res, nil
 }
 
+// waitEnded waits until every event has ended (Successful or Dead),
+// through the API, and sets the counts and the rate from t0.
+func (r *LeaderResult) waitEnded(ctx context.Context, c *benchClient, o LeaderOptions, t0 time.Time) error {
+	last := wall.Now()
+	for {
+		succ, dead, err := countEnded(ctx, c)
+		if err != nil {
+			return err
+		}
+		if succ+dead >= o.Requests {
+			r.Successful, r.Dead = succ, dead
+			r.Rate = float64(succ) / wall.Now().Sub(t0).Seconds()
+			return nil
+		}
+		if o.Progress != nil && wall.Now().Sub(last) > 2*time.Second {
+			last = wall.Now()
+			fmt.Fprintf(o.Progress, "leader: %d Successful, %d Dead of %d\n", succ, dead, o.Requests)
+		}
+		if err := pause(ctx, 50*time.Millisecond); err != nil {
+			return fmt.Errorf("%d Successful, %d Dead of %d: %w", succ, dead, o.Requests, err)
+		}
+	}
+}
+
 // countEnded pages through the leader's events and counts the Successful
 // and Dead ones.
 func countEnded(ctx context.Context, c *benchClient) (succ, dead int, err error) {
@@ -297,6 +318,7 @@ func countEnded(ctx context.Context, c *benchClient) (succ, dead int, err error)
 				succ++
 			case store.EventDead:
 				dead++
+			default: // queued or active: not ended yet
 			}
 		}
 		if len(page.Events) < 1000 {

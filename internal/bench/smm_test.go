@@ -6,12 +6,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // TestSMM runs a small `ordo bench smm` (100 queues, 200 intents/s for
 // 2s) and checks its line carries each figure.
 func TestSMM(t *testing.T) {
-	if testing.Short() {
+	if !testkit.Long() {
 		t.Skip("three nodes on the wall clock")
 	}
 	var progress *os.File

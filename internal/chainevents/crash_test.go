@@ -16,6 +16,7 @@ import (
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/chainevents"
 	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // store is a durable store as a Handler sees it: the events a handler
@@ -77,7 +78,7 @@ func TestExactlyOnceAcrossCrashes(t *testing.T) {
 		}
 	}
 	runs, steps := 8, 400
-	if testing.Short() {
+	if !testkit.Long() {
 		runs, steps = 2, 200
 	}
 	if s := os.Getenv("ORDO_SEEDS"); s != "" {
@@ -142,6 +143,7 @@ func runCrashes(t *testing.T, seed uint64, reorgs bool, steps int) {
 				case crashBefore:
 					crashed = true
 					return errCrash
+				default: // commitOK, lostAck, crashAfter: the commit happens
 				}
 				st.commit(evs, next)
 				switch f {
@@ -150,6 +152,7 @@ func runCrashes(t *testing.T, seed uint64, reorgs bool, steps int) {
 				case crashAfter:
 					crashed = true
 					return errCrash
+				default: // commitOK, failBefore, crashBefore: acknowledged as it is
 				}
 				handedOver = next
 				return nil

@@ -187,6 +187,7 @@ func rank(s State) int {
 		return 2
 	case CDispatched:
 		return 3
+	default: // the states before an attestation rank lowest
 	}
 	return 0
 }

@@ -490,6 +490,7 @@ func (c *Core) senderTimers(t *senderTx) {
 		if !t.retryAt.IsZero() && !c.now.Before(t.retryAt) {
 			c.handle(t)
 		}
+	default: // no timer runs in the other states
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package doccheck keeps the repository's documentation true.
 //
-// It checks two things:
+// It checks three things:
 //
 //   - Links. Every relative link in README.md and docs/**/*.md must name a
 //     file or directory of the repository. A link with an anchor
@@ -8,6 +8,12 @@
 //     of that page, as GitHub makes anchors of headings (Slug). Links to
 //     other sites (http, https, mailto) are not followed. Text in code
 //     blocks and code spans is not read.
+//
+//   - Sentence length. No sentence of README.md or docs/**/*.md holds
+//     more than MaxSentenceWords (40) words, outside code blocks, tables,
+//     headings and HTML (Sentences). A code span counts as one word, as
+//     does a link's target. The test names the page, the line and the
+//     sentence's start.
 //
 //   - The configuration reference. docs/configuration-reference.md is made
 //     from the comments of the node's configuration types (internal/node's

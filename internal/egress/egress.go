@@ -124,6 +124,7 @@ func (e *RefusedError) Error() string {
 		return fmt.Sprintf("egress: refused to connect to %s: a loopback address (allow it with egress.allowLoopback or egress.allow)", e.Addr)
 	case Private:
 		return fmt.Sprintf("egress: refused to connect to %s: a private address (allow it with egress.allowPrivate or egress.allow)", e.Addr)
+	default: // link-local, metadata, multicast and the like: never allowed
 	}
 	return fmt.Sprintf("egress: refused to connect to %s: a %s address, never allowed", e.Addr, e.Class)
 }
@@ -141,6 +142,7 @@ func (p Policy) Check(ip netip.Addr) error {
 		if cl == Loopback && p.AllowLoopback || cl == Private && p.AllowPrivate || p.allowed(ip) {
 			return nil
 		}
+	default: // link-local, metadata, multicast and the like: never allowed
 	}
 	return &RefusedError{Addr: ip.WithZone(""), Class: cl}
 }

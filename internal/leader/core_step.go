@@ -166,6 +166,7 @@ func (c *Core) reported(in Input) {
 		c.landed(e, true, "")
 	case store.Failed:
 		c.landed(e, false, in.Err)
+	default: // not ended: the result transaction is still under way
 	}
 }
 

@@ -33,6 +33,10 @@
 //     blocks its channel for BlockFor (24h) and goes over another; an
 //     already_reported failure is checked first: if the recorded result is
 //     ours (a resend after a crash), nothing is blocked.
+//   - Chains: the engine reads devchain's shapes of the workflow's and the
+//     registry's reads. On an EVM chain (Workflow.sol, ToolRegistry.sol)
+//     the node's wiring reshapes those reads and gives Config.ResultArgs
+//     submitResult's four arguments; the engine is the same.
 //   - Stale disposal: an Active request older than StaleAfter whose tool
 //     has given no result ends Dead with a failure result (a result waiting
 //     for a blocked channel keeps its place).

@@ -140,20 +140,27 @@ func (n *Node) execute(ctx context.Context, e Effect) (Outcome, json.RawMessage,
 // SubmitResultMethod is the workflow's method that takes a result.
 const SubmitResultMethod = "submit_result"
 
+// DevchainResultArgs are the args of devchain's submit_result: {walk, ok:
+// true, output} or {walk, ok: false, error}.
+func DevchainResultArgs(walk string, ok bool, output json.RawMessage, errText string) json.RawMessage {
+	args := map[string]any{"walk": walk, "ok": ok}
+	if ok {
+		args["output"] = output
+	} else {
+		args["error"] = errText
+	}
+	a, _ := json.Marshal(args)
+	return a
+}
+
 // report hands a result to the sequencer: the workflow's submitResult on
 // the channel's queue, under the result's own idempotency key.
 func (n *Node) report(ctx context.Context, e Effect) Input {
-	args := map[string]any{"walk": e.Walk, "ok": e.OK}
-	if e.OK {
-		args["output"] = e.Output
-	} else {
-		var msg string
-		if json.Unmarshal(e.Output, &msg) != nil {
-			msg = string(e.Output)
-		}
-		args["error"] = msg
+	var msg string
+	if !e.OK && json.Unmarshal(e.Output, &msg) != nil {
+		msg = string(e.Output)
 	}
-	a, _ := json.Marshal(args)
+	a := n.cfg.ResultArgs(e.Walk, e.OK, e.Output, msg)
 	res, err := n.cfg.Sequencer.Submit(ctx, []sequencer.Intake{{Queue: e.Queue, Type: ResultType,
 		Data: dispatch.CallData(n.cfg.Workflow, SubmitResultMethod, a), IdempotencyKey: e.Key, Principal: sequencer.PrincipalLeader}})
 	if err != nil {

@@ -73,6 +73,7 @@ func (l *Loop) prepare(ctx context.Context, in Input) (Input, bool, error) {
 				in.Err = t.Error
 			}
 		}
+	default: // the other inputs need nothing read before the step
 	}
 	return in, true, nil
 }

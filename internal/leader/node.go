@@ -66,6 +66,10 @@ type Config struct {
 	// Workflow and Registry name the contracts. Default to "workflow" and
 	// "registry".
 	Workflow, Registry string
+	// ResultArgs builds the args of the workflow's submit_result for the
+	// chain's form of the method; errText is the failure's message (ok
+	// false). Defaults to DevchainResultArgs.
+	ResultArgs func(walk string, ok bool, output json.RawMessage, errText string) json.RawMessage
 	// ToolTimeout bounds a tool invocation. Defaults to 10s.
 	ToolTimeout time.Duration
 	// Tools invokes tools. Defaults to tool.DefaultClient.
@@ -115,6 +119,9 @@ func New(cfg Config) (*Node, error) {
 	}
 	if cfg.Registry == "" {
 		cfg.Registry = DefaultRegistry
+	}
+	if cfg.ResultArgs == nil {
+		cfg.ResultArgs = DevchainResultArgs
 	}
 	if cfg.ToolTimeout <= 0 {
 		cfg.ToolTimeout = DefaultToolTimeout

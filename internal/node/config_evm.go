@@ -19,6 +19,7 @@ import (
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/evm"
+	"github.com/ordolabs/ordo/internal/chain/evm/contracts"
 )
 
 // EVMConfig points the node at an EVM chain over JSON-RPC instead of a
@@ -68,8 +69,8 @@ type EVMContract struct {
 	// Address is the contract's address ("0x" and 40 hex digits).
 	// Required.
 	Address string `yaml:"address"`
-	// ABI is the name of a contract ordo ships (Voting, Library), or the
-	// path of a JSON ABI file. Required.
+	// ABI is the name of a contract ordo ships (Voting, Library,
+	// Workflow, ToolRegistry, …), or the path of a JSON ABI file. Required.
 	ABI string `yaml:"abi"`
 }
 
@@ -200,7 +201,7 @@ func contractABI(s string) (abi.ABI, error) {
 	}
 	f, err := os.Open(s)
 	if err != nil {
-		return abi.ABI{}, fmt.Errorf("%q is neither a contract ordo ships (Voting, Library, OrdoRouter) nor a readable ABI file: %w", s, err)
+		return abi.ABI{}, fmt.Errorf("%q is neither a contract ordo ships (%s) nor a readable ABI file: %w", s, strings.Join(contracts.ArtifactNames(), ", "), err)
 	}
 	defer f.Close()
 	a, err := abi.JSON(f)

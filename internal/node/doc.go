@@ -25,6 +25,8 @@
 // before either runs (a core reads them when it is built). A full store
 // (store.ErrStorageFull) stops no engine for good: the sequencer waits
 // and loads again, the processor and the leader run again from the store.
+// On an EVM chain (evm:) the leader reads the workflow and the registry
+// through leader_evm.go, which gives their reads devchain's shapes.
 //
 // The lease holder id is kept in the data
 // directory (holder.go): a node restarted on it ends its previous run's

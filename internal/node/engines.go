@@ -103,7 +103,7 @@ func (n *Node) leaderChannels(ctx context.Context, c chain.Chain, keys map[strin
 	for i, a := range lc.Accounts {
 		addrs[i] = chain.Address(a)
 	}
-	channels, err := leader.Channels(ctx, c, cmp.Or(lc.Workflow, leader.DefaultWorkflow), addrs)
+	channels, err := leader.Channels(ctx, n.leaderChain(c), cmp.Or(lc.Workflow, leader.DefaultWorkflow), addrs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -121,8 +121,8 @@ func (n *Node) leader(seq *sequencer.Node, st Store, c chain.Chain, keys map[str
 	if err != nil {
 		return nil, fmt.Errorf("egress.allow: %w", err)
 	}
-	cfg := leader.Config{Store: st, Sequencer: seq, Records: st, Chain: c, Key: toolKey(keys[lc.Accounts[0]]), Core: lc.core(channels),
-		Workflow: lc.Workflow, Registry: lc.Registry, ToolTimeout: time.Duration(lc.ToolTimeout), Clock: o.Clock, Logger: o.Logger,
+	cfg := leader.Config{Store: st, Sequencer: seq, Records: st, Chain: n.leaderChain(c), Key: toolKey(keys[lc.Accounts[0]]), Core: lc.core(channels),
+		Workflow: lc.Workflow, Registry: lc.Registry, ResultArgs: n.leaderResultArgs(), ToolTimeout: time.Duration(lc.ToolTimeout), Clock: o.Clock, Logger: o.Logger,
 		Metrics: leader.NewMetrics(n.Registry),
 		Tools:   &tool.Client{HTTP: pol.Client(0)}} // tool URLs come from the on-chain registry: the egress policy applies
 	f, err := n.engineTrace(o, leader.TraceEngine)

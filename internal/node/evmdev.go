@@ -3,16 +3,15 @@ package node
 import (
 	"strings"
 
-	"github.com/ethereum/go-ethereum/common"
-
 	"github.com/ordolabs/ordo/internal/chain/evm/evmdev"
 )
 
 // UseEVMDev points c at a running evmdev chain: its dev accounts 1 to
 // senders are the node's senders (accounts its router lets submit; dev
 // account 0 owns the router), its Voting contract is "voting", its Library
-// "library", its NodeRegistry and ReplicaSets "nodes" and "replicasets",
-// and no dev senders are made. For the demo, benchmarks and tests.
+// "library", its Workflow and ToolRegistry "workflow" and "registry", its
+// NodeRegistry and ReplicaSets "nodes" and "replicasets", and no dev senders
+// are made. For the demo, benchmarks and tests.
 func (c *Config) UseEVMDev(dev *evmdev.Chain, senders int) {
 	c.DevSenders, c.Senders = 0, nil
 	for _, f := range dev.KeyFiles[1:min(senders+1, len(dev.KeyFiles))] {
@@ -21,8 +20,8 @@ func (c *Config) UseEVMDev(dev *evmdev.Chain, senders int) {
 	c.EVM = EVMConfig{URLs: []string{dev.WSURL, dev.HTTPURL}, ChainID: dev.ChainID, Router: strings.ToLower(dev.Router.Hex()),
 		Contracts: map[string]EVMContract{"voting": {Address: strings.ToLower(dev.Voting.Hex()), ABI: "Voting"},
 			"library": {Address: strings.ToLower(dev.Library.Hex()), ABI: "Library"}}}
-	if dev.Nodes != (common.Address{}) { // replicated queues' registry and sets
-		c.EVM.Contracts[evmNodesContract] = EVMContract{Address: strings.ToLower(dev.Nodes.Hex()), ABI: "NodeRegistry"}
-		c.EVM.Contracts[evmSetsContract] = EVMContract{Address: strings.ToLower(dev.ReplicaSets.Hex()), ABI: "ReplicaSets"}
+	for _, k := range append((evmdev.Deployment{Workflow: dev.Workflow, Registry: dev.Registry}).LeaderContracts(),
+		(evmdev.Deployment{Nodes: dev.Nodes, ReplicaSets: dev.ReplicaSets}).ReplicationContracts()...) {
+		c.EVM.Contracts[k.Name] = EVMContract{Address: strings.ToLower(k.Address.Hex()), ABI: k.ABI}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // Integration tests of the sequencer against devchain: a node is built with
@@ -761,7 +762,7 @@ func TestIntegrationSequencerFaults(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if testing.Short() && tc.name != "none" {
+			if !testkit.Long() && tc.name != "none" {
 				t.Skip("fault knobs run on the real clock for seconds each; -short runs the baseline only")
 			}
 			runFaultCase(t, tc)

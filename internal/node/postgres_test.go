@@ -35,8 +35,8 @@ func TestIntegrationPostgres(t *testing.T) {
 			tune: func(c *Config) { url(c); c.Confirmations = 3 }, wantRetries: true, check: checkReorgRevert},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if testing.Short() && tc.name != "none" {
-				t.Skip("-short runs the baseline only")
+			if !testkit.Long() && tc.name != "none" {
+				t.Skip("without ORDO_LONG=1 only the baseline runs")
 			}
 			runFaultCase(t, tc)
 		})

@@ -14,6 +14,7 @@ import (
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/smm"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // replicationConfig is a test's replication: ackAfter 1 and short
@@ -61,7 +62,7 @@ func (h *committee) queueStatus(i int, queue string) (smm.QueueStatus, bool) {
 // queue from its replica; every acknowledged intent is applied exactly
 // once on chain, in the order taken.
 func TestReplicationFailover(t *testing.T) {
-	if testing.Short() {
+	if !testkit.Long() {
 		t.Skip("a three-node failover")
 	}
 	h := newCommittee(t, committeeConfig{Nodes: 3, Registry: true, Replication: replicationConfig()})

@@ -168,7 +168,11 @@ func (c Config) Validate() error {
 	}
 	lc := c.Leader
 	for i, a := range lc.Accounts {
-		if err := chain.ValidateAddress(chain.Address(a)); err != nil {
+		if c.EVM.enabled() {
+			if !evmLowerAddress.MatchString(a) {
+				bad(fmt.Sprintf("leader.accounts[%d]", i), "%q is not an EVM address: 0x and 40 lowercase hex digits", a)
+			}
+		} else if err := chain.ValidateAddress(chain.Address(a)); err != nil {
 			bad(fmt.Sprintf("leader.accounts[%d]", i), "%v", err)
 		}
 	}

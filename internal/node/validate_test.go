@@ -34,6 +34,14 @@ func TestValidate(t *testing.T) {
 			c.EVM = EVMConfig{URLs: []string{"ws://127.0.0.1:8546", "http://127.0.0.1:8545"}, ChainID: 1337, Router: "0x" + strings.Repeat("ab", 20),
 				Contracts: map[string]EVMContract{"voting": {Address: "0x" + strings.Repeat("cd", 20), ABI: "Voting"}}}
 		}, nil},
+		{"a leader on an EVM chain", func(c *Config) {
+			c.EVM = EVMConfig{URLs: []string{"http://127.0.0.1:8545"}, Router: "0x" + strings.Repeat("ab", 20)}
+			c.Leader.Accounts = []string{"0x" + strings.Repeat("cd", 20)}
+		}, nil},
+		{"a leader's EVM account not in lowercase, and a devchain one", func(c *Config) {
+			c.EVM = EVMConfig{URLs: []string{"http://127.0.0.1:8545"}, Router: "0x" + strings.Repeat("ab", 20)}
+			c.Leader.Accounts = []string{"0x" + strings.Repeat("CD", 20), strings.Repeat("cd", 32)}
+		}, []string{`leader.accounts[0]: "0xCDCD`, `leader.accounts[1]: "cdcd`}},
 		{"an EVM chain and a devchain", func(c *Config) {
 			c.Chain = "http://127.0.0.1:8545"
 			c.EVM = EVMConfig{URLs: []string{"http://127.0.0.1:8546"}, Router: "0x" + strings.Repeat("ab", 20)}

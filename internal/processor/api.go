@@ -252,14 +252,14 @@ func (n *Node) apiRemove(r *http.Request) (any, error) {
 	return n.do(r.Context(), in)
 }
 
-// confirmBody is the body of POST …/confirmations.
-type confirmBody struct {
+// ConfirmRequest is the body of POST …/confirmations.
+type ConfirmRequest struct {
 	ExecutionID string `json:"executionId"`
 	Success     *bool  `json:"success"`
 }
 
 func (n *Node) apiConfirm(r *http.Request) (any, error) {
-	var b confirmBody
+	var b ConfirmRequest
 	if err := n.readJSON(r, &b); err != nil {
 		return nil, err
 	}

@@ -174,6 +174,7 @@ func (c *Core) submitted(in Input) {
 		c.landed(b, true, "")
 	case store.Failed:
 		c.landed(b, false, in.Err)
+	default: // not ended: the batch's transaction is still under way
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/procs"
+	"github.com/ordolabs/ordo/internal/testkit"
 	"github.com/ordolabs/ordo/internal/testkit/pgtest"
 )
 
@@ -46,8 +47,8 @@ func ordoBin(t *testing.T) string {
 // failure the tail of every node's log is printed.
 func startCommittee(t *testing.T, cfg procs.Config) *procs.Committee {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("processes: not in -short")
+	if !testkit.Long() {
+		t.Skip("processes: a long run (ORDO_LONG=1; .ci/run sets it)")
 	}
 	cfg.Bin = ordoBin(t)
 	if cfg.Dir == "" {

@@ -23,6 +23,7 @@ import (
 	"github.com/ordolabs/ordo/internal/procs"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 	"github.com/ordolabs/ordo/internal/testkit/pgtest"
 )
 
@@ -56,8 +57,8 @@ type sharedCluster struct {
 
 func startShared(t *testing.T, nodes int) *sharedCluster {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("processes: not in -short")
+	if !testkit.Long() {
+		t.Skip("processes: a long run (ORDO_LONG=1; .ci/run sets it)")
 	}
 	bin := ordoBin(t)
 	dbURL := pgtest.URL(t)

@@ -21,6 +21,7 @@ import (
 	"github.com/ordolabs/ordo/internal/procs"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // TestSIGTERMUnderLoad: `ordo serve` sent SIGTERM while 8 clients post
@@ -29,8 +30,8 @@ import (
 // it acknowledged: started again on its data directory, it has every
 // intent it answered 201, and each ends DONE.
 func TestSIGTERMUnderLoad(t *testing.T) {
-	if testing.Short() {
-		t.Skip("processes: not in -short")
+	if !testkit.Long() {
+		t.Skip("processes: a long run (ORDO_LONG=1; .ci/run sets it)")
 	}
 	bin := ordoBin(t)
 	dir := t.TempDir()

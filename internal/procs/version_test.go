@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // TestVersionNamesTheCommit builds ordo as a clone's `go build` does (VCS
@@ -13,8 +15,8 @@ import (
 // -ldflags -X main.commit), and checks that `ordo version` names the
 // commit HEAD is at, and the Go version.
 func TestVersionNamesTheCommit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary: not in -short")
+	if !testkit.Long() {
+		t.Skip("builds the binary: a long run (ORDO_LONG=1; .ci/run sets it)")
 	}
 	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	if err != nil {

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
+	"github.com/ordolabs/ordo/apispec"
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/store"
 )
@@ -27,6 +29,14 @@ func params(raw json.RawMessage, v any) *Error {
 }
 
 func (h Handler) dispatch(ctx context.Context, p auth.Principal, req request) (any, *Error) {
+	switch {
+	case req.Method == Discover && !p.Has(auth.RoleRead):
+		return nil, forbidden(auth.RoleRead)
+	case req.Method == Discover:
+		return json.RawMessage(apispec.OpenRPC), nil
+	case !slices.Contains(Methods, req.Method):
+		return nil, &Error{Code: CodeMethodNotFound, Message: "no such method: " + req.Method}
+	}
 	if h.B == nil {
 		return nil, &Error{Code: CodeServer, Message: "this node runs no distributed sequencer (configure distseq: key, cert, peers)", Data: map[string]string{"code": "unavailable"}}
 	}
@@ -100,11 +110,7 @@ func (h Handler) dispatch(ctx context.Context, p auth.Principal, req request) (a
 		if !p.Has(auth.RoleRead) {
 			return nil, forbidden(auth.RoleRead)
 		}
-		var q struct {
-			Status string `json:"status"`
-			To     string `json:"to"`
-			Limit  int    `json:"limit"`
-		}
+		var q Query
 		if e := params(req.Params, &q); e != nil {
 			return nil, e
 		}

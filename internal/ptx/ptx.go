@@ -7,8 +7,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 
+	"github.com/ordolabs/ordo/apispec"
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/distseq"
 	"github.com/ordolabs/ordo/internal/httpjson"
@@ -109,9 +111,42 @@ type Handler struct {
 	Owners map[string][]string
 }
 
-// Register mounts POST /rpc: any known principal; each method checks its
-// role.
-func (h Handler) Register(rt *auth.Router) { rt.Handle("POST /rpc", auth.Authenticated, h) }
+// Methods are the ptx_ methods the handler serves, each described by the
+// OpenRPC document (apispec.OpenRPC); any other method but Discover is
+// answered CodeMethodNotFound.
+var Methods = []string{
+	"ptx_sendTransaction", "ptx_prepareTransaction", "ptx_sendTransactions", "ptx_prepareTransactions",
+	"ptx_getTransaction", "ptx_getTransactionReceipt", "ptx_getTransactionFull", "ptx_getPreparedTransaction",
+	"ptx_call", "ptx_queryTransactions",
+}
+
+// Discover is OpenRPC's discovery method: it answers the OpenRPC document
+// of the methods (role read), as GET OpenRPCPath does.
+const Discover = "rpc.discover"
+
+// OpenRPCPath is where the node serves the OpenRPC document of POST /rpc
+// (role read).
+const OpenRPCPath = "/openrpc.json"
+
+// Query is the parameter of ptx_queryTransactions: the status (pending,
+// confirmed or reverted; empty for any), the privacy group, and how many
+// at most (0: 100; at most 1000).
+type Query struct {
+	Status string `json:"status"`
+	To     string `json:"to"`
+	Limit  int    `json:"limit"`
+}
+
+// Register mounts POST /rpc (any known principal; each method checks its
+// role) and GET OpenRPCPath (role read).
+func (h Handler) Register(rt *auth.Router) {
+	rt.Handle("POST /rpc", auth.Authenticated, h)
+	rt.Handle("GET "+OpenRPCPath, auth.Read, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(apispec.OpenRPC)))
+		_, _ = w.Write(apispec.OpenRPC)
+	}))
+}
 
 func (h Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)

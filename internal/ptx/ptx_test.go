@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ordolabs/ordo/apispec"
+	"github.com/ordolabs/ordo/internal/apidoc"
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/distseq"
 	"github.com/ordolabs/ordo/internal/distseq/token"
@@ -78,7 +80,49 @@ func call(t *testing.T, h http.Handler, roles []auth.Role, body string) (int, st
 	r = r.WithContext(auth.WithPrincipal(r.Context(), auth.Principal{Name: "p", Roles: roles}))
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
+	if err := rpcDoc(t).Check([]byte(body), w.Body.Bytes()); err != nil {
+		t.Errorf("the OpenRPC document does not allow %s → %s: %v", body, w.Body.Bytes(), err)
+	}
 	return w.Code, strings.TrimSpace(w.Body.String())
+}
+
+// rpcDoc is the checker of the committed OpenRPC document, which every
+// call of these tests must satisfy.
+var rpcDoc = func() func(testing.TB) *apidoc.RPCValidator {
+	v, err := apidoc.NewRPCValidator(apispec.OpenRPC)
+	return func(tb testing.TB) *apidoc.RPCValidator {
+		tb.Helper()
+		if err != nil {
+			tb.Fatalf("the OpenRPC document: %v", err)
+		}
+		return v
+	}
+}()
+
+// TestMethodsServed checks every method of ptx.Methods is served (none
+// answers method not found), an unlisted one is not, and rpc.discover
+// answers the OpenRPC document to a reader.
+func TestMethodsServed(t *testing.T) {
+	h := ptx.Handler{B: newBackend(t)}
+	all := []auth.Role{auth.RoleAdmin}
+	for _, m := range ptx.Methods {
+		if _, got := call(t, h, all, `{"jsonrpc":"2.0","id":1,"method":"`+m+`","params":["x"]}`); strings.Contains(got, `"code":-32601`) {
+			t.Errorf("%s: %s", m, got)
+		}
+	}
+	if _, got := call(t, h, all, `{"jsonrpc":"2.0","id":1,"method":"ptx_unlisted","params":["x"]}`); !strings.Contains(got, `"code":-32601`) {
+		t.Errorf("ptx_unlisted: %s", got)
+	}
+	_, got := call(t, ptx.Handler{}, []auth.Role{auth.RoleRead}, `{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}`)
+	var a struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(got), &a); err != nil || !json.Valid(a.Result) || !strings.Contains(string(a.Result), `"openrpc":"1.3.2"`) {
+		t.Errorf("rpc.discover: %.200s", got)
+	}
+	if _, got := call(t, h, []auth.Role{auth.RoleSubmit}, `{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}`); !strings.Contains(got, `"forbidden"`) {
+		t.Errorf("rpc.discover to a submitter: %s", got)
+	}
 }
 
 func TestRPC(t *testing.T) {

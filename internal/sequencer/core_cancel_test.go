@@ -77,6 +77,7 @@ func TestCoreCancelNonce(t *testing.T) {
 				if next.Cancel != "" || next.Sender.Nonce != tc.nextNon {
 					t.Fatalf("after the requeue: cancel %q nonce %d, want the transaction at nonce %d", next.Cancel, next.Sender.Nonce, tc.nextNon)
 				}
+			default: // DONE: nothing more to check
 			}
 		})
 	}

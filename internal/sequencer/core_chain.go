@@ -20,6 +20,7 @@ func landable(a *store.Attempt) bool {
 	switch a.Outcome {
 	case store.OutcomeIncluded, store.OutcomeFailed, store.OutcomeDropped:
 		return false
+	default: // none, sent, an error, unknown or timed out: may still land
 	}
 	return true
 }
@@ -359,6 +360,7 @@ func (c *Core) decide(q *queue, why check) {
 		default:
 			c.retry(q, "dropped by the chain")
 		}
+	default: // checkNone, checkConfirm, checkPoll: settled elsewhere
 	}
 }
 
@@ -373,6 +375,7 @@ func (c *Core) exhausted(t *txn) bool {
 	switch la.Outcome {
 	case store.OutcomeError, store.OutcomeFailed, store.OutcomeDropped, store.OutcomeTimeout, store.OutcomeUnknown:
 		return true
+	default: // none, sent or included: the attempt may still count
 	}
 	return false
 }

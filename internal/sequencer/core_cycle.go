@@ -63,6 +63,7 @@ func (c *Core) pump(q *queue) {
 		if !c.now.Before(q.rec.DelayUntil) {
 			c.startCheck(q, checkBeforeDispatch)
 		}
+	default: // Free: no transaction to drive
 	}
 }
 

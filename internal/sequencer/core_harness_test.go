@@ -136,6 +136,7 @@ func (h *harness) snapshot() Snapshot {
 				seen[tx.Queue] = true
 				s.WaitingQueues = append(s.WaitingQueues, tx.Queue)
 			}
+		default: // DONE or FAILED: neither active nor waiting
 		}
 	}
 	for _, q := range s.Queues {
@@ -396,6 +397,7 @@ func (h *harness) check() {
 			if n != 1 && (n != 0 || dup == 0) {
 				h.t.Fatalf("tx %s is DONE with %d included attempts and %d duplicates: %+v", tx.UID, n, dup, tx.Attempts)
 			}
+		default: // WAITING or FAILED: checked below
 		}
 	}
 	// FIFO: per queue, in Seq order, finished transactions come first, then
@@ -439,6 +441,7 @@ func (h *harness) check() {
 			ok = []store.BindingState{store.Inclusion, store.WaitingInclusion}
 		case store.Retry:
 			ok = []store.BindingState{store.RetryBinding, store.Delay, store.WaitingInclusion}
+		default: // DONE or FAILED: any binding but none listed
 		}
 		if !slices.Contains(ok, q.State) {
 			h.t.Fatalf("queue %s is %s while its transaction %s is %s (history %v, attempts %+v)", name, q.State, tx.UID, tx.State, h.hist[tx.UID], tx.Attempts)

@@ -173,6 +173,7 @@ func attachable(t *txn, sender string, nonce uint64) bool {
 	switch la.Outcome {
 	case "", store.OutcomeSent, store.OutcomeIncluded, store.OutcomeUnknown:
 		return la.Hash != ""
+	default: // an error, failed, dropped or timed out: no hash to watch
 	}
 	return false
 }

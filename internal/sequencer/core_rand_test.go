@@ -316,6 +316,7 @@ func (r *randRun) checkOutstanding() {
 				continue
 			case store.Failed:
 				r.t.Fatalf("%s is FAILED with a dispatch in flight", e.UID)
+			default: // still live: counted below
 			}
 			n[e.Queue]++
 			if n[e.Queue] > InFlightFor(r.h.cfg.Pipelines, e.Queue) {
@@ -394,6 +395,7 @@ func runRandomPiped(t *testing.T, seed int64, builder, pinned, piped bool, steps
 			if ch.landed[uid] != 1 {
 				t.Fatalf("%s declared DONE with %d successful inclusions", uid, ch.landed[uid])
 			}
+		default: // not an end: nothing to check
 		}
 	}
 	types := []string{typA, typB}

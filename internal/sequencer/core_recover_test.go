@@ -169,6 +169,7 @@ func TestCoreRecoverBoundWaiting(t *testing.T) {
 			case store.Done:
 				h.wantFree("q1", "s1")
 				h.none(EffectDispatch, "")
+			default: // RETRY and FAILED are not recovered states here
 			}
 		})
 	}
@@ -254,6 +255,7 @@ func TestCoreRecoverRetry(t *testing.T) {
 					h.wantFree("q1", "s1")
 				case chain.TxIncluded:
 					h.wantState(uid, store.Done)
+				default: // TxUnknown: not a final status of this test
 				}
 				h.none(EffectDispatch, "")
 			})

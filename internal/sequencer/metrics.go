@@ -210,6 +210,7 @@ func (n *Node) observe(ctx context.Context, c *Core, ended map[string]store.Tran
 			if ok {
 				m.InclusionBlocks.Observe(float64(blocks))
 			}
+		default: // WAITING: no metric
 		}
 	}
 }

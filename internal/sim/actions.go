@@ -66,6 +66,7 @@ func (a Action) String() string {
 			return fmt.Sprintf("fault %s %.2f", faultNames[a.Fault], a.P)
 		case FaultClear:
 			return "fault clear"
+		default: // fee spike, stall, reorg: a count
 		}
 		return fmt.Sprintf("fault %s %d", faultNames[a.Fault], a.K)
 	case ActCrash:
@@ -107,6 +108,7 @@ func genFault(r *rand.Rand, reorgDepth uint64) Action {
 		a.K = uint64(1 + r.IntN(8))
 	case FaultReorg:
 		a.K = 1 + r.Uint64N(reorgDepth)
+	default: // FaultClear takes no parameter
 	}
 	return a
 }

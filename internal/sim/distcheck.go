@@ -250,6 +250,7 @@ func (w *distWorld) checkIntent(ctx context.Context, id string) error {
 		if onChain {
 			return distBroken("reverted-off-chain", "node %s: intent %s Reverted (%s) but confirmed on chain", s, id, rec.Reason)
 		}
+	default: // not final yet: nothing to compare with the chain
 	}
 	if st != "" {
 		w.seen.final[id] = st

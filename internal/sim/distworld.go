@@ -332,6 +332,7 @@ func runDistActions(ctx context.Context, cfg DistConfig, actions []DistAction, p
 			res.Confirmed++
 		case distseq.Reverted:
 			res.Reverted++
+		default: // not final: counted in neither
 		}
 	}
 	res.Messages = w.c.Net.Stats().Sent

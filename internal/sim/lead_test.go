@@ -8,13 +8,14 @@ import (
 
 	"github.com/ordolabs/ordo/internal/leader"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // TestLeaderSeeds runs the leader simulation over a few seeds; a broken
 // invariant prints the seed and the shortest failing trace.
 func TestLeaderSeeds(t *testing.T) {
 	steps, seeds := 300, 4
-	if testing.Short() {
+	if !testkit.Long() {
 		steps, seeds = 120, 2
 	}
 	for seed := uint64(1); seed <= uint64(simSeeds(t, seeds)); seed++ {

@@ -328,6 +328,7 @@ func (k *leadChecker) endedRecord(ctx context.Context, r store.LeaderEvent) erro
 		if res != nil && k.ours[string(res.Leader)] && !res.OK && res.Error != r.Error {
 			k.fail(InvLeadDead, "walk %s is Dead for %q; the failure it reported on chain says %q", r.Walk, r.Error, res.Error)
 		}
+	default: // queued or active: not ended yet
 	}
 	return nil
 }

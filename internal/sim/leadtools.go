@@ -140,6 +140,7 @@ func (n *toolNet) RoundTrip(req *http.Request) (*http.Response, error) {
 		return jsonResponse(req, http.StatusBadRequest, `{"error":{"code":"refused","message":"the tool refuses this input"}}`), nil
 	case behLie:
 		return jsonResponse(req, http.StatusOK, `{"output":{"r":"not a number"}}`), nil
+	default: // behCorrect: the tool's own server answers
 	}
 	s, err := n.server(req.URL.Host)
 	if err != nil {

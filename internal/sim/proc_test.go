@@ -10,13 +10,14 @@ import (
 
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // TestProcessorSeeds runs the processor simulation over a few seeds; a
 // broken invariant prints the seed and the shortest failing trace.
 func TestProcessorSeeds(t *testing.T) {
 	steps := 300
-	if testing.Short() {
+	if !testkit.Long() {
 		steps = 120
 	}
 	for seed := uint64(1); seed <= uint64(simSeeds(t, 4)); seed++ {

@@ -24,6 +24,7 @@ const (
 	InvProcExecuted = "Executed only when every unit succeeded on chain"
 	InvProcLiveness = "every batch ends and every callback is delivered once faults stop"
 	InvProcEvent    = "a confirmation carried by a chain event is taken"
+	InvProcEarlyEnd = "Expired only with an expiration, RemovedByOwner only after a removal, each after its executed units succeeded"
 )
 
 // procEventBlocks is how many blocks after its send a library.confirm of a
@@ -316,8 +317,40 @@ func (k *procChecker) callback(ctx context.Context, name string, cb store.Callba
 		if partial := o.Status == processor.PartiallyExecuted; partial != (o.Executed > 0) || o.Executed >= len(s.Msgs) {
 			k.fail(InvProcOutcome, "%s ended %s with %d of %d messages executed", b, o.Status, o.Executed, len(s.Msgs))
 		}
+	case processor.Expired, processor.RemovedByOwner:
+		k.endedEarly(b, name, s, o)
+	default:
+		k.fail(InvProcOutcome, "%s ended with the unknown status %q", b, o.Status)
 	}
 	return nil
+}
+
+// endedEarly checks a batch that ended before its units ran out: Expired
+// only with an expiration, RemovedByOwner only when a removal answered
+// with its id (or one whose answer was lost may have removed it), and
+// either only after the units it counts as executed succeeded on chain
+// (an atomic batch's one unit never ends so: its success would have made
+// it Executed).
+func (k *procChecker) endedEarly(b, proc string, s processor.BatchSpec, o processor.Outcome) {
+	switch {
+	case o.Status == processor.Expired && s.Expiration == nil:
+		k.fail(InvProcEarlyEnd, "%s ended Expired, but it has no expiration", b)
+	case o.Status == processor.RemovedByOwner && !k.w.removedIDs[b]:
+		if k.w.unanswered[proc] == 0 {
+			k.fail(InvProcEarlyEnd, "%s ended RemovedByOwner, but no removal answered with it", b)
+			break
+		}
+		k.w.unanswered[proc]-- // a removal whose answer was lost took it
+	}
+	if o.Executed < 0 || o.Executed >= len(s.Msgs) || s.ActionsConfig.Atomic != nil && o.Executed != 0 {
+		k.fail(InvProcEarlyEnd, "%s ended %s with %d of %d messages executed", b, o.Status, o.Executed, len(s.Msgs))
+		return
+	}
+	for u := range o.Executed {
+		if !k.unitOK[fmt.Sprintf("%s/%d", b, u)] {
+			k.fail(InvProcEarlyEnd, "%s ended %s counting unit %d executed, but it never succeeded on chain", b, o.Status, u)
+		}
+	}
 }
 
 // scanDeliveries checks what the receiver saw since the last scan: each key

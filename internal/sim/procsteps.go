@@ -69,6 +69,7 @@ func (w *procWorld) do(ctx context.Context, a ProcAction) (string, error) {
 			pr = processor.High
 		}
 		rep, err := w.ask(ctx, processor.Remove(now, 0, procOwner(a.P), procName(a.P), pr, a.Index))
+		w.removed(procName(a.P), rep, err)
 		return rep.Code, err
 	case PConfirm:
 		exec, err := w.pendingExec(ctx, procName(a.P), a.Index)

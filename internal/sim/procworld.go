@@ -44,6 +44,21 @@ type procWorld struct {
 	faulty bool // a chain fault is on: the world's own transactions may fail too
 	chk    *procChecker
 	res    ProcessorResult
+	// removedIDs holds "<proc>/<id>" of each batch a removal answered for;
+	// unanswered counts, per processor, the removals whose answer was lost
+	// (each may have removed one batch).
+	removedIDs map[string]bool
+	unanswered map[string]int
+}
+
+// removed records what a removal asked of proc answered.
+func (w *procWorld) removed(proc string, rep processor.Reply, err error) {
+	switch body, ok := rep.Body.(processor.RemoveResult); {
+	case err != nil:
+		w.unanswered[proc]++
+	case ok:
+		w.removedIDs[proc+"/"+body.ID] = true
+	}
 }
 
 func runProcActions(ctx context.Context, cfg ProcessorConfig, actions []ProcAction) (ProcessorResult, error) {
@@ -63,7 +78,7 @@ func newProcWorld(ctx context.Context, cfg ProcessorConfig) (*procWorld, error) 
 	if err != nil {
 		return nil, err
 	}
-	w := &procWorld{world: base, cfg: cfg,
+	w := &procWorld{world: base, cfg: cfg, removedIDs: map[string]bool{}, unanswered: map[string]int{},
 		res: ProcessorResult{Seed: cfg.Seed, Steps: cfg.Steps, Outcomes: map[string]int{}, CutEffects: map[string]int{}}}
 	w.recv = &receiver{rng: rand.New(rand.NewPCG(cfg.Seed, 0x72656376)), fail: procRecvFail}
 	w.chk = newProcChecker(w)

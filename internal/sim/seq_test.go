@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ordolabs/ordo/internal/sequencer"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // simSeeds is how many seeds TestSequencerSeeds runs: ORDO_SIM_SEEDS
@@ -28,7 +29,7 @@ func simSeeds(t *testing.T, def int) int {
 // invariant prints the seed and the shortest failing trace.
 func TestSequencerSeeds(t *testing.T) {
 	steps := 400
-	if testing.Short() {
+	if !testkit.Long() {
 		steps = 150
 	}
 	for seed := uint64(1); seed <= uint64(simSeeds(t, 4)); seed++ {

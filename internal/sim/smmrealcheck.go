@@ -69,6 +69,7 @@ func (w *realWorld) do(a SMMAction) error {
 		if err == nil {
 			err = w.settleJobs()
 		}
+	default: // the other actions inserted nothing left to settle
 	}
 	w.reap()
 	if err == nil && w.fatal != nil {

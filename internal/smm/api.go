@@ -49,7 +49,14 @@ func (rt Routes) sync(req *http.Request) (any, error) {
 	case err != nil:
 		return nil, err
 	}
-	return map[string]any{"queue": name, "syncsQueued": k}, nil
+	return SyncResponse{Queue: name, SyncsQueued: k}, nil
+}
+
+// SyncResponse is the body of POST /v1/queues/{name}/sync: how many
+// secondaries got a sync queued.
+type SyncResponse struct {
+	Queue       string `json:"queue"`
+	SyncsQueued int    `json:"syncsQueued"`
 }
 
 // LogEntry is one entry of GET /v1/queues/{name}/log: the entry's place in

@@ -36,6 +36,7 @@ func (n *Node) step(ctx context.Context, in Input) (Reply, error) {
 		case EffectAcked:
 			close(n.ackWake) // intake waiting for acknowledgements looks again
 			n.ackWake = make(chan struct{})
+		default: // inserts and gates are performed outside the lock, below
 		}
 	}
 	n.mu.Unlock()

@@ -51,6 +51,7 @@ func (s JobState) Live() bool {
 	switch s {
 	case JobAvailable, JobScheduled, JobRunning, JobRetryable:
 		return true
+	default: // completed, dead or cancelled: ended
 	}
 	return false
 }

@@ -96,7 +96,7 @@ func TestAuditCatchesViolations(t *testing.T) {
 
 	mk := func(uid, queue, typ, voter string, seq int64, state string) (*intent, record) {
 		in := &intent{uid: uid, queue: queue, typ: typ, voter: voter, seq: seq, key: "k-" + uid, created: true}
-		r := record{tx: client.Transaction{UID: uid, Queue: queue, Type: typ, State: state, Seq: seq}}
+		r := record{tx: client.Transaction{UID: uid, Queue: queue, Type: typ, State: client.TxState(state), Seq: seq}}
 		for i, h := range hashes[uid] {
 			r.tx.Attempts = append(r.tx.Attempts, client.Attempt{N: i + 1, Hash: h})
 		}

@@ -31,6 +31,7 @@ import (
 
 	"github.com/ordolabs/ordo/client"
 	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // The EVM crash test's load: per queue one create_claim_voting_account call
@@ -56,6 +57,9 @@ type evmChainRun struct {
 	ownerKeyFile  string         // the deployer's key: the router's owner, funded
 	senderKeyFile []string       // funded keys the router lets submit
 	blockTime     time.Duration
+
+	// workflow and registry are the leader's contracts.
+	workflow, registry common.Address
 }
 
 // TestEVMCrashOnEvmdev: the node on `ordo evmdev` (go-ethereum's simulated
@@ -72,8 +76,8 @@ func TestEVMCrashOnGeth(t *testing.T) {
 }
 
 func runEVMCrash(t *testing.T, name string, start func(context.Context, *testing.T, string, string) evmChainRun) {
-	if testing.Short() {
-		t.Skip("SKIPPED under -short: the EVM crash test builds ordo, runs an EVM chain and a node as processes " +
+	if !testkit.Long() {
+		t.Skip("SKIPPED without ORDO_LONG=1 (.ci/run sets it): the EVM crash test builds ordo, runs an EVM chain and a node as processes " +
 			"and SIGKILLs the node under load (30-90s); run without -short to cover crash recovery on an EVM chain")
 	}
 	seed := crashSeed(t)
@@ -403,6 +407,8 @@ func startEvmdev(ctx context.Context, t *testing.T, bin, dir string) evmChainRun
 	ch.router = common.HexToAddress(field(t, out, `(?m)^router\s+(0x[0-9a-fA-F]{40})`))
 	ch.voting = common.HexToAddress(field(t, out, `(?m)^voting\s+(0x[0-9a-fA-F]{40})`))
 	ch.library = common.HexToAddress(field(t, out, `(?m)^library\s+(0x[0-9a-fA-F]{40})`))
+	ch.workflow = common.HexToAddress(field(t, out, `(?m)^workflow\s+(0x[0-9a-fA-F]{40})`))
+	ch.registry = common.HexToAddress(field(t, out, `(?m)^registry\s+(0x[0-9a-fA-F]{40})`))
 	for _, m := range regexp.MustCompile(`(?m)^\s+(\d+)\s+0x[0-9a-fA-F]{40}\s+(\S+)$`).FindAllStringSubmatch(out, -1) {
 		if m[1] != "0" {
 			ch.senderKeyFile = append(ch.senderKeyFile, m[2])
@@ -438,7 +444,8 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // startGeth runs a real `geth --dev` on loopback, funds evmSenders keys
 // from its developer account, and deploys the router (the senders its
-// submitters), Voting and Library with `ordo evm deploy`.
+// submitters), Voting, Library, Workflow and ToolRegistry with `ordo evm
+// deploy`.
 func startGeth(ctx context.Context, t *testing.T, bin, dir string) evmChainRun {
 	t.Helper()
 	geth := gethBinary()
@@ -473,7 +480,7 @@ func startGeth(ctx context.Context, t *testing.T, bin, dir string) evmChainRun {
 		subs = append(subs, "--submitter", strings.ToLower(a.Hex()))
 		fund(ctx, t, ec, dev, a, new(big.Int).Mul(big.NewInt(1e18), big.NewInt(100)))
 	}
-	args := append([]string{"evm", "deploy", "--url", ch.httpURL, "--key-file", devFile, "--voting", "--library"}, subs...)
+	args := append([]string{"evm", "deploy", "--url", ch.httpURL, "--key-file", devFile, "--voting", "--library", "--leader"}, subs...)
 	dctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(dctx, bin, args...).CombinedOutput()
@@ -483,6 +490,8 @@ func startGeth(ctx context.Context, t *testing.T, bin, dir string) evmChainRun {
 	ch.router = common.HexToAddress(field(t, string(out), `router:\s*"(0x[0-9a-fA-F]{40})"`))
 	ch.voting = common.HexToAddress(field(t, string(out), `voting:\s*\{address:\s*"(0x[0-9a-fA-F]{40})"`))
 	ch.library = common.HexToAddress(field(t, string(out), `library:\s*\{address:\s*"(0x[0-9a-fA-F]{40})"`))
+	ch.workflow = common.HexToAddress(field(t, string(out), `workflow:\s*\{address:\s*"(0x[0-9a-fA-F]{40})"`))
+	ch.registry = common.HexToAddress(field(t, string(out), `registry:\s*\{address:\s*"(0x[0-9a-fA-F]{40})"`))
 	return ch
 }
 

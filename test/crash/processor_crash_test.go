@@ -21,6 +21,7 @@ import (
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/processor"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // The processor crash test's principals: an admin, the owner of both
@@ -73,8 +74,8 @@ func (k procKill) String() string {
 // one its configured failures imply, delivered under one key; and the
 // chain shows no execution twice and no unit over its attempts.
 func TestProcessorCrash(t *testing.T) {
-	if testing.Short() {
-		t.Skip("SKIPPED under -short: the processor crash test builds ordo, runs devchain and a node as processes " +
+	if !testkit.Long() {
+		t.Skip("SKIPPED without ORDO_LONG=1 (.ci/run sets it): the processor crash test builds ordo, runs devchain and a node as processes " +
 			"and SIGKILLs the node under load (20-60s); run without -short to cover the processor's crash recovery")
 	}
 	seed := crashSeed(t)

@@ -24,6 +24,7 @@ import (
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain/evm/contracts"
 	"github.com/ordolabs/ordo/internal/processor"
+	"github.com/ordolabs/ordo/internal/testkit"
 	"github.com/ordolabs/ordo/internal/testkit/evmaudit"
 )
 
@@ -107,8 +108,8 @@ func TestProcessorCrashOnGeth(t *testing.T) {
 }
 
 func runProcessorEVMCrash(t *testing.T, name string, start func(context.Context, *testing.T, string, string) evmChainRun) {
-	if testing.Short() {
-		t.Skip("SKIPPED under -short: the processor's EVM crash test builds ordo, runs an EVM chain and a node as processes " +
+	if !testkit.Long() {
+		t.Skip("SKIPPED without ORDO_LONG=1 (.ci/run sets it): the processor's EVM crash test builds ordo, runs an EVM chain and a node as processes " +
 			"and SIGKILLs the node under load (40-120s); run without -short to cover the processor's callbacks across crashes on an EVM chain")
 	}
 	seed := crashSeed(t)

@@ -88,6 +88,7 @@ func (b *plannedBatch) want() (o processor.Outcome, ok bool) {
 		if b.removed {
 			return processor.Outcome{Status: processor.RemovedByOwner}, true
 		}
+	default: // the other kinds: by their messages, below
 	}
 	if b.atomic() {
 		var f uint64

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -112,6 +113,10 @@ type Node struct {
 	Router *auth.Router
 
 	cleanups []func() error
+	// mu guards violations: the requests and answers the OpenAPI
+	// document does not allow (validating), which Close returns.
+	mu         sync.Mutex
+	violations []error
 }
 
 // Start starts a node. Close stops it and removes its files.
@@ -236,7 +241,11 @@ func Start(opts Options) (_ *Node, err error) {
 	n.Router = api.NewSequencerHandler(n.Seq, api.Options{Registry: n.Registry, Logger: opts.Logger, MaxBody: opts.MaxBody, MaxBatchBody: opts.MaxBatchBody,
 		Chain: n.Metered, ChainTimeout: opts.ChainTimeout, Auth: a, TypeRoles: opts.TypeRoles, Engines: engines, Intake: intake,
 		IntakeLimiter: opts.IntakeLimiter, Conditions: opts.Conditions})
-	n.Handler = n.Router
+	v, err := validator()
+	if err != nil {
+		return nil, fmt.Errorf("apitest: the OpenAPI document: %w", err)
+	}
+	n.Handler = n.validating(v, n.Router)
 	n.Server = httptest.NewServer(n.Handler)
 	n.URL = n.Server.URL
 	n.onClose(func() error { n.Server.Close(); return nil })
@@ -247,12 +256,17 @@ func Start(opts Options) (_ *Node, err error) {
 func (n *Node) onClose(f func() error) { n.cleanups = append(n.cleanups, f) }
 
 // Close stops the server, the node and the chain, closes the store and
-// removes its files. It returns the node's Run error, if any.
+// removes its files. It returns the node's Run error, if any, and every
+// request or answer the OpenAPI document does not allow.
 func (n *Node) Close() error {
 	var errs []error
 	for i := len(n.cleanups) - 1; i >= 0; i-- {
 		errs = append(errs, n.cleanups[i]())
 	}
 	n.cleanups = nil
+	n.mu.Lock()
+	errs = append(errs, n.violations...)
+	n.violations = nil
+	n.mu.Unlock()
 	return errors.Join(errs...)
 }

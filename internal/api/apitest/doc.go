@@ -6,6 +6,14 @@
 // open, as in dev mode, unless Options.Principals are given) on an httptest
 // server.
 //
-// Invariants: Close stops everything Start began and removes its directory;
-// nothing here is used outside tests.
+// Every request through Node.Handler (and so Node.URL) and its answer are
+// checked against the committed OpenAPI document (apispec.OpenAPI, with
+// apidoc.Validator): an answer of a status the document does not give its
+// route, or a body its schema does not allow, or a request answered 2xx
+// with query parameters or a body the document does not allow, is a
+// mismatch.
+//
+// Invariants: Close stops everything Start began and removes its
+// directory, and returns every mismatch seen; nothing here is used outside
+// tests and the document's generator.
 package apitest

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
 )
@@ -32,7 +33,8 @@ type Conformer struct {
 	// Senders are two funded keys of the chain's scheme that have sent
 	// nothing, both allowed to submit intents.
 	Senders [2]chain.Key
-	// Mine includes the mempool's transactions in a new block.
+	// Mine includes the mempool's transactions in a new block and returns
+	// once the mempool has dropped what the block included.
 	Mine func(t TB)
 	// Reorg replaces the newest block by a fork whose new blocks include
 	// its transactions again; nil when the chain cannot (the reorg test
@@ -142,6 +144,20 @@ func (e *conformEnv) account(i int) chain.Account {
 	return a
 }
 
+// accountWhen polls sender i's account until ok holds or 10 s pass, and
+// returns the last one read.
+func (e *conformEnv) accountWhen(i int, ok func(chain.Account) bool) chain.Account {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		a := e.account(i)
+		if ok(a) || time.Now().After(deadline) {
+			return a
+		}
+		time.Sleep(5 * time.Millisecond) // poll with a deadline
+	}
+}
+
 func (e *conformEnv) exists(name string) bool {
 	e.t.Helper()
 	ok, err := e.c.Exists(e.ctx, name)
@@ -156,7 +172,9 @@ func (e *conformEnv) exists(name string) bool {
 func conformNonces(t *testing.T, e *conformEnv) {
 	h0 := e.mustSend(0, e.tx(0, 0, "tx_n0", e.c.Create("n0")))
 	e.mustSend(0, e.tx(0, 1, "tx_n1", e.c.Create("n1")))
-	if a := e.account(0); a.Nonce != 0 || a.PendingNonce != 2 {
+	// A pool may promote an accepted transaction to pending a moment
+	// later (go-ethereum's does so on its own goroutine): wait for it.
+	if a := e.accountWhen(0, func(a chain.Account) bool { return a.PendingNonce >= 2 }); a.Nonce != 0 || a.PendingNonce != 2 {
 		t.Errorf("before a block: nonce %d pending %d, want 0 and 2", a.Nonce, a.PendingNonce)
 	}
 	e.c.Mine(t)

@@ -195,7 +195,7 @@ func (c *Client) SendTx(ctx context.Context, tx chain.Tx) (chain.Hash, error) {
 	if err := checkTxInput(&tx); err != nil {
 		return "", err
 	}
-	var out sendTxResponse
+	var out SendTxResponse
 	if err := c.do(ctx, http.MethodPost, "/v1/tx", tx, &out); err != nil {
 		return "", err
 	}
@@ -220,7 +220,7 @@ func (c *Client) Events(ctx context.Context, after uint64, limit int) ([]chain.E
 		limit = MaxEventsPerRequest
 	}
 	q := url.Values{"cursor": {strconv.FormatUint(after, 10)}, "limit": {strconv.Itoa(limit)}}
-	var out eventsResponse
+	var out EventsResponse
 	if err := c.do(ctx, http.MethodGet, "/v1/events?"+q.Encode(), nil, &out); err != nil {
 		return nil, err
 	}
@@ -235,8 +235,8 @@ func (c *Client) Call(ctx context.Context, contract, method string, args json.Ra
 	if len(args) > 0 && !json.Valid(args) {
 		return nil, fmt.Errorf("%w: args are not valid JSON", chain.ErrCallFailed)
 	}
-	var out callResponse
-	if err := c.do(ctx, http.MethodPost, "/v1/call", callRequest{Contract: contract, Method: method, Args: args}, &out); err != nil {
+	var out CallResponse
+	if err := c.do(ctx, http.MethodPost, "/v1/call", CallRequest{Contract: contract, Method: method, Args: args}, &out); err != nil {
 		return nil, err
 	}
 	if string(out.Result) == "null" {
@@ -257,7 +257,7 @@ func (c *Client) Account(ctx context.Context, addr chain.Address) (chain.Account
 
 // MinFee returns the minimum fee in force.
 func (c *Client) MinFee(ctx context.Context) (uint64, error) {
-	var out minFeeResponse
+	var out MinFeeResponse
 	err := c.do(ctx, http.MethodGet, "/v1/minfee", nil, &out)
 	return out.MinFee, err
 }
@@ -269,7 +269,7 @@ func (c *Client) Blocks(ctx context.Context, from, to uint64) ([]chain.Block, er
 		return nil, nil
 	}
 	q := url.Values{"from": {strconv.FormatUint(from, 10)}, "to": {strconv.FormatUint(to, 10)}}
-	var out blocksResponse
+	var out BlocksResponse
 	if err := c.do(ctx, http.MethodGet, "/v1/blocks?"+q.Encode(), nil, &out); err != nil {
 		return nil, err
 	}
@@ -282,7 +282,7 @@ func (c *Client) Blocks(ctx context.Context, from, to uint64) ([]chain.Block, er
 // Mine produces one block now; ok is false (and hdr zero) while a stall is
 // in force.
 func (c *Client) Mine(ctx context.Context) (hdr chain.BlockHeader, ok bool, err error) {
-	var out mineResponse
+	var out MineResponse
 	if err := c.do(ctx, http.MethodPost, "/v1/dev/mine", nil, &out); err != nil {
 		return chain.BlockHeader{}, false, err
 	}
@@ -310,13 +310,13 @@ func (c *Client) SetFaults(ctx context.Context, u FaultUpdate) (FaultState, erro
 // Faucet credits amount to addr (dev mode only).
 func (c *Client) Faucet(ctx context.Context, addr chain.Address, amount uint64) (chain.Account, error) {
 	var a chain.Account
-	err := c.do(ctx, http.MethodPost, "/v1/faucet", faucetRequest{Address: addr, Amount: amount}, &a)
+	err := c.do(ctx, http.MethodPost, "/v1/faucet", FaucetRequest{Address: addr, Amount: amount}, &a)
 	return a, err
 }
 
 // DevAccounts lists the dev accounts (dev mode only).
 func (c *Client) DevAccounts(ctx context.Context) ([]DevAccount, error) {
-	var out devAccountsResponse
+	var out DevAccountsResponse
 	if err := c.do(ctx, http.MethodGet, "/v1/dev/accounts", nil, &out); err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/clock"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // corePropSeedEnv replays one run of TestRandomProperty: set it to the seed
@@ -35,7 +36,7 @@ func TestRandomProperty(t *testing.T) {
 		seeds = []uint64{v}
 	}
 	steps := 150
-	if testing.Short() {
+	if !testkit.Long() {
 		steps = 40
 	}
 	for _, seed := range seeds {

@@ -215,8 +215,8 @@ func (s *server) identity(r *http.Request) (any, error) {
 	return s.c.Identity(r.Context())
 }
 
-// blocksResponse is the body of GET /v1/blocks.
-type blocksResponse struct {
+// BlocksResponse is the body of GET /v1/blocks.
+type BlocksResponse struct {
 	Blocks []chain.Block `json:"blocks"`
 }
 
@@ -249,7 +249,7 @@ func (s *server) blocks(r *http.Request) (any, error) {
 	if bs == nil {
 		bs = []chain.Block{}
 	}
-	return blocksResponse{Blocks: bs}, nil
+	return BlocksResponse{Blocks: bs}, nil
 }
 
 // parseQuery parses the request's query string, refusing (bad_query) one
@@ -290,8 +290,8 @@ func (s *server) txStatus(r *http.Request) (any, error) {
 	return s.c.TxStatus(r.Context(), chain.Hash(h))
 }
 
-// sendTxResponse is the body of POST /v1/tx.
-type sendTxResponse struct {
+// SendTxResponse is the body of POST /v1/tx.
+type SendTxResponse struct {
 	Hash chain.Hash `json:"hash"`
 }
 
@@ -312,7 +312,7 @@ func (s *server) sendTx(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sendTxResponse{Hash: h}, nil
+	return SendTxResponse{Hash: h}, nil
 }
 
 func (s *server) account(r *http.Request) (any, error) {
@@ -323,8 +323,8 @@ func (s *server) account(r *http.Request) (any, error) {
 	return s.c.Account(r.Context(), a)
 }
 
-// minFeeResponse is the body of GET /v1/minfee.
-type minFeeResponse struct {
+// MinFeeResponse is the body of GET /v1/minfee.
+type MinFeeResponse struct {
 	MinFee uint64 `json:"minFee"`
 }
 
@@ -333,13 +333,13 @@ func (s *server) minFee(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return minFeeResponse{MinFee: f}, nil
+	return MinFeeResponse{MinFee: f}, nil
 }
 
-// eventsResponse is the body of GET /v1/events. Next is the cursor of the
+// EventsResponse is the body of GET /v1/events. Next is the cursor of the
 // last event returned, or the request's cursor when there is none: pass it
 // as the next request's cursor.
-type eventsResponse struct {
+type EventsResponse struct {
 	Events []chain.Event `json:"events"`
 	Next   uint64        `json:"next"`
 }
@@ -367,7 +367,7 @@ func (s *server) events(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp := eventsResponse{Events: evs, Next: cursor}
+	resp := EventsResponse{Events: evs, Next: cursor}
 	if len(evs) > 0 {
 		resp.Next = evs[len(evs)-1].Cursor
 	} else {
@@ -376,20 +376,20 @@ func (s *server) events(r *http.Request) (any, error) {
 	return resp, nil
 }
 
-// callRequest is the body of POST /v1/call.
-type callRequest struct {
+// CallRequest is the body of POST /v1/call.
+type CallRequest struct {
 	Contract string          `json:"contract"`
 	Method   string          `json:"method"`
 	Args     json.RawMessage `json:"args,omitempty"`
 }
 
-// callResponse is the body of a POST /v1/call answer.
-type callResponse struct {
+// CallResponse is the body of a POST /v1/call answer.
+type CallResponse struct {
 	Result json.RawMessage `json:"result"`
 }
 
 func (s *server) call(r *http.Request) (any, error) {
-	var req callRequest
+	var req CallRequest
 	if err := s.readJSON(r, &req); err != nil {
 		return nil, err
 	}
@@ -402,7 +402,7 @@ func (s *server) call(r *http.Request) (any, error) {
 	} else if !json.Valid(out) {
 		return nil, fmt.Errorf("contract %s returned invalid JSON from %s", req.Contract, req.Method)
 	}
-	return callResponse{Result: out}, nil
+	return CallResponse{Result: out}, nil
 }
 
 func (s *server) faults(r *http.Request) (any, error) {
@@ -421,22 +421,22 @@ func (s *server) setFaults(r *http.Request) (any, error) {
 	return fs, err
 }
 
-// faucetRequest is the body of POST /v1/faucet.
-type faucetRequest struct {
+// FaucetRequest is the body of POST /v1/faucet.
+type FaucetRequest struct {
 	Address chain.Address `json:"address"`
 	Amount  uint64        `json:"amount"`
 }
 
 func (s *server) faucet(r *http.Request) (any, error) {
-	var req faucetRequest
+	var req FaucetRequest
 	if err := s.readJSON(r, &req); err != nil {
 		return nil, err
 	}
 	return s.c.Faucet(r.Context(), req.Address, req.Amount)
 }
 
-// devAccountsResponse is the body of GET /v1/dev/accounts.
-type devAccountsResponse struct {
+// DevAccountsResponse is the body of GET /v1/dev/accounts.
+type DevAccountsResponse struct {
 	Accounts []DevAccount `json:"accounts"`
 }
 
@@ -445,18 +445,18 @@ func (s *server) devAccounts(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return devAccountsResponse{Accounts: as}, nil
+	return DevAccountsResponse{Accounts: as}, nil
 }
 
-// mineResponse is the body of POST /v1/dev/mine. Head is the new block's
+// MineResponse is the body of POST /v1/dev/mine. Head is the new block's
 // header, or the unchanged head when no block was mined (a stall).
-type mineResponse struct {
+type MineResponse struct {
 	Mined bool              `json:"mined"`
 	Head  chain.BlockHeader `json:"head"`
 }
 
-// mineRequest is the body of POST /v1/dev/mine: none, or {}.
-type mineRequest struct{}
+// MineRequest is the body of POST /v1/dev/mine: none, or {}.
+type MineRequest struct{}
 
 func (s *server) mine(r *http.Request) (any, error) {
 	b, err := s.api.ReadBody(r)
@@ -464,7 +464,7 @@ func (s *server) mine(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if len(b) > 0 { // no body: one block, as always; any other must parse
-		if err := decodeBody(b, &mineRequest{}); err != nil {
+		if err := decodeBody(b, &MineRequest{}); err != nil {
 			return nil, err
 		}
 	}
@@ -477,7 +477,7 @@ func (s *server) mine(r *http.Request) (any, error) {
 			return nil, err
 		}
 	}
-	return mineResponse{Mined: ok, Head: hdr}, nil
+	return MineResponse{Mined: ok, Head: hdr}, nil
 }
 
 // readJSON reads the body (as httpjson's ReadBody does) and decodes it into

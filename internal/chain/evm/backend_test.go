@@ -165,7 +165,7 @@ func TestReplacementAndNonces(t *testing.T) {
 	if err != nil {
 		t.Fatalf("+10%%: %v", err)
 	}
-	h.sim.Commit()
+	h.mine()
 	if st := h.status(second); st.State != chain.TxIncluded || !st.Success {
 		t.Errorf("replacement: %+v", st)
 	}

@@ -20,7 +20,7 @@ func evmConformer(t *testing.T) *chaintest.Conformer {
 	return &chaintest.Conformer{
 		Chain:   h.b,
 		Senders: [2]chain.Key{h.node1, h.node2},
-		Mine:    func(chaintest.TB) { h.sim.Commit() },
+		Mine:    func(chaintest.TB) { h.mine() },
 		Reorg: func(t chaintest.TB) {
 			t.Helper()
 			head, err := h.sim.Client().HeaderByNumber(t.Context(), nil)

@@ -48,7 +48,7 @@ func TestAuthorizeSubmitterGas(t *testing.T) {
 			}()
 			for n := uint64(1); n <= 2; n++ { // setSubmitter, then the transfer
 				h.waitPending(addr(h.owner), 2+n) // the owner deployed the router and Voting
-				h.sim.Commit()
+				h.mine()
 			}
 			if err := <-done; err != nil {
 				t.Fatal(err)

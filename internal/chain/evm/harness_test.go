@@ -4,7 +4,10 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
+	"fmt"
 	"math/big"
+	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -12,8 +15,10 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/evm"
@@ -107,7 +112,7 @@ func (h *harness) deploy(bin string, args []byte) common.Address {
 	if err := cl.SendTransaction(h.ctx, tx); err != nil {
 		h.t.Fatal(err)
 	}
-	h.sim.Commit()
+	h.mine()
 	r, err := cl.TransactionReceipt(h.ctx, tx.Hash())
 	if err != nil || r.Status != types.ReceiptStatusSuccessful {
 		h.t.Fatalf("deploy: %v %+v", err, r)
@@ -167,7 +172,7 @@ func (h *harness) send(tx chain.Tx, k *ecdsa.PrivateKey) chain.Hash {
 func (h *harness) mined(tx chain.Tx, k *ecdsa.PrivateKey) chain.TxStatus {
 	h.t.Helper()
 	hash := h.send(tx, k)
-	h.sim.Commit()
+	h.mine()
 	return h.status(hash)
 }
 
@@ -183,8 +188,69 @@ func (h *harness) status(hash chain.Hash) chain.TxStatus {
 // commitUntil mines blocks until cond holds, at most n.
 func (h *harness) commit(n int) {
 	for range n {
-		h.sim.Commit()
+		h.mine()
 	}
+}
+
+// mine seals a block and waits until the pool has caught up with it.
+// go-ethereum's pool resets to a new head on its own goroutine, and the
+// simulated chain syncs it only before the next block: until then, a
+// send is checked against the old head (a used nonce reads as a
+// replacement). The pool has caught up when it holds no transaction
+// below its sender's nonce at the head.
+func (h *harness) mine() {
+	h.t.Helper()
+	h.sim.Commit()
+	rc := h.rpcClient()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		stale, err := h.staleInPool(rc)
+		if err == nil && stale == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("the pool never caught up with the head: %s %v", stale, err)
+		}
+		time.Sleep(2 * time.Millisecond) // poll with a deadline
+	}
+}
+
+// rpcClient is the RPC client under the simulated chain's ethclient. The
+// simulated client embeds an *ethclient.Client, whose field name hides
+// its Client method, so it is read by reflection.
+func (h *harness) rpcClient() *rpc.Client {
+	h.t.Helper()
+	v := reflect.ValueOf(h.sim.Client())
+	if v.Kind() == reflect.Struct && v.NumField() > 0 {
+		if ec, ok := v.Field(0).Interface().(*ethclient.Client); ok && ec != nil {
+			return ec.Client()
+		}
+	}
+	h.t.Fatalf("the simulated client %T embeds no *ethclient.Client", h.sim.Client())
+	return nil
+}
+
+// staleInPool names a pooled transaction whose nonce its sender has
+// already used at the head, or "" when there is none.
+func (h *harness) staleInPool(c *rpc.Client) (string, error) {
+	var content map[string]map[common.Address]map[string]json.RawMessage
+	if err := c.CallContext(h.ctx, &content, "txpool_content"); err != nil {
+		return "", fmt.Errorf("txpool_content: %w", err)
+	}
+	for _, byAddr := range content {
+		for a, byNonce := range byAddr {
+			used, err := h.sim.Client().NonceAt(h.ctx, a, nil)
+			if err != nil {
+				return "", fmt.Errorf("nonce of %s: %w", a, err)
+			}
+			for n := range byNonce {
+				if v, err := strconv.ParseUint(n, 10, 64); err == nil && v < used {
+					return fmt.Sprintf("%s nonce %d (used up to %d)", a, v, used), nil
+				}
+			}
+		}
+	}
+	return "", nil
 }
 
 // waitPending polls until a's pending nonce reaches n, for at most 10s.

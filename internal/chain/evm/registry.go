@@ -35,7 +35,8 @@ const (
 )
 
 // BuiltinABI returns the ABI of a contract whose artifact ordo commits
-// (package contracts): "OrdoRouter", "Voting", "Library".
+// (package contracts): "OrdoRouter", "Voting", "Library", "Workflow",
+// "ToolRegistry", … (contracts.ArtifactNames).
 func BuiltinABI(name string) (abi.ABI, error) {
 	a, err := contracts.LoadArtifact(name)
 	if err != nil {

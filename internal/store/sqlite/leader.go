@@ -67,6 +67,7 @@ func leaderChunkSQL(k rowKind, v string) string {
 			ON CONFLICT (idx) DO UPDATE SET
 				account = excluded.account, blocked_until = excluded.blocked_until,
 				last_error = excluded.last_error, updated_at = excluded.updated_at`
+	default: // not a leader record: the panic below
 	}
 	panic(fmt.Sprintf("sqlite: row kind %d is not a leader record", k))
 }

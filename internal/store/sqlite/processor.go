@@ -49,6 +49,7 @@ func procChunkSQL(k rowKind, v string) string {
 	case kindUpsertCursor:
 		return `INSERT INTO cursors (name, value) VALUES ` + v + `
 			ON CONFLICT (name) DO UPDATE SET value = excluded.value`
+	default: // not a processor record: the panic below
 	}
 	panic(fmt.Sprintf("sqlite: row kind %d is not a processor record", k))
 }

@@ -93,8 +93,13 @@ func credential() (*syscall.Credential, error) {
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
 
-// New runs initdb and starts postgres, waiting until it answers.
-func New(bin string) (_ *Cluster, err error) {
+// New runs initdb and starts postgres, waiting until it answers. A
+// durable cluster runs with fsync, synchronous_commit and full_page_writes
+// on, as a production server does: the benchmarks measure it. One that is
+// not turns the three off: a test's cluster, whose data need survive a
+// killed process (the page cache keeps it) but never a machine crash; its
+// commits then cost no disk flush.
+func New(bin string, durable bool) (_ *Cluster, err error) {
 	cred, err := credential()
 	if err != nil {
 		return nil, err
@@ -134,8 +139,9 @@ func New(bin string) (_ *Cluster, err error) {
 		"-c", "listen_addresses=127.0.0.1",
 		"-c", "port="+strconv.Itoa(port),
 		"-c", "unix_socket_directories="+dir,
-		"-c", "fsync=on",
-		"-c", "synchronous_commit=on",
+		"-c", "fsync="+onOff(durable),
+		"-c", "synchronous_commit="+onOff(durable),
+		"-c", "full_page_writes="+onOff(durable),
 		"-c", "max_connections=400",
 		"-c", "shared_buffers=64MB",
 		"-c", "log_min_messages=warning")
@@ -218,6 +224,14 @@ func (c *Cluster) Stop() error {
 		}
 	})
 	return c.stopErr
+}
+
+// onOff is a boolean setting's value.
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }
 
 // freePort returns a free loopback port below the kernel's ephemeral range

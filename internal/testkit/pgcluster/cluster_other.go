@@ -19,7 +19,7 @@ type Cluster struct{}
 
 func FindBin() (string, error) { return "", errNoCluster }
 
-func New(string) (*Cluster, error) { return nil, errNoCluster }
+func New(string, bool) (*Cluster, error) { return nil, errNoCluster }
 
 func (c *Cluster) URL(string) *url.URL { return &url.URL{} }
 

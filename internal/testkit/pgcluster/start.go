@@ -10,9 +10,9 @@ import (
 // (the tests' and Start's: nothing is started then).
 const EnvURL = "ORDO_TEST_POSTGRES"
 
-// Start starts a throwaway cluster of its own, as the tests' (initdb into
-// a temporary directory, a free loopback port, fsync and
-// synchronous_commit on, run as "nobody" when root), for a program that is
+// Start starts a durable throwaway cluster of its own (initdb into a
+// temporary directory, a free loopback port, fsync, synchronous_commit and
+// full_page_writes on, run as "nobody" when root), for a program that is
 // not a test (a benchmark). With ORDO_TEST_POSTGRES set it starts nothing
 // and returns that URL. url names the cluster's "postgres" database; stop
 // shuts the cluster down and removes its directory. Start needs no
@@ -28,7 +28,7 @@ func Start(ctx context.Context) (url string, stop func() error, err error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("pgcluster: %w", err)
 	}
-	c, err := New(bin)
+	c, err := New(bin, true)
 	if err != nil {
 		return "", nil, err
 	}

@@ -11,7 +11,9 @@
 //     user needs CREATEDB.
 //   - otherwise one throwaway cluster per test binary, started on first use
 //     (sync.Once): initdb into a temporary directory, postgres on a free
-//     loopback port with fsync on and its unix socket in that directory,
+//     loopback port with its unix socket in that directory, fsync,
+//     synchronous_commit and full_page_writes off (a killed process loses
+//     nothing the page cache holds; only a machine crash would),
 //     trust authentication, superuser "postgres". The binaries are found on
 //     PATH or in /usr/lib/postgresql/<version>/bin (the highest version).
 //     As root (initdb and postgres refuse root) they run as the user

@@ -23,9 +23,11 @@ import (
 var bindings = map[string]*bind.MetaData{
 	"Library":      &contracts.LibraryMetaData,
 	"NodeRegistry": &contracts.NodeRegistryMetaData,
-	"ReplicaSets":  &contracts.ReplicaSetsMetaData,
 	"OrdoRouter":   &contracts.OrdoRouterMetaData,
+	"ReplicaSets":  &contracts.ReplicaSetsMetaData,
+	"ToolRegistry": &contracts.ToolRegistryMetaData,
 	"Voting":       &contracts.VotingMetaData,
+	"Workflow":     &contracts.WorkflowMetaData,
 }
 
 const regenerate = "run scripts/contracts/gen.sh and commit what it writes"

@@ -18,6 +18,10 @@
 //     them) and never spend its countdown; actConfirmed's failures do not
 //     revert, spend the countdown and are reported as CallbackConfirmation
 //     events carrying the processor's execution id.
+//   - Workflow (the leader's walks) keeps one result per walk, from an
+//     account holding a leader cap as the router forwards it; ToolRegistry
+//     lets only a tool's registrant change it and never repeats a name's
+//     version. Both refuse with devchain's reasons as Error(string).
 //   - NodeRegistry binds a node id to the account of its first register
 //     and checks the id is SHA-256(public key)'s first 20 bytes; only that
 //     account changes or removes the entry, seqs only grow; the node's

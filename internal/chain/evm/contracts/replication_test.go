@@ -17,8 +17,8 @@ import (
 )
 
 var (
-	registryABI = contracts.NewNodeRegistry()
-	setsABI     = contracts.NewReplicaSets()
+	nodesABI = contracts.NewNodeRegistry()
+	setsABI  = contracts.NewReplicaSets()
 )
 
 // replNode is a node of seed 004: an ed25519 identity (its id derived as
@@ -44,7 +44,7 @@ func newReplNode(t *testing.T, name string, acc actor) replNode {
 // register is the calldata of n's register at seq with endpoint ep; the
 // contract stores the signature opaquely, so any 64 bytes do here.
 func (n replNode) register(ep string, seq uint64) []byte {
-	return registryABI.PackRegister(n.id, n.pub, sha256.Sum256([]byte(ep)), ep, seq, make([]byte, 64))
+	return nodesABI.PackRegister(n.id, n.pub, sha256.Sum256([]byte(ep)), ep, seq, make([]byte, 64))
 }
 
 // replHarness is the harness with a NodeRegistry and a ReplicaSets over it.
@@ -55,7 +55,7 @@ type replHarness struct {
 
 func newReplHarness(t *testing.T) *replHarness {
 	h := newHarness(t)
-	reg := h.deploy(contracts.NodeRegistryMetaData.Bin, registryABI.PackConstructor(h.router))
+	reg := h.deploy(contracts.NodeRegistryMetaData.Bin, nodesABI.PackConstructor(h.router))
 	return &replHarness{harness: h, reg: reg, sets: h.deploy(contracts.ReplicaSetsMetaData.Bin, setsABI.PackConstructor(h.router, reg))}
 }
 
@@ -73,7 +73,7 @@ func (h *replHarness) refusal(from actor, to common.Address, data []byte) string
 	}
 	switch {
 	case isError(rd, contracts.NodeRegistryRefusedErrorID()):
-		if e, uerr := registryABI.UnpackRefusedError(rd[4:]); uerr == nil {
+		if e, uerr := nodesABI.UnpackRefusedError(rd[4:]); uerr == nil {
 			return e.Reason
 		}
 	case isError(rd, contracts.ReplicaSetsRefusedErrorID()):
@@ -105,14 +105,14 @@ func calldataGas(data []byte) uint64 {
 
 func (h *replHarness) node(id [20]byte) (contracts.NodeRegistryNode, bool) {
 	h.t.Helper()
-	out, rd, err := h.call(h.stranger, h.reg, registryABI.PackNode(id))
+	out, rd, err := h.call(h.stranger, h.reg, nodesABI.PackNode(id))
 	if err != nil {
 		if !isError(rd, contracts.NodeRegistryNotFoundErrorID()) {
 			h.t.Fatalf("node: %v", err)
 		}
 		return contracts.NodeRegistryNode{}, false
 	}
-	n, err := registryABI.UnpackNode(out)
+	n, err := nodesABI.UnpackNode(out)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestNodeRegistry(t *testing.T) {
 		{"id not of the key", "id_mismatch", bad.register("n1.test:7001", 1)},
 		{"empty endpoint", "bad_entry", n1.register("", 1)},
 		{"endpoint too long", "bad_entry", n1.register(longEP, 1)},
-		{"short signature", "bad_entry", registryABI.PackRegister(n1.id, n1.pub, [32]byte{}, "n1.test:1", 1, make([]byte, 63))},
+		{"short signature", "bad_entry", nodesABI.PackRegister(n1.id, n1.pub, [32]byte{}, "n1.test:1", 1, make([]byte, 63))},
 		{"seq 0", "stale_seq", n1.register("n1.test:7001", 0)},
 	} {
 		if got := h.refusal(h.node1, h.reg, c.data); got != c.want {
@@ -183,8 +183,8 @@ func TestNodeRegistry(t *testing.T) {
 	}{
 		{"another account", "not_the_account", h.node2, n1.register("evil.test:1", 9)},
 		{"a replay", "stale_seq", h.node1, n1.register("n1.test:7001", 1)},
-		{"a deregister from another account", "not_the_account", h.stranger, registryABI.PackDeregister(n1.id, 9)},
-		{"an unknown id's deregister", "no_such_node", h.node2, registryABI.PackDeregister(n2.id, 1)},
+		{"a deregister from another account", "not_the_account", h.stranger, nodesABI.PackDeregister(n1.id, 9)},
+		{"an unknown id's deregister", "no_such_node", h.node2, nodesABI.PackDeregister(n2.id, 1)},
 		{"a newer entry", "", h.node1, n1.register("n1.test:8001", 5)},
 		{"an older entry", "stale_seq", h.node1, n1.register("n1.test:7001", 4)},
 	} {
@@ -204,17 +204,17 @@ func TestNodeRegistry(t *testing.T) {
 		t.Fatalf("n2 through the router: %+v", e)
 	}
 
-	if got := h.refusal(h.node2, h.reg, registryABI.PackDeregister(n2.id, 4)); got != "" {
+	if got := h.refusal(h.node2, h.reg, nodesABI.PackDeregister(n2.id, 4)); got != "" {
 		t.Fatalf("n2's deregister refused: %s", got)
 	}
 	if _, ok := h.node(n2.id); ok {
 		t.Error("n2 is readable after its deregister")
 	}
-	seq, err := registryABI.UnpackNodeSeq(libCall(h.harness, h.reg, registryABI.PackNodeSeq(n2.id)))
+	seq, err := nodesABI.UnpackNodeSeq(libCall(h.harness, h.reg, nodesABI.PackNodeSeq(n2.id)))
 	if err != nil || seq.Seq != 4 || seq.Registered {
 		t.Errorf("n2's seq after deregister: %+v %v", seq, err)
 	}
-	acc, _ := registryABI.UnpackAccountOf(libCall(h.harness, h.reg, registryABI.PackAccountOf(n2.id)))
+	acc, _ := nodesABI.UnpackAccountOf(libCall(h.harness, h.reg, nodesABI.PackAccountOf(n2.id)))
 	if acc != (common.Address{}) {
 		t.Errorf("a deregistered id has account %s", acc)
 	}
@@ -231,11 +231,11 @@ func TestNodeRegistry(t *testing.T) {
 			t.Errorf("%s: refused %q, want %q", c.name, got, c.want)
 		}
 	}
-	page, err := registryABI.UnpackPage(libCall(h.harness, h.reg, registryABI.PackPage(big.NewInt(0), big.NewInt(10))))
+	page, err := nodesABI.UnpackPage(libCall(h.harness, h.reg, nodesABI.PackPage(big.NewInt(0), big.NewInt(10))))
 	if err != nil || len(page) != 2 || page[0].Id != n1.id || page[1].Id != n2.id || page[1].Seq != 6 {
 		t.Errorf("page: %+v %v", page, err)
 	}
-	if s, _ := registryABI.UnpackSequence(libCall(h.harness, h.reg, registryABI.PackSequence())); s != 5 {
+	if s, _ := nodesABI.UnpackSequence(libCall(h.harness, h.reg, nodesABI.PackSequence())); s != 5 {
 		t.Errorf("sequence %d after 4 registers and a deregister, want 5", s)
 	}
 }
@@ -376,7 +376,7 @@ func TestReplicationGas(t *testing.T) {
 			batch[i] = upd(fmt.Sprintf("m%s-%d", k, i), b, 1, a, c)
 		}
 		note("updateMany (8 failovers)", h.node1, h.sets, setsABI.PackUpdateMany(batch))
-		note("deregister", h.node1, h.reg, registryABI.PackDeregister(a.id, 3))
+		note("deregister", h.node1, h.reg, nodesABI.PackDeregister(a.id, 3))
 		return f
 	}
 	measure() // the contracts' first entries also set their counters

@@ -67,6 +67,13 @@ type DeployConfig struct {
 	// that fail on demand, CallbackConfirmation events), trusting the
 	// router. Default false.
 	Library bool
+	// Leader also deploys Workflow and ToolRegistry (the leader's contracts,
+	// seed 001), trusting the router; Key's account is the workflow's admin.
+	// Default false.
+	Leader bool
+	// LeaderCaps are accounts granted one leader cap each on the deployed
+	// Workflow, from Key (with Leader only). Default none.
+	LeaderCaps []common.Address
 	// Replication also deploys NodeRegistry and ReplicaSets over it
 	// (replicated queues, seed 004), trusting the router. Default false.
 	Replication bool
@@ -98,6 +105,9 @@ type Deployment struct {
 	Voting common.Address
 	// Library is Library's address (zero when not deployed).
 	Library common.Address
+	// Workflow and Registry are Workflow's and ToolRegistry's addresses
+	// (zero when not deployed).
+	Workflow, Registry common.Address
 	// Nodes and ReplicaSets are NodeRegistry's and ReplicaSets' addresses
 	// (zero when not deployed).
 	Nodes, ReplicaSets common.Address
@@ -162,21 +172,19 @@ func Deploy(ctx context.Context, b Backend, cfg DeployConfig) (Deployment, error
 	}
 	signer := types.LatestSignerForChainID(id)
 
-	type pending struct {
-		name string
-		addr common.Address
-		tx   *types.Transaction
-	}
+	var sendTo func(name string, to *common.Address, data []byte) error
 	var sent []pending
 	send := func(name, bin string, args []byte) error {
-		data := append(common.FromHex(bin), args...)
-		gas, err := b.EstimateGas(ctx, ethereum.CallMsg{From: owner, Data: data, GasTipCap: tip, GasFeeCap: feeCap})
+		return sendTo(name, nil, append(common.FromHex(bin), args...))
+	}
+	sendTo = func(name string, to *common.Address, data []byte) error {
+		gas, err := b.EstimateGas(ctx, ethereum.CallMsg{From: owner, To: to, Data: data, GasTipCap: tip, GasFeeCap: feeCap})
 		if err != nil {
 			return fmt.Errorf("deploy %s: estimating gas: %w", name, err)
 		}
 		gas += gas * gasMarginPercent / 100
 		tx, err := types.SignNewTx(cfg.Key, signer, &types.DynamicFeeTx{
-			ChainID: id, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: gas, Data: data,
+			ChainID: id, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: gas, To: to, Data: data,
 		})
 		if err != nil {
 			return fmt.Errorf("deploy %s: signing: %w", name, err)
@@ -206,6 +214,16 @@ func Deploy(ctx context.Context, b Backend, cfg DeployConfig) (Deployment, error
 		}
 		d.Library = sent[len(sent)-1].addr
 	}
+	if cfg.Leader {
+		if err := send("Workflow", contracts.WorkflowMetaData.Bin, contracts.NewWorkflow().PackConstructor(d.Router)); err != nil {
+			return Deployment{}, err
+		}
+		d.Workflow = sent[len(sent)-1].addr
+		if err := send("ToolRegistry", contracts.ToolRegistryMetaData.Bin, contracts.NewToolRegistry().PackConstructor(d.Router)); err != nil {
+			return Deployment{}, err
+		}
+		d.Registry = sent[len(sent)-1].addr
+	}
 	if cfg.Replication {
 		if err := send("NodeRegistry", contracts.NodeRegistryMetaData.Bin, contracts.NewNodeRegistry().PackConstructor(d.Router)); err != nil {
 			return Deployment{}, err
@@ -218,36 +236,71 @@ func Deploy(ctx context.Context, b Backend, cfg DeployConfig) (Deployment, error
 		}
 		d.ReplicaSets = sent[len(sent)-1].addr
 	}
+	wctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	if err := waitAll(ctx, wctx, b, cfg, sent, &d); err != nil {
+		return Deployment{}, err
+	}
+	if !cfg.Leader || len(cfg.LeaderCaps) == 0 {
+		return d, nil
+	}
+	// The grants need the workflow's code for their estimates: a second round.
+	sent = sent[:0]
+	wf := contracts.NewWorkflow()
+	for _, a := range cfg.LeaderCaps {
+		if err := sendTo("a leader cap for "+AddressString(a), &d.Workflow, wf.PackGrantLeaderCap(a)); err != nil {
+			return Deployment{}, err
+		}
+	}
+	if err := waitAll(ctx, wctx, b, cfg, sent, &d); err != nil {
+		return Deployment{}, err
+	}
+	return d, nil
+}
+
+// pending is a transaction Deploy sent: a deployment (addr is where it
+// creates its contract) or a call (addr zero).
+type pending struct {
+	name string
+	addr common.Address
+	tx   *types.Transaction
+}
+
+// waitAll mines (cfg.Mine) and waits for each receipt of sent, checks it
+// succeeded and, for a deployment, that its code is on chain; d.Block
+// becomes the highest block among them.
+func waitAll(ctx, wctx context.Context, b Backend, cfg DeployConfig, sent []pending, d *Deployment) error {
 	if cfg.Mine != nil {
 		cfg.Mine()
 	}
-
-	wctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-	defer cancel()
 	for _, p := range sent {
 		r, err := waitReceipt(wctx, b, cfg.Clock, cfg.PollInterval, p.tx.Hash(), cfg.Mine)
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 				err = fmt.Errorf("%w: no receipt for %s within %s", ErrDeployTimeout, p.tx.Hash().Hex(), cfg.Timeout)
 			}
-			return Deployment{}, fmt.Errorf("deploy %s: %w", p.name, err)
+			return fmt.Errorf("deploy %s: %w", p.name, err)
 		}
 		if r.Status != types.ReceiptStatusSuccessful {
-			return Deployment{}, fmt.Errorf("deploy %s: transaction %s reverted (gas used %d of %d)", p.name, p.tx.Hash().Hex(), r.GasUsed, p.tx.Gas())
+			return fmt.Errorf("deploy %s: transaction %s reverted (gas used %d of %d)", p.name, p.tx.Hash().Hex(), r.GasUsed, p.tx.Gas())
+		}
+		if p.tx.To() != nil {
+			d.Block = max(d.Block, r.BlockNumber.Uint64())
+			continue
 		}
 		if r.ContractAddress != p.addr {
-			return Deployment{}, fmt.Errorf("deploy %s: created %s, expected %s", p.name, AddressString(r.ContractAddress), AddressString(p.addr))
+			return fmt.Errorf("deploy %s: created %s, expected %s", p.name, AddressString(r.ContractAddress), AddressString(p.addr))
 		}
 		code, err := b.CodeAt(ctx, p.addr, r.BlockNumber)
 		if err != nil {
-			return Deployment{}, fmt.Errorf("deploy %s: reading its code: %w", p.name, err)
+			return fmt.Errorf("deploy %s: reading its code: %w", p.name, err)
 		}
 		if len(code) == 0 {
-			return Deployment{}, fmt.Errorf("deploy %s: no code at %s after block %s", p.name, AddressString(p.addr), r.BlockNumber)
+			return fmt.Errorf("deploy %s: no code at %s after block %s", p.name, AddressString(p.addr), r.BlockNumber)
 		}
 		d.Block = max(d.Block, r.BlockNumber.Uint64())
 	}
-	return d, nil
+	return nil
 }
 
 // waitReceipt polls for tx's receipt every interval until it has one, or ctx
@@ -278,11 +331,20 @@ func waitReceipt(ctx context.Context, b Backend, c clock.Clock, interval time.Du
 	}
 }
 
-// Named is a contract of the evm: section besides voting and library: its
-// name, the ABI ordo ships, its address.
+// Named is a contract of the node config's evm.contracts: its name, the ABI
+// ordo ships it with, its address.
 type Named struct {
 	Name, ABI string
 	Address   common.Address
+}
+
+// LeaderContracts are the workflow and the registry of d, for ConfigYAML
+// (none when d has no Workflow).
+func (d Deployment) LeaderContracts() []Named {
+	if d.Workflow == (common.Address{}) {
+		return nil
+	}
+	return []Named{{"workflow", "Workflow", d.Workflow}, {"registry", "ToolRegistry", d.Registry}}
 }
 
 // ReplicationContracts are the contracts of a deployment with Replication
@@ -298,7 +360,7 @@ func (d Deployment) ReplicationContracts() []Named {
 // ConfigYAML is the node config's `evm:` section for a chain at urls (the
 // order a node tries them in) with these contracts: the router, Voting under
 // the name voting and Library under the name library, each when deployed
-// (not the zero address), and the more contracts named.
+// (not the zero address), then more.
 func ConfigYAML(urls []string, chainID uint64, router, voting, library common.Address, more ...Named) string {
 	var sb strings.Builder
 	sb.WriteString("evm:\n")

@@ -73,23 +73,33 @@ func TestConfigYAML(t *testing.T) {
 		name    string
 		voting  common.Address
 		library common.Address
+		more    []evmdev.Named
 		want    string
 	}{
-		{"with voting", v, common.Address{}, `evm:
+		{"with voting", v, common.Address{}, nil, `evm:
   urls: [ws://127.0.0.1:8546, http://127.0.0.1:8545]
   chainId: 1337
   router: "0xabcdef0000000000000000000000000000000001"
   contracts:
     voting: {address: "0x00000000000000000000000000000000000000ff", abi: Voting}
 `},
-		{"with library", common.Address{}, v, `evm:
+		{"with library", common.Address{}, v, nil, `evm:
   urls: [ws://127.0.0.1:8546, http://127.0.0.1:8545]
   chainId: 1337
   router: "0xabcdef0000000000000000000000000000000001"
   contracts:
     library: {address: "0x00000000000000000000000000000000000000ff", abi: Library}
 `},
-		{"router only", common.Address{}, common.Address{}, `evm:
+		{"with the leader's", common.Address{}, v, evmdev.Deployment{Workflow: r, Registry: v}.LeaderContracts(), `evm:
+  urls: [ws://127.0.0.1:8546, http://127.0.0.1:8545]
+  chainId: 1337
+  router: "0xabcdef0000000000000000000000000000000001"
+  contracts:
+    library: {address: "0x00000000000000000000000000000000000000ff", abi: Library}
+    workflow: {address: "0xabcdef0000000000000000000000000000000001", abi: Workflow}
+    registry: {address: "0x00000000000000000000000000000000000000ff", abi: ToolRegistry}
+`},
+		{"router only", common.Address{}, common.Address{}, nil, `evm:
   urls: [ws://127.0.0.1:8546, http://127.0.0.1:8545]
   chainId: 1337
   router: "0xabcdef0000000000000000000000000000000001"
@@ -97,7 +107,7 @@ func TestConfigYAML(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := evmdev.ConfigYAML([]string{"ws://127.0.0.1:8546", "http://127.0.0.1:8545"}, 1337, r, tc.voting, tc.library); got != tc.want {
+			if got := evmdev.ConfigYAML([]string{"ws://127.0.0.1:8546", "http://127.0.0.1:8545"}, 1337, r, tc.voting, tc.library, tc.more...); got != tc.want {
 				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
 			}
 		})

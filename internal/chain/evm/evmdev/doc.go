@@ -5,8 +5,10 @@
 //
 // Start runs the chain: it funds Config.Accounts dev accounts in the genesis
 // alloc, deploys OrdoRouter (owner: dev account 0; every dev account a
-// submitter), Voting and Library (the processor's test target), mines them,
-// then seals a block every
+// submitter), Voting and Library (the processor's test target), Workflow
+// and ToolRegistry (the leader's: dev account 0 the workflow's admin, every
+// other dev account granted one leader cap), mines them, then seals a block
+// every
 // Config.BlockTime on its clock. Deploy puts the same contracts on any EVM
 // chain over JSON-RPC (`ordo evm deploy`); ConfigYAML prints the node's
 // `evm:` config section for either.

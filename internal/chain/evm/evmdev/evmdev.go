@@ -112,6 +112,10 @@ type Chain struct {
 	// Library is Library's address (trusting Router): the processor's test
 	// target.
 	Library common.Address
+	// Workflow and Registry are the leader's contracts (trusting Router):
+	// Accounts[0] is the workflow's admin, and every other dev account
+	// holds one leader cap.
+	Workflow, Registry common.Address
 	// Nodes and ReplicaSets are NodeRegistry's and ReplicaSets' addresses
 	// (replicated queues; trusting Router).
 	Nodes, ReplicaSets common.Address
@@ -187,8 +191,9 @@ func checkListen(addr string, allowPublic bool) error {
 }
 
 // Start starts a dev chain: the simulated backend serving JSON-RPC on
-// cfg.HTTPAddr and cfg.WSAddr, its dev accounts funded, OrdoRouter, Voting and
-// Library deployed and mined, and a block sealed every cfg.BlockTime until Close (or
+// cfg.HTTPAddr and cfg.WSAddr, its dev accounts funded, OrdoRouter, Voting,
+// Library, Workflow and ToolRegistry deployed and mined (a leader cap for
+// every dev account but the first), and a block sealed every cfg.BlockTime until Close (or
 // until ctx ends: Close must still be called).
 func Start(ctx context.Context, cfg Config) (*Chain, error) {
 	cfg, err := cfg.withDefaults()
@@ -228,15 +233,18 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 		return nil, fmt.Errorf("evmdev: the JSON-RPC servers did not report their addresses (HTTP %q, WS %q)", c.HTTPURL, c.WSURL)
 	}
 
-	d, err := Deploy(ctx, c.sim.Client(), DeployConfig{Key: c.Keys[0], Submitters: c.Accounts, Voting: true, Library: true, Replication: true, Mine: func() { c.sim.Commit() }, Clock: cfg.Clock, PollInterval: startPoll, Timeout: startTimeout})
+	d, err := Deploy(ctx, c.sim.Client(), DeployConfig{Key: c.Keys[0], Submitters: c.Accounts, Voting: true, Library: true,
+		Leader: true, LeaderCaps: c.Accounts[1:], Replication: true, Mine: func() { c.sim.Commit() }, Clock: cfg.Clock, PollInterval: startPoll, Timeout: startTimeout})
 	if err != nil {
 		_ = c.closeSim()
 		return nil, fmt.Errorf("evmdev: %w", err)
 	}
 	c.Router, c.Voting, c.Library = d.Router, d.Voting, d.Library
+	c.Workflow, c.Registry = d.Workflow, d.Registry
 	c.Nodes, c.ReplicaSets = d.Nodes, d.ReplicaSets
 	cfg.Logger.Info("evmdev contracts deployed", "router", AddressString(d.Router), "voting", AddressString(d.Voting),
-		"library", AddressString(d.Library), "nodes", AddressString(d.Nodes), "replicasets", AddressString(d.ReplicaSets), "block", d.Block)
+		"library", AddressString(d.Library), "workflow", AddressString(d.Workflow), "registry", AddressString(d.Registry),
+		"nodes", AddressString(d.Nodes), "replicasets", AddressString(d.ReplicaSets), "block", d.Block)
 
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	c.stop = stop
@@ -267,7 +275,8 @@ func (c *Chain) seal(ctx context.Context, clk clock.Clock, d time.Duration, pare
 // then HTTP).
 func (c *Chain) Config() string {
 	return ConfigYAML([]string{c.WSURL, c.HTTPURL}, c.ChainID, c.Router, c.Voting, c.Library,
-		Deployment{Nodes: c.Nodes, ReplicaSets: c.ReplicaSets}.ReplicationContracts()...)
+		append(Deployment{Workflow: c.Workflow, Registry: c.Registry}.LeaderContracts(),
+			Deployment{Nodes: c.Nodes, ReplicaSets: c.ReplicaSets}.ReplicationContracts()...)...)
 }
 
 // Close stops sealing blocks, then the JSON-RPC servers and the chain, and

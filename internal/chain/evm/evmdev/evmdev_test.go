@@ -133,6 +133,23 @@ func TestStartServesHTTPAndWS(t *testing.T) {
 			if r, uerr := lib.UnpackTrustedRouter(out); err != nil || uerr != nil || r != c.Router {
 				t.Errorf("Library's router = %s, %v, %v; want %s", r.Hex(), err, uerr, c.Router.Hex())
 			}
+			// The leader's contracts trust it too; dev 0 is the workflow's
+			// admin and every other dev account holds one leader cap.
+			wf, reg := contracts.NewWorkflow(), contracts.NewToolRegistry()
+			out, err = cl.CallContract(ctx, ethereum.CallMsg{To: &c.Registry, Data: reg.PackTrustedRouter()}, nil)
+			if r, uerr := reg.UnpackTrustedRouter(out); err != nil || uerr != nil || r != c.Router {
+				t.Errorf("ToolRegistry's router = %s, %v, %v; want %s", r.Hex(), err, uerr, c.Router.Hex())
+			}
+			out, err = cl.CallContract(ctx, ethereum.CallMsg{To: &c.Workflow, Data: wf.PackAdmin()}, nil)
+			if a, uerr := wf.UnpackAdmin(out); err != nil || uerr != nil || a != c.Accounts[0] {
+				t.Errorf("the workflow's admin = %s, %v, %v; want dev 0", a.Hex(), err, uerr)
+			}
+			for i, a := range c.Accounts {
+				out, err := cl.CallContract(ctx, ethereum.CallMsg{To: &c.Workflow, Data: wf.PackCaps(a)}, nil)
+				if n, uerr := wf.UnpackCaps(out); err != nil || uerr != nil || n.Uint64() != map[bool]uint64{true: 0, false: 1}[i == 0] {
+					t.Errorf("caps of dev %d = %v, %v, %v", i, n, err, uerr)
+				}
+			}
 		})
 	}
 }

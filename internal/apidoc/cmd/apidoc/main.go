@@ -1,0 +1,28 @@
+// Command apidoc writes the node's API documents into apispec: run it
+// from the repository's root after changing a route or a wire type,
+//
+//	go run ./internal/apidoc/cmd/apidoc
+//
+// and commit apispec/openapi.json and apispec/openrpc.json;
+// internal/apidoc's tests fail while either is stale.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/ordolabs/ordo/internal/apidoc/gen"
+)
+
+func main() {
+	for file, build := range map[string]func() ([]byte, error){"apispec/openapi.json": gen.OpenAPI, "apispec/openrpc.json": gen.OpenRPC} {
+		doc, err := build()
+		if err == nil {
+			err = os.WriteFile(file, doc, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+}
