@@ -35,16 +35,16 @@ func evmDeployCommand() *cobra.Command {
 		url, keyFile, passwordFile string
 		submitters                 []string
 		voting, library, pg        bool
-		leader                     bool
+		leader, replication        bool
 		leaderCaps                 []string
 		chainID                    uint64
 		timeout                    time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "deploy --url URL --key-file FILE [--submitter 0x…]... [--voting] [--library] [--leader [--leader-cap 0x…]...] [--privacygroup]",
+		Use:   "deploy --url URL --key-file FILE [--submitter 0x…]... [--voting] [--library] [--leader [--leader-cap 0x…]...] [--replication] [--privacygroup]",
 		Short: "Deploy ordo's contracts (OrdoRouter, and Voting, Library) to an EVM chain and print the node config's evm: section",
 		Long: `Deploy OrdoRouter (and Voting with --voting, Library with --library, Workflow and ToolRegistry with --leader,
-PrivacyGroup with --privacygroup) from the account of --key-file,
+NodeRegistry and ReplicaSets with --replication, PrivacyGroup with --privacygroup) from the account of --key-file,
 which becomes the router's owner and a submitter, authorize each --submitter,
 wait for the receipts, check the code is on chain, and print the addresses and
 the node config's evm: section. The deployer is the workflow's admin; each
@@ -83,7 +83,7 @@ $ORDO_EVM_PASSWORD.`,
 			}
 			defer cl.Close()
 			d, err := evmdev.Deploy(ctx, cl, evmdev.DeployConfig{Key: key, Submitters: subs, Voting: voting, Library: library,
-				Leader: leader, LeaderCaps: caps, PrivacyGroup: pg, ChainID: chainID, Timeout: timeout})
+				Leader: leader, LeaderCaps: caps, Replication: replication, PrivacyGroup: pg, ChainID: chainID, Timeout: timeout})
 			if err != nil {
 				return err
 			}
@@ -104,6 +104,9 @@ $ORDO_EVM_PASSWORD.`,
 					fmt.Fprintf(w, "leader    %s (one cap)\n", evmdev.AddressString(a))
 				}
 			}
+			if replication {
+				fmt.Fprintf(w, "nodes     %s\nreplicasets %s\n", evmdev.AddressString(d.Nodes), evmdev.AddressString(d.ReplicaSets))
+			}
 			if pg {
 				fmt.Fprintf(w, "privacygroup %s\n", evmdev.AddressString(d.PrivacyGroup))
 			}
@@ -123,6 +126,7 @@ $ORDO_EVM_PASSWORD.`,
 	cmd.Flags().BoolVar(&library, "library", false, "also deploy Library, the processor's test target (methods that fail on demand)")
 	cmd.Flags().BoolVar(&leader, "leader", false, "also deploy Workflow and ToolRegistry, the leader's contracts (the deployer is the workflow's admin)")
 	cmd.Flags().StringArrayVar(&leaderCaps, "leader-cap", nil, "with --leader: an account granted one leader cap (repeatable)")
+	cmd.Flags().BoolVar(&replication, "replication", false, "also deploy NodeRegistry and ReplicaSets, replicated queues' contracts")
 	cmd.Flags().Uint64Var(&chainID, "chain-id", 0, "refuse a chain whose id is not this one (0: any)")
 	cmd.Flags().DurationVar(&timeout, "timeout", evmdev.DefaultDeployTimeout, "how long to wait for the deployments to be mined")
 	_ = cmd.MarkFlagRequired("url")

@@ -27,7 +27,7 @@ func evmdevCommand() *cobra.Command {
 		Short: "Run a development EVM chain (go-ethereum's simulated backend) as its own process, with JSON-RPC over HTTP and WebSocket",
 		Long: `Run go-ethereum's simulated chain on loopback JSON-RPC (HTTP and WebSocket),
 with funded dev accounts and ordo's contracts (OrdoRouter, Voting, Library,
-PrivacyGroup) deployed,
+Workflow, ToolRegistry, NodeRegistry, ReplicaSets, PrivacyGroup) deployed,
 and print the node config's evm: section. A block is sealed every --block-time.
 The chain lives in memory: a restart starts a new chain.
 
@@ -88,6 +88,7 @@ func printEVMDev(w io.Writer, c *evmdev.Chain) {
 	fmt.Fprintf(w, "library   %s\n", evmdev.AddressString(c.Library))
 	fmt.Fprintf(w, "workflow  %s (admin: dev account 0; every other dev account holds one leader cap)\n", evmdev.AddressString(c.Workflow))
 	fmt.Fprintf(w, "registry  %s\n", evmdev.AddressString(c.Registry))
+	fmt.Fprintf(w, "nodes     %s\nreplicasets %s\n", evmdev.AddressString(c.Nodes), evmdev.AddressString(c.ReplicaSets))
 	fmt.Fprintf(w, "privacygroup %s\n", evmdev.AddressString(c.PrivacyGroup))
 	fmt.Fprintf(w, "dev accounts (10^24 wei each; key files: raw hex, 0600):\n")
 	for i, a := range c.Accounts {

@@ -170,8 +170,12 @@ func newCommittee(t *testing.T, cfg committeeConfig) *committee {
 		if err != nil {
 			t.Fatal(err)
 		}
+		sender := chain.KeyAddress(ks[0])
+		if h.dev != nil {
+			sender = chain.Address(evmdev.AddressString(h.dev.Accounts[i+1]))
+		}
 		h.ms = append(h.ms, &member{i: i, dir: dir, addr: freeAddr(t), key: k, fp: identity.FingerprintDER(cert.Certificate[0]),
-			sender: chain.KeyAddress(ks[0]), via: map[int]*tcpProxy{}})
+			sender: sender, via: map[int]*tcpProxy{}})
 	}
 	if cfg.Proxied {
 		for _, m := range h.ms {
@@ -198,7 +202,7 @@ func newCommittee(t *testing.T, cfg committeeConfig) *committee {
 			if sts, err := m.node.store.DistseqStates(ctx, "g", true); err != nil || len(sts) < len(h.ms)*len(cfg.Coins) {
 				return false
 			}
-			if cfg.Registry && m.node.Distseq.registry.Len() < len(h.ms) {
+			if (cfg.Registry || h.dev != nil) && m.node.Distseq.registry.Len() < len(h.ms) {
 				return false
 			}
 		}

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/distseq"
 	"github.com/ordolabs/ordo/internal/identity"
@@ -165,7 +164,11 @@ func (n *Node) distseq(ctx context.Context, seq *sequencer.Node, st Store, o Opt
 	d := &Distseq{cfg: c, n: n, clock: o.Clock, key: key, fp: identity.FingerprintDER(cert.Certificate[0]), seq: seq}
 	dir := directory{static: static}
 	if c.Registry {
-		d.registry = noderegistry.New(n.Chain)
+		b, err := n.registryBinding()
+		if err != nil {
+			return nil, err
+		}
+		d.registry = noderegistry.NewWith(n.Chain, b)
 		dir.reg = d.registry
 		if err := d.registry.Refresh(ctx); err != nil {
 			n.log.Warn("distseq: node registry not read at start", "err", err)
@@ -314,32 +317,34 @@ func (d *Distseq) Coordinator(ctx context.Context, contract string) (string, err
 	return "", nil
 }
 
+// RegisterQueue is the sequencer queue of node id's registrations.
+func RegisterQueue(id string) string { return "nodes/" + id }
+
 // register submits this node's entry to the chain's nodes registry through
 // the sequencer (type call), at the seq after the registry's, under an
 // idempotency key that makes a restart's resubmission the same intent.
 func (d *Distseq) register(ctx context.Context) error {
 	id := string(d.ID())
-	raw, err := d.n.Chain.Call(ctx, devchain.NodesContract, "seq", json.RawMessage(`{"id":"`+id+`"}`))
+	b := d.registry.Binding()
+	seq, err := b.Seq(ctx, d.n.Chain, id)
 	if err != nil {
-		return fmt.Errorf("read seq: %w", err)
-	}
-	var cur devchain.NodeSeq
-	if err := json.Unmarshal(raw, &cur); err != nil {
-		return fmt.Errorf("read seq: %w", err)
+		return err
 	}
 	endpoint := d.cfg.Endpoint
 	if endpoint == "" {
 		endpoint = d.Transport.Addr().String()
 	}
-	args := devchain.SignNodeRegistration(d.key.Private, id, d.fp, endpoint, cur.Seq+1)
-	body, _ := json.Marshal(args)
-	data, _ := json.Marshal(dispatch.Call{Contract: devchain.NodesContract, Method: devchain.NodesRegister, Args: body})
-	_, err = d.seq.Submit(ctx, []sequencer.Intake{{Queue: "nodes/" + id, Type: dispatch.CallType, Data: data,
-		IdempotencyKey: fmt.Sprintf("nodes/register/%s/%d", id, cur.Seq+1), Principal: sequencer.PrincipalDistseq}})
+	call, err := b.Register(d.key.Private, d.fp, endpoint, seq+1)
+	if err != nil {
+		return err
+	}
+	data, _ := json.Marshal(call)
+	_, err = d.seq.Submit(ctx, []sequencer.Intake{{Queue: RegisterQueue(id), Type: dispatch.CallType, Data: data,
+		IdempotencyKey: fmt.Sprintf("nodes/register/%s/%d", id, seq+1), Principal: sequencer.PrincipalDistseq}})
 	if err != nil {
 		return fmt.Errorf("submit: %w", err)
 	}
-	d.n.log.Info("distseq: registering in the nodes registry", "id", id, "endpoint", endpoint, "seq", cur.Seq+1)
+	d.n.log.Info("distseq: registering in the nodes registry", "id", id, "endpoint", endpoint, "seq", seq+1)
 	return nil
 }
 

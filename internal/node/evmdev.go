@@ -10,8 +10,8 @@ import (
 // senders are the node's senders (accounts its router lets submit; dev
 // account 0 owns the router), its Voting contract is "voting", its Library
 // "library", and its other contracts by the names evmdev.Deployment.Extra
-// gives them ("workflow", "registry", "privacygroup", ...); no dev senders
-// are made. For the demo, benchmarks and tests.
+// gives them ("workflow", "registry", "nodes", "replicasets",
+// "privacygroup"); no dev senders are made. For the demo, benchmarks and tests.
 func (c *Config) UseEVMDev(dev *evmdev.Chain, senders int) {
 	c.DevSenders, c.Senders = 0, nil
 	for _, f := range dev.KeyFiles[1:min(senders+1, len(dev.KeyFiles))] {

@@ -68,6 +68,9 @@ type Node struct {
 	traces []*os.File
 	// devAddrs are the dev senders' addresses (fundDevSenders).
 	devAddrs []chain.Address
+	// regAccount is the sender this node registers from on an EVM chain
+	// (pinRegistration), "" elsewhere.
+	regAccount string
 	// stopGate refuses requests that may change state once the node stops
 	// (shutdown.go); clock is the node's (Options.Clock).
 	stopGate *api.Drain
@@ -232,6 +235,10 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 			n.Close()
 			return nil, err
 		}
+	}
+	if pins, n.regAccount, err = pinRegistration(cfg, senders, pins); err != nil {
+		n.Close()
+		return nil, err
 	}
 	gated, err := deposedQueues(ctx, cfg, st)
 	if err != nil {

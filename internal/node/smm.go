@@ -130,7 +130,7 @@ func (n *Node) replication(seq *sequencer.Node, st Store, ds *Distseq, authn *au
 		trace = f
 	}
 	s, err := smm.New(smm.NodeConfig{Config: n.Config.Replication, Key: ds.key.Private, Store: sst, Transport: ds.Transport,
-		Chain: n.Chain, Sequencer: seq, Registry: ds.registry, Clock: o.Clock, Logger: o.Logger, Registerer: n.Registry, Trace: trace,
+		Chain: n.Chain, Sequencer: seq, Registry: ds.registry, Sets: n.setsBinding(), Clock: o.Clock, Logger: o.Logger, Registerer: n.Registry, Trace: trace,
 		Allow: func(principal, typ string) error {
 			return allowForwarded(authn, n.Config.IntakeAccess.TypeRoles, principal, typ)
 		}})

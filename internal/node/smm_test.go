@@ -66,14 +66,21 @@ func TestReplicationFailover(t *testing.T) {
 		t.Skip("a three-node failover")
 	}
 	h := newCommittee(t, committeeConfig{Nodes: 3, Registry: true, Replication: replicationConfig()})
-	const queue = "zk-failover"
+	replicationFailover(t, h, "zk-failover", func(k int) (string, string) {
+		if k == 0 {
+			return sequencer.CreateClaimVotingAccount, `{"title":"failover"}`
+		}
+		return sequencer.SendClaimVote, fmt.Sprintf(`{"voter":"voter-%d","vote":true}`, k)
+	}, h.auditOnce)
+}
+
+// replicationFailover runs the failover of TestReplicationFailover on h:
+// intent k is intent(k); audit checks the acknowledged uids on chain.
+func replicationFailover(t *testing.T, h *committee, queue string, intent func(k int) (typ, data string), audit func(uids []string)) {
 	var acked []string
 	submit := func(i, k int) {
 		t.Helper()
-		typ, data := sequencer.SendClaimVote, fmt.Sprintf(`{"voter":"voter-%d","vote":true}`, k)
-		if k == 0 {
-			typ, data = sequencer.CreateClaimVotingAccount, `{"title":"failover"}`
-		}
+		typ, data := intent(k)
 		deadline := time.Now().Add(30 * time.Second)
 		for {
 			rec, code := h.postIntent(i, sequencer.Intake{Queue: queue, Type: typ, Data: []byte(data), IdempotencyKey: fmt.Sprintf("k%d", k)})
@@ -132,7 +139,7 @@ func TestReplicationFailover(t *testing.T) {
 		}
 		return true
 	})
-	h.auditOnce(acked)
+	audit(acked)
 	// The survivors' replicas, entry by entry, once at one head.
 	var survivors []int
 	for i := range h.ms {

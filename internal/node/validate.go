@@ -42,6 +42,7 @@ func (c Config) Validate() error {
 	c.Distseq.validate(bad)
 	c.PTX.validate(bad)
 	validateReplication(c.Replication, c.Distseq, bad)
+	validateEVMReplication(c, bad)
 	if err := c.Store.validate(); err != nil {
 		bad("store.url", "%v", err)
 	}

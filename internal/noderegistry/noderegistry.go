@@ -2,9 +2,6 @@ package noderegistry
 
 import (
 	"context"
-	"crypto/ed25519"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -13,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
-	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/transport"
 	"github.com/ordolabs/ordo/internal/transport/grpcnet"
@@ -24,17 +20,26 @@ const DefaultInterval = 30 * time.Second
 
 // Directory is a grpcnet.Directory over the chain's nodes registry.
 type Directory struct {
-	chain chain.Chain
-	mu    sync.RWMutex
-	peers map[transport.NodeID]grpcnet.Peer
+	chain   chain.Chain
+	binding Binding
+	mu      sync.RWMutex
+	peers   map[transport.NodeID]grpcnet.Peer
 }
 
 var _ grpcnet.Directory = (*Directory)(nil)
 
-// New returns an empty Directory over c; call Refresh (or Run) to fill it.
-func New(c chain.Chain) *Directory {
-	return &Directory{chain: c, peers: map[transport.NodeID]grpcnet.Peer{}}
+// New returns an empty Directory over devchain's nodes contract on c; call
+// Refresh (or Run) to fill it.
+func New(c chain.Chain) *Directory { return NewWith(c, Devchain{}) }
+
+// NewWith returns an empty Directory over the registry b reads on c.
+func NewWith(c chain.Chain, b Binding) *Directory {
+	return &Directory{chain: c, binding: b, peers: map[transport.NodeID]grpcnet.Peer{}}
 }
+
+// Binding returns how the Directory reads (and its node writes) the
+// chain's registry.
+func (d *Directory) Binding() Binding { return d.binding }
 
 // Lookup returns the peer the last mapping holds for id.
 func (d *Directory) Lookup(id transport.NodeID) (grpcnet.Peer, bool) {
@@ -61,22 +66,12 @@ func (d *Directory) IDs() []transport.NodeID {
 // Refresh reads the whole mapping from the chain and replaces the last
 // one; on an error it keeps the last one.
 func (d *Directory) Refresh(ctx context.Context) error {
-	raw, err := d.chain.Call(ctx, devchain.NodesContract, "nodes", json.RawMessage(`{}`))
+	es, err := d.binding.Entries(ctx, d.chain)
 	if err != nil {
-		return fmt.Errorf("noderegistry: read nodes: %w", err)
+		return fmt.Errorf("noderegistry: %w", err)
 	}
-	var out struct {
-		Nodes []devchain.NodeEntry `json:"nodes"`
-	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return fmt.Errorf("noderegistry: decode nodes: %w", err)
-	}
-	peers := make(map[transport.NodeID]grpcnet.Peer, len(out.Nodes))
-	for _, e := range out.Nodes {
-		pub, err := hex.DecodeString(e.PublicKey)
-		if err != nil || len(pub) != ed25519.PublicKeySize || devchain.NodeIDOf(pub) != e.ID {
-			continue // the contract refuses these; a chain that serves one is not trusted with it
-		}
+	peers := make(map[transport.NodeID]grpcnet.Peer, len(es))
+	for _, e := range es {
 		peers[transport.NodeID(e.ID)] = grpcnet.Peer{Endpoint: e.Endpoint, Fingerprint: e.Fingerprint}
 	}
 	d.mu.Lock()

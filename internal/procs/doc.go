@@ -14,10 +14,14 @@
 // stopped node's data directory (a lost disk), find a group's
 // coordinator, and read a stopped node's store for audits. Config's
 // replication fields pass `ordo committee init --replication` and its
-// tunings (issue 12; TestReplicationFailoverProcs). With Config.EVM (an
-// evmdev chain the caller started) the committee runs on that chain
-// instead of a devchain process: `ordo committee init --evm-config` and
-// `ordo committee deploy --key-file` (issue 27; TestCrashCoordinatorOnEVM).
+// tunings (issue 12; TestReplicationFailoverProcs). On an EVM chain the
+// committee runs through `ordo committee init --evm-config` and `ordo
+// committee deploy --key-file` (issue 27): Config.EVM names a chain the
+// caller started (TestCrashCoordinatorOnEVM, TestCrashCoordinatorOnGeth);
+// Config.EVMDev runs `ordo evmdev` and Config.Geth `geth --dev` as the
+// chain's process, with `ordo evm deploy --voting --replication
+// --privacygroup` (TestReplicationFailoverEVMProcs,
+// TestReplicationFailoverGethProcs).
 //
 // Invariants:
 //   - Every process's stdout and stderr go to a log file under
@@ -32,7 +36,7 @@
 //     SIGKILL after a grace period) and waits for each; a Process's
 //     ExitErr says how its last run ended (nil: status 0).
 //   - The ports are 2N consecutive loopback ports found free (gRPC on the
-//     first N, the API on the next N) and one more for the devchain, all
+//     first N, the API on the next N) and two more for the chain, all
 //     below the kernel's ephemeral port range (internal/testkit/ports), so
 //     no outgoing connection can hold one as its source port.
 package procs

@@ -75,6 +75,14 @@ type Config struct {
 	// PrivacyGroup), node i sends from key file i+1, and key file 0
 	// deploys the group. Defaults to nil.
 	EVM *EVMChain
+	// EVMDev runs `ordo evmdev` as the committee's chain process (evm.go)
+	// and sets EVM to it. Defaults to false.
+	EVMDev bool
+	// Geth is a geth binary run as `geth --dev` for the committee's chain
+	// (evm.go): a funded key per node, the contracts deployed by `ordo evm
+	// deploy --voting --replication --privacygroup` from geth's dev
+	// account; EVM is set to it. Defaults to "": no geth.
+	Geth string
 	// ReadyTimeout bounds each wait for a process to be ready. Defaults
 	// to 60s.
 	ReadyTimeout time.Duration
@@ -177,7 +185,7 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
 		return nil, fmt.Errorf("procs: %w", err)
 	}
-	base, err := FreePorts(2*cfg.Nodes + 1)
+	base, err := FreePorts(2*cfg.Nodes + 2) // the nodes' gRPC and API, the chain's (geth: HTTP, then WS)
 	if err != nil {
 		return nil, err
 	}
@@ -232,10 +240,16 @@ func Start(ctx context.Context, cfg Config) (*Committee, error) {
 	return c, nil
 }
 
-// startChain starts the devchain process (or, with cfg.EVM, writes that
-// chain's evm: section) and returns the chain's flags for `ordo committee
-// init` and for `ordo committee deploy`.
+// startChain starts the devchain process (or, with cfg.EVMDev or
+// cfg.Geth, that EVM chain's process: evm.go) or, with cfg.EVM, writes
+// that chain's evm: section, and returns the chain's flags for `ordo
+// committee init` and for `ordo committee deploy`.
 func (c *Committee) startChain(ctx context.Context, base int) (initArgs, deployArgs []string, err error) {
+	if c.cfg.EVMDev || c.cfg.Geth != "" {
+		if err := c.startEVMProcess(ctx, base+2*c.cfg.Nodes); err != nil {
+			return nil, nil, err
+		}
+	}
 	cfg := c.cfg
 	if cfg.EVM != nil {
 		if len(cfg.EVM.KeyFiles) < cfg.Nodes+1 {

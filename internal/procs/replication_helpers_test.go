@@ -174,6 +174,9 @@ type intake struct {
 	byStatus map[int]int
 	// ackedAt is when each intent of acked was acknowledged.
 	ackedAt []time.Time
+	// calls sends the same intents as type call to the voting contract
+	// (an EVM chain takes no zkapp types).
+	calls bool
 }
 
 // submit sends intent k to node i until it is acknowledged there (a 503
@@ -184,6 +187,12 @@ func (in *intake) submit(t *testing.T, i, k int) {
 	typ, data := sequencer.SendClaimVote, fmt.Sprintf(`{"voter":"voter-%d","vote":true}`, k)
 	if k == 0 {
 		typ, data = sequencer.CreateClaimVotingAccount, `{"title":"procs failover"}`
+	}
+	if in.calls {
+		typ, data = "call", fmt.Sprintf(`{"contract":"voting","method":"send_claim_vote","args":{"account":%q,"voter":"voter-%d","vote":true}}`, replQueue, k)
+		if k == 0 {
+			typ, data = "call", fmt.Sprintf(`{"contract":"voting","method":"create_claim_voting_account","args":{"account":%q,"title":"procs failover"}}`, replQueue)
+		}
 	}
 	body := map[string]any{"queue": replQueue, "type": typ, "data": json.RawMessage(data), "idempotencyKey": fmt.Sprintf("k%d", k)}
 	deadline := time.Now().Add(90 * time.Second)

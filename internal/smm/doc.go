@@ -76,7 +76,13 @@
 //     request has every queue whose set names it planned by one job due
 //     unhealthyAfter later, the failovers this node signs put on chain by
 //     it in batches (replicasets.update_many); probe-node asks nodes found
-//     unhealthy, named by a set or not, so that shrunk sets grow back.
+//     unhealthy, named by a set or not, so that shrunk sets grow back;
+//   - the chain's replica-set contract is read and written through a
+//     SetsBinding (chainsets.go): devchain's replicasets (DevchainSets, an
+//     update signed by the node's ed25519 key) or ReplicaSets on an EVM
+//     chain (EVMSets, an update sent from the account the NodeRegistry
+//     binds to the node); applied intents are asked of the chain's
+//     `intents` read, which the EVM backend answers from its router.
 //
 // Invariants of the driver: a node accepts pushes and sync requests only
 // from the primary of the newest set it knows, and refuses a sender whose

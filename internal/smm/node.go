@@ -55,6 +55,9 @@ type NodeConfig struct {
 	Chain     chain.Chain
 	Sequencer Sequencer
 	Registry  Registry
+	// Sets is how the chain's replica sets are read and written (nil:
+	// devchain's replicasets contract, DevchainSets).
+	Sets SetsBinding
 	// Allow checks that a forwarded intent's principal may submit its type
 	// on this node (nil: allowed).
 	Allow func(principal, typ string) error
@@ -136,6 +139,9 @@ func New(cfg NodeConfig) (*Node, error) {
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real{}
+	}
+	if cfg.Sets == nil {
+		cfg.Sets = DevchainSets{}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

@@ -7,11 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
@@ -37,19 +35,11 @@ const SetsQueue = "smm/replicasets"
 
 // chainSet reads one queue's set from the chain (found false: none).
 func (n *Node) chainSet(ctx context.Context, queue string) (store.ReplicaSet, bool, error) {
-	args, _ := json.Marshal(map[string]string{"queue": queue})
-	raw, err := n.cfg.Chain.Call(ctx, devchain.ReplicaSetsContract, "set", args)
-	if errors.Is(err, chain.ErrNotFound) {
-		return store.ReplicaSet{}, false, nil
-	}
+	s, found, err := n.cfg.Sets.Set(ctx, n.cfg.Chain, queue)
 	if err != nil {
 		return store.ReplicaSet{}, false, fmt.Errorf("smm: read the replica set of %q: %w", queue, err)
 	}
-	var s devchain.ReplicaSet
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return store.ReplicaSet{}, false, fmt.Errorf("smm: decode the replica set of %q: %w", queue, err)
-	}
-	return store.ReplicaSet{Queue: s.Queue, Primary: s.Primary, Secondaries: s.Secondaries, Version: s.Version}, true, nil
+	return s, found, nil
 }
 
 // refreshSets reads every set on chain and holds those naming this node
@@ -68,28 +58,22 @@ func (n *Node) refreshSets(ctx context.Context) error {
 	}
 	after := ""
 	for {
-		args, _ := json.Marshal(map[string]any{"after": after, "limit": devchain.MaxReplicaSetPage})
-		raw, err := n.cfg.Chain.Call(ctx, devchain.ReplicaSetsContract, "sets", args)
+		sets, next, err := n.cfg.Sets.Page(ctx, n.cfg.Chain, after)
 		if err != nil {
 			return fmt.Errorf("smm: read replica sets: %w", err)
 		}
-		var page devchain.ReplicaSetsPage
-		if err := json.Unmarshal(raw, &page); err != nil {
-			return fmt.Errorf("smm: decode replica sets: %w", err)
-		}
-		for _, s := range page.Sets {
-			if v, ok := held[s.Queue]; ok && v >= s.Version {
+		for _, set := range sets {
+			if v, ok := held[set.Queue]; ok && v >= set.Version {
 				continue // held already (keep would read it to find so)
 			}
-			set := store.ReplicaSet{Queue: s.Queue, Primary: s.Primary, Secondaries: s.Secondaries, Version: s.Version}
 			if _, err := n.keep(ctx, set); err != nil {
 				return err
 			}
 		}
-		if page.Next == "" {
+		if next == "" {
 			return nil
 		}
-		after = page.Next
+		after = next
 	}
 }
 
@@ -222,9 +206,11 @@ func (n *Node) pool(ctx context.Context) []Candidate {
 // by this node, through its sequencer, and waits for the record to end.
 // ErrLostRace: the chain refused it as stale (another update came first).
 func (n *Node) writeSet(ctx context.Context, next store.ReplicaSet, replaces uint64) error {
-	args := devchain.SignReplicaSetUpdate(n.cfg.Key, n.self, next.Queue, next.Primary, next.Secondaries, replaces)
-	body, _ := json.Marshal(args)
-	data, _ := json.Marshal(dispatch.Call{Contract: devchain.ReplicaSetsContract, Method: devchain.ReplicaSetsUpdate, Args: body})
+	call, err := n.cfg.Sets.Update(n.cfg.Key, n.self, next, replaces)
+	if err != nil {
+		return fmt.Errorf("smm: the replica-set update of %q: %w", next.Queue, err)
+	}
+	data, _ := json.Marshal(call)
 	sum := sha256.Sum256(data)
 	key := fmt.Sprintf("replicasets/%s/%d/%s", next.Queue, replaces, hex.EncodeToString(sum[:8]))
 	res, err := n.cfg.Sequencer.Submit(ctx, []sequencer.Intake{{Queue: SetsQueue, Type: dispatch.CallType, Data: data,
@@ -285,17 +271,13 @@ func (n *Node) writeSets(ctx context.Context, ups []SetUpdate) error {
 		}
 		return err
 	}
+	calls, err := n.cfg.Sets.UpdateMany(n.cfg.Key, n.self, ups)
+	if err != nil {
+		return fmt.Errorf("smm: a batch of replica-set updates: %w", err)
+	}
 	var in []sequencer.Intake
-	for chunk := range slices.Chunk(ups, devchain.MaxReplicaSetBatch) {
-		signed := make([]devchain.ReplicaSetUpdate, len(chunk))
-		for i, u := range chunk {
-			signed[i] = devchain.SignReplicaSetUpdate(n.cfg.Key, n.self, u.Next.Queue, u.Next.Primary, u.Next.Secondaries, u.Old.Version)
-		}
-		body, err := devchain.ReplicaSetBatchArgs(signed)
-		if err != nil {
-			return fmt.Errorf("smm: a batch of replica-set updates: %w", err)
-		}
-		data, _ := json.Marshal(dispatch.Call{Contract: devchain.ReplicaSetsContract, Method: devchain.ReplicaSetsUpdateMany, Args: body})
+	for _, call := range calls {
+		data, _ := json.Marshal(call)
 		sum := sha256.Sum256(data)
 		in = append(in, sequencer.Intake{Queue: SetsQueue, Type: dispatch.CallType, Data: data,
 			IdempotencyKey: "replicasets/batch/" + hex.EncodeToString(sum[:16]), Principal: sequencer.PrincipalSMM})

@@ -15,6 +15,9 @@
 //     the same EIP-1559 transaction, signature and hash; SendTx rebuilds
 //     that transaction from the Tx's fields and refuses a signature that
 //     does not recover to From.
+//   - Call("intents", "get", {uid}) is the router's record of the uid
+//     (records(keccak256(uid))): devchain's IntentRecord, or ErrNotFound
+//     for a uid never applied.
 //   - An intent's outcome is read from the router's event in its receipt:
 //     applied, duplicate (chain.ReasonDuplicateIntent, taken as applied),
 //     conflict (never applied), failed with the failing call's index and

@@ -22,6 +22,9 @@ import (
 // with a custom error NotFound(...) is chain.ErrNotFound, another revert
 // chain.ErrCallFailed, both wrapping the decoded reason.
 func (b *Backend) Call(ctx context.Context, contract, method string, args json.RawMessage) (json.RawMessage, error) {
+	if contract == IntentsContract && b.reg.router != nil {
+		return b.intentRecord(ctx, method, args)
+	}
 	e, err := b.reg.contract(contract)
 	if err != nil {
 		return nil, err

@@ -22,7 +22,9 @@ import (
 // artifact.
 var bindings = map[string]*bind.MetaData{
 	"Library":      &contracts.LibraryMetaData,
+	"NodeRegistry": &contracts.NodeRegistryMetaData,
 	"OrdoRouter":   &contracts.OrdoRouterMetaData,
+	"ReplicaSets":  &contracts.ReplicaSetsMetaData,
 	"ToolRegistry": &contracts.ToolRegistryMetaData,
 	"Voting":       &contracts.VotingMetaData,
 	"Workflow":     &contracts.WorkflowMetaData,

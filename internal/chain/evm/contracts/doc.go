@@ -22,4 +22,12 @@
 //     account holding a leader cap as the router forwards it; ToolRegistry
 //     lets only a tool's registrant change it and never repeats a name's
 //     version. Both refuse with devchain's reasons as Error(string).
+//   - NodeRegistry binds a node id to the account of its first register
+//     and checks the id is SHA-256(public key)'s first 20 bytes; only that
+//     account changes or removes the entry, seqs only grow; the node's
+//     ed25519 signature is stored opaquely, for peers to verify.
+//   - ReplicaSets moves a queue's set on by one version per update; an
+//     update names the version it replaces and comes from the account of a
+//     member (of the new primary for a new queue), every member registered.
+//   - No write's cost grows with the number of past entries.
 package contracts

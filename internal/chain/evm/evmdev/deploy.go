@@ -77,6 +77,9 @@ type DeployConfig struct {
 	// PrivacyGroup also deploys PrivacyGroup (the distributed sequencer's
 	// base ledger), trusting the router. Default false.
 	PrivacyGroup bool
+	// Replication also deploys NodeRegistry and ReplicaSets over it
+	// (replicated queues, seed 004), trusting the router. Default false.
+	Replication bool
 	// Mine, when set, is called once the transactions are sent, and again
 	// after each receipt poll that found none (evmdev seals a block with it: a
 	// block built under load may leave a transaction for the next). Default
@@ -110,6 +113,9 @@ type Deployment struct {
 	Workflow, Registry common.Address
 	// PrivacyGroup is PrivacyGroup's address (zero when not deployed).
 	PrivacyGroup common.Address
+	// Nodes and ReplicaSets are NodeRegistry's and ReplicaSets' addresses
+	// (zero when not deployed).
+	Nodes, ReplicaSets common.Address
 	// Block is the highest block holding one of the deployments.
 	Block uint64
 }
@@ -222,6 +228,18 @@ func Deploy(ctx context.Context, b Backend, cfg DeployConfig) (Deployment, error
 			return Deployment{}, err
 		}
 		d.Registry = sent[len(sent)-1].addr
+	}
+	if cfg.Replication {
+		if err := send("NodeRegistry", contracts.NodeRegistryMetaData.Bin, contracts.NewNodeRegistry().PackConstructor(d.Router)); err != nil {
+			return Deployment{}, err
+		}
+		d.Nodes = sent[len(sent)-1].addr
+		// ReplicaSets' constructor only stores the registry's address: its
+		// estimate needs no registry code yet.
+		if err := send("ReplicaSets", contracts.ReplicaSetsMetaData.Bin, contracts.NewReplicaSets().PackConstructor(d.Router, d.Nodes)); err != nil {
+			return Deployment{}, err
+		}
+		d.ReplicaSets = sent[len(sent)-1].addr
 	}
 	if cfg.PrivacyGroup {
 		if err := send("PrivacyGroup", contracts.PrivacyGroupMetaData.Bin, contracts.NewPrivacyGroup().PackConstructor(d.Router)); err != nil {
@@ -341,15 +359,25 @@ func (d Deployment) LeaderContracts() []Named {
 }
 
 // Extra are d's contracts beyond the router, Voting and Library, under the
-// names a node's config gives them: the leader's (LeaderContracts), then
-// the privacy group ("privacygroup", the distributed sequencer's), each
-// when deployed.
+// names a node's config gives them: the leader's (LeaderContracts), the
+// replicated queues' (ReplicationContracts), then the privacy group
+// ("privacygroup", the distributed sequencer's), each when deployed.
 func (d Deployment) Extra() []Named {
-	out := d.LeaderContracts()
+	out := append(d.LeaderContracts(), d.ReplicationContracts()...)
 	if d.PrivacyGroup != (common.Address{}) {
 		out = append(out, Named{"privacygroup", "PrivacyGroup", d.PrivacyGroup})
 	}
 	return out
+}
+
+// ReplicationContracts are the contracts of a deployment with Replication
+// as replicated queues name them: nodes and replicasets (none when not
+// deployed).
+func (d Deployment) ReplicationContracts() []Named {
+	if d.Nodes == (common.Address{}) {
+		return nil
+	}
+	return []Named{{"nodes", "NodeRegistry", d.Nodes}, {"replicasets", "ReplicaSets", d.ReplicaSets}}
 }
 
 // ConfigYAML is the node config's `evm:` section for a chain at urls (the

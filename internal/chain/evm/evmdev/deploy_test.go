@@ -2,6 +2,7 @@ package evmdev_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,5 +111,45 @@ func TestConfigYAML(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestDeployReplication: with Replication, Deploy puts NodeRegistry and
+// ReplicaSets on chain, the sets trusting the registry and both the
+// router, and the config names them nodes and replicasets.
+func TestDeployReplication(t *testing.T) {
+	c := start(t, evmdev.Config{Accounts: 1, BlockTime: 50 * time.Millisecond})
+	cl := dial(t, c.WSURL)
+	d, err := evmdev.Deploy(t.Context(), cl, evmdev.DeployConfig{Key: c.Keys[0], Replication: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Nodes == (common.Address{}) || d.ReplicaSets == (common.Address{}) {
+		t.Fatalf("deployment %+v: no replication contracts", d)
+	}
+	sets := contracts.NewReplicaSets()
+	out, err := cl.CallContract(t.Context(), callMsg(d.ReplicaSets, sets.PackRegistry()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reg, err := sets.UnpackRegistry(out); err != nil || reg != d.Nodes {
+		t.Errorf("ReplicaSets' registry %s, %v; want %s", reg.Hex(), err, d.Nodes.Hex())
+	}
+	out, err = cl.CallContract(t.Context(), callMsg(d.Nodes, contracts.NewNodeRegistry().PackTrustedRouter()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := contracts.NewNodeRegistry().UnpackTrustedRouter(out); err != nil || r != d.Router {
+		t.Errorf("NodeRegistry's router %s, %v; want %s", r.Hex(), err, d.Router.Hex())
+	}
+	y := evmdev.ConfigYAML([]string{"http://x:1"}, d.ChainID, d.Router, common.Address{}, common.Address{}, d.ReplicationContracts()...)
+	for _, want := range []string{"  contracts:\n", "    nodes: {address: \"" + evmdev.AddressString(d.Nodes) + "\", abi: NodeRegistry}\n",
+		"    replicasets: {address: \"" + evmdev.AddressString(d.ReplicaSets) + "\", abi: ReplicaSets}\n"} {
+		if !strings.Contains(y, want) {
+			t.Errorf("config\n%s\nlacks %q", y, want)
+		}
+	}
+	if !strings.Contains(c.Config(), "abi: NodeRegistry") || !strings.Contains(c.Config(), "abi: ReplicaSets") {
+		t.Errorf("evmdev's config does not name its replication contracts:\n%s", c.Config())
 	}
 }

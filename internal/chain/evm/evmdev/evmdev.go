@@ -119,6 +119,9 @@ type Chain struct {
 	// PrivacyGroup is PrivacyGroup's address (trusting Router): the
 	// distributed sequencer's base ledger.
 	PrivacyGroup common.Address
+	// Nodes and ReplicaSets are NodeRegistry's and ReplicaSets' addresses
+	// (replicated queues; trusting Router).
+	Nodes, ReplicaSets common.Address
 
 	sim     *simulated.Backend
 	tempDir string
@@ -234,7 +237,7 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 	}
 
 	d, err := Deploy(ctx, c.sim.Client(), DeployConfig{Key: c.Keys[0], Submitters: c.Accounts, Voting: true, Library: true,
-		Leader: true, LeaderCaps: c.Accounts[1:], PrivacyGroup: true,
+		Leader: true, LeaderCaps: c.Accounts[1:], Replication: true, PrivacyGroup: true,
 		Mine: func() { c.sim.Commit() }, Clock: cfg.Clock, PollInterval: startPoll, Timeout: startTimeout})
 	if err != nil {
 		_ = c.closeSim()
@@ -243,8 +246,10 @@ func Start(ctx context.Context, cfg Config) (*Chain, error) {
 	c.Router, c.Voting, c.Library = d.Router, d.Voting, d.Library
 	c.Workflow, c.Registry = d.Workflow, d.Registry
 	c.PrivacyGroup = d.PrivacyGroup
+	c.Nodes, c.ReplicaSets = d.Nodes, d.ReplicaSets
 	cfg.Logger.Info("evmdev contracts deployed", "router", AddressString(d.Router), "voting", AddressString(d.Voting),
 		"library", AddressString(d.Library), "workflow", AddressString(d.Workflow), "registry", AddressString(d.Registry),
+		"nodes", AddressString(d.Nodes), "replicasets", AddressString(d.ReplicaSets),
 		"privacygroup", AddressString(d.PrivacyGroup), "block", d.Block)
 
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
@@ -281,7 +286,7 @@ func (c *Chain) Config() string {
 // Deployment is what evmdev deployed at start.
 func (c *Chain) Deployment() Deployment {
 	return Deployment{Router: c.Router, Voting: c.Voting, Library: c.Library,
-		Workflow: c.Workflow, Registry: c.Registry, PrivacyGroup: c.PrivacyGroup}
+		Workflow: c.Workflow, Registry: c.Registry, Nodes: c.Nodes, ReplicaSets: c.ReplicaSets, PrivacyGroup: c.PrivacyGroup}
 }
 
 // Close stops sealing blocks, then the JSON-RPC servers and the chain, and
