@@ -6,6 +6,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"math/big"
 	"net/http"
@@ -239,5 +240,37 @@ func TestVerifierRefusesSecp256k1Replays(t *testing.T) {
 	}
 	if _, err := v.Verify(req, body, now.Add(time.Minute+2*time.Second)); !errors.Is(err, ErrStale) {
 		t.Fatalf("replay after the window = %v, want ErrStale", err)
+	}
+}
+
+// TestExamplesAcceptAnEVMLeader: an example tool that requires a 0x leader
+// runs that leader's signed invocation, once, and refuses the others.
+func TestExamplesAcceptAnEVMLeader(t *testing.T) {
+	t.Parallel()
+	for _, name := range ExampleNames() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tl, err := Example(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, vc := newTestServer(t, tl, RequireLeader([]string{evmLeaderAddr}))
+			input := json.RawMessage(`{"text":"a b"}`)
+			if name == "arith" {
+				input = json.RawMessage(`{"op":"add","a":2,"b":3}`)
+			}
+			if _, err := Invoke(t.Context(), srv.URL, input, evmLeaderKey, vc.Now()); err != nil {
+				t.Fatalf("the 0x leader's invocation: %v", err)
+			}
+			_, err = Invoke(t.Context(), srv.URL, input, evmLeaderKey, vc.Now()) // the same second: the same signature
+			checkInvokeError(t, err, true, http.StatusUnauthorized, CodeReplayed)
+			vc.Advance(time.Second)
+			for _, k := range []chain.Key{evmStrangerKey, leaderKey} {
+				_, err = Invoke(t.Context(), srv.URL, input, k, vc.Now())
+				checkInvokeError(t, err, false, http.StatusForbidden, CodeUnknownLeader)
+			}
+			_, err = Invoke(t.Context(), srv.URL, input, nil, vc.Now())
+			checkInvokeError(t, err, false, http.StatusUnauthorized, CodeUnsigned)
+		})
 	}
 }
