@@ -1,15 +1,18 @@
 package main
 
 import (
-	"crypto/ed25519"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/chain/evm"
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/node"
 	"github.com/ordolabs/ordo/internal/tool"
@@ -58,7 +61,7 @@ func toolServeCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&example, "example", "", "the example tool to serve: "+strings.Join(tool.ExampleNames(), " or "))
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:7600", "HTTP address")
-	cmd.Flags().StringSliceVar(&leaders, "require-leader", nil, "leaders (chain addresses) allowed to invoke; signatures are required when set")
+	cmd.Flags().StringSliceVar(&leaders, "require-leader", nil, "leaders allowed to invoke (hex ed25519 public keys or 0x EVM addresses); signatures are required when set")
 	_ = cmd.MarkFlagRequired("example")
 	return cmd
 }
@@ -91,23 +94,19 @@ func toolMetaCommand() *cobra.Command {
 }
 
 func toolInvokeCommand() *cobra.Command {
-	var keyFile string
+	var keyFile, evmKeyFile string
 	cmd := &cobra.Command{
 		Use:   "invoke URL INPUT",
-		Short: "Invoke a tool (POST URL/invoke {\"input\": INPUT}) and print its output, signed as a leader with --key-file",
+		Short: "Invoke a tool (POST URL/invoke {\"input\": INPUT}) and print its output, signed as a leader with --key-file or --evm-key-file",
 		Long: "Invoke a tool and print its output. INPUT is JSON. With --key-file (the hex of a 32-byte ed25519 seed, as a\n" +
-			"sender's key file), the request is signed as the leader holding that key, at this machine's clock.\n" +
+			"sender's key file) or --evm-key-file (a secp256k1 key: 64 hex digits, or a keystore file opened with\n" +
+			"$ORDO_EVM_PASSWORD), the request is signed as the leader holding that key, at this machine's clock.\n" +
 			"A failure prints whether the leader would retry it (retriable) or give up (fatal).",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var key ed25519.PrivateKey
-			if keyFile != "" {
-				k, err := chain.ReadSeedFile(keyFile)
-				if err != nil {
-					return err
-				}
-				key = k
-				fmt.Fprintln(cmd.ErrOrStderr(), "signing as leader", chain.KeyAddress(key))
+			key, err := invokeKey(cmd.ErrOrStderr(), keyFile, evmKeyFile)
+			if err != nil {
+				return err
 			}
 			out, err := tool.DefaultClient.Invoke(cmd.Context(), args[0], json.RawMessage(args[1]), key, clock.Real{}.Now())
 			if err != nil {
@@ -116,6 +115,31 @@ func toolInvokeCommand() *cobra.Command {
 			return printJSON(cmd.OutOrStdout(), out)
 		},
 	}
-	cmd.Flags().StringVar(&keyFile, "key-file", "", "sign with this key: a file holding the hex of a 32-byte ed25519 seed")
+	cmd.Flags().StringVar(&keyFile, "key-file", "", "sign with this ed25519 key: a file holding the hex of a 32-byte seed")
+	cmd.Flags().StringVar(&evmKeyFile, "evm-key-file", "", "sign with this secp256k1 key (an EVM leader): 64 hex digits, or a keystore file")
 	return cmd
+}
+
+// invokeKey reads the leader's key from the one key file given (none: nil)
+// and says on w whom it signs as.
+func invokeKey(w io.Writer, keyFile, evmKeyFile string) (chain.Key, error) {
+	switch {
+	case keyFile != "" && evmKeyFile != "":
+		return nil, errors.New("give --key-file or --evm-key-file, not both")
+	case keyFile != "":
+		k, err := chain.ReadSeedFile(keyFile)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintln(w, "signing as leader", chain.KeyAddress(k))
+		return k, nil
+	case evmKeyFile != "":
+		k, err := evm.LoadKey(evmKeyFile, os.Getenv("ORDO_EVM_PASSWORD"))
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintln(w, "signing as leader", evm.KeyAddress(k))
+		return k, nil
+	}
+	return nil, nil
 }

@@ -12,9 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/spf13/cobra"
 
 	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/chain/evm"
 	"github.com/ordolabs/ordo/internal/tool"
 )
 
@@ -80,5 +82,40 @@ func TestToolInvokeAndMeta(t *testing.T) {
 	_, _, err = runTool(t, "invoke", hs.URL, `{"op":"div","a":1,"b":0}`, "--key-file", keyFile)
 	if !errors.As(err, &ie) || ie.Status != 422 || !strings.Contains(err.Error(), "division by zero") {
 		t.Fatalf("div by zero: %v", err)
+	}
+}
+
+// TestToolInvokeAsEVMLeader: `ordo tool serve --require-leader 0x…`
+// accepts an invocation signed with --evm-key-file, and refuses an ed25519
+// leader's.
+func TestToolInvokeAsEVMLeader(t *testing.T) {
+	dir := t.TempDir()
+	evmKey := filepath.Join(dir, "evm.hex")
+	if err := os.WriteFile(evmKey, []byte("0x"+hex.EncodeToString(crypto.FromECDSA(evm.DevKey(3)))+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	edKey := filepath.Join(dir, "leader.hex")
+	if err := os.WriteFile(edKey, []byte(hex.EncodeToString(bytes.Repeat([]byte{7}, 32))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	leader := string(evm.KeyAddress(evm.DevKey(3)))
+	srv, err := newToolServer("arith", []string{leader})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+
+	out, stderr, err := runTool(t, "invoke", hs.URL, `{"op":"add","a":40,"b":2}`, "--evm-key-file", evmKey)
+	if err != nil || strings.TrimSpace(out) != "{\n  \"result\": 42\n}" || !strings.Contains(stderr, leader) {
+		t.Fatalf("tool invoke as %s: %q %q %v", leader, out, stderr, err)
+	}
+	_, _, err = runTool(t, "invoke", hs.URL, `{"op":"add","a":40,"b":2}`, "--key-file", edKey)
+	var ie *tool.InvokeError
+	if !errors.As(err, &ie) || ie.Code != tool.CodeUnknownLeader {
+		t.Fatalf("an ed25519 leader's invoke: %v", err)
+	}
+	if _, _, err := runTool(t, "invoke", hs.URL, `{}`, "--key-file", edKey, "--evm-key-file", evmKey); err == nil {
+		t.Fatal("invoke with both key files succeeded")
 	}
 }

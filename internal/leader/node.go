@@ -2,7 +2,6 @@ package leader
 
 import (
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,9 +56,10 @@ type Config struct {
 	// Chain gives events and answers the registry's and the workflow's
 	// reads. Required.
 	Chain chain.Chain
-	// Key signs tool invocations (the leader's id is its address).
-	// Defaults to none: invocations are unsigned.
-	Key ed25519.PrivateKey
+	// Key signs tool invocations: the leader's account key, ed25519 on
+	// devchain or secp256k1 on an EVM chain (tool.Sign); the leader's id
+	// is its address. Defaults to none: invocations are unsigned.
+	Key chain.Key
 	// Core tunes the core; Core.Accounts (one per channel, see Channels)
 	// is required by Run: given here, or by SetChannels before Run.
 	Core CoreConfig

@@ -3,7 +3,6 @@ package node
 import (
 	"cmp"
 	"context"
-	"crypto/ed25519"
 	"fmt"
 	"os"
 	"slices"
@@ -121,7 +120,7 @@ func (n *Node) leader(seq *sequencer.Node, st Store, c chain.Chain, keys map[str
 	if err != nil {
 		return nil, fmt.Errorf("egress.allow: %w", err)
 	}
-	cfg := leader.Config{Store: st, Sequencer: seq, Records: st, Chain: n.leaderChain(c), Key: toolKey(keys[lc.Accounts[0]]), Core: lc.core(channels),
+	cfg := leader.Config{Store: st, Sequencer: seq, Records: st, Chain: n.leaderChain(c), Key: keys[lc.Accounts[0]], Core: lc.core(channels),
 		Workflow: lc.Workflow, Registry: lc.Registry, ResultArgs: n.leaderResultArgs(), ToolTimeout: time.Duration(lc.ToolTimeout), Clock: o.Clock, Logger: o.Logger,
 		Metrics: leader.NewMetrics(n.Registry),
 		Tools:   &tool.Client{HTTP: pol.Client(0)}} // tool URLs come from the on-chain registry: the egress policy applies
@@ -133,12 +132,4 @@ func (n *Node) leader(seq *sequencer.Node, st Store, c chain.Chain, keys map[str
 		cfg.Trace = f
 	}
 	return leader.New(cfg)
-}
-
-// toolKey is the ed25519 key the leader signs tool invocations with: an
-// ed25519 sender's key (nil for another scheme's, which Build refuses
-// first: leader.accounts are keystore senders of the node's chain).
-func toolKey(k chain.Key) ed25519.PrivateKey {
-	e, _ := k.(ed25519.PrivateKey)
-	return e
 }

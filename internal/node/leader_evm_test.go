@@ -20,11 +20,17 @@ import (
 	"github.com/ordolabs/ordo/internal/chain/evm/evmdev"
 	"github.com/ordolabs/ordo/internal/node"
 	"github.com/ordolabs/ordo/internal/testkit/evmaudit"
+	"github.com/ordolabs/ordo/internal/tool"
 )
 
 // adder is a tool that is not ordo: POST /invoke {"input":{"a","b"}}
-// answers {"output":{"sum":a+b}}; it counts its invocations.
-type adder struct{ calls atomic.Int64 }
+// answers {"output":{"sum":a+b}}; it counts its invocations. With a
+// verifier it requires a leader's signature (tool.Verifier at the wall
+// clock) and counts the refusals.
+type adder struct {
+	calls, refused atomic.Int64
+	verifier       *tool.Verifier
+}
 
 func (a *adder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req struct {
@@ -35,6 +41,13 @@ func (a *adder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"code":"bad_request","message":"POST /invoke {input}"}}`, http.StatusBadRequest)
 		return
 	}
+	if a.verifier != nil {
+		if _, err := a.verifier.Verify(r, body, time.Now()); err != nil {
+			a.refused.Add(1)
+			http.Error(w, `{"error":{"code":"unsigned","message":"a leader's signature is required"}}`, http.StatusUnauthorized)
+			return
+		}
+	}
 	a.calls.Add(1)
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"output": map[string]int{"sum": req.Input.A + req.Input.B}})
@@ -42,7 +55,8 @@ func (a *adder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // TestLeaderOnEVM: the leader of a node on an EVM chain (evmdev over
 // loopback JSON-RPC, the leader's devchain config but the evm: section)
-// reads walks requested on chain, runs the tool the registry names, and
+// reads walks requested on chain, runs the tool the registry names (which
+// requires the leader's secp256k1 signature, its 0x address listed), and
 // reports one result per walk through the router from the account holding
 // its cap; a second result, by another cap holder through the router, is
 // refused already_reported. Everything is read back over plain JSON-RPC.
@@ -61,14 +75,14 @@ func TestLeaderOnEVM(t *testing.T) {
 	defer ec.Close()
 	wf, reg, router := contracts.NewWorkflow(), contracts.NewToolRegistry(), contracts.NewOrdoRouter()
 
-	tool := &adder{}
-	ts := httptest.NewServer(tool)
+	leaderAddr := dev.Accounts[1]
+	add := &adder{verifier: tool.NewVerifier(func(l string) bool { return l == evmdev.AddressString(leaderAddr) }, 0)}
+	ts := httptest.NewServer(add)
 	defer ts.Close()
 	devSend(ctx, t, ec, dev.Keys[0], dev.Registry, reg.PackRegister("math.add", ts.URL,
 		`{"type":"object","required":["a","b"],"properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}`,
 		`{"type":"object","required":["sum"]}`))
 
-	leaderAddr := dev.Accounts[1]
 	cfg := node.Config{Data: t.TempDir(), DevMode: true, RetryDelay: node.Duration(100 * time.Millisecond)}
 	cfg.UseEVMDev(dev, 2)
 	cfg.EVM.ReorgDepth = 1
@@ -115,8 +129,8 @@ func TestLeaderOnEVM(t *testing.T) {
 				c.id, w.Ok, w.Output, w.Reason, w.Leader.Hex(), c.ok, c.output, c.reason, leaderAddr.Hex())
 		}
 	}
-	if n := tool.calls.Load(); n != 1 {
-		t.Errorf("the tool ran %d times, want 1 (w2's input breaks its schema, w3 names no tool)", n)
+	if n, r := add.calls.Load(), add.refused.Load(); n != 1 || r != 0 {
+		t.Errorf("the tool ran %d times and refused %d invocations, want 1 and 0 (w2's input breaks its schema, w3 names no tool)", n, r)
 	}
 
 	// A second result for w1 from dev 2, which holds a cap, through the

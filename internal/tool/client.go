@@ -3,7 +3,6 @@ package tool
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/egress"
 	"github.com/ordolabs/ordo/internal/httpjson"
 )
@@ -34,7 +34,7 @@ const (
 	CodeBadURL      = "bad_url"     // fatal: the tool's URL is not http(s)
 	CodeToolError   = "tool_error"  // the tool answered an error without the error body
 	CodeCanceled    = "canceled"    // retriable: the caller's context was cancelled
-	CodeBadKey      = "bad_key"     // fatal: the signing key is not an ed25519 private key
+	CodeBadKey      = "bad_key"     // fatal: the signing key is neither ed25519 nor secp256k1
 	// CodeEgressRefused is fatal: the node's egress policy refused the
 	// address the tool's URL resolves to (internal/egress).
 	CodeEgressRefused = "egress_refused"
@@ -102,15 +102,15 @@ var DefaultClient = &Client{}
 
 // Invoke calls DefaultClient.Invoke. (Meta and Health are Client methods:
 // DefaultClient.Meta(ctx, url).)
-func Invoke(ctx context.Context, toolURL string, input json.RawMessage, key ed25519.PrivateKey, now time.Time) (json.RawMessage, error) {
+func Invoke(ctx context.Context, toolURL string, input json.RawMessage, key chain.Key, now time.Time) (json.RawMessage, error) {
 	return DefaultClient.Invoke(ctx, toolURL, input, key, now)
 }
 
 // Invoke posts {"input": input} to the tool at toolURL (its base: the
-// client appends /invoke), signed with key at now (a nil key sends it
-// unsigned), and returns the tool's output. Every error is an
+// client appends /invoke), signed with key at now (the leader's account
+// key, ed25519 or secp256k1: see Sign; a nil key sends it unsigned), and returns the tool's output. Every error is an
 // *InvokeError saying whether a retry may succeed.
-func (c *Client) Invoke(ctx context.Context, toolURL string, input json.RawMessage, key ed25519.PrivateKey, now time.Time) (json.RawMessage, error) {
+func (c *Client) Invoke(ctx context.Context, toolURL string, input json.RawMessage, key chain.Key, now time.Time) (json.RawMessage, error) {
 	if !json.Valid(input) {
 		return nil, &InvokeError{Code: httpjson.CodeBadJSON, Message: "the input is not valid JSON"}
 	}
@@ -151,7 +151,7 @@ func (c *Client) Health(ctx context.Context, toolURL string) error {
 }
 
 // call sends one request and decodes a 2xx answer strictly into out.
-func (c *Client) call(ctx context.Context, method, base, route string, body []byte, key ed25519.PrivateKey, now time.Time, out any) error {
+func (c *Client) call(ctx context.Context, method, base, route string, body []byte, key chain.Key, now time.Time, out any) error {
 	u, err := joinURL(base, route)
 	if err != nil {
 		return &InvokeError{Code: CodeBadURL, Message: err.Error(), Err: err}
@@ -177,7 +177,7 @@ func (c *Client) call(ctx context.Context, method, base, route string, body []by
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if key != nil {
+	if !isNoKey(key) {
 		if err := Sign(req, key, now); err != nil {
 			return &InvokeError{Code: CodeBadKey, Message: err.Error(), Err: err}
 		}

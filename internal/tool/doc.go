@@ -37,12 +37,29 @@
 //
 // # Signed invocation
 //
-// The leader signs each POST /invoke with its ed25519 key, in three headers:
+// The leader signs each POST /invoke with its account's key, in three
+// headers:
 //
-//	Ordo-Leader:    the leader's id, its chain address (lowercase hex of its public key)
+//	Ordo-Leader:    the leader's id, its chain address
 //	Ordo-Timestamp: unix seconds, decimal
-//	Ordo-Signature: lowercase hex of the ed25519 signature over
+//	Ordo-Signature: lowercase hex of the signature over the signing string
 //	                "ordo-invoke-v1\n" + method + "\n" + path + "\n" + timestamp + "\n" + hex(sha256(body))
+//
+// The leader's key decides the scheme, and a verifier reads it from the
+// address:
+//
+//	ed25519 (devchain)    Ordo-Leader: lowercase hex of the public key (64 digits)
+//	                      Ordo-Signature: 64 bytes, ed25519 over the signing string
+//	secp256k1 (EVM chain) Ordo-Leader: "0x" + 40 lowercase hex digits
+//	                      Ordo-Signature: 65 bytes [R||S||V], no 0x, over
+//	                      keccak256("\x19Ethereum Signed Message:\n" + decimal length + signing string)
+//
+// The secp256k1 hash is EIP-191's personal message hash, so a wallet's
+// personal_sign of the signing string is a valid signature (V 27 or 28).
+// A 0x leader's signature must recover to exactly that address. V must be
+// 27 or 28 and S in the lower half of the curve order. So each request has
+// one valid signature per leader in either scheme, and the replay memory
+// (keyed by the signature) cannot be passed with a malleated copy.
 //
 // The path is the request's escaped URL path (the query is not signed, and a
 // server ignores it). A server that requires a leader (RequireLeader) refuses

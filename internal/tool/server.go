@@ -10,7 +10,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/httpjson"
 )
@@ -112,7 +111,8 @@ type serverConfig struct {
 }
 
 // RequireLeader makes the server refuse any POST /invoke not signed by one
-// of the leaders (chain addresses) within the window. Without it the
+// of the leaders (chain addresses: hex ed25519 public keys or 0x EVM
+// addresses, see ValidLeader) within the window. Without it the
 // signature headers are ignored.
 func RequireLeader(allowed []string) Option {
 	return func(c *serverConfig) { c.leaders = slices.Clone(allowed) }
@@ -173,7 +173,7 @@ func NewServer(t Tool, opts ...Option) (*Server, error) {
 		}
 		allowed := map[string]bool{}
 		for _, l := range cfg.leaders {
-			if err := chain.ValidateAddress(chain.Address(l)); err != nil {
+			if err := ValidLeader(l); err != nil {
 				return nil, fmt.Errorf("tool: required leader %q: %w", l, err)
 			}
 			allowed[l] = true

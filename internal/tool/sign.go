@@ -3,7 +3,6 @@ package tool
 import (
 	"bytes"
 	"container/heap"
-	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -19,11 +18,15 @@ import (
 
 // The headers of a signed invocation.
 const (
-	// HeaderLeader carries the signing leader's id: its chain address.
+	// HeaderLeader carries the signing leader's id: its chain address
+	// (lowercase hex of an ed25519 public key, or a lowercase 0x EVM
+	// address).
 	HeaderLeader = "Ordo-Leader"
 	// HeaderTimestamp carries the signing time in unix seconds.
 	HeaderTimestamp = "Ordo-Timestamp"
-	// HeaderSignature carries the hex ed25519 signature of SigningString.
+	// HeaderSignature carries the lowercase hex signature of
+	// SigningString in the leader's scheme: 64 bytes of ed25519, or 65
+	// bytes [R||S||V] of secp256k1 over its EIP-191 personal message hash.
 	HeaderSignature = "Ordo-Signature"
 )
 
@@ -58,7 +61,8 @@ type SignedHeaders struct {
 	Leader chain.Address
 	// Timestamp is the signing time in unix seconds.
 	Timestamp int64
-	// Signature is the 64-byte ed25519 signature.
+	// Signature is the 64-byte ed25519 signature, or the 65-byte
+	// secp256k1 one of a 0x leader.
 	Signature []byte
 }
 
@@ -80,20 +84,28 @@ func SigningString(method, path string, timestamp int64, body []byte) []byte {
 	return b.Bytes()
 }
 
-// Sign sets the signature headers of req, signed by key at now. It reads the
-// body through req.GetBody when set (http.NewRequest sets it for in-memory
-// bodies), else reads req.Body and puts it back.
-func Sign(req *http.Request, key ed25519.PrivateKey, now time.Time) error {
-	if len(key) != ed25519.PrivateKeySize {
-		return fmt.Errorf("tool: signing key is %d bytes, want %d", len(key), ed25519.PrivateKeySize)
+// Sign sets the signature headers of req, signed by key at now. The key is
+// the leader's account key: an ed25519.PrivateKey (devchain; the leader is
+// its hex public key) or a secp256k1 *ecdsa.PrivateKey (an EVM chain; the
+// leader is its 0x address). Another key is an error wrapping
+// chain.ErrBadSignature. It reads the body through req.GetBody when set
+// (http.NewRequest sets it for in-memory bodies), else reads req.Body and
+// puts it back.
+func Sign(req *http.Request, key chain.Key, now time.Time) error {
+	sc, leader, err := keyScheme(key)
+	if err != nil {
+		return fmt.Errorf("tool: signing key: %w", err)
 	}
 	body, err := requestBody(req)
 	if err != nil {
 		return fmt.Errorf("tool: reading the body to sign: %w", err)
 	}
 	ts := now.Unix()
-	sig := ed25519.Sign(key, SigningString(req.Method, req.URL.EscapedPath(), ts, body))
-	req.Header.Set(HeaderLeader, string(chain.KeyAddress(key)))
+	sig, err := sc.sign(key, SigningString(req.Method, req.URL.EscapedPath(), ts, body))
+	if err != nil {
+		return fmt.Errorf("tool: signing: %w", err)
+	}
+	req.Header.Set(HeaderLeader, string(leader))
 	req.Header.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
 	req.Header.Set(HeaderSignature, hex.EncodeToString(sig))
 	return nil
@@ -126,9 +138,10 @@ func requestBody(req *http.Request) ([]byte, error) {
 const maxTimestampDigits = 19
 
 // ParseHeaders reads the signature headers of h. Any of the three missing
-// is ErrUnsigned; one given twice, a leader that is not a chain address, a
-// timestamp that is not unsigned decimal digits (at most 19, no sign, no
-// leading zero) or a signature that is not 64 bytes of lowercase hex is
+// is ErrUnsigned; one given twice, a leader that is not an address of a
+// scheme (ValidLeader), a timestamp that is not unsigned decimal digits (at
+// most 19, no sign, no leading zero) or a signature that is not lowercase
+// hex of the scheme's length (64 bytes for ed25519, 65 for a 0x leader) is
 // ErrBadSignature.
 func ParseHeaders(h http.Header) (SignedHeaders, error) {
 	var out SignedHeaders
@@ -143,15 +156,16 @@ func ParseHeaders(h http.Header) (SignedHeaders, error) {
 		}
 	}
 	leader, ts, sig := vals[0][0], vals[1][0], vals[2][0]
-	if err := chain.ValidateAddress(chain.Address(leader)); err != nil {
+	sc, err := addressScheme(chain.Address(leader))
+	if err != nil {
 		return out, fmt.Errorf("%w: %s: %w", ErrBadSignature, HeaderLeader, err)
 	}
 	t, err := parseTimestamp(ts)
 	if err != nil {
 		return out, fmt.Errorf("%w: %s: %w", ErrBadSignature, HeaderTimestamp, err)
 	}
-	if len(sig) != 2*ed25519.SignatureSize || !isLowerHex(sig) {
-		return out, fmt.Errorf("%w: %s must be %d lowercase hex characters", ErrBadSignature, HeaderSignature, 2*ed25519.SignatureSize)
+	if len(sig) != 2*sc.sigLen || !isLowerHex(sig) {
+		return out, fmt.Errorf("%w: %s must be %d lowercase hex characters for leader %s", ErrBadSignature, HeaderSignature, 2*sc.sigLen, leader)
 	}
 	raw, _ := hex.DecodeString(sig) // checked above
 	return SignedHeaders{Leader: chain.Address(leader), Timestamp: t, Signature: raw}, nil
@@ -188,7 +202,9 @@ func isLowerHex(s string) bool {
 // now: the headers are present and well formed, allowed accepts the leader
 // (a nil allowed accepts any), the timestamp is within window of now (a
 // window <= 0 means DefaultWindow) and the signature verifies over r's
-// method, escaped path, timestamp and body. It returns the parsed headers,
+// method, escaped path, timestamp and body: against the ed25519 public key
+// that is the leader, or, for a 0x leader, recovering to exactly that
+// address. It returns the parsed headers,
 // or an error wrapping ErrUnsigned, ErrBadSignature, ErrUnknownLeader or
 // ErrStale. It keeps no memory: a Verifier also refuses replays.
 func Verify(r *http.Request, body []byte, allowed func(leader string) bool, now time.Time, window time.Duration) (SignedHeaders, error) {
@@ -206,17 +222,18 @@ func Verify(r *http.Request, body []byte, allowed func(leader string) bool, now 
 	if d := now.Sub(at); d > window || d < -window {
 		return sh, fmt.Errorf("%w: signed at %s, %s from this server's clock (the window is ±%s)", ErrStale, at.UTC().Format(time.RFC3339), d.Truncate(time.Second), window)
 	}
-	pub, _ := hex.DecodeString(string(sh.Leader)) // ParseHeaders checked it
-	if !ed25519.Verify(pub, SigningString(r.Method, r.URL.EscapedPath(), sh.Timestamp, body), sh.Signature) {
+	sc, _ := addressScheme(sh.Leader) // ParseHeaders checked it
+	if !sc.verify(sh.Leader, SigningString(r.Method, r.URL.EscapedPath(), sh.Timestamp, body), sh.Signature) {
 		return sh, fmt.Errorf("%w: the signature does not match the request's method, path, timestamp and body for leader %s", ErrBadSignature, sh.Leader)
 	}
 	return sh, nil
 }
 
 // Verifier verifies signatures and refuses a signature it has accepted
-// before while its timestamp is within the window (ed25519 signatures are
-// deterministic, so the same request signed in the same second is refused
-// too: the leader signs again a second later). It is safe for concurrent
+// before while its timestamp is within the window (both schemes' signatures
+// are deterministic, so the same request signed in the same second is
+// refused too: the leader signs again a second later; Verify takes one form
+// of a secp256k1 signature only, so a changed V or S is no new one). It is safe for concurrent
 // use. Make one with NewVerifier.
 type Verifier struct {
 	allowed func(string) bool

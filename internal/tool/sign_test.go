@@ -22,7 +22,7 @@ var (
 )
 
 // signedRequest returns a POST /invoke of body signed by key at at.
-func signedRequest(t testing.TB, key ed25519.PrivateKey, at time.Time, body string) *http.Request {
+func signedRequest(t testing.TB, key chain.Key, at time.Time, body string) *http.Request {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, "http://tool.test/invoke", strings.NewReader(body))
 	if err != nil {
@@ -216,10 +216,13 @@ func TestParseHeaders(t *testing.T) {
 
 // FuzzParseHeaders checks that the header parser never panics, accepts only
 // the canonical spelling (what it parsed prints back the same), and that
-// Verify never accepts a request it did not sign.
+// Verify never accepts a request it did not sign, in either scheme.
 func FuzzParseHeaders(f *testing.F) {
 	req := signedRequest(f, leaderKey, clock.Epoch, `{"input":1}`)
 	f.Add(req.Header.Get(HeaderLeader), req.Header.Get(HeaderTimestamp), req.Header.Get(HeaderSignature))
+	evmReq := signedRequest(f, evmLeaderKey, clock.Epoch, `{"input":1}`)
+	f.Add(evmReq.Header.Get(HeaderLeader), evmReq.Header.Get(HeaderTimestamp), evmReq.Header.Get(HeaderSignature))
+	f.Add(evmLeaderAddr, "1", strings.Repeat("0", 128))
 	f.Add(leaderAddr, "01", "00")
 	f.Add("", "-0", strings.Repeat("f", 128))
 	f.Add(leaderAddr, "9223372036854775807", strings.Repeat("0", 128))
@@ -240,7 +243,10 @@ func FuzzParseHeaders(f *testing.F) {
 		}
 		r, _ := http.NewRequest(http.MethodPost, "http://tool.test/invoke", nil)
 		r.Header = h
-		signed := req.Header.Get(HeaderSignature) == sig && req.Header.Get(HeaderTimestamp) == ts && leader == leaderAddr
+		signed := false
+		for _, q := range []*http.Request{req, evmReq} {
+			signed = signed || q.Header.Get(HeaderSignature) == sig && q.Header.Get(HeaderTimestamp) == ts && q.Header.Get(HeaderLeader) == leader
+		}
 		if _, err := Verify(r, []byte(`{"input":1}`), nil, time.Unix(sh.Timestamp, 0), 0); (err == nil) != signed {
 			t.Fatalf("Verify of a fuzzed signature = %v (signed by us: %v)", err, signed)
 		}
