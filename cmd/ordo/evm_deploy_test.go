@@ -20,16 +20,7 @@ import (
 var deployConfigRE = regexp.MustCompile(`(?m)^evm:\n  urls: \[(http://[^\]]+)\]\n  chainId: (\d+)\n  router: "(0x[0-9a-f]{40})"\n`)
 
 func TestEVMDeployCommand(t *testing.T) {
-	c, err := evmdev.Start(t.Context(), evmdev.Config{Accounts: 3, BlockTime: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	cl, err := ethclient.DialContext(t.Context(), c.HTTPURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	c, cl := startEVMDev(t, 3)
 	router, voting := contracts.NewOrdoRouter(), contracts.NewVoting()
 	stranger := common.HexToAddress("0x00000000000000000000000000000000000000aa")
 
@@ -77,7 +68,7 @@ func TestEVMDeployCommand(t *testing.T) {
 				who  common.Address
 				want bool
 			}{{common.HexToAddress(sub), true}, {tc.deployer, true}, {stranger, false}} {
-				if got := contractBool(t, cl, addr, router.PackIsSubmitter(a.who), router.UnpackIsSubmitter); got != a.want {
+				if got := contractValue(t, cl, addr, router.PackIsSubmitter(a.who), router.UnpackIsSubmitter); got != a.want {
 					t.Errorf("isSubmitter(%s) = %v, want %v", a.who.Hex(), got, a.want)
 				}
 			}
@@ -148,6 +139,23 @@ func callTo(to common.Address, data []byte) ethereum.CallMsg {
 	return ethereum.CallMsg{To: &to, Data: data}
 }
 
+// startEVMDev starts an evmdev chain of accounts dev accounts and dials
+// it over plain JSON-RPC; both close when t ends.
+func startEVMDev(t *testing.T, accounts int) (*evmdev.Chain, *ethclient.Client) {
+	t.Helper()
+	c, err := evmdev.Start(t.Context(), evmdev.Config{Accounts: accounts, BlockTime: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	cl, err := ethclient.DialContext(t.Context(), c.HTTPURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return c, cl
+}
+
 // contractValue reads one value of a contract over JSON-RPC.
 func contractValue[T any](t *testing.T, cl *ethclient.Client, to common.Address, data []byte, unpack func([]byte) (T, error)) T {
 	t.Helper()
@@ -165,16 +173,7 @@ func contractValue[T any](t *testing.T, cl *ethclient.Client, to common.Address,
 // TestEVMDeployPrivacyGroup: --privacygroup alone deploys PrivacyGroup,
 // trusting the router, and names it in the evm: section's contracts.
 func TestEVMDeployPrivacyGroup(t *testing.T) {
-	c, err := evmdev.Start(t.Context(), evmdev.Config{Accounts: 2, BlockTime: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	cl, err := ethclient.DialContext(t.Context(), c.HTTPURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	c, cl := startEVMDev(t, 2)
 	var out syncBuffer
 	if err := runOrdo(t.Context(), &out, "evm", "deploy", "--url", c.HTTPURL, "--key-file", c.KeyFiles[1], "--privacygroup"); err != nil {
 		t.Fatalf("ordo evm deploy: %v\n%s", err, out.String())

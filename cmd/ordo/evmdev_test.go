@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/spf13/cobra"
@@ -94,7 +93,7 @@ func TestEVMDevCommand(t *testing.T) {
 		if err != nil || id.Uint64() != 4242 {
 			t.Errorf("%s: chain id %v, %v", url, id, err)
 		}
-		ok := contractBool(t, cl, router, contracts.NewOrdoRouter().PackIsSubmitter(evmdev.DevAddress(1)), contracts.NewOrdoRouter().UnpackIsSubmitter)
+		ok := contractValue(t, cl, router, contracts.NewOrdoRouter().PackIsSubmitter(evmdev.DevAddress(1)), contracts.NewOrdoRouter().UnpackIsSubmitter)
 		if !ok {
 			t.Errorf("%s: isSubmitter(dev 1) is false", url)
 		}
@@ -127,18 +126,4 @@ func TestEVMDevCommandRefuses(t *testing.T) {
 			t.Errorf("ordo evmdev %s: %v; want %q", strings.Join(tc.args, " "), err, tc.want)
 		}
 	}
-}
-
-// contractBool calls a view that returns one bool.
-func contractBool(t *testing.T, cl *ethclient.Client, to common.Address, data []byte, unpack func([]byte) (bool, error)) bool {
-	t.Helper()
-	out, err := cl.CallContract(t.Context(), ethereum.CallMsg{To: &to, Data: data}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := unpack(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
