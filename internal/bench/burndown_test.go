@@ -17,14 +17,20 @@ import (
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // TestBurndown runs a small burndown on each store: every intent ends DONE
-// and the line names the store and its durability.
+// and the line names the store and the durability it ran with (the tests'
+// throwaway PostgreSQL runs without fsync: pgcluster; a server named by
+// ORDO_TEST_POSTGRES runs as configured, on as a rule).
 func TestBurndown(t *testing.T) {
+	pgDurability := "synchronous_commit=off fsync=off"
+	if os.Getenv(pgtest.EnvURL) != "" {
+		pgDurability = "durability synchronous_commit="
+	}
 	for _, tc := range []struct {
 		store      string
 		durability string
 	}{
 		{StoreSQLite, "synchronous=FULL"},
-		{StorePostgres, "synchronous_commit=on fsync=on"},
+		{StorePostgres, pgDurability},
 	} {
 		t.Run(tc.store, func(t *testing.T) {
 			o := BurndownOptions{Store: tc.store, Intents: 600, Queues: 20, Batch: 100, Dir: t.TempDir()}
