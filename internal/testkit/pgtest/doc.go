@@ -13,7 +13,8 @@
 //     (sync.Once): initdb into a temporary directory, postgres on a free
 //     loopback port with its unix socket in that directory, fsync,
 //     synchronous_commit and full_page_writes off (a killed process loses
-//     nothing the page cache holds; only a machine crash would),
+//     nothing the page cache holds; only a machine crash would), or on
+//     when the binary runs benchmarks (-test.bench),
 //     trust authentication, superuser "postgres". The binaries are found on
 //     PATH or in /usr/lib/postgresql/<version>/bin (the highest version).
 //     As root (initdb and postgres refuse root) they run as the user

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"net/url"
 	"os"
@@ -58,7 +59,7 @@ func get() *server {
 			srv.skip = fmt.Sprintf("PostgreSQL tests NOT RUN: %v; install PostgreSQL (initdb, postgres) or set %s=postgres://…", err, EnvURL)
 			return
 		}
-		c, err := pgcluster.New(bin, false) // a test never crashes the machine
+		c, err := pgcluster.New(bin, benchmarking()) // a test never crashes the machine; a benchmark measures real commits
 		if err != nil {
 			srv.err = err
 			return
@@ -181,4 +182,12 @@ func stop() {
 			fmt.Fprintf(os.Stderr, "pgtest: stop cluster: %v\n", err)
 		}
 	}
+}
+
+// benchmarking reports whether the test binary runs benchmarks (-test.bench
+// set): the shared cluster is then durable, so that they measure commits
+// as a production server makes them.
+func benchmarking() bool {
+	f := flag.Lookup("test.bench")
+	return f != nil && f.Value.String() != ""
 }
