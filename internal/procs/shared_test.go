@@ -159,6 +159,13 @@ type sharedLoad struct {
 	queue map[string]string   // uid → queue
 }
 
+// count is how many intents were acknowledged so far.
+func (l *sharedLoad) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.queue)
+}
+
 func (l *sharedLoad) run(ctx context.Context, t *testing.T, c *sharedCluster, alive func(int) bool) {
 	var wg sync.WaitGroup
 	for w := range 20 {
@@ -208,12 +215,12 @@ func TestSharedPostgresProcs(t *testing.T) {
 
 	// node1 killed -9 once some intents are in; node2 paused past its
 	// leases, then resumed.
-	waitUntil(t, 60*time.Second, "50 acknowledged intents", func() bool { l.mu.Lock(); defer l.mu.Unlock(); return len(l.queue) >= 50 })
+	waitUntil(t, 60*time.Second, "50 acknowledged intents", func() bool { return l.count() >= 50 })
 	down.Store(0, true)
 	if err := c.nodes[0].p.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("node1 killed -9 at %d acknowledged", len(l.queue))
+	t.Logf("node1 killed -9 at %d acknowledged", l.count())
 	down.Store(1, true)
 	if err := syscall.Kill(c.nodes[1].p.PID(), syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
