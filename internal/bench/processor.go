@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -189,7 +190,7 @@ func Processor(ctx context.Context, o ProcessorOptions) (ProcessorResult, error)
 // runKind creates a processor, queues the batches, ticks until every batch
 // has its outcome and returns batches/s from the first tick.
 func (c *benchClient) runKind(ctx context.Context, name, msgs, actions, callbackURL string, o ProcessorOptions) (float64, int64, error) {
-	if err := c.post(ctx, "/v1/processors", fmt.Sprintf(`{"name":%q,"owner":"bench","callbackURL":%q,"lanes":%d}`, name, callbackURL, o.Lanes), nil); err != nil {
+	if err := c.postOnceStarted(ctx, "/v1/processors", fmt.Sprintf(`{"name":%q,"owner":"bench","callbackURL":%q,"lanes":%d}`, name, callbackURL, o.Lanes), nil); err != nil {
 		return 0, 0, err
 	}
 	batch := `{"priority":"medium","msgs":` + msgs + `,"actionsConfig":` + actions + `}`
@@ -269,12 +270,40 @@ func (c *benchClient) do(ctx context.Context, method, path, body string, out any
 		return err
 	}
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%s %s: %s %s", method, path, resp.Status, bytes.TrimSpace(b))
+		return &statusError{code: resp.StatusCode, text: fmt.Sprintf("%s %s: %s %s", method, path, resp.Status, bytes.TrimSpace(b))}
 	}
 	if out != nil {
 		return json.Unmarshal(b, out)
 	}
 	return nil
+}
+
+// statusError is an answer outside 2xx.
+type statusError struct {
+	code int
+	text string
+}
+
+func (e *statusError) Error() string { return e.text }
+
+// engineStartTimeout bounds the wait for the processor engine, which
+// starts once the chain answers: a node answers 503 unavailable before.
+const engineStartTimeout = time.Minute
+
+// postOnceStarted posts like post, again while the node answers 503 (its
+// engine not started yet), for at most engineStartTimeout.
+func (c *benchClient) postOnceStarted(ctx context.Context, path, body string, out any) error {
+	deadline := wall.Now().Add(engineStartTimeout)
+	for {
+		err := c.post(ctx, path, body, out)
+		var se *statusError
+		if !errors.As(err, &se) || se.code != http.StatusServiceUnavailable || wall.Now().After(deadline) {
+			return err
+		}
+		if err := pause(ctx, 50*time.Millisecond); err != nil {
+			return err
+		}
+	}
 }
 
 func (c *benchClient) post(ctx context.Context, path, body string, out any) error {
