@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 // This file is the conformance suite of what every chain behind the seam
@@ -144,20 +145,6 @@ func (e *conformEnv) account(i int) chain.Account {
 	return a
 }
 
-// accountWhen polls sender i's account until ok holds or 10 s pass, and
-// returns the last one read.
-func (e *conformEnv) accountWhen(i int, ok func(chain.Account) bool) chain.Account {
-	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		a := e.account(i)
-		if ok(a) || time.Now().After(deadline) {
-			return a
-		}
-		time.Sleep(5 * time.Millisecond) // poll with a deadline
-	}
-}
-
 func (e *conformEnv) exists(name string) bool {
 	e.t.Helper()
 	ok, err := e.c.Exists(e.ctx, name)
@@ -174,7 +161,8 @@ func conformNonces(t *testing.T, e *conformEnv) {
 	e.mustSend(0, e.tx(0, 1, "tx_n1", e.c.Create("n1")))
 	// A pool may promote an accepted transaction to pending a moment
 	// later (go-ethereum's does so on its own goroutine): wait for it.
-	if a := e.accountWhen(0, func(a chain.Account) bool { return a.PendingNonce >= 2 }); a.Nonce != 0 || a.PendingNonce != 2 {
+	testkit.WaitFor(t, 10*time.Second, 5*time.Millisecond, "the pending nonce at 2", func() bool { return e.account(0).PendingNonce >= 2 })
+	if a := e.account(0); a.Nonce != 0 || a.PendingNonce != 2 {
 		t.Errorf("before a block: nonce %d pending %d, want 0 and 2", a.Nonce, a.PendingNonce)
 	}
 	e.c.Mine(t)
