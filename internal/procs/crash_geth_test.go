@@ -1,10 +1,6 @@
 package procs_test
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,7 +19,7 @@ import (
 // group with `ordo committee deploy`.
 func TestCrashCoordinatorOnGeth(t *testing.T) {
 	testkit.NeedLong(t, "a committee and geth --dev as processes, the coordinator killed -9")
-	geth := gethBinary()
+	geth := procs.GethBinary()
 	if geth == "" {
 		t.Skip("SKIPPED: no geth binary ($ORDO_GETH, GOPATH/bin/geth or PATH): `go install github.com/ethereum/go-ethereum/cmd/geth@v1.17.10`; this test covers a committee on a real go-ethereum node")
 	}
@@ -39,19 +35,4 @@ func TestCrashCoordinatorOnGeth(t *testing.T) {
 	t.Cleanup(ec.Close)
 	pg := common.HexToAddress(ncfg.EVM.Contracts["privacygroup"].Address)
 	crashCoordinator(t, c, evmAudit{ec: ec, pg: pg}, 250*time.Millisecond, 3*time.Minute)
-}
-
-// gethBinary finds geth: $ORDO_GETH, then GOPATH/bin, then PATH.
-func gethBinary() string {
-	if p := os.Getenv("ORDO_GETH"); p != "" {
-		return p
-	}
-	if gp, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		p := filepath.Join(strings.TrimSpace(string(gp)), "bin", "geth")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	p, _ := exec.LookPath("geth")
-	return p
 }

@@ -92,8 +92,8 @@ func (c *Committee) evmdevSection() (string, error) {
 	return strings.Join(out, "\n") + "\n", nil
 }
 
-// gethDevKey is the key of `geth --dev`'s funded dev account: public.
-const gethDevKey = "b71c71a67e1177ad4e901695e1b4b9ee17ae16c6668d313eac2f96dbcda3f291"
+// GethDevKey is the key of `geth --dev`'s funded dev account: public.
+const GethDevKey = "b71c71a67e1177ad4e901695e1b4b9ee17ae16c6668d313eac2f96dbcda3f291"
 
 // gethArgs are the flags of `geth --dev` on loopback: a block a second,
 // HTTP at port, WebSocket at port+1.
@@ -124,7 +124,7 @@ func (c *Committee) deployOnGeth(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer ec.Close()
-	dev, err := crypto.HexToECDSA(gethDevKey)
+	dev, err := crypto.HexToECDSA(GethDevKey)
 	if err != nil {
 		return "", fmt.Errorf("procs: %w", err)
 	}
@@ -150,7 +150,7 @@ func (c *Committee) deployOnGeth(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("procs: %w", err)
 		}
 		a := crypto.PubkeyToAddress(k.PublicKey)
-		if err := fundOnGeth(ctx, ec, dev, a); err != nil {
+		if err := FundOnGeth(ctx, ec, dev, a, new(big.Int).Mul(big.NewInt(1e18), big.NewInt(100))); err != nil {
 			return "", err
 		}
 		args = append(args, "--submitter", strings.ToLower(a.Hex()))
@@ -176,8 +176,25 @@ func (c *Committee) chainPort() int {
 	return p
 }
 
-// fundOnGeth sends 100 ether from key to to and waits for its receipt.
-func fundOnGeth(ctx context.Context, ec *ethclient.Client, key *ecdsa.PrivateKey, to common.Address) error {
+// GethBinary finds geth: $ORDO_GETH, then GOPATH/bin, then PATH ("" when
+// there is none).
+func GethBinary() string {
+	if p := os.Getenv("ORDO_GETH"); p != "" {
+		return p
+	}
+	if gp, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		p := filepath.Join(strings.TrimSpace(string(gp)), "bin", "geth")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	p, _ := exec.LookPath("geth")
+	return p
+}
+
+// FundOnGeth sends wei from key to to and waits for its receipt (at most
+// 30 s).
+func FundOnGeth(ctx context.Context, ec *ethclient.Client, key *ecdsa.PrivateKey, to common.Address, wei *big.Int) error {
 	from := crypto.PubkeyToAddress(key.PublicKey)
 	id, err := ec.ChainID(ctx)
 	if err != nil {
@@ -195,7 +212,6 @@ func fundOnGeth(ctx context.Context, ec *ethclient.Client, key *ecdsa.PrivateKey
 	if err != nil {
 		return fmt.Errorf("procs: fund: %w", err)
 	}
-	wei := new(big.Int).Mul(big.NewInt(1e18), big.NewInt(100))
 	tx, err := types.SignNewTx(key, types.LatestSignerForChainID(id), &types.DynamicFeeTx{ChainID: id, Nonce: nonce, GasTipCap: tip,
 		GasFeeCap: new(big.Int).Add(new(big.Int).Mul(hd.BaseFee, big.NewInt(2)), tip), Gas: 21000, To: &to, Value: wei})
 	if err != nil {

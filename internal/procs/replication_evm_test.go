@@ -38,7 +38,7 @@ func TestReplicationFailoverEVMProcs(t *testing.T) {
 // TestReplicationFailoverGethProcs is the same on a real `geth --dev` (a
 // block a second), the contracts deployed by `ordo evm deploy`.
 func TestReplicationFailoverGethProcs(t *testing.T) {
-	geth := gethBinary()
+	geth := procs.GethBinary()
 	if geth == "" {
 		t.Skip("SKIPPED: no geth binary ($ORDO_GETH, GOPATH/bin/geth or PATH); " +
 			"`go install github.com/ethereum/go-ethereum/cmd/geth@v1.17.10` builds one: this test covers replicated queues on a real go-ethereum node")

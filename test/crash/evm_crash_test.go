@@ -31,6 +31,7 @@ import (
 
 	"github.com/ordolabs/ordo/client"
 	"github.com/ordolabs/ordo/internal/auth"
+	"github.com/ordolabs/ordo/internal/procs"
 	"github.com/ordolabs/ordo/internal/testkit"
 )
 
@@ -422,33 +423,13 @@ func startEvmdev(ctx context.Context, t *testing.T, bin, dir string) evmChainRun
 	return ch
 }
 
-// gethDevKey is geth --dev's fixed developer key (go-ethereum's
-// cmd/utils/flags.go): the chain's only funded account at start.
-const gethDevKey = "b71c71a67e1177ad4e901695e1b4b9ee17ae16c6668d313eac2f96dbcda3f291"
-
-// gethBinary finds geth: $ORDO_GETH, then GOPATH/bin, then PATH.
-func gethBinary() string {
-	if p := os.Getenv("ORDO_GETH"); p != "" {
-		return p
-	}
-	if gp, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		if p := filepath.Join(strings.TrimSpace(string(gp)), "bin", "geth"); fileExists(p) {
-			return p
-		}
-	}
-	p, _ := exec.LookPath("geth")
-	return p
-}
-
-func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
-
 // startGeth runs a real `geth --dev` on loopback, funds evmSenders keys
 // from its developer account, and deploys the router (the senders its
 // submitters), Voting, Library, Workflow and ToolRegistry with `ordo evm
 // deploy`.
 func startGeth(ctx context.Context, t *testing.T, bin, dir string) evmChainRun {
 	t.Helper()
-	geth := gethBinary()
+	geth := procs.GethBinary()
 	if geth == "" {
 		t.Skip("SKIPPED: no geth binary ($ORDO_GETH, GOPATH/bin/geth or PATH); .ci/run builds one with " +
 			"`go install github.com/ethereum/go-ethereum/cmd/geth@v1.17.10`: this test covers ordo on a real go-ethereum node")
@@ -466,7 +447,7 @@ func startGeth(ctx context.Context, t *testing.T, bin, dir string) evmChainRun {
 	ch := evmChainRun{proc: p, httpURL: "http://" + addrs[0], wsURL: "ws://" + addrs[1], blockTime: time.Second}
 	ec := dialWhenUp(ctx, t, ch.httpURL, 60*time.Second)
 	defer ec.Close()
-	dev, _ := crypto.HexToECDSA(gethDevKey)
+	dev, _ := crypto.HexToECDSA(procs.GethDevKey)
 	devFile := writeKeyFile(t, dir, "geth-dev.key", dev)
 	ch.ownerKeyFile = devFile
 	var subs []string
@@ -507,42 +488,9 @@ func writeKeyFile(t *testing.T, dir, name string, k *ecdsa.PrivateKey) string {
 // fund sends wei from key to to and waits for the receipt.
 func fund(ctx context.Context, t *testing.T, ec *ethclient.Client, key *ecdsa.PrivateKey, to common.Address, wei *big.Int) {
 	t.Helper()
-	from := crypto.PubkeyToAddress(key.PublicKey)
-	id, err := ec.ChainID(ctx)
-	if err != nil {
+	if err := procs.FundOnGeth(ctx, ec, key, to, wei); err != nil {
 		t.Fatal(err)
 	}
-	nonce, err := ec.PendingNonceAt(ctx, from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tip, err := ec.SuggestGasTipCap(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hd, err := ec.HeaderByNumber(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	feeCap := new(big.Int).Add(new(big.Int).Mul(hd.BaseFee, big.NewInt(2)), tip)
-	tx, err := types.SignNewTx(key, types.LatestSignerForChainID(id), &types.DynamicFeeTx{ChainID: id, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap,
-		Gas: 21000, To: &to, Value: wei})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ec.SendTransaction(ctx, tx); err != nil {
-		t.Fatal(err)
-	}
-	pollEVM(ctx, t, 30*time.Second, 100*time.Millisecond, func() (bool, string) {
-		r, err := ec.TransactionReceipt(ctx, tx.Hash())
-		if err != nil {
-			return false, fmt.Sprintf("funding %s: no receipt", to.Hex())
-		}
-		if r.Status != types.ReceiptStatusSuccessful {
-			t.Fatalf("funding %s failed", to.Hex())
-		}
-		return true, ""
-	})
 }
 
 // dialWhenUp waits until url answers eth_blockNumber.
