@@ -77,7 +77,10 @@ func distseqProcsSmall(t *testing.T, chainName string) {
 	if r.Submitted == 0 || r.Refused != 0 || r.Confirmed != r.Submitted || r.Doubles != 0 {
 		t.Fatalf("submitted %d, refused %d, confirmed %d, twice %d", r.Submitted, r.Refused, r.Confirmed, r.Doubles)
 	}
-	if r.Boundaries < 2 || r.PerBlock <= 0 || r.P99 < r.P50 {
+	// The steady per-block figure is a median: on an EVM chain each
+	// switchover leaves blocks with no confirm, so it may be 0 in a run this
+	// short. The test asks only that intents were confirmed in the window.
+	if r.Boundaries < 2 || r.Rate <= 0 || r.P99 < r.P50 {
 		t.Fatalf("%+v", r)
 	}
 	if !strings.HasPrefix(r.String(), "distseq: 4 processes x 3 senders") || strings.Contains(r.String(), "simulated EVM chain") != (chainName == "evm") {
