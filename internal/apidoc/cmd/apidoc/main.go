@@ -1,10 +1,3 @@
-// Command apidoc writes the node's API documents into apispec: run it
-// from the repository's root after changing a route or a wire type,
-//
-//	go run ./internal/apidoc/cmd/apidoc
-//
-// and commit apispec/openapi.json and apispec/openrpc.json;
-// internal/apidoc's tests fail while either is stale.
 package main
 
 import (

@@ -1,10 +1,3 @@
-// Command configref writes docs/configuration-reference.md, the node's
-// configuration reference, from the comments of its config types
-// (internal/doccheck.ConfigReference). Run it from the repository's root:
-//
-//	go run ./internal/doccheck/cmd/configref
-//
-// -root names another root; -out another file ("-" for stdout).
 package main
 
 import (
