@@ -40,7 +40,7 @@ func (c *Committee) startEVMProcess(ctx context.Context, port int) error {
 	addr := net.JoinHostPort(committee.DefaultHost, strconv.Itoa(port))
 	c.chainURL = "http://" + addr
 	if c.cfg.Geth != "" {
-		c.chain = NewProcess("chain", c.cfg.Geth, filepath.Join(c.cfg.Dir, "logs", "chain.log"), gethArgs(c.cfg, port)...)
+		c.chain = NewProcess("chain", c.cfg.Geth, filepath.Join(c.cfg.Dir, "logs", "chain.log"), GethDevArgs(filepath.Join(c.cfg.Dir, "geth"), port, port+1)...)
 		c.chain.clock = c.cfg.Clock
 	} else {
 		c.chain = c.process("chain", evmdevArgs(c.cfg, addr)...)
@@ -95,13 +95,14 @@ func (c *Committee) evmdevSection() (string, error) {
 // GethDevKey is the key of `geth --dev`'s funded dev account: public.
 const GethDevKey = "b71c71a67e1177ad4e901695e1b4b9ee17ae16c6668d313eac2f96dbcda3f291"
 
-// gethArgs are the flags of `geth --dev` on loopback: a block a second,
-// HTTP at port, WebSocket at port+1.
-func gethArgs(cfg Config, port int) []string {
+// GethDevArgs are the flags of `geth --dev` on loopback, its data in
+// dataDir: a block a second, HTTP (eth, net, web3, txpool) at httpPort,
+// WebSocket (eth, net, web3) at wsPort.
+func GethDevArgs(dataDir string, httpPort, wsPort int) []string {
 	return []string{"--dev", "--dev.period", "1", "--ipcdisable", "--nodiscover",
-		"--http", "--http.addr", "127.0.0.1", "--http.port", strconv.Itoa(port), "--http.api", "eth,net,web3,txpool",
-		"--ws", "--ws.addr", "127.0.0.1", "--ws.port", strconv.Itoa(port + 1), "--ws.api", "eth,net,web3",
-		"--datadir", filepath.Join(cfg.Dir, "geth")}
+		"--http", "--http.addr", "127.0.0.1", "--http.port", strconv.Itoa(httpPort), "--http.api", "eth,net,web3,txpool",
+		"--ws", "--ws.addr", "127.0.0.1", "--ws.port", strconv.Itoa(wsPort), "--ws.api", "eth,net,web3",
+		"--datadir", dataDir}
 }
 
 // deployOnGeth waits for geth, writes and funds a key per node (100

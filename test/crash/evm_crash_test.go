@@ -435,11 +435,9 @@ func startGeth(ctx context.Context, t *testing.T, bin, dir string) evmChainRun {
 			"`go install github.com/ethereum/go-ethereum/cmd/geth@v1.17.10`: this test covers ordo on a real go-ethereum node")
 	}
 	addrs := freeAddrs(t, 2)
-	hp, wp := strings.Split(addrs[0], ":")[1], strings.Split(addrs[1], ":")[1]
-	p := newProc("geth", geth, filepath.Join(dir, "geth.log"), "--dev", "--dev.period", "1", "--ipcdisable", "--nodiscover",
-		"--http", "--http.addr", "127.0.0.1", "--http.port", hp, "--http.api", "eth,net,web3,txpool",
-		"--ws", "--ws.addr", "127.0.0.1", "--ws.port", wp, "--ws.api", "eth,net,web3",
-		"--datadir", filepath.Join(dir, "geth"))
+	hp, _ := strconv.Atoi(strings.Split(addrs[0], ":")[1])
+	wp, _ := strconv.Atoi(strings.Split(addrs[1], ":")[1])
+	p := newProc("geth", geth, filepath.Join(dir, "geth.log"), procs.GethDevArgs(filepath.Join(dir, "geth"), hp, wp)...)
 	t.Cleanup(p.stop)
 	if err := p.start(); err != nil {
 		t.Fatal(err)
