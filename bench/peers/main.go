@@ -135,12 +135,22 @@ func runPostgres(ctx context.Context, o options, srv *server, bin string) (line,
 	if err != nil {
 		return "", "", err
 	}
-	river, err := riverPostgres(ctx, o, riverURL)
+	river, err := riverPostgres(ctx, o, noopKind, riverURL)
 	dropRiver()
 	if err != nil {
 		return "", "", fmt.Errorf("river on postgres: %w", err)
 	}
 	fmt.Println("river postgres: " + river.detail)
+	sameURL, dropSame, err := srv.createDB(ctx, "peers_river_sign")
+	if err != nil {
+		return "", "", err
+	}
+	same, err := riverPostgres(ctx, o, signKind, sameURL)
+	dropSame()
+	if err != nil {
+		return "", "", fmt.Errorf("river (same work) on postgres: %w", err)
+	}
+	fmt.Println("river postgres: " + same.detail)
 	ordoURL, dropOrdo, err := srv.createDB(ctx, "peers_ordo")
 	if err != nil {
 		return "", "", err
@@ -151,29 +161,35 @@ func runPostgres(ctx context.Context, o options, srv *server, bin string) (line,
 		return "", "", fmt.Errorf("ordo on postgres: %w", err)
 	}
 	fmt.Println("ordo postgres: " + ordo.detail)
-	return compare("postgres", ordo, river), durability, nil
+	return compare("postgres", ordo, same, river), durability, nil
 }
 
 // runSQLite runs River then ordo, each on a file database of its own in a
 // temporary directory.
 func runSQLite(ctx context.Context, o options, bin string) (line, durability string, err error) {
-	river, err := riverSQLite(ctx, o)
+	river, err := riverSQLite(ctx, o, noopKind)
 	if err != nil {
 		return "", "", fmt.Errorf("river on sqlite: %w", err)
 	}
 	fmt.Println("river sqlite: " + river.detail)
+	same, err := riverSQLite(ctx, o, signKind)
+	if err != nil {
+		return "", "", fmt.Errorf("river (same work) on sqlite: %w", err)
+	}
+	fmt.Println("river sqlite: " + same.detail)
 	ordo, err := ordoBurndown(ctx, bin, o, "sqlite", "")
 	if err != nil {
 		return "", "", fmt.Errorf("ordo on sqlite: %w", err)
 	}
 	fmt.Println("ordo sqlite: " + ordo.detail)
-	return compare("sqlite", ordo, river), "sqlite: " + sqliteDurability, nil
+	return compare("sqlite", ordo, same, river), "sqlite: " + sqliteDurability, nil
 }
 
-// compare is a store's summary line.
-func compare(store string, ordo, river figures) string {
-	return fmt.Sprintf("peers %s: ordo %.0f intents/s, river %.0f jobs/s, ordo/river %.2f×",
-		store, ordo.whole, river.whole, ordo.whole/river.whole)
+// compare is a store's summary line: ordo against River doing the same
+// work per job (the headline), then against River's no-op jobs.
+func compare(store string, ordo, same, noop figures) string {
+	return fmt.Sprintf("peers %s: ordo %.0f intents/s; river same work %.0f jobs/s, ordo/river %.2f×; river no-op %.0f jobs/s, ordo/river %.2f×",
+		store, ordo.whole, same.whole, ordo.whole/same.whole, noop.whole, ordo.whole/noop.whole)
 }
 
 // rate is n per d, per second.

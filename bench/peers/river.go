@@ -39,8 +39,29 @@ func (noopWorker) Work(context.Context, *river.Job[noopArgs]) error { return nil
 // wall is the clock the benchmark times with.
 var wall clock.Real
 
-// riverPostgres burns down o.jobs jobs with River on the database at url.
-func riverPostgres(ctx context.Context, o options, url string) (figures, error) {
+// jobKind is what River's jobs do in one burndown: no-op or the same
+// work as ordo's intents (signWorker).
+type jobKind struct {
+	name string
+	add  func(w *river.Workers, o options)
+	args func(i int, o options) river.JobArgs
+}
+
+// Job kinds of the burndown.
+var (
+	noopKind = jobKind{name: "no-op",
+		add:  func(w *river.Workers, _ options) { river.AddWorker(w, noopWorker{}) },
+		args: func(int, options) river.JobArgs { return noopArgs{} }}
+	signKind = jobKind{name: "same work",
+		add: func(w *river.Workers, o options) { river.AddWorker(w, newSignWorker(o.workers)) },
+		args: func(i int, o options) river.JobArgs {
+			return signArgs{Queue: fmt.Sprintf("q-%05d", i%o.queues), I: i}
+		}}
+)
+
+// riverPostgres burns down o.jobs jobs of kind with River on the database
+// at url.
+func riverPostgres(ctx context.Context, o options, kind jobKind, url string) (figures, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return figures{}, fmt.Errorf("pool config: %w", err)
@@ -53,14 +74,15 @@ func riverPostgres(ctx context.Context, o options, url string) (figures, error) 
 		return figures{}, fmt.Errorf("connect: %w", err)
 	}
 	defer pool.Close()
-	return burndown(ctx, o, riverpgxv5.New(pool), func(ctx context.Context) (total, completed int, err error) {
+	return burndown(ctx, o, kind, riverpgxv5.New(pool), func(ctx context.Context) (total, completed int, err error) {
 		err = pool.QueryRow(ctx, countSQL).Scan(&total, &completed)
 		return total, completed, err
 	})
 }
 
-// riverSQLite burns down o.jobs jobs with River on a fresh SQLite file.
-func riverSQLite(ctx context.Context, o options) (figures, error) {
+// riverSQLite burns down o.jobs jobs of kind with River on a fresh SQLite
+// file.
+func riverSQLite(ctx context.Context, o options, kind jobKind) (figures, error) {
 	dir, err := os.MkdirTemp("", "ordo-peers-river-")
 	if err != nil {
 		return figures{}, err
@@ -78,7 +100,7 @@ func riverSQLite(ctx context.Context, o options) (figures, error) {
 	if err := checkSQLite(ctx, db); err != nil {
 		return figures{}, err
 	}
-	return burndown(ctx, o, riversqlite.New(db), func(ctx context.Context) (total, completed int, err error) {
+	return burndown(ctx, o, kind, riversqlite.New(db), func(ctx context.Context) (total, completed int, err error) {
 		err = db.QueryRowContext(ctx, countSQL).Scan(&total, &completed)
 		return total, completed, err
 	})
@@ -100,9 +122,9 @@ func checkSQLite(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// burndown migrates, inserts o.jobs no-op jobs in batches, then works them
-// all with one queue of o.workers workers, timing both phases.
-func burndown[TTx any](ctx context.Context, o options, driver riverdriver.Driver[TTx], count counter) (figures, error) {
+// burndown migrates, inserts o.jobs jobs of kind in batches, then works
+// them all with one queue of o.workers workers, timing both phases.
+func burndown[TTx any](ctx context.Context, o options, kind jobKind, driver riverdriver.Driver[TTx], count counter) (figures, error) {
 	migrator, err := rivermigrate.New(driver, nil)
 	if err != nil {
 		return figures{}, fmt.Errorf("migrator: %w", err)
@@ -111,7 +133,7 @@ func burndown[TTx any](ctx context.Context, o options, driver riverdriver.Driver
 		return figures{}, fmt.Errorf("migrate: %w", err)
 	}
 	workers := river.NewWorkers()
-	river.AddWorker(workers, noopWorker{})
+	kind.add(workers, o)
 	client, err := river.NewClient(driver, &river.Config{
 		Queues:        map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.workers}},
 		Workers:       workers,
@@ -123,10 +145,10 @@ func burndown[TTx any](ctx context.Context, o options, driver riverdriver.Driver
 
 	start := wall.Now()
 	params := make([]river.InsertManyParams, 0, o.insertBatch)
-	for left := o.jobs; left > 0; left -= len(params) {
+	for next := 0; next < o.jobs; next += len(params) {
 		params = params[:0]
-		for range min(left, o.insertBatch) {
-			params = append(params, river.InsertManyParams{Args: noopArgs{}})
+		for i := next; i < min(o.jobs, next+o.insertBatch); i++ {
+			params = append(params, river.InsertManyParams{Args: kind.args(i, o)})
 		}
 		if _, err := client.InsertManyFast(ctx, params); err != nil {
 			return figures{}, fmt.Errorf("insert: %w", err)
@@ -172,8 +194,8 @@ func burndown[TTx any](ctx context.Context, o options, driver riverdriver.Driver
 
 	insert, work := inserted.Sub(start), finished.Sub(workStart)
 	f := figures{insert: rate(o.jobs, insert), work: rate(o.jobs, work), whole: rate(o.jobs, insert+work)}
-	f.detail = fmt.Sprintf("%d jobs: insert %.0f jobs/s (%s), work %.0f jobs/s (%s, %d workers), whole %.0f jobs/s",
-		o.jobs, f.insert, insert.Round(time.Millisecond), f.work, work.Round(time.Millisecond), o.workers, f.whole)
+	f.detail = fmt.Sprintf("%s, %d jobs: insert %.0f jobs/s (%s), work %.0f jobs/s (%s, %d workers), whole %.0f jobs/s",
+		kind.name, o.jobs, f.insert, insert.Round(time.Millisecond), f.work, work.Round(time.Millisecond), o.workers, f.whole)
 	return f, nil
 }
 
