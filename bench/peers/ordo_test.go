@@ -29,6 +29,11 @@ func TestParseBurndown(t *testing.T) {
 			out:     "burndown: insert 1000 intents/s, work 2000 intents/s, whole 666 intents/s, failed 3, durability x\n",
 			wantErr: true,
 		},
+		{
+			name:   "with its cost",
+			out:    "burndown: store=sqlite N=20000: insert 24472 intents/s (817ms), work 2517 intents/s (7.945s, 7942 blocks), whole 2282 intents/s, failed 0, durability synchronous=FULL, peak RSS 153.2 MiB; cost per intent: node CPU 197 µs, database CPU n/a, 0.021 commits, 12.5 rows (batches), 14399 B written\n",
+			insert: 24472, work: 2517, whole: 2282,
+		},
 		{name: "empty", out: "", wantErr: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

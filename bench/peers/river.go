@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver ordo uses, as "sqlite"
 
+	"github.com/ordolabs/ordo/internal/bench/cost"
 	"github.com/ordolabs/ordo/internal/clock"
 )
 
@@ -74,7 +75,7 @@ func riverPostgres(ctx context.Context, o options, kind jobKind, url string) (fi
 		return figures{}, fmt.Errorf("connect: %w", err)
 	}
 	defer pool.Close()
-	return burndown(ctx, o, kind, riverpgxv5.New(pool), func(ctx context.Context) (total, completed int, err error) {
+	return burndown(ctx, o, kind, cost.Meter{PostgresURL: url}, riverpgxv5.New(pool), func(ctx context.Context) (total, completed int, err error) {
 		err = pool.QueryRow(ctx, countSQL).Scan(&total, &completed)
 		return total, completed, err
 	})
@@ -100,7 +101,7 @@ func riverSQLite(ctx context.Context, o options, kind jobKind) (figures, error) 
 	if err := checkSQLite(ctx, db); err != nil {
 		return figures{}, err
 	}
-	return burndown(ctx, o, kind, riversqlite.New(db), func(ctx context.Context) (total, completed int, err error) {
+	return burndown(ctx, o, kind, cost.Meter{}, riversqlite.New(db), func(ctx context.Context) (total, completed int, err error) {
 		err = db.QueryRowContext(ctx, countSQL).Scan(&total, &completed)
 		return total, completed, err
 	})
@@ -124,7 +125,11 @@ func checkSQLite(ctx context.Context, db *sql.DB) error {
 
 // burndown migrates, inserts o.jobs jobs of kind in batches, then works
 // them all with one queue of o.workers workers, timing both phases.
-func burndown[TTx any](ctx context.Context, o options, kind jobKind, driver riverdriver.Driver[TTx], count counter) (figures, error) {
+//
+// The meter reads River's cost per job over both phases: this process's
+// CPU (River runs in it), the server's and its WAL on PostgreSQL, the bytes
+// written on SQLite.
+func burndown[TTx any](ctx context.Context, o options, kind jobKind, meter cost.Meter, driver riverdriver.Driver[TTx], count counter) (figures, error) {
 	migrator, err := rivermigrate.New(driver, nil)
 	if err != nil {
 		return figures{}, fmt.Errorf("migrator: %w", err)
@@ -143,6 +148,10 @@ func burndown[TTx any](ctx context.Context, o options, kind jobKind, driver rive
 		return figures{}, fmt.Errorf("client: %w", err)
 	}
 
+	before, err := meter.Read(ctx)
+	if err != nil {
+		return figures{}, err
+	}
 	start := wall.Now()
 	params := make([]river.InsertManyParams, 0, o.insertBatch)
 	for next := 0; next < o.jobs; next += len(params) {
@@ -191,11 +200,20 @@ func burndown[TTx any](ctx context.Context, o options, kind jobKind, driver rive
 	if err := allCompleted(ctx, count, o.jobs); err != nil {
 		return figures{}, err
 	}
+	after, err := meter.Read(ctx)
+	if err != nil {
+		return figures{}, err
+	}
+	c, err := meter.Diff(ctx, before, after, o.jobs)
+	if err != nil {
+		return figures{}, err
+	}
+	c.Unit = "job"
 
 	insert, work := inserted.Sub(start), finished.Sub(workStart)
 	f := figures{insert: rate(o.jobs, insert), work: rate(o.jobs, work), whole: rate(o.jobs, insert+work)}
-	f.detail = fmt.Sprintf("%s, %d jobs: insert %.0f jobs/s (%s), work %.0f jobs/s (%s, %d workers), whole %.0f jobs/s",
-		kind.name, o.jobs, f.insert, insert.Round(time.Millisecond), f.work, work.Round(time.Millisecond), o.workers, f.whole)
+	f.detail = fmt.Sprintf("%s, %d jobs: insert %.0f jobs/s (%s), work %.0f jobs/s (%s, %d workers), whole %.0f jobs/s; %s",
+		kind.name, o.jobs, f.insert, insert.Round(time.Millisecond), f.work, work.Round(time.Millisecond), o.workers, f.whole, c)
 	return f, nil
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ordolabs/ordo/internal/bench/cost"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
 	"github.com/ordolabs/ordo/internal/store/postgres"
@@ -71,13 +72,15 @@ type BurndownResult struct {
 	// Durability names the store's durability settings, as read from it.
 	Durability string
 	PeakRSS    uint64
+	// Cost is what the run spent per intent (CPU, commits, rows, bytes).
+	Cost cost.Cost
 }
 
 // String is the benchmark's one line of figures.
 func (r BurndownResult) String() string {
-	return fmt.Sprintf("burndown: store=%s N=%d Q=%d S=%d batch=%d in-flight=%d: insert %.0f intents/s (%s), work %.0f intents/s (%s, %d blocks), whole %.0f intents/s, failed %d, durability %s, peak RSS %s",
+	return fmt.Sprintf("burndown: store=%s N=%d Q=%d S=%d batch=%d in-flight=%d: insert %.0f intents/s (%s), work %.0f intents/s (%s, %d blocks), whole %.0f intents/s, failed %d, durability %s, peak RSS %s; %s",
 		r.Opts.Store, r.Opts.Intents, r.Opts.Queues, r.Opts.Senders, r.Opts.Batch, max(r.Opts.InFlight, 1), r.Insert, r.InsertTime.Round(time.Millisecond),
-		r.Work, r.WorkTime.Round(time.Millisecond), r.Blocks, r.Whole, r.Failed, r.Durability, MiB(r.PeakRSS))
+		r.Work, r.WorkTime.Round(time.Millisecond), r.Blocks, r.Whole, r.Failed, r.Durability, MiB(r.PeakRSS), r.Cost)
 }
 
 func (o *BurndownOptions) setDefaults() error {
@@ -128,7 +131,7 @@ func Burndown(ctx context.Context, o BurndownOptions) (res BurndownResult, err e
 		return BurndownResult{Opts: o}, err
 	}
 	res.Opts = o
-	st, durability, closeStore, err := openBurndownStore(ctx, o)
+	st, durability, pgURL, closeStore, err := openBurndownStore(ctx, o)
 	if err != nil {
 		return res, err
 	}
@@ -141,6 +144,11 @@ func Burndown(ctx context.Context, o BurndownOptions) (res BurndownResult, err e
 		st = o.wrap(st)
 	}
 	counted, nodeStore := counting(st)
+	meter := cost.Meter{PostgresURL: pgURL}
+	before, err := meter.Read(ctx)
+	if err != nil {
+		return res, err
+	}
 
 	ch := newInstantChain()
 	senders := keystoreSenders("burndown-sender", o.Senders)
@@ -227,40 +235,46 @@ func Burndown(ctx context.Context, o BurndownOptions) (res BurndownResult, err e
 	if o.Progress != nil {
 		fmt.Fprintf(o.Progress, "work: %s\n", counted)
 	}
-	return res, nil
+	after, err := meter.Read(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.Cost, err = burndownCost(ctx, meter, before, after, counted, o.Intents)
+	return res, err
 }
 
-// openBurndownStore opens the store o names and says its durability.
-func openBurndownStore(ctx context.Context, o BurndownOptions) (st store.Store, durability string, closeFn func() error, err error) {
+// openBurndownStore opens the store o names and says its durability, and
+// PostgreSQL's URL ("" for SQLite).
+func openBurndownStore(ctx context.Context, o BurndownOptions) (st store.Store, durability, pgURL string, closeFn func() error, err error) {
 	if o.Store == StoreSQLite {
 		dir, rm := o.Dir, func() error { return nil }
 		if dir == "" {
 			if dir, err = os.MkdirTemp("", "ordo-burndown-"); err != nil {
-				return nil, "", nil, err
+				return nil, "", "", nil, err
 			}
 			rm = func() error { return os.RemoveAll(dir) }
 		}
 		s, err := sqlite.Open(ctx, filepath.Join(dir, "ordo.db"), sqlite.Options{Synchronous: sqlite.SyncFull})
 		if err != nil {
-			return nil, "", nil, errors.Join(err, rm())
+			return nil, "", "", nil, errors.Join(err, rm())
 		}
-		return s, "synchronous=" + sqlite.SyncFull, func() error { return errors.Join(s.Close(), rm()) }, nil
+		return s, "synchronous=" + sqlite.SyncFull, "", func() error { return errors.Join(s.Close(), rm()) }, nil
 	}
 	url, stop := o.Postgres, func() error { return nil }
 	if url == "" {
 		if url, stop, err = pgcluster.Start(ctx); err != nil {
-			return nil, "", nil, err
+			return nil, "", "", nil, err
 		}
 	}
 	durability, err = postgresDurability(ctx, url)
 	if err != nil {
-		return nil, "", nil, errors.Join(err, stop())
+		return nil, "", "", nil, errors.Join(err, stop())
 	}
 	s, err := postgres.Open(ctx, url, postgres.Options{})
 	if err != nil {
-		return nil, "", nil, errors.Join(err, stop())
+		return nil, "", "", nil, errors.Join(err, stop())
 	}
-	return s, durability, func() error { return errors.Join(s.Close(), stop()) }, nil
+	return s, durability, url, func() error { return errors.Join(s.Close(), stop()) }, nil
 }
 
 // postgresDurability reads the server's synchronous_commit and fsync.
@@ -283,4 +297,18 @@ func (o BurndownOptions) pipelines() []sequencer.Pipeline {
 		return nil
 	}
 	return []sequencer.Pipeline{{Prefix: "", InFlight: o.InFlight}}
+}
+
+// burndownCost is the burndown's cost per intent: the meter's Diff, with
+// the work phase's commits counted by c and, on SQLite, its rows (those
+// of its batches, and intake's one transaction row an intent).
+func burndownCost(ctx context.Context, m cost.Meter, a, b cost.Sample, c *countingStore, intents int) (cost.Cost, error) {
+	out, err := m.Diff(ctx, a, b, intents)
+	n := float64(intents)
+	out.Commits = float64(c.applies.Load()) / n
+	if m.PostgresURL == "" {
+		out.RowsKind = "batches"
+		out.Rows = float64(c.txs.Load()+c.attempts.Load()+c.queues.Load()+c.senders.Load()+c.history.Load())/n + 1
+	}
+	return out, err
 }

@@ -137,7 +137,7 @@ func BenchmarkBurndownApply(b *testing.B) {
 				if name == StorePostgres {
 					o.Postgres = pgtest.URL(b)
 				}
-				st, _, closeStore, err := openBurndownStore(ctx, o)
+				st, _, _, closeStore, err := openBurndownStore(ctx, o)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -188,7 +188,7 @@ func Recovery(ctx context.Context, o RecoveryOptions) (res RecoveryResult, err e
 
 // recoveryFill enqueues the backlog and closes the store.
 func recoveryFill(ctx context.Context, o RecoveryOptions) (_ time.Duration, err error) {
-	st, _, closeStore, err := openBurndownStore(ctx, BurndownOptions{Store: o.Store, Dir: o.Dir, Postgres: o.Postgres})
+	st, _, _, closeStore, err := openBurndownStore(ctx, BurndownOptions{Store: o.Store, Dir: o.Dir, Postgres: o.Postgres})
 	if err != nil {
 		return 0, err
 	}
