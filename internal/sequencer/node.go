@@ -163,6 +163,13 @@ type Node struct {
 	pins atomic.Pointer[map[string]string]
 }
 
+// effectBuffer is how many effects the loop hands its workers ahead of
+// them: past it, the loop's turn waits for a worker. An Effect is about
+// 420 bytes and the buffer is allocated whole, so 4,096 (1.7 MB) rather
+// than the 65,536 (27.5 MB) it was: a restart that dispatches 100,000
+// queues at once waits on its workers either way.
+const effectBuffer = 1 << 12
+
 // NewNode checks cfg and builds a node. Every allowed type must have a
 // dispatcher.
 func NewNode(cfg Config) (*Node, error) {
@@ -206,7 +213,7 @@ func NewNode(cfg Config) (*Node, error) {
 		}
 	}
 	n := &Node{cfg: cfg, allowed: map[string]bool{}, keys: map[string]chain.Key{}, signer: chain.SignerOf(cfg.Chain), workers: map[string]Worker{},
-		inputs: mailbox.New[Input](), effects: make(chan Effect, 1<<16), log: cfg.Logger, started: make(chan struct{}), stopped: make(chan struct{}), dispHead: map[string]uint64{}, atCap: map[string]bool{}, gas: gasSeen{max: map[string]uint64{}},
+		inputs: mailbox.New[Input](), effects: make(chan Effect, effectBuffer), log: cfg.Logger, started: make(chan struct{}), stopped: make(chan struct{}), dispHead: map[string]uint64{}, atCap: map[string]bool{}, gas: gasSeen{max: map[string]uint64{}},
 		uidSeq: uidSource{r: cfg.Rand}, trace: newTraceWriter(cfg.Trace), public: n0public}
 	allRemote := len(cfg.Senders) > 0
 	for _, s := range cfg.Senders {

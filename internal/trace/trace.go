@@ -61,12 +61,17 @@ func (t *Writer[C, S, I]) Start(cfg C, now time.Time, snap S) {
 	}
 }
 
-// Input records an input stepped.
+// Input records an input stepped. A nil writer (no trace) costs nothing:
+// the input's copy escapes only in input, so a nil check here keeps a
+// call without a trace from moving every input to the heap.
 func (t *Writer[C, S, I]) Input(in I) {
 	if t != nil {
-		t.write(Record[C, S, I]{In: &in})
+		t.input(in)
 	}
 }
+
+// input records in.
+func (t *Writer[C, S, I]) input(in I) { t.write(Record[C, S, I]{In: &in}) }
 
 // Ready records a Ready taken (its Digest).
 func (t *Writer[C, S, I]) Ready(ready any) {
