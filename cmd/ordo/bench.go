@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -123,6 +126,7 @@ func benchRecoveryChildCommand() *cobra.Command {
 
 func benchBurndownCommand() *cobra.Command {
 	var o bench.BurndownOptions
+	var procs []int
 	var quiet bool
 	var cpuprofile, memprofile string
 	bc := &cobra.Command{
@@ -141,19 +145,25 @@ starts a throwaway cluster (as the tests do) and removes it after.`,
 			if !quiet {
 				o.Progress = os.Stderr
 			}
+			if len(procs) > 1 && o.Postgres != "" {
+				return errors.New("bench burndown: --gomaxprocs with several values needs an empty database each: leave --postgres out (a throwaway cluster per run)")
+			}
 			stopProfile, err := bench.StartCPUProfile(cpuprofile)
 			if err != nil {
 				return err
 			}
 			defer func() { _ = stopProfile() }()
-			r, err := bench.Burndown(cmd.Context(), o)
+			rs, err := burndownAt(cmd.Context(), o, procs)
 			if err != nil {
 				return err
 			}
-			fmt.Println(r)
+			if len(rs) > 1 {
+				fmt.Println(bench.Scaling(rs))
+			}
 			return bench.WriteAllocsProfile(memprofile)
 		},
 	}
+	bc.Flags().IntSliceVar(&procs, "gomaxprocs", nil, "run once at each GOMAXPROCS given (e.g. 1,2,4), each on a fresh store, and print how throughput scales (default: the process's)")
 	bc.Flags().StringVar(&o.Store, "store", bench.StoreSQLite, "sqlite or postgres")
 	bc.Flags().IntVar(&o.Intents, "intents", 100_000, "intents inserted then worked (N)")
 	bc.Flags().IntVar(&o.Queues, "queues", 1000, "queues the intents spread over (Q)")
@@ -166,6 +176,31 @@ starts a throwaway cluster (as the tests do) and removes it after.`,
 	bc.Flags().StringVar(&memprofile, "memprofile", "", "write a profile of the run's allocations (pprof's allocs) to this file")
 	bc.Flags().BoolVarP(&quiet, "quiet", "q", false, "only the final line")
 	return bc
+}
+
+// burndownAt runs the burndown once at each GOMAXPROCS of procs (once at
+// the process's when none), printing each line, and restores GOMAXPROCS.
+func burndownAt(ctx context.Context, o bench.BurndownOptions, procs []int) ([]bench.BurndownResult, error) {
+	if len(procs) == 0 {
+		procs = []int{0}
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var rs []bench.BurndownResult
+	for _, p := range procs {
+		if p < 0 {
+			return nil, fmt.Errorf("bench burndown: --gomaxprocs %d: want at least 1", p)
+		}
+		if p > 0 {
+			runtime.GOMAXPROCS(p)
+		}
+		r, err := bench.Burndown(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Println(r)
+		rs = append(rs, r)
+	}
+	return rs, nil
 }
 
 func benchProcessorCommand() *cobra.Command {

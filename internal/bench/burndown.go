@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -74,12 +76,24 @@ type BurndownResult struct {
 	PeakRSS    uint64
 	// Cost is what the run spent per intent (CPU, commits, rows, bytes).
 	Cost cost.Cost
+	// GOMAXPROCS is the run's.
+	GOMAXPROCS int
+}
+
+// Scaling is the line that compares burndowns run at different
+// GOMAXPROCS: each one's whole intents/s and its ratio to the first's.
+func Scaling(rs []BurndownResult) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("GOMAXPROCS %d: %.0f intents/s (%.2f×)", r.GOMAXPROCS, r.Whole, r.Whole/rs[0].Whole)
+	}
+	return "burndown scaling: " + strings.Join(parts, "; ")
 }
 
 // String is the benchmark's one line of figures.
 func (r BurndownResult) String() string {
-	return fmt.Sprintf("burndown: store=%s N=%d Q=%d S=%d batch=%d in-flight=%d: insert %.0f intents/s (%s), work %.0f intents/s (%s, %d blocks), whole %.0f intents/s, failed %d, durability %s, peak RSS %s; %s",
-		r.Opts.Store, r.Opts.Intents, r.Opts.Queues, r.Opts.Senders, r.Opts.Batch, max(r.Opts.InFlight, 1), r.Insert, r.InsertTime.Round(time.Millisecond),
+	return fmt.Sprintf("burndown: store=%s N=%d Q=%d S=%d batch=%d in-flight=%d GOMAXPROCS=%d: insert %.0f intents/s (%s), work %.0f intents/s (%s, %d blocks), whole %.0f intents/s, failed %d, durability %s, peak RSS %s; %s",
+		r.Opts.Store, r.Opts.Intents, r.Opts.Queues, r.Opts.Senders, r.Opts.Batch, max(r.Opts.InFlight, 1), r.GOMAXPROCS, r.Insert, r.InsertTime.Round(time.Millisecond),
 		r.Work, r.WorkTime.Round(time.Millisecond), r.Blocks, r.Whole, r.Failed, r.Durability, MiB(r.PeakRSS), r.Cost)
 }
 
@@ -130,7 +144,7 @@ func Burndown(ctx context.Context, o BurndownOptions) (res BurndownResult, err e
 	if err := o.setDefaults(); err != nil {
 		return BurndownResult{Opts: o}, err
 	}
-	res.Opts = o
+	res.Opts, res.GOMAXPROCS = o, runtime.GOMAXPROCS(0)
 	st, durability, pgURL, closeStore, err := openBurndownStore(ctx, o)
 	if err != nil {
 		return res, err
