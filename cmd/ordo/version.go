@@ -8,6 +8,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// release is ordo's version number: what `ordo version` prints for a build
+// from a clone (with " (devel)"), and the version of the TypeScript SDK
+// (sdk/typescript/package.json; TestSDKVersion checks they match). A
+// release tag is "v" + release.
+const release = "0.1.0"
+
 // commit is the commit the binary was built from, when the build says so
 // with -ldflags "-X main.commit=$(git rev-parse HEAD)" (.ci/run does, since
 // it builds with -buildvcs=false). Empty otherwise: the go command's own
@@ -24,13 +30,17 @@ type buildVersion struct {
 }
 
 // versionOf reads the version from the build information (nil when the
-// binary has none) and the commit set at link time (ldCommit, which wins
-// over the VCS stamp when not empty). What neither says is "unknown".
+// binary has none: release; a clone's build: release with " (devel)") and
+// the commit set at link time (ldCommit, which wins over the VCS stamp
+// when not empty). A commit neither says is "unknown".
 func versionOf(info *debug.BuildInfo, ldCommit string) buildVersion {
-	v := buildVersion{Version: "unknown", Commit: "unknown", Go: runtime.Version()}
+	v := buildVersion{Version: release, Commit: "unknown", Go: runtime.Version()}
 	if info != nil {
-		if info.Main.Version != "" {
-			v.Version = info.Main.Version // "(devel)" for a build from a clone
+		switch info.Main.Version {
+		case "", "(devel)": // a build from a clone
+			v.Version = release + " (devel)"
+		default:
+			v.Version = info.Main.Version
 		}
 		if info.GoVersion != "" {
 			v.Go = info.GoVersion

@@ -14,6 +14,8 @@ export class OrdoError extends Error {
     readonly code: string,
     message: string,
     readonly body?: string,
+    /** The JSON-RPC error code, for an error of a ptx_ call. */
+    readonly rpcCode?: number,
   ) {
     super(message);
     this.name = "OrdoError";
