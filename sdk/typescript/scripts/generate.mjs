@@ -81,6 +81,24 @@ function typeOf(s, prefix, prop, indent = "") {
   return "JSONValue";
 }
 
+// topUnion splits a type at its top-level " | " (not inside <>, {} or ()).
+function topUnion(t) {
+  const out = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i];
+    if ("<{(".includes(c)) depth++;
+    else if (">})".includes(c)) depth--;
+    else if (depth === 0 && t.startsWith(" | ", i)) {
+      out.push(t.slice(start, i));
+      start = i + 3;
+    }
+  }
+  out.push(t.slice(start));
+  return out;
+}
+
 // shapeOf is where a schema's answer holds amounts (see client.ts Shape),
 // or undefined when nowhere.
 function shapeOf(s, prefix, prop, seen, schemas) {
@@ -189,7 +207,9 @@ for (const { path, verb, op } of methods) {
       }
     }
   }
-  const ret = answer === "stream" ? "AsyncGenerator<SSEEvent>" : answer === "text" ? "string" : types.size ? [...types].join(" | ") : "void";
+  // The alternatives of every 2xx answer, each once.
+  const alts = [...new Set([...types].flatMap(topUnion))];
+  const ret = answer === "stream" ? "AsyncGenerator<SSEEvent>" : answer === "text" ? "string" : alts.length ? alts.join(" | ") : "void";
   const shape = shapes.length === 0 ? undefined : shapes.length === 1 ? shapes[0] : { any: shapes };
   const required = params.some((p) => p.required || p.in === "path") || Boolean(rb && op.requestBody.required);
   const argType = fields.length ? `{\n${fields.join("\n")}\n  }` : "Record<string, never>";

@@ -1335,8 +1335,8 @@ export class GeneratedClient extends ClientBase {
    */
   postV1Transactions(args: {
     body: IntakeRequest | Array<JSONValue>;
-  }, opts?: RequestOptions): Promise<Transaction | Array<BatchResult> | Transaction> {
-    return this.request<Transaction | Array<BatchResult> | Transaction>({ method: "POST", path: `/v1/transactions`, body: args.body }, opts);
+  }, opts?: RequestOptions): Promise<Transaction | Array<BatchResult>> {
+    return this.request<Transaction | Array<BatchResult>>({ method: "POST", path: `/v1/transactions`, body: args.body }, opts);
   }
 
   /**
