@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -36,11 +37,13 @@ type buildVersion struct {
 func versionOf(info *debug.BuildInfo, ldCommit string) buildVersion {
 	v := buildVersion{Version: release, Commit: "unknown", Go: runtime.Version()}
 	if info != nil {
-		switch info.Main.Version {
-		case "", "(devel)": // a build from a clone
+		switch m := info.Main.Version; {
+		case m == "", m == "(devel)", strings.HasPrefix(m, "v0.0.0-"):
+			// A build from a clone: the go command stamps "(devel)", or
+			// the pseudo-version of an untagged commit.
 			v.Version = release + " (devel)"
 		default:
-			v.Version = info.Main.Version
+			v.Version = m
 		}
 		if info.GoVersion != "" {
 			v.Go = info.GoVersion

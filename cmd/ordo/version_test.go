@@ -30,6 +30,8 @@ func TestVersionOf(t *testing.T) {
 		{"ci: -buildvcs=false with the ldflags commit", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, "fedcba",
 			buildVersion{Version: release + " (devel)", Commit: "fedcba", Go: "go1.26.8"}, "commit fedcba\n"},
 		{"ldflags commit wins over another stamp", vcs("true"), "fedcba", buildVersion{Version: release + " (devel)", Commit: "fedcba", Go: "go1.26.8"}, "commit fedcba\n"},
+		{"clone with a VCS pseudo-version", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.0.0-20261128083141-98b97d4cfc3f+dirty"}}, "",
+			buildVersion{Version: release + " (devel)", Commit: "unknown", Go: "go1.26.8"}, "ordo " + release + " (devel)\n"},
 		{"go install module@version", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.3"}}, "",
 			buildVersion{Version: "v1.2.3", Commit: "unknown", Go: "go1.26.8"}, "ordo v1.2.3\n"},
 		{"no build information", nil, "", buildVersion{Version: release, Commit: "unknown", Go: runtime.Version()}, "commit unknown\n"},
