@@ -51,6 +51,9 @@ export interface TxnResult {
   error?: unknown;
 }
 
+/** BuildTx is what build answers: a transaction whose from, nonce and fee may be left out. */
+export type BuildTx = Omit<Tx, "from" | "nonce" | "fee" | "signature"> & Partial<Pick<Tx, "from" | "nonce" | "fee">>;
+
 /** DispatchRequest is the body of POST /dispatch and /build, with the call's abort signal. */
 export interface DispatchRequest {
   txnData: TxnData;
@@ -78,8 +81,12 @@ export interface WorkerHandlers {
    * any other exception is a retryable error without a hash.
    */
   dispatch?(req: DispatchRequest): Promise<TxnResult> | TxnResult;
-  /** build answers the unsigned transaction; the node sets its from, nonce and fee, signs and sends it. */
-  build?(req: DispatchRequest): Promise<Tx> | Tx;
+  /**
+   * build answers the unsigned transaction. The node sets its from, nonce
+   * and fee to the sender's it gave (left out, they are filled in from
+   * req.sender), signs it and sends it.
+   */
+  build?(req: DispatchRequest): Promise<BuildTx> | BuildTx;
   /** onSuccess runs once the transaction is DONE; its answer becomes the record's result (done: what it produced). Default: the result as given. */
   onSuccess?(req: HookRequest): Promise<TxnResult> | TxnResult;
   /** onFailure runs once the transaction is FAILED; its answer's error is what it records about the failure. Default: the hash, no error. */
@@ -376,7 +383,8 @@ export class Worker {
         return async (r) => {
           try {
             const tx = await f.call(h, r);
-            return { tx: new RawJSON(txJSON({ ...tx, from: tx.from || r.sender.accountId })) };
+            const full: Tx = { ...tx, from: tx.from || r.sender.accountId, nonce: tx.nonce ?? r.sender.nonce, fee: tx.fee ?? r.sender.fee };
+            return { tx: new RawJSON(txJSON(full)) };
           } catch (err) {
             const e = errorAnswer(err);
             return { error: e.error };

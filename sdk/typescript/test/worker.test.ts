@@ -85,6 +85,9 @@ test("build answers the unsigned transaction, numbers exact; its errors are erro
   const r = await post(url + "/build", body);
   assert.equal(r.status, 200);
   assert.equal(r.text, `{"tx":{"from":"${alice.address}","nonce":9007199254740993,"fee":18446744073709551615,"contract":"zkapp","method":"append","args":{"a":["tx_b"],"b":1},"memo":"tx_b"}}\n`);
+  // From, nonce and fee left out are the sender's.
+  const short = await start(t, { build: ({ txnData }) => ({ contract: "zkapp", method: "get", memo: txnData.uid }) });
+  assert.equal((await post(short.url + "/build", req("tx_s"))).text, `{"tx":{"from":"${alice.address}","nonce":41,"fee":1000,"contract":"zkapp","method":"get","memo":"tx_s"}}\n`);
   const bad = await post(url + "/build", req("tx_n").replace("SEND_CLAIM_VOTE", "MINT_NFT"));
   assert.deepEqual(bad.json, { error: { message: "no call for type MINT_NFT", permanent: true } });
 });
