@@ -80,6 +80,9 @@ class Proc {
 type Kind = "ts" | "go";
 type Role = "sender" | "type";
 
+/** The seed's five types. */
+const votingTypes = ["CREATE_CLAIM_VOTING_ACCOUNT", "SEND_CLAIM_VOTE", "CREATE_VOTING_BATCHES_ACCOUNT", "RECEIVE_VOTES_BATCH", "COMMIT_ALL_VOTING_BATCHES"];
+
 /** The voting flow over a few queues: a claim account, then votes. */
 function votingIntents(run: string): Intent[] {
   const out: Intent[] = [];
@@ -106,7 +109,7 @@ async function scenario(kind: Kind, role: Role): Promise<void> {
     writeFileSync(keyFile, seed.toString("hex") + "\n", { mode: 0o600 });
     const config =
       role === "sender"
-        ? `senders:\n  - worker: ${workerURL}\n    address: ${key.address}\n`
+        ? `senders:\n  - worker: ${workerURL}\n    address: ${key.address}\nallowedTypes: [${[...votingTypes, "MINT_NFT"].join(", ")}]\n`
         : `devSenders: 2\ntypes:\n  SEND_CLAIM_VOTE:\n    worker: ${workerURL}\n`;
     writeFileSync(join(dir, "node.yaml"), `${config}retryDelay: 200ms\nmaxRetries: 40\nworkerTimeout: 3s\n`);
     const node = new Proc(ordoBin!, ["serve", "--dev-mode", "--block-time", "100ms", "--listen", `127.0.0.1:${nodePort}`, "--data", join(dir, "data"), "--config", join(dir, "node.yaml")], "ordo serve");
@@ -133,6 +136,7 @@ async function scenario(kind: Kind, role: Role): Promise<void> {
     const first = await client.submitMany(intents.slice(0, 6));
     assert.ok(first.every((r) => r.status === 201 && r.transaction), JSON.stringify(first));
     const uids = first.map((r) => r.transaction!.uid);
+
     // The worker dies mid-flight: once the first intent is DONE, with
     // others still going.
     await waitFor("a first intent DONE", 30_000, async () => {
@@ -155,6 +159,12 @@ async function scenario(kind: Kind, role: Role): Promise<void> {
       return false;
     });
     worker = await startWorker();
+    // A type neither worker has a call for: its error is permanent, so it
+    // ends FAILED at once, without retries (a sender's worker only).
+    let unknownUID = "";
+    if (role === "sender") {
+      unknownUID = (await client.submit({ queue: "nft", type: "MINT_NFT", data: { id: 1 }, idempotencyKey: `${kind}-nft` })).uid;
+    }
 
     const done = await waitFor("every intent DONE", 60_000, async () => {
       const recs = await Promise.all(uids.map((uid) => client.transaction(uid)));
@@ -165,6 +175,16 @@ async function scenario(kind: Kind, role: Role): Promise<void> {
       throw new Error(`${err}\n${node.tail()}\n${worker.tail()}`);
     });
 
+    if (unknownUID) {
+      const t = await waitFor("the unknown type FAILED", 30_000, async () => {
+        const t = await client.transaction(unknownUID);
+        return t.state === "FAILED" && t.result !== undefined && t.result !== null && t;
+      });
+      assert.equal(t.retries, 0, JSON.stringify(t));
+      assert.match(t.error ?? "", /no call for type/);
+      // The worker's onFailure answered: no hook error in its result.
+      assert.equal((t.result as { hookError?: string }).hookError, undefined, JSON.stringify(t.result));
+    }
     // On chain: each intent's transaction succeeded exactly once, from
     // the worker's account when it is the sender, never from it when it
     // only builds.
