@@ -4,9 +4,16 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
+
+// release is ordo's version number: what `ordo version` prints for a build
+// from a clone (with " (devel)"), and the version of the TypeScript SDK
+// (sdk/typescript/package.json; TestSDKVersion checks they match). A
+// release tag is "v" + release.
+const release = "0.1.0"
 
 // commit is the commit the binary was built from, when the build says so
 // with -ldflags "-X main.commit=$(git rev-parse HEAD)" (.ci/run does, since
@@ -24,13 +31,19 @@ type buildVersion struct {
 }
 
 // versionOf reads the version from the build information (nil when the
-// binary has none) and the commit set at link time (ldCommit, which wins
-// over the VCS stamp when not empty). What neither says is "unknown".
+// binary has none: release; a clone's build: release with " (devel)") and
+// the commit set at link time (ldCommit, which wins over the VCS stamp
+// when not empty). A commit neither says is "unknown".
 func versionOf(info *debug.BuildInfo, ldCommit string) buildVersion {
-	v := buildVersion{Version: "unknown", Commit: "unknown", Go: runtime.Version()}
+	v := buildVersion{Version: release, Commit: "unknown", Go: runtime.Version()}
 	if info != nil {
-		if info.Main.Version != "" {
-			v.Version = info.Main.Version // "(devel)" for a build from a clone
+		switch m := info.Main.Version; {
+		case m == "", m == "(devel)", strings.HasPrefix(m, "v0.0.0-"):
+			// A build from a clone: the go command stamps "(devel)", or
+			// the pseudo-version of an untagged commit.
+			v.Version = release + " (devel)"
+		default:
+			v.Version = m
 		}
 		if info.GoVersion != "" {
 			v.Go = info.GoVersion

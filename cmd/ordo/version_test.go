@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -22,14 +25,16 @@ func TestVersionOf(t *testing.T) {
 		want     buildVersion
 		contains string
 	}{
-		{"clone, clean", vcs("false"), "", buildVersion{Version: "(devel)", Commit: rev, Go: "go1.26.8"}, "commit " + rev + "\n"},
-		{"clone, modified", vcs("true"), "", buildVersion{Version: "(devel)", Commit: rev, Modified: true, Go: "go1.26.8"}, "(modified"},
+		{"clone, clean", vcs("false"), "", buildVersion{Version: release + " (devel)", Commit: rev, Go: "go1.26.8"}, "commit " + rev + "\n"},
+		{"clone, modified", vcs("true"), "", buildVersion{Version: release + " (devel)", Commit: rev, Modified: true, Go: "go1.26.8"}, "(modified"},
 		{"ci: -buildvcs=false with the ldflags commit", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, "fedcba",
-			buildVersion{Version: "(devel)", Commit: "fedcba", Go: "go1.26.8"}, "commit fedcba\n"},
-		{"ldflags commit wins over another stamp", vcs("true"), "fedcba", buildVersion{Version: "(devel)", Commit: "fedcba", Go: "go1.26.8"}, "commit fedcba\n"},
+			buildVersion{Version: release + " (devel)", Commit: "fedcba", Go: "go1.26.8"}, "commit fedcba\n"},
+		{"ldflags commit wins over another stamp", vcs("true"), "fedcba", buildVersion{Version: release + " (devel)", Commit: "fedcba", Go: "go1.26.8"}, "commit fedcba\n"},
+		{"clone with a VCS pseudo-version", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.0.0-20261128083141-98b97d4cfc3f+dirty"}}, "",
+			buildVersion{Version: release + " (devel)", Commit: "unknown", Go: "go1.26.8"}, "ordo " + release + " (devel)\n"},
 		{"go install module@version", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.3"}}, "",
 			buildVersion{Version: "v1.2.3", Commit: "unknown", Go: "go1.26.8"}, "ordo v1.2.3\n"},
-		{"no build information", nil, "", buildVersion{Version: "unknown", Commit: "unknown", Go: runtime.Version()}, "commit unknown\n"},
+		{"no build information", nil, "", buildVersion{Version: release, Commit: "unknown", Go: runtime.Version()}, "commit unknown\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -58,5 +63,24 @@ func TestVersionCommand(t *testing.T) {
 	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "ordo ") || !strings.HasPrefix(lines[1], "commit ") || lines[2] != "go "+runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH {
 		t.Fatalf("ordo version printed %q", out.String())
+	}
+}
+
+// The TypeScript SDK is versioned with the node: its package.json carries
+// release.
+func TestSDKVersion(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "..", "sdk", "typescript", "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(b, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	if pkg.Version != release {
+		t.Fatalf("sdk/typescript/package.json has version %q, ordo is %q: they must match", pkg.Version, release)
 	}
 }
