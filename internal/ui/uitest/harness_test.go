@@ -77,7 +77,11 @@ func startNode(t *testing.T, tune func(*node.Config)) *testNode {
 		tune(&cfg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	n, err := node.Build(ctx, cfg, node.Options{Logger: slog.New(slog.DiscardHandler), Engines: shimEngines()})
+	opts := node.Options{Logger: slog.New(slog.DiscardHandler)}
+	for _, f := range nodeOptions {
+		f(&opts)
+	}
+	n, err := node.Build(ctx, cfg, opts)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

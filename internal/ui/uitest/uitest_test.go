@@ -40,10 +40,12 @@ type viewCase struct {
 var viewCases []viewCase
 
 // nodeTunes change the test node's config (the engine rows turn their
-// engines on); setups run once the node has served its traffic.
+// engines on), nodeOptions its options (routes of its own, a logger);
+// setups run once the node has served its traffic.
 var (
-	nodeTunes []func(c *node.Config)
-	setups    []func(t *testing.T, n *testNode)
+	nodeTunes   []func(c *node.Config)
+	nodeOptions []func(o *node.Options)
+	setups      []func(t *testing.T, n *testNode)
 )
 
 func init() {
