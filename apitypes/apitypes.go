@@ -55,6 +55,9 @@ type (
 	CancelResponse = api.CancelResponse
 	// HealthResponse is the body of GET /healthz and GET /readyz.
 	HealthResponse = api.HealthResponse
+	// Change is one event's data on GET /v1/changes: a state transition
+	// of a record, with its cursor (id).
+	Change = store.TxChange
 )
 
 // The processors' routes.

@@ -74,7 +74,9 @@ type Node struct {
 	// stopGate refuses requests that may change state once the node stops
 	// (shutdown.go); clock is the node's (Options.Clock).
 	stopGate *api.Drain
-	clock    clock.Clock
+	// streams ends the change streams (GET /v1/changes) at shutdown.
+	streams *api.Streams
+	clock   clock.Clock
 	// reaper prunes finished records (Config.Retention), nil when off.
 	reaper *reaper
 }
@@ -131,7 +133,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node: %w", err)
 	}
-	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger, lock: lock, gate: newChainGate(o.Clock, o.Logger, cfg.Chain), stopGate: &api.Drain{}, clock: o.Clock}
+	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger, lock: lock, gate: newChainGate(o.Clock, o.Logger, cfg.Chain), stopGate: &api.Drain{}, streams: &api.Streams{}, clock: o.Clock}
 	n.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	chainDown := false // a remote chain that does not answer yet (startup.go)
 	if cfg.EVM.enabled() {
@@ -331,7 +333,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	n.Router = api.NewSequencerHandler(seq, api.Options{Registry: n.Registry, Logger: o.Logger,
 		Chain: metered, ChainTimeout: time.Duration(cfg.Health.ChainTimeout), Auth: authn,
 		TypeRoles: cfg.IntakeAccess.TypeRoles, Engines: append(engines, o.Engines...), Intake: intake, Replication: repl,
-		IntakeLimiter: limiter, Conditions: n.gate.conditions})
+		IntakeLimiter: limiter, Conditions: n.gate.conditions, Clock: o.Clock, Streams: n.streams})
 	var h http.Handler = n.Router
 	if n.Handler, err = cfg.WrapHandler(h); err != nil {
 		n.Close()

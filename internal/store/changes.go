@@ -18,7 +18,7 @@ type TxChange struct {
 	From  TxState   `json:"from"`
 	To    TxState   `json:"to"`
 	At    time.Time `json:"at"`
-	Note  string    `json:"note,omitempty"`
+	Note  string    `json:"note"`
 }
 
 // ChangeFilter selects changes for Store.Changes.
