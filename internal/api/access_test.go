@@ -29,6 +29,8 @@ var routeRules = map[string]string{
 	"GET /v1/queues/{name}":        "read",
 	"GET /v1/senders":              "read",
 	"GET /v1/changes":              "read",
+	"GET /v1/session":              "read",
+	"GET /v1/stats/history":        "read",
 	"POST /v1/senders/{id}/cancel": "need(admin)",
 	"GET /healthz":                 "public",
 	"GET /readyz":                  "public",

@@ -134,6 +134,12 @@ type Options struct {
 	// Streams, when set, ends the change streams at shutdown
 	// (Streams.End). Defaults to a Streams never ended.
 	Streams *Streams
+	// Session is what GET /v1/session tells of the node. Defaults to
+	// nil: no engine, no chain, no version.
+	Session *Session
+	// StatsHistory, when set, answers GET /v1/stats/history (the node's
+	// sampler). Defaults to nil: no samples.
+	StatsHistory func() StatsHistoryResponse
 }
 
 // Intake takes intents on behalf of a principal (Options.Intake).
@@ -226,6 +232,8 @@ type server struct {
 	// clock and streams time and end the change streams.
 	clock   clock.Clock
 	streams *Streams
+	sess    *Session
+	history func() StatsHistoryResponse
 }
 
 // NewSequencerHandler returns the node's HTTP API over n: the sequencer's
@@ -262,7 +270,7 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) *auth.Router {
 	rt.SetIntakeLimiter(opts.IntakeLimiter)
 	s := &server{n: n, st: n.Store(), health: newHealth(opts.Chain, opts.ChainTimeout, opts.Conditions), api: rt.Server(), typeRoles: typeRoles,
 		intake: opts.Intake, repl: opts.Replication, maxBody: maxBody, limit: opts.IntakeLimiter,
-		log: log, clock: opts.Clock, streams: opts.Streams}
+		log: log, clock: opts.Clock, streams: opts.Streams, sess: opts.Session, history: opts.StatsHistory}
 	if s.clock == nil {
 		s.clock = realClock
 	}
@@ -278,6 +286,8 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) *auth.Router {
 	rt.HandleJSON("GET /v1/queues/{name}", auth.Read, s.queue)
 	rt.HandleJSON("GET /v1/senders", auth.Read, s.senders)
 	rt.Handle("GET /v1/changes", auth.Read, http.HandlerFunc(s.changes))
+	rt.HandleJSON("GET /v1/session", auth.Read, s.session)
+	rt.HandleJSON("GET /v1/stats/history", auth.Read, s.statsHistory)
 	rt.HandleJSON("POST /v1/senders/{id}/cancel", auth.Need(auth.RoleAdmin), s.cancelNonce)
 	rt.Handle("GET /healthz", auth.Public, http.HandlerFunc(s.healthz))
 	rt.Handle("GET /readyz", auth.Public, http.HandlerFunc(s.readyz))

@@ -231,3 +231,29 @@ func TestChangesStream(t *testing.T) {
 		}
 	})
 }
+
+// TestSession: GET /v1/session tells the caller's principal and roles.
+func TestSession(t *testing.T) {
+	e, _ := accessEnv(t, envOptions{})
+	for _, tc := range []struct {
+		token, principal, role string
+	}{{tokReader, "reader", "read"}, {tokAdmin, "admin", "admin"}} {
+		r := e.call(t, "GET /v1/session", tc.token)
+		s := decode[api.SessionResponse](t, r)
+		if r.status != http.StatusOK || s.Principal != tc.principal || len(s.Roles) != 1 || s.Roles[0] != tc.role {
+			t.Fatalf("GET /v1/session as %s: %d %s", tc.principal, r.status, r.body)
+		}
+	}
+	if r := e.call(t, "GET /v1/session", ""); r.status != http.StatusUnauthorized {
+		t.Fatalf("GET /v1/session without a token: %d, want 401", r.status)
+	}
+	open := newEnv(t, envOptions{NoRun: true})
+	s := decode[api.SessionResponse](t, open.do(t, http.MethodGet, "/v1/session", nil))
+	if s.Principal != "dev" || len(s.Roles) != 1 || s.Roles[0] != "admin" {
+		t.Fatalf("GET /v1/session on an open node: %+v, want dev, admin", s)
+	}
+	h := decode[api.StatsHistoryResponse](t, open.do(t, http.MethodGet, "/v1/stats/history", nil))
+	if h.Samples == nil || len(h.Samples) != 0 {
+		t.Fatalf("GET /v1/stats/history without a sampler: %+v, want no samples", h)
+	}
+}

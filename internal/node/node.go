@@ -79,6 +79,8 @@ type Node struct {
 	clock   clock.Clock
 	// reaper prunes finished records (Config.Retention), nil when off.
 	reaper *reaper
+	// sampler keeps the history of the node's figures (Config.Dashboard).
+	sampler *sampler
 }
 
 // Options are what a caller adds to a Config when building a node.
@@ -330,10 +332,12 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	if n.Devchain != nil {
 		engines = append(engines, api.DevchainRoutes(n.devchainHandler()))
 	}
+	n.sampler = newSampler(cfg.Dashboard, st, n.Registry, o.Clock)
 	n.Router = api.NewSequencerHandler(seq, api.Options{Registry: n.Registry, Logger: o.Logger,
 		Chain: metered, ChainTimeout: time.Duration(cfg.Health.ChainTimeout), Auth: authn,
 		TypeRoles: cfg.IntakeAccess.TypeRoles, Engines: append(engines, o.Engines...), Intake: intake, Replication: repl,
-		IntakeLimiter: limiter, Conditions: n.gate.conditions, Clock: o.Clock, Streams: n.streams})
+		IntakeLimiter: limiter, Conditions: n.gate.conditions, Clock: o.Clock, Streams: n.streams,
+		Session: n.session(), StatsHistory: n.sampler.history})
 	var h http.Handler = n.Router
 	if n.Handler, err = cfg.WrapHandler(h); err != nil {
 		n.Close()

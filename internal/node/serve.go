@@ -58,7 +58,7 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	for i, f := range run {
 		run[i] = n.held(f) // until the chain answers and is the store's (startup.go)
 	}
-	run = append(run, n.startup)
+	run = append(run, n.startup, n.sampler.Run)
 	if n.Devchain != nil {
 		run = append(run, n.Devchain.Run)
 	}
