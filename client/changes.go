@@ -46,18 +46,19 @@ const maxEventLine = 1 << 20
 // bad_query) is an *APIError. Changes does not reconnect; a caller that
 // does resumes from the last Change's ID.
 func (c *Client) Changes(ctx context.Context, o ChangesOptions, f func(Change) error) error {
-	resp, err := c.openChanges(ctx, o)
+	body, err := c.openChanges(ctx, o)
 	if err != nil {
 		return err
 	}
+	defer body.Close()
 	if o.Opened != nil {
 		o.Opened()
 	}
-	return readChanges(ctx, resp.Body, f)
+	return readChanges(ctx, body, f)
 }
 
-// openChanges sends GET /v1/changes and returns the open stream.
-func (c *Client) openChanges(ctx context.Context, o ChangesOptions) (*http.Response, error) {
+// openChanges sends GET /v1/changes and returns the open stream's body.
+func (c *Client) openChanges(ctx context.Context, o ChangesOptions) (io.ReadCloser, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -89,12 +90,11 @@ func (c *Client) openChanges(ctx context.Context, o ChangesOptions) (*http.Respo
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
 		return nil, decodeError(resp.StatusCode, b)
 	}
-	return resp, nil
+	return resp.Body, nil
 }
 
 // readChanges reads server-sent events from body until it ends.
-func readChanges(ctx context.Context, body io.ReadCloser, f func(Change) error) error {
-	defer body.Close()
+func readChanges(ctx context.Context, body io.Reader, f func(Change) error) error {
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 0, 4096), maxEventLine)
 	var event, data string

@@ -46,6 +46,7 @@ func openChanges(t *testing.T, e *env, path string, h http.Header) *stream {
 	if err != nil {
 		t.Fatalf("GET %s: %v", path, err)
 	}
+	t.Cleanup(func() { _ = resp.Body.Close() })
 	s := &stream{status: resp.StatusCode, header: resp.Header, events: make(chan sseEvent, 1024), cancel: cancel}
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(resp.Body)

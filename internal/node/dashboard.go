@@ -59,8 +59,8 @@ func (c DashboardConfig) validate(bad func(field, format string, args ...any)) {
 	if c.SampleInterval != 0 && time.Duration(c.SampleInterval) < time.Second {
 		bad("dashboard.sampleInterval", "must be at least 1s (0 for the default %s), got %s", DefaultSampleInterval, time.Duration(c.SampleInterval))
 	}
-	if c.ExplorerTxURL != "" && (!strings.Contains(c.ExplorerTxURL, "{hash}") ||
-		!(strings.HasPrefix(c.ExplorerTxURL, "https://") || strings.HasPrefix(c.ExplorerTxURL, "http://"))) {
+	web := strings.HasPrefix(c.ExplorerTxURL, "https://") || strings.HasPrefix(c.ExplorerTxURL, "http://")
+	if c.ExplorerTxURL != "" && (!strings.Contains(c.ExplorerTxURL, "{hash}") || !web) {
 		bad("dashboard.explorerTxURL", "must be an http(s) URL with {hash} in it, got %q", c.ExplorerTxURL)
 	}
 }
