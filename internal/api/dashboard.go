@@ -69,8 +69,9 @@ type StatsSample struct {
 	HeadHeight     uint64  `json:"headHeight"`
 	HeadAgeSeconds float64 `json:"headAgeSeconds"`
 	// Engines holds per engine (processor, leader, smm) the figures the
-	// node counts for it: counters by outcome, named as its metrics'
-	// labels.
+	// node counts for it: counters by outcome ("outcome.<label>"), and
+	// the leader's events by status ("events.<status>") when it runs
+	// here.
 	Engines map[string]map[string]float64 `json:"engines"`
 }
 

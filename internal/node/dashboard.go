@@ -67,9 +67,12 @@ func (c DashboardConfig) validate(bad func(field, format string, args ...any)) {
 
 // sampler keeps the node's recent figures in a ring: a sample every
 // interval on the node's clock, taken from the store's counts by state
-// and the node's Prometheus registry.
+// (and the leader's events by status, when it runs here) and the node's
+// Prometheus registry.
 type sampler struct {
-	st       store.Store
+	st store.Store
+	// leader, when set, counts the leader's events by status each sample.
+	leader   store.LeaderStore
 	reg      prometheus.Gatherer
 	clock    clock.Clock
 	interval time.Duration
@@ -138,6 +141,17 @@ func (s *sampler) sample(ctx context.Context) (api.StatsSample, error) {
 	mfs, err := s.reg.Gather()
 	if err != nil {
 		return sm, err
+	}
+	if s.leader != nil {
+		byStatus, err := s.leader.LeaderCounts(ctx)
+		if err != nil {
+			return sm, err
+		}
+		lf := map[string]float64{}
+		for st, n := range byStatus {
+			lf["events."+string(st)] = float64(n)
+		}
+		sm.Engines["leader"] = lf
 	}
 	for _, mf := range mfs {
 		name := mf.GetName()

@@ -51,6 +51,7 @@ func TestSamplerRing(t *testing.T) {
 	outcomes.WithLabelValues("done").Add(2)
 	clk := clock.NewVirtual(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	s := newSampler(DashboardConfig{HistorySamples: 3, SampleInterval: Duration(5 * time.Second)}, st, reg, clk)
+	s.leader = st.(store.LeaderStore)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = s.Run(ctx) }()
@@ -78,6 +79,9 @@ func TestSamplerRing(t *testing.T) {
 		}
 		if sm.Intents[store.Waiting] != 3 || sm.SendersBusy != 1 || sm.SendersFree != 3 || sm.Engines["leader"]["outcome.done"] != 2 {
 			t.Fatalf("sample %d = %+v; want 3 WAITING, 1 sender busy and 3 free, leader outcome.done 2", i, sm)
+		}
+		if n, ok := sm.Engines["leader"]["events."+string(store.EventQueued)]; !ok || n != 0 {
+			t.Fatalf("sample %d: leader figures %v, want events by status (none Queued)", i, sm.Engines["leader"])
 		}
 	}
 }

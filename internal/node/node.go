@@ -333,6 +333,9 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		engines = append(engines, api.DevchainRoutes(n.devchainHandler()))
 	}
 	n.sampler = newSampler(cfg.Dashboard, st, n.Registry, o.Clock)
+	if ls, ok := st.(store.LeaderStore); ok && lead != nil {
+		n.sampler.leader = ls
+	}
 	n.Router = api.NewSequencerHandler(seq, api.Options{Registry: n.Registry, Logger: o.Logger,
 		Chain: metered, ChainTimeout: time.Duration(cfg.Health.ChainTimeout), Auth: authn,
 		TypeRoles: cfg.IntakeAccess.TypeRoles, Engines: append(engines, o.Engines...), Intake: intake, Replication: repl,
