@@ -69,9 +69,9 @@ var coreViews = []viewCase{
 
 // TestDashboard opens every view in a headless Chromium as an admin and as
 // a read-only principal, against a node that has served traffic, and
-// checks each against the API; then the sign-in's refusal of a wrong
-// token, a principal without the read role (the API's 403 sentence), and
-// signing out.
+// checks each against the API; then the keyboard, a phone's width,
+// signing out, the sign-in's refusal of a wrong token and of a principal
+// without the read role (the API's sentences).
 func TestDashboard(t *testing.T) {
 	testkit.NeedLong(t, "the dashboard in a headless Chromium")
 	chromium(t)
@@ -165,17 +165,23 @@ func TestDashboard(t *testing.T) {
 		checkLogs(t, s, true)
 	})
 	t.Run("no read role", func(t *testing.T) {
+		// A principal without the role read cannot read the session: the
+		// sign-in shows the API's sentence and keeps no token.
 		s := &session{browser: b, node: n, role: Submit}
-		s.signIn(t)
 		var body struct {
 			Error struct{ Message string } `json:"error"`
 		}
-		if st, err := n.call(http.MethodGet, "/v1/queues", Submit, nil, &body); err != nil || st != http.StatusForbidden {
-			t.Fatalf("GET /v1/queues as submit: %d %v", st, err)
+		if st, err := n.call(http.MethodGet, "/v1/session", Submit, nil, &body); err != nil || st != http.StatusForbidden {
+			t.Fatalf("GET /v1/session as submit: %d %v", st, err)
 		}
-		s.open(t, "#/queues", `[data-view="queues"] .error`)
-		if got := s.text(t, `[data-view="queues"] .error`); !strings.Contains(got, body.Error.Message) {
-			t.Errorf("the queues view shows %q, not the API's sentence %q", got, body.Error.Message)
+		s.do(t, "signing in without the role read", chromedp.Navigate("about:blank"), chromedp.Navigate(n.URL+"/ui/#/signin"),
+			chromedp.WaitVisible(chromedp.CSS("#token")), chromedp.SendKeys(chromedp.CSS("#token"), tokens[Submit]),
+			chromedp.Click(chromedp.CSS(`.signin button[type="submit"]`)), chromedp.WaitVisible(chromedp.CSS(".signin .error")))
+		if got := s.text(t, ".signin .error"); !strings.Contains(got, body.Error.Message) || body.Error.Message == "" {
+			t.Errorf("the sign-in shows %q, not the API's sentence %q", got, body.Error.Message)
+		}
+		if got := s.storage(t, "ordo.token"); got != "" {
+			t.Errorf("a token without the role read is kept: %q", got)
 		}
 		checkLogs(t, s, true)
 	})
