@@ -351,3 +351,33 @@ func checkPaging(t *testing.T, s *session) {
 	eval[bool](t, s, `document.querySelector('.filters select').dispatchEvent(new Event('change'))`)
 	s.waitText(t, `[data-view="queues"] tbody tr td.empty`, "No intent in state FAILED.")
 }
+
+// TestDashboardDevMode opens the dashboard of a node in dev mode without
+// a token: the overview shows straight away, as the principal "dev"
+// holding every role, with nothing logged (not even a 401), and no token
+// is stored.
+func TestDashboardDevMode(t *testing.T) {
+	testkit.NeedLong(t, "the dashboard of a dev-mode node in a headless Chromium")
+	chromium(t)
+	n := startNode(t, func(c *node.Config) { c.DevMode, c.Principals = true, nil })
+	b := newBrowser(t)
+	s := &session{browser: b, node: n, role: Admin}
+	s.open(t, "#/overview", `[data-view="overview"] [data-stat="intents-DONE"]`)
+	var sess struct {
+		Principal string `json:"principal"`
+		DevMode   bool   `json:"devMode"`
+	}
+	if st, err := n.request(http.MethodGet, "/v1/session", "", nil, &sess); err != nil || st != http.StatusOK || !sess.DevMode {
+		t.Fatalf("GET /v1/session without a token in dev mode: %d %v %+v", st, err, sess)
+	}
+	if got := s.text(t, "#who .principal"); got != sess.Principal {
+		t.Errorf("signed in as %q, the session says %q", got, sess.Principal)
+	}
+	if got := s.storage(t, "ordo.token"); got != "" {
+		t.Errorf("a token is stored in dev mode: %q", got)
+	}
+	if s.count(t, "#sign-out:not([hidden])") != 0 {
+		t.Errorf("Sign out shows without a token")
+	}
+	checkLogs(t, s, false)
+}
