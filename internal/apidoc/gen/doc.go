@@ -1,5 +1,6 @@
 // Package gen builds the node's API documents: the OpenAPI document from
-// a node with every engine on (apitest.Start: its router's routes and
+// a node with every engine on (apitest.Start, with the dashboard's routes
+// (internal/ui), which node.Build mounts too: its router's routes and
 // rules, apidoc.Ops, and the statuses its servers give each error code),
 // the OpenRPC document from ptx.Methods and apidoc.RPCMethods. The generator
 // (internal/apidoc/cmd/apidoc) writes them; the tests compare them with

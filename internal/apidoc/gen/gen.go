@@ -6,12 +6,14 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/api/apitest"
 	"github.com/ordolabs/ordo/internal/apidoc"
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/httpjson"
 	"github.com/ordolabs/ordo/internal/ptx"
+	"github.com/ordolabs/ordo/internal/ui"
 )
 
 // errorOf is an httpjson.Server's mapping of errors to statuses.
@@ -23,7 +25,7 @@ type errorOf interface {
 // returns its router's routes and the status of each error code on a
 // route.
 func Routes() ([]auth.RouteInfo, apidoc.StatusOf, error) {
-	n, err := apitest.Start(apitest.Options{NoRun: true, Principals: []auth.PrincipalConfig{{Principal: "gen", Token: "gen-token-0123456789abcdef", Roles: []auth.Role{auth.RoleAdmin}}}})
+	n, err := apitest.Start(apitest.Options{NoRun: true, Engines: []api.Routes{ui.Routes{}}, Principals: []auth.PrincipalConfig{{Principal: "gen", Token: "gen-token-0123456789abcdef", Roles: []auth.Role{auth.RoleAdmin}}}})
 	if err != nil {
 		return nil, nil, err
 	}
