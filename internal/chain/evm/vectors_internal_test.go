@@ -73,11 +73,19 @@ type ordoVector struct {
 	Method     string          `json:"method"`
 	Args       json.RawMessage `json:"args"`
 	Tip        string          `json:"tip"`
+	Calls      []callVector    `json:"calls"` // an intent's router calls; null for a direct call
 	To         string          `json:"to"`
 	Data       string          `json:"data"`
-	Signature  string          `json:"signature"` // tx.Signature as Sign sets it
+	StrictData string          `json:"strictData"` // an intent's executeStrict calldata (EstimateGas's)
+	Signature  string          `json:"signature"`  // tx.Signature as Sign sets it
 	Raw        string          `json:"raw"`
 	Hash       chain.Hash      `json:"hash"`
+}
+
+// callVector is one call of OrdoRouter.execute.
+type callVector struct {
+	Target string `json:"target"`
+	Data   string `json:"data"`
 }
 
 // tipVector is Signer.tip: the priority fee of a fee cap.
@@ -251,10 +259,24 @@ func buildVectors(t *testing.T) evmVectors {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var calls []callVector
+		var strict []byte
+		if in.memo != "" {
+			if _, strict, err = reg.encode(tx, true); err != nil {
+				t.Fatal(err)
+			}
+			rc, err := reg.calls(tx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range rc {
+				calls = append(calls, callVector{Target: string(addressOf(c.Target)), Data: hexOf(c.Data)})
+			}
+		}
 		v.Ordo = append(v.Ordo, ordoVector{
 			Name: in.name, PrivateKey: keys[in.key], ChainID: in.chainID, TipPercent: in.tipPercent, From: tx.From,
 			Nonce: fmt.Sprint(in.nonce), Fee: fmt.Sprint(in.fee), Gas: fmt.Sprint(in.gas), Memo: in.memo, Contract: in.contract, Method: in.method,
-			Args: json.RawMessage(in.args), Tip: s.tip(in.fee).String(), To: strings.ToLower(signed.To().Hex()), Data: hexOf(signed.Data()),
+			Args: json.RawMessage(in.args), Tip: s.tip(in.fee).String(), Calls: calls, To: strings.ToLower(signed.To().Hex()), Data: hexOf(signed.Data()), StrictData: hexOf(strict),
 			Signature: tx.Signature, Raw: hexOf(raw), Hash: h,
 		})
 	}
