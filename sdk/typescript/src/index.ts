@@ -4,6 +4,7 @@ export * from "./errors.js";
 export * from "./json.js";
 export * from "./devchain.js";
 export * from "./evm.js";
+export * from "./evmrpc.js";
 export * from "./worker.js";
 export * from "./sse.js";
 export { ClientBase, revive, type Call, type ClientOptions, type RequestOptions, type Shape } from "./client.js";
