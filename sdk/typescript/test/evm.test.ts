@@ -4,11 +4,13 @@
 // their hashes, the router's calldata, the tip and personal messages.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   checksumAddress, encodeRouterExecute, evmKey, evmSigningHash, evmTip, keccak256, normalAddress, ordoEVMTx, personalDigest,
-  personalSign, recoverAddress, rlpEncode, signEVMTx, type EVMTx,
+  personalSign, readEVMKeyFile, recoverAddress, rlpEncode, signEVMTx, type EVMTx,
 } from "../src/evm.js";
 
 interface TxVector {
@@ -135,4 +137,18 @@ test("bad input is refused", () => {
   const n = BigInt("0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141");
   const flipped = high.signature.slice(0, 66) + (n - s).toString(16).padStart(64, "0") + (high.yParity ? "00" : "01");
   assert.throws(() => recoverAddress(high.signingHash, flipped), /high/);
+});
+
+test("a raw key file: 64 hex digits, 0x and space allowed; a keystore file refused", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "ordo-sdk-evmkey-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const v = vectors.txs[0];
+  for (const [name, text] of [["plain", v.privateKey], ["0x and a newline", `0x${v.privateKey}\n`], ["spaces", `  ${v.privateKey.toUpperCase()}  `]]) {
+    writeFileSync(join(dir, name), text);
+    assert.equal(readEVMKeyFile(join(dir, name)).address, v.address, name);
+  }
+  writeFileSync(join(dir, "keystore"), `{"address":"${v.address.slice(2)}","crypto":{}}`);
+  assert.throws(() => readEVMKeyFile(join(dir, "keystore")), /keystore file/);
+  writeFileSync(join(dir, "short"), v.privateKey.slice(2));
+  assert.throws(() => readEVMKeyFile(join(dir, "short")), /64 hex digits/);
 });
