@@ -3,7 +3,9 @@
 # (sdk/typescript/ci.sh). It installs Node from the distribution's packages
 # when missing, the package's locked dev dependencies (npm ci), checks that
 # the generated client is current, and runs npm test with ORDO_BIN set to a
-# freshly built ordo (CI=true makes a missing ORDO_BIN a failure).
+# freshly built ordo and ORDO_GETH to the geth .ci/run installs in
+# $(go env GOPATH)/bin (CI=true makes a missing ORDO_BIN or ORDO_GETH a
+# failure).
 set -euo pipefail
 cd "$(dirname "$0")"
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
@@ -20,5 +22,7 @@ echo "== building ordo and the Go example worker for the end-to-end test"
 bin="$(mktemp -d)"
 trap 'rm -rf "$bin"' EXIT
 (cd ../.. && go build -o "$bin/ordo" ./cmd/ordo && go build -o "$bin/worker" ./examples/worker)
-echo "== npm test"
-ORDO_BIN="$bin/ordo" ORDO_GO_WORKER="$bin/worker" npm test
+geth="$(go env GOPATH)/bin/geth"
+[ -x "$geth" ] || geth="$(command -v geth || true)"
+echo "== npm test (geth: ${geth:-none})"
+ORDO_BIN="$bin/ordo" ORDO_GO_WORKER="$bin/worker" ORDO_GETH="${ORDO_GETH:-$geth}" npm test

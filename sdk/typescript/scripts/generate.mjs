@@ -182,6 +182,18 @@ for (const path of Object.keys(openapi.paths).sort()) {
   }
 }
 
+// Each operation is a method named after its operationId: two operations
+// with one id would be two methods with one name, which tsc refuses.
+const byName = new Map();
+for (const { path, verb, op } of methods) {
+  const name = camel(op.operationId);
+  if (byName.has(name)) {
+    console.error(`apispec/openapi.json: ${verb.toUpperCase()} ${path} and ${byName.get(name)} share the operationId ${op.operationId} (method ${name}); operationIds must be unique (internal/apidoc)`);
+    process.exit(1);
+  }
+  byName.set(name, `${verb.toUpperCase()} ${path}`);
+}
+
 let cls = "";
 for (const { path, verb, op } of methods) {
   const name = camel(op.operationId);

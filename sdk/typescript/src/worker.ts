@@ -33,6 +33,12 @@ export interface Sender {
   nonce: bigint;
   /** The fee, a decimal string (wei per gas on an EVM chain). */
   fee: string;
+  /**
+   * On a chain with gas (EVM): the gas limit of the attempt this one
+   * replaces at the same nonce, a decimal string. A replacement keeps it.
+   * Absent on a first attempt: the worker estimates one.
+   */
+  gas?: string;
 }
 
 /** WorkerErrorBody is the error object of an answer. */
@@ -181,6 +187,10 @@ export function parseRequest(text: string): { txnData: TxnData; sender: Sender; 
   if (fee !== undefined && fee !== null && (typeof fee !== "string" || !/^[0-9]+$/.test(fee))) {
     throw new BadRequest("sender.fee must be a decimal string");
   }
+  const gas = s.gas;
+  if (gas !== undefined && gas !== null && (typeof gas !== "string" || !/^[0-9]+$/.test(gas))) {
+    throw new BadRequest("sender.gas must be a decimal string");
+  }
   const retries = int(s, "retries", "sender");
   const out: { txnData: TxnData; sender: Sender; result?: TxnResult } = {
     txnData: {
@@ -191,6 +201,7 @@ export function parseRequest(text: string): { txnData: TxnData; sender: Sender; 
     },
     sender: { accountId: str(s, "accountId", "sender"), queue: str(s, "queue", "sender"), retries: Number(retries), nonce: int(s, "nonce", "sender"), fee: (fee as string | undefined) ?? "0" },
   };
+  if (typeof gas === "string") out.sender.gas = gas;
   if (body.result !== undefined && body.result !== null) {
     const r = obj(body.result, "result");
     out.result = { hash: str(r, "hash", "result"), done: r.done ?? null, error: r.error ?? null };

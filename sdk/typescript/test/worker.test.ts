@@ -40,7 +40,11 @@ test("dispatch: the handler sees the request, the answer is a TxnResult", async 
   assert.equal(seen.txnData.dataJSON, `{"v":1.5}`);
   assert.equal(seen.sender.nonce, 41n);
   assert.equal(seen.sender.fee, "1000");
+  assert.equal(seen.sender.gas, undefined);
   assert.ok(seen.signal instanceof AbortSignal);
+  // An EVM replacement's sender carries the gas limit it keeps.
+  await post(url + "/dispatch", req("tx_1").replace(`"fee":"1000"`, `"fee":"1100","gas":"18446744073709551615"`));
+  assert.equal(seen.sender.gas, "18446744073709551615");
 });
 
 test("dispatch errors: permanent, with a hash, and thrown exceptions", async (t) => {
@@ -60,7 +64,7 @@ test("dispatch errors: permanent, with a hash, and thrown exceptions", async (t)
 
 test("bodies it cannot read are 400; other methods 405; unknown or unimplemented calls 404", async (t) => {
   const { url } = await start(t, { dispatch: () => ({ hash: "ab".repeat(32) }) }, { maxBodyBytes: 1000 });
-  for (const body of ["{", "[]", `{"txnData":1}`, `{"sender":{"fee":12}}`, `{"sender":{"nonce":-1}}`, `{"txnData":{"uid":5}}`, "x".repeat(2000)]) {
+  for (const body of ["{", "[]", `{"txnData":1}`, `{"sender":{"fee":12}}`, req("tx_g").replace(`"fee":"1000"`, `"fee":"1000","gas":21000`), `{"sender":{"nonce":-1}}`, `{"txnData":{"uid":5}}`, "x".repeat(2000)]) {
     const r = await post(url + "/dispatch", body);
     assert.equal(r.status, 400, body.slice(0, 40));
     assert.match(r.json!.error.message, /^bad request body: /);
