@@ -175,3 +175,32 @@ func TestRPCMethodsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestOperationIDsUnique: clients generated from the document (the
+// TypeScript SDK) name a method per operationId, so no two may share one.
+func TestOperationIDsUnique(t *testing.T) {
+	t.Parallel()
+	var d struct {
+		Paths map[string]map[string]struct {
+			OperationID string `json:"operationId"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(apispec.OpenAPI, &d); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for path, ops := range d.Paths {
+		for method, op := range ops {
+			if op.OperationID == "" {
+				continue
+			}
+			if other, dup := seen[op.OperationID]; dup {
+				t.Errorf("operationId %s: %s %s and %s", op.OperationID, method, path, other)
+			}
+			seen[op.OperationID] = method + " " + path
+		}
+	}
+	if len(seen) < 40 {
+		t.Fatalf("only %d operations read", len(seen))
+	}
+}

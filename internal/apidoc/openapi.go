@@ -256,6 +256,9 @@ func operationID(method, path string) string {
 			id += "_" + seg
 		}
 	}
+	if len(path) > 1 && strings.HasSuffix(path, "/") {
+		id += "_index" // GET /ui/ beside GET /ui
+	}
 	return id
 }
 

@@ -506,6 +506,40 @@ export type SendersResponse = {
   senders: Array<Sender> | null;
 };
 
+export type SessionChain = {
+  explorerTxURL: string;
+  name: string;
+};
+
+export type SessionResponse = {
+  chain: SessionChain;
+  devMode: boolean;
+  engines: Array<string> | null;
+  principal: string;
+  roles: Array<string> | null;
+  version: string;
+};
+
+export type StatsHistoryResponse = {
+  capacity: number;
+  intervalSeconds: number;
+  samples: Array<StatsSample> | null;
+};
+
+export type StatsSample = {
+  at: string;
+  doneTotal: number;
+  engines: { [key: string]: { [key: string]: number } | null } | null;
+  headAgeSeconds: number;
+  headHeight: number;
+  intakeTotal: number;
+  intents: { [key: string]: number } | null;
+  retriesTotal: number;
+  sendersBusy: number;
+  sendersFree: number;
+  slotsInUse: number;
+};
+
 export type Status = {
   cycles: number;
   lastCycle: string;
@@ -864,6 +898,24 @@ export class GeneratedClient extends ClientBase {
   }
 
   /**
+   * A 301 redirect to /ui/.
+   *
+   * GET /ui (public)
+   */
+  getUi(args: Record<string, never> = {}, opts?: RequestOptions): Promise<void> {
+    return this.request<void>({ method: "GET", path: `/ui` }, opts);
+  }
+
+  /**
+   * The dashboard's assets (HTML, CSS, JavaScript modules, images); see docs/dashboard.md.
+   *
+   * GET /ui/ (public)
+   */
+  getUiIndex(args: Record<string, never> = {}, opts?: RequestOptions): Promise<string> {
+    return this.request<string>({ method: "GET", path: `/ui/`, answer: "text" }, opts);
+  }
+
+  /**
    * An account.
    *
    * GET /v1/accounts/{address} (read)
@@ -910,6 +962,24 @@ export class GeneratedClient extends ClientBase {
     body: CallRequest;
   }, opts?: RequestOptions): Promise<CallResponse> {
     return this.request<CallResponse>({ method: "POST", path: `/v1/call`, body: args.body }, opts);
+  }
+
+  /**
+   * Server-sent events: change, per state transition of a record, resumable from an id.
+   *
+   * GET /v1/changes (read)
+   */
+  getV1Changes(args: {
+    /**
+     * only this queue's changes
+     */
+    queue?: string;
+    /**
+     * resume after this change id (the Last-Event-ID header, when sent, wins)
+     */
+    after?: string;
+  } = {}, opts?: RequestOptions & { lastEventId?: string }): AsyncGenerator<SSEEvent> {
+    return this.stream({ method: "GET", path: `/v1/changes`, query: { queue: args["queue"], after: args["after"] }, answer: "stream" }, opts);
   }
 
   /**
@@ -1294,12 +1364,30 @@ export class GeneratedClient extends ClientBase {
   }
 
   /**
+   * The caller's principal and roles, and the node's engines, chain and version.
+   *
+   * GET /v1/session (read)
+   */
+  getV1Session(args: Record<string, never> = {}, opts?: RequestOptions): Promise<SessionResponse> {
+    return this.request<SessionResponse>({ method: "GET", path: `/v1/session` }, opts);
+  }
+
+  /**
    * The state machine manager's status.
    *
    * GET /v1/smm (read)
    */
   getV1Smm(args: Record<string, never> = {}, opts?: RequestOptions): Promise<Status> {
     return this.request<Status>({ method: "GET", path: `/v1/smm` }, opts);
+  }
+
+  /**
+   * The node's recent figures: a sample every 5 seconds, the last 15 minutes.
+   *
+   * GET /v1/stats/history (read)
+   */
+  getV1StatsHistory(args: Record<string, never> = {}, opts?: RequestOptions): Promise<StatsHistoryResponse> {
+    return this.request<StatsHistoryResponse>({ method: "GET", path: `/v1/stats/history` }, opts);
   }
 
   /**
