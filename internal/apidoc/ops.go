@@ -130,6 +130,11 @@ var Ops = []Op{
 		Raw: "text/plain", Exempt: "Prometheus text exposition format, not JSON", Errors: []string{api.CodeRouteNotFound}},
 	{Pattern: "GET " + api.OpenAPIPath, Tag: "node", Summary: "This document.", Raw: "application/json",
 		Exempt: "the OpenAPI document itself, checked against the OpenAPI 3.1 schema"},
+	{Pattern: "GET /ui/", Tag: "node", Summary: "The dashboard's assets (HTML, CSS, JavaScript modules, images); see docs/dashboard.md.",
+		Raw: "text/html", Exempt: "the dashboard's static files, not JSON: their content types are their files' (checked by internal/ui's tests)",
+		Errors: []string{api.CodeRouteNotFound}},
+	{Pattern: "GET /ui", Tag: "node", Summary: "A 301 redirect to /ui/.", Status: 301, Raw: "text/html",
+		Exempt: "a redirect to the dashboard, with no body to describe"},
 	{Pattern: "GET " + ptx.OpenRPCPath, Tag: "ptx", Summary: "The OpenRPC document of the ptx_ methods of POST /rpc.", Raw: "application/json",
 		Exempt: "the OpenRPC document itself"},
 

@@ -29,6 +29,7 @@ import (
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/sequencer/dispatch"
 	"github.com/ordolabs/ordo/internal/store"
+	"github.com/ordolabs/ordo/internal/ui"
 )
 
 // Node is an assembled node, ready to Run.
@@ -321,7 +322,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 		si := smmIntake{n.SMM}
 		intake, repl = si, si
 	}
-	engines = append(engines, smm.Routes{N: n.SMM})
+	engines = append(engines, smm.Routes{N: n.SMM}, ui.Routes{})
 	if lead != nil {
 		engines = append(engines, lead)
 	}

@@ -1,5 +1,6 @@
 // Package gen builds the node's API documents: the OpenAPI document from
-// a node with every engine on (apitest.Start: its router's routes and
+// a node with every engine on (apitest.Start, with the dashboard's routes
+// (internal/ui), which node.Build mounts too: its router's routes and
 // rules, apidoc.Ops, and the statuses its servers give each error code),
 // the OpenRPC document from ptx.Methods and apidoc.RPCMethods. The generator
 // (internal/apidoc/cmd/apidoc) writes them; the tests compare them with
@@ -12,12 +13,14 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/ordolabs/ordo/internal/api"
 	"github.com/ordolabs/ordo/internal/api/apitest"
 	"github.com/ordolabs/ordo/internal/apidoc"
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
 	"github.com/ordolabs/ordo/internal/httpjson"
 	"github.com/ordolabs/ordo/internal/ptx"
+	"github.com/ordolabs/ordo/internal/ui"
 )
 
 // errorOf is an httpjson.Server's mapping of errors to statuses.
@@ -29,7 +32,7 @@ type errorOf interface {
 // returns its router's routes and the status of each error code on a
 // route.
 func Routes() ([]auth.RouteInfo, apidoc.StatusOf, error) {
-	n, err := apitest.Start(apitest.Options{NoRun: true, Principals: []auth.PrincipalConfig{{Principal: "gen", Token: "gen-token-0123456789abcdef", Roles: []auth.Role{auth.RoleAdmin}}}})
+	n, err := apitest.Start(apitest.Options{NoRun: true, Engines: []api.Routes{ui.Routes{}}, Principals: []auth.PrincipalConfig{{Principal: "gen", Token: "gen-token-0123456789abcdef", Roles: []auth.Role{auth.RoleAdmin}}}})
 	if err != nil {
 		return nil, nil, err
 	}
