@@ -101,8 +101,8 @@ export default {
     });
     el.append(h('h1', null, 'Leader'),
       section('Channels', h('p', { class: 'muted' }, 'One per leader cap. A channel whose result failed on chain is blocked for leader.blockFor.'), chans),
-      section('Events', f.el, events, p.el, msg),
-      admin ? null : h('p', { class: 'muted' }, 'Retrying a Dead event needs the admin role.'));
+      section('Events', f.el, events, p.el, msg));
+    if (!admin) el.append(h('p', { class: 'muted' }, 'Retrying a Dead event needs the admin role.'));
     await Promise.all([showChannels(), p.load()]);
     return live(ctx, () => Promise.all([showChannels(), p.reload()]), { queues: (q) => q.startsWith('leader/'), every: 5000 });
   },
