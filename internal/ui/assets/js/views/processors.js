@@ -23,7 +23,7 @@ export function progress(b) {
   const msgs = (spec.msgs || []).length;
   const atomic = spec.actionsConfig && spec.actionsConfig.atomic;
   const done = st.outcome ? (st.outcome.executed || 0) : atomic ? 0 : st.next || 0;
-  const parts = [atomic ? 'atomic, ' + msgs + ' calls' : done + ' of ' + msgs + ' actions done'];
+  const parts = [atomic ? 'atomic, ' + msgs + (msgs === 1 ? ' call' : ' calls') : done + ' of ' + msgs + ' actions done'];
   if (st.started) parts.push(st.started + ' executions');
   if (st.tries) parts.push(st.tries + ' failed');
   return parts.join(', ');
