@@ -26,8 +26,8 @@ export default {
   async render(el, params, ctx) {
     const uid = params.args[0] || '';
     const rec = h('div', { 'aria-live': 'polite' });
-    const attempts = h('div');
-    const hist = h('div');
+    const attempts = h('div', { id: 'attempts' });
+    const hist = h('div', { id: 'history' });
     const tmpl = (ctx.session.chain && ctx.session.chain.explorerTxURL) || '';
     el.append(h('h1', null, 'Intent ', h('code', null, uid)), section('Record', rec), section('Attempts', attempts), section('History', hist));
     async function load() {

@@ -44,7 +44,7 @@ export default {
     const health = h('div');
     const engines = h('div');
     el.append(h('h1', null, 'Overview'), figures, section('Last minutes', charts), section('Chain and health', health), section('Engines on this node', engines));
-    engines.append(h('ul', { class: 'row' }, (ctx.session.engines || []).map((e) => h('li', null, badge(e)))),
+    engines.append(h('ul', { class: 'row engines' }, (ctx.session.engines || []).map((e) => h('li', null, badge(e)))),
       h('p', { class: 'muted' }, 'Version ' + (ctx.session.version || 'unknown') + (ctx.session.chain && ctx.session.chain.name ? ', chain ' + ctx.session.chain.name : '') + '.'));
 
     async function load() {

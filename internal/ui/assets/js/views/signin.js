@@ -1,5 +1,7 @@
 // signin.js: the sign-in view. The token goes into sessionStorage only
-// (never a URL or a cookie); in dev mode the node needs none.
+// (never a URL or a cookie); in dev mode the node needs none. The input
+// has no name, so that even a form submitted without this script (which
+// the CSP's form-action 'none' blocks anyway) would carry no token.
 
 import { session, setToken, clearToken, token } from '../api.js';
 import { h, errorBox } from '../ui.js';
@@ -10,7 +12,7 @@ export default {
   nav: false,
   public: true,
   async render(el, params, ctx) {
-    const input = h('input', { id: 'token', name: 'token', type: 'password', autocomplete: 'off', spellcheck: 'false', required: true });
+    const input = h('input', { id: 'token', type: 'password', autocomplete: 'off', spellcheck: 'false', required: true });
     const msg = h('div', { 'aria-live': 'assertive' });
     const form = h('form', { class: 'card', 'aria-labelledby': 'signin-h' },
       h('label', { for: 'token' }, 'Your token'),
