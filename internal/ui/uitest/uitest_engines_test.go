@@ -361,6 +361,9 @@ func checkLeader(t *testing.T, s *session) {
 		s.node.get(t, "/v1/leader/events/"+id, nil, &e)
 		return e.Reports == 2 && e.Status == "Dead"
 	})
+	// The page follows without a reload (its 5 s refresh): the event is
+	// Dead again, its retry button back.
+	s.do(t, "the page to show event "+id+" Dead again", chromedp.WaitVisible(chromedp.CSS(`[data-view="leader"] button[data-retry="`+id+`"]`)))
 }
 
 // TestDashboardCommittee opens the committee and replicas views of a node
