@@ -58,6 +58,7 @@ var coreViews = []viewCase{
 	{Name: "overview", Hash: fixed("#/overview"), Ready: `[data-view="overview"] [data-stat="intents-DONE"]`, Check: checkOverview},
 	{Name: "queues", Hash: fixed("#/queues"), Ready: `[data-view="queues"] tbody tr td a`, Check: checkQueues},
 	{Name: "queue", Hash: fixed("#/queues/q-0"), Ready: `[data-view="queues"] tbody tr td a.mono`, Check: checkQueue},
+	{Name: "paging", Hash: fixed("#/queues/q-1?limit=4"), Ready: `[data-view="queues"] tbody tr td a.mono`, Check: checkPaging},
 	{Name: "intent", Hash: func(t *testing.T, n *testNode) string {
 		return "#/intent/" + n.list(t, url.Values{"state": {"DONE"}, "limit": {"1"}})[0].UID
 	}, Ready: `[data-view="intent"] dl.record`, Check: checkIntent},
@@ -107,6 +108,34 @@ func TestDashboard(t *testing.T) {
 			}
 		})
 	}
+	t.Run("keyboard", func(t *testing.T) {
+		s := &session{browser: b, node: n, role: Admin}
+		s.open(t, "#/overview", `[data-view="overview"] h1`)
+		s.do(t, "Enter on the focused Queues link", chromedp.Focus(chromedp.CSS(`#nav-list a[href="#/queues"]`)),
+			chromedp.KeyEvent("\r"), chromedp.WaitVisible(chromedp.CSS(`[data-view="queues"] tbody tr td a`)))
+		if got := eval[string](t, s, `document.activeElement.getAttribute('href') || document.activeElement.tagName`); got != "#/queues" && got != "H1" {
+			t.Errorf("focus after Enter on a link: %s", got)
+		}
+		if got := s.text(t, `#nav-list a[aria-current="page"]`); got != "Queues" {
+			t.Errorf("the current page's link reads %q", got)
+		}
+		checkLogs(t, s, false)
+	})
+	t.Run("phone", func(t *testing.T) {
+		s := &session{browser: b, node: n, role: Admin}
+		s.do(t, "a phone's viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+		defer s.do(t, "the desktop viewport", chromedp.EmulateViewport(1280, 800))
+		for _, vc := range viewCases {
+			s.open(t, vc.Hash(t, n), vc.Ready)
+			if w := eval[int](t, s, `document.documentElement.scrollWidth`); w > 390 {
+				t.Errorf("%s is %d px wide on a 390 px screen", vc.Name, w)
+			}
+			if vc.Name == "queue" {
+				s.screenshot(t, shots, "queue-phone")
+			}
+		}
+		checkLogs(t, s, false)
+	})
 	t.Run("wrong token", func(t *testing.T) {
 		s := &session{browser: b, node: n, role: Admin}
 		s.do(t, "signing out", chromedp.Navigate(n.URL+"/ui/#/signin"), chromedp.WaitVisible(chromedp.CSS("#sign-out")),
@@ -285,4 +314,30 @@ func cmpOr(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// checkPaging: q-1's intents four at a time, Next and Previous as the
+// API's cursors page them; then the state filter.
+func checkPaging(t *testing.T, s *session) {
+	var seqs []string
+	for _, x := range s.node.list(t, url.Values{"queue": {"q-1"}}) {
+		seqs = append(seqs, strconv.FormatInt(x.Seq, 10))
+	}
+	if len(seqs) <= 4 {
+		t.Fatalf("q-1 holds %d intents: too few to page by 4", len(seqs))
+	}
+	cells := `[data-view="queues"] tbody tr td:nth-child(1)`
+	if got := s.texts(t, cells); !slices.Equal(got, seqs[:4]) {
+		t.Errorf("page 1: %q, want %q", got, seqs[:4])
+	}
+	s.do(t, "Next", chromedp.Click(chromedp.CSS(`.pager button:last-child`)))
+	s.waitText(t, cells, seqs[4])
+	if got := s.texts(t, cells); !slices.Equal(got, seqs[4:min(8, len(seqs))]) {
+		t.Errorf("page 2: %q, want %q", got, seqs[4:min(8, len(seqs))])
+	}
+	s.do(t, "Previous", chromedp.Click(chromedp.CSS(`.pager button:first-child`)))
+	s.waitText(t, cells, seqs[0])
+	s.do(t, "filtering FAILED", chromedp.SetValue(chromedp.CSS(`.filters select`), "FAILED"))
+	eval[bool](t, s, `document.querySelector('.filters select').dispatchEvent(new Event('change'))`)
+	s.waitText(t, `[data-view="queues"] tbody tr td.empty`, "No intent in state FAILED.")
 }

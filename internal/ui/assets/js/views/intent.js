@@ -29,7 +29,9 @@ export default {
     const attempts = h('div', { id: 'attempts' });
     const hist = h('div', { id: 'history' });
     const tmpl = (ctx.session.chain && ctx.session.chain.explorerTxURL) || '';
-    el.append(h('h1', null, 'Intent ', h('code', null, uid)), section('Record', rec), section('Attempts', attempts), section('History', hist));
+    const body = h('div');
+    el.append(h('h1', null, 'Intent ', h('code', null, uid)), section('Record', rec), section('Attempts', attempts), section('History', hist),
+      section('Data and result', body));
     async function load() {
       let r;
       try {
@@ -48,9 +50,10 @@ export default {
         h('dt', null, 'Retries'), h('dd', null, String(t.retries ?? 0)),
         h('dt', null, 'Created'), h('dd', null, fmtTime(t.createdAt)),
         h('dt', null, 'Updated'), h('dd', null, fmtTime(t.updatedAt)),
-        t.error ? [h('dt', null, 'Error'), h('dd', { class: 'error-text' }, t.error)] : null,
+        t.error ? [h('dt', null, 'Error'), h('dd', { class: 'error-text' }, t.error)] : null));
+      body.replaceChildren(h('dl', { class: 'record' },
         h('dt', null, 'Data'), h('dd', null, json(t.data)),
-        t.result !== undefined ? [h('dt', null, 'Result'), h('dd', null, json(t.result))] : null));
+        h('dt', null, 'Result'), h('dd', null, json(t.result))));
       attempts.replaceChildren(table([
         { label: '#', key: 'n', class: 'num' },
         { label: 'Hash', value: (a) => {

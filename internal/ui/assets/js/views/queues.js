@@ -1,6 +1,7 @@
 // queues.js: the queues (each one's depth by state, its sender, its
 // current transaction) and a queue's page (its intents in FIFO order,
-// a page at a time, filtered by state). Both refresh on the change stream.
+// a page at a time (the route's limit, else 25), filtered by state). Both
+// refresh on the change stream.
 
 import { get } from '../api.js';
 import { h, table, pager, filters, badge, fmtTime, errorBox, link, section } from '../ui.js';
@@ -67,7 +68,14 @@ async function list(el, ctx) {
   };
 }
 
+/** pageSize is the query's limit (1 to 100), else PAGE. */
+function pageSize(query) {
+  const n = Number.parseInt(query.limit, 10);
+  return n >= 1 && n <= 100 ? n : PAGE;
+}
+
 async function one(el, name, query, ctx) {
+  const limit = pageSize(query);
   const head = h('div', { 'aria-live': 'polite' });
   const body = h('div');
   let state = query.state || '';
@@ -89,7 +97,7 @@ async function one(el, name, query, ctx) {
   }
   const p = pager(async (cursor) => {
     try {
-      const r = await get('/v1/transactions', { queue: name, state, limit: PAGE, cursor });
+      const r = await get('/v1/transactions', { queue: name, state, limit, cursor });
       body.replaceChildren(table([
         { label: 'Seq', key: 'seq', class: 'num' },
         { label: 'Intent', value: (t) => txLink(t.uid) },
@@ -108,7 +116,10 @@ async function one(el, name, query, ctx) {
   });
   const f = filters([{ name: 'state', label: 'State', options: ['', ...STATES] }], { state }, (v) => {
     state = v.state;
-    history.replaceState(null, '', '#/queues/' + enc(name) + (state ? '?state=' + enc(state) : ''));
+    const q = new URLSearchParams();
+    if (state) q.set('state', state);
+    if (limit !== PAGE) q.set('limit', String(limit));
+    history.replaceState(null, '', '#/queues/' + enc(name) + (q.toString() ? '?' + q : ''));
     p.first();
   });
   el.append(h('p', null, h('a', { href: '#/queues' }, '← All queues')), h('h1', null, 'Queue ', h('code', null, name)),
