@@ -36,8 +36,23 @@ import (
 // with the distributed sequencer and replication on.
 
 // runRows opens each row as the admin and the read-only principal, as
-// TestDashboard does for the core views.
+// TestDashboard does for the core views; then each at a phone's width
+// (390 px), failing on a page wider than the screen.
 func runRows(t *testing.T, b *browser, n *testNode, rows []viewCase, shots string) {
+	defer t.Run("phone", func(t *testing.T) {
+		s := &session{browser: b, node: n, role: Admin}
+		s.signIn(t)
+		s.do(t, "a phone's viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+		defer s.do(t, "the desktop viewport", chromedp.EmulateViewport(1280, 800))
+		for _, vc := range rows {
+			s.open(t, vc.Hash(t, n), vc.Ready)
+			if w := eval[int](t, s, `document.documentElement.scrollWidth`); w > 390 {
+				t.Errorf("%s is %d px wide on a 390 px screen", vc.Name, w)
+			}
+			s.screenshot(t, shots, vc.Name+"-phone")
+		}
+		checkLogs(t, s, false)
+	})
 	for _, role := range []string{Admin, ReadOnly} {
 		s := &session{browser: b, node: n, role: role}
 		t.Run(role, func(t *testing.T) {
