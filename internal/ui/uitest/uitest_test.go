@@ -110,6 +110,7 @@ func TestDashboard(t *testing.T) {
 	}
 	t.Run("keyboard", func(t *testing.T) {
 		s := &session{browser: b, node: n, role: Admin}
+		s.signIn(t)
 		s.open(t, "#/overview", `[data-view="overview"] h1`)
 		s.do(t, "Enter on the focused Queues link", chromedp.Focus(chromedp.CSS(`#nav-list a[href="#/queues"]`)),
 			chromedp.KeyEvent("\r"), chromedp.WaitVisible(chromedp.CSS(`[data-view="queues"] tbody tr td a`)))
@@ -123,6 +124,7 @@ func TestDashboard(t *testing.T) {
 	})
 	t.Run("phone", func(t *testing.T) {
 		s := &session{browser: b, node: n, role: Admin}
+		s.signIn(t)
 		s.do(t, "a phone's viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
 		defer s.do(t, "the desktop viewport", chromedp.EmulateViewport(1280, 800))
 		for _, vc := range viewCases {

@@ -177,5 +177,9 @@ signOut.addEventListener('click', () => {
   navigate('#/signin');
 });
 
+// Leaving the page ends the change stream: a browser may keep an unfinished
+// streamed response's connection open across a reload, and six of them
+// would take every connection the browser allows to the node.
+window.addEventListener('pagehide', stopChanges);
 window.addEventListener('hashchange', route);
 route();

@@ -31,6 +31,17 @@ export function h(tag, attrs, ...children) {
 }
 
 /**
+ * fill(el, ...children) replaces el's children as h() takes them (null,
+ * undefined and false skipped, arrays flattened, text as text): unlike
+ * el.replaceChildren or el.append, which write null as "null".
+ */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+/**
  * table(columns, rows, {empty, caption}) is a table: columns are
  * {label, key} (the row's field, as text) or {label, value: row => text or
  * node}, with an optional class (say 'num'); rows an array. With no rows
@@ -177,6 +188,30 @@ export function fmtWei(v) {
     }
   }
   return (neg ? '-' : '') + out;
+}
+
+/** fmtInt(v) is a whole number (decimal string, bigint or number) with thin-space digit groups, exactly. */
+export function fmtInt(v) {
+  if (v === undefined || v === null || v === '') return '';
+  let n;
+  try {
+    n = BigInt(v);
+  } catch {
+    return String(v);
+  }
+  const neg = n < 0n;
+  const digits = (neg ? -n : n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f');
+  return (neg ? '-' : '') + digits;
+}
+
+/**
+ * fmtAmount(v, session) is an amount of the node's chain: in wei units
+ * (fmtWei) on an EVM chain (its name says evm, geth or eth), else the
+ * chain's own whole units (fmtInt; devchain's balances and fees).
+ */
+export function fmtAmount(v, session) {
+  const name = (session && session.chain && session.chain.name) || '';
+  return /evm|geth|eth/i.test(name) ? fmtWei(v) : fmtInt(v);
 }
 
 /**

@@ -3,7 +3,7 @@
 // configured) and its history. It refreshes when the stream names it.
 
 import { get } from '../api.js';
-import { h, table, badge, fmtTime, fmtWei, errorBox, section } from '../ui.js';
+import { h, table, badge, fmtTime, fmtAmount, errorBox, section } from '../ui.js';
 import { debounce } from './queues.js';
 
 /** explorerLink(tmpl, hash) is the explorer's URL of a transaction, or '' (no explorer, or not http(s)). */
@@ -62,7 +62,7 @@ export default {
         } },
         { label: 'Sender', value: (a) => h('code', null, a.sender || '') },
         { label: 'Nonce', key: 'nonce', class: 'num' },
-        { label: 'Fee', value: (a) => fmtWei(a.fee), class: 'num' },
+        { label: 'Fee', value: (a) => fmtAmount(a.fee, ctx.session), class: 'num' },
         { label: 'Outcome', value: (a) => (a.outcome ? badge(a.outcome) : h('span', { class: 'muted' }, 'pending')) },
         { label: 'Height', key: 'height', class: 'num' },
         { label: 'At', value: (a) => fmtTime(a.at) },

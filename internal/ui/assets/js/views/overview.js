@@ -5,7 +5,7 @@
 // 5 seconds (the history's sample period).
 
 import { get } from '../api.js';
-import { h, table, badge, sparkline, errorBox, section } from '../ui.js';
+import { h, fill, table, badge, sparkline, errorBox, section } from '../ui.js';
 import { STATES, debounce } from './queues.js';
 
 function stat(label, value, id) {
@@ -76,7 +76,7 @@ export default {
         health.replaceChildren(errorBox(hz));
       } else {
         const hb = hz instanceof Error ? hz.body || null : hz;
-        health.replaceChildren(hb ? h('dl', { class: 'record' },
+        fill(health, hb ? h('dl', { class: 'record' },
           h('dt', null, 'Status'), h('dd', { 'data-stat': 'health' }, badge(hb.status)),
           h('dt', null, 'Chain head'), h('dd', { 'data-stat': 'head' }, hb.chain ? String(hb.chain.head) : '—'),
           h('dt', null, 'Head age'), h('dd', null, hb.chain && hb.chain.headAge ? hb.chain.headAge : '—'),

@@ -3,13 +3,13 @@
 // and next nonce. An admin may cancel a stuck nonce with a no-op.
 
 import { get, post } from '../api.js';
-import { h, table, badge, fmtWei, fmtTime, filters, errorBox, section } from '../ui.js';
+import { h, fill, table, badge, fmtAmount, fmtTime, filters, errorBox, section } from '../ui.js';
 import { debounce } from './queues.js';
 
-async function balance(id) {
+async function balance(id, session) {
   try {
     const a = await get('/v1/accounts/' + encodeURIComponent(id));
-    return fmtWei(a.balanceExact || a.balance);
+    return fmtAmount(a.balanceExact || a.balance, session);
   } catch (e) {
     return e.code === 'route_not_found' ? 'not served' : 'unknown: ' + e.message;
   }
@@ -45,7 +45,7 @@ export default {
         return;
       }
       const all = r.senders || [];
-      const bal = await Promise.all(all.map((s) => balance(s.id)));
+      const bal = await Promise.all(all.map((s) => balance(s.id, ctx.session)));
       const rows = all.map((s, i) => ({ ...s, busy: s.queue ? 'BUSY' : 'FREE', balance: bal[i] })).filter((s) => !want || s.busy === want);
       const cols = [
         { label: 'Sender', value: (s) => h('code', null, s.id) },
@@ -71,7 +71,7 @@ export default {
       want = v.state;
       load();
     });
-    el.append(h('h1', null, 'Senders'), section('Senders', f.el, body, msg),
+    fill(el, h('h1', null, 'Senders'), section('Senders', f.el, body, msg),
       admin ? null : h('p', { class: 'muted' }, 'Cancelling a stuck nonce needs the admin role.'));
     await load();
     const refresh = debounce(load, 1000);
