@@ -55,6 +55,15 @@ type (
 	CancelResponse = api.CancelResponse
 	// HealthResponse is the body of GET /healthz and GET /readyz.
 	HealthResponse = api.HealthResponse
+	// Change is one event's data on GET /v1/changes: a state transition
+	// of a record, with its cursor (id).
+	Change = store.TxChange
+	// SessionResponse is the body of GET /v1/session.
+	SessionResponse = api.SessionResponse
+	// StatsHistoryResponse is the body of GET /v1/stats/history.
+	StatsHistoryResponse = api.StatsHistoryResponse
+	// StatsSample is one of its samples.
+	StatsSample = api.StatsSample
 )
 
 // The processors' routes.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,16 +60,20 @@ func (f *clientFlags) bearer() string {
 	return strings.TrimSpace(os.Getenv(tokenEnv))
 }
 
+// ca is the CA file: --ca-file, else $ORDO_CA_FILE, else none.
+func (f *clientFlags) ca() string {
+	if f.caFile != "" {
+		return f.caFile
+	}
+	return strings.TrimSpace(os.Getenv(caFileEnv))
+}
+
 func (f *clientFlags) client() *client.Client {
 	var opts []client.Option
 	if tok := f.bearer(); tok != "" {
 		opts = append(opts, client.WithToken(tok))
 	}
-	ca := f.caFile
-	if ca == "" {
-		ca = strings.TrimSpace(os.Getenv(caFileEnv))
-	}
-	if ca != "" {
+	if ca := f.ca(); ca != "" {
 		opts = append(opts, client.WithCAFile(ca))
 	}
 	return client.New(f.node, &http.Client{Timeout: f.timeout}, opts...)
@@ -160,13 +165,20 @@ func txCmd() *cobra.Command {
 func txSendCmd(f *clientFlags) *cobra.Command {
 	var in client.Intake
 	var data string
+	var wait bool
+	var waitTimeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "send --queue Q --type T [--data JSON|@FILE|@-] [--idempotency-key K]",
+		Use:   "send --queue Q --type T [--data JSON|@FILE|@-] [--idempotency-key K] [--wait [--wait-timeout D]]",
 		Short: "Submit a transaction intent; prints the committed record",
 		Long: `Submit a transaction intent to the node's sequencer and print the committed
 record. --data is any JSON value, given inline, as @FILE, or as @- for stdin.
 With an idempotency key the node already knows, the existing record is printed
-(and a note goes to stderr) instead of a new one being made.`,
+(and a note goes to stderr) instead of a new one being made.
+
+With --wait it returns when the intent is DONE (exit 0, the final record on
+stdout) or FAILED (the final record on stdout, the error on stderr, exit
+non-zero), following the node's change stream (GET /v1/changes), opened
+before the send; --wait-timeout bounds the wait.`,
 		Args: cobra.NoArgs,
 		RunE: run(func(cmd *cobra.Command, _ []string) (any, error) {
 			raw, err := readData(cmd.InOrStdin(), data)
@@ -174,7 +186,22 @@ With an idempotency key the node already knows, the existing record is printed
 				return nil, err
 			}
 			in.Data = raw
-			tx, created, err := f.client().Send(cmd.Context(), in)
+			var (
+				tx      client.Transaction
+				created bool
+			)
+			if wait {
+				ctx, cancel := context.WithTimeout(cmd.Context(), waitTimeout)
+				defer cancel()
+				tx, created, err = sendAndWait(ctx, f.client(), f.streamClient(), in)
+				if errors.Is(err, errTxFailed) {
+					if perr := printJSON(cmd.OutOrStdout(), tx); perr != nil {
+						return nil, perr
+					}
+				}
+			} else {
+				tx, created, err = f.client().Send(cmd.Context(), in)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -189,6 +216,8 @@ With an idempotency key the node already knows, the existing record is printed
 	fl.StringVar(&in.Type, "type", "", "transaction type, one of the node's allowed types")
 	fl.StringVar(&data, "data", "", "transaction data: JSON, @FILE or @- (default {})")
 	fl.StringVar(&in.IdempotencyKey, "idempotency-key", "", "a key that makes a repeated send return the first record")
+	fl.BoolVar(&wait, "wait", false, "return when the intent is DONE (exit 0) or FAILED (exit non-zero)")
+	fl.DurationVar(&waitTimeout, "wait-timeout", defaultWaitTimeout, "how long --wait waits")
 	_ = cmd.MarkFlagRequired("queue")
 	_ = cmd.MarkFlagRequired("type")
 	return cmd

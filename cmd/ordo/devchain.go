@@ -80,7 +80,7 @@ func devchainCommand() *cobra.Command {
 			log := logger(cmd)
 			hd, _ := c.Head(cmd.Context())
 			log.Info("devchain listening", "addr", ln.Addr().String(), "data", data, "blockTime", blockTime, "seed", seed, "height", hd.Height)
-			return node.ServeHTTP(cmd.Context(), ln, devchain.NewHandler(c), c, c.Run)
+			return node.ServeHTTP(cmd.Context(), ln, devchain.NewHandler(c), c.EndSubscriptions, c.Run)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:7545", "HTTP API address")

@@ -28,6 +28,9 @@ var routeRules = map[string]string{
 	"GET /v1/queues":               "read",
 	"GET /v1/queues/{name}":        "read",
 	"GET /v1/senders":              "read",
+	"GET /v1/changes":              "read",
+	"GET /v1/session":              "read",
+	"GET /v1/stats/history":        "read",
 	"POST /v1/senders/{id}/cancel": "need(admin)",
 	"GET /healthz":                 "public",
 	"GET /readyz":                  "public",
@@ -176,7 +179,7 @@ func (e *env) callWith(t *testing.T, pattern, token string, contentType []string
 	}
 	req := httptest.NewRequest(method, path, bytes.NewReader(body))
 	req.Header = h
-	if pattern == "GET /v1/blocks/subscribe" {
+	if pattern == "GET /v1/blocks/subscribe" || pattern == "GET /v1/changes" {
 		// A stream: ended at once, so that it answers its headers and
 		// returns.
 		ctx, cancel := context.WithCancel(t.Context())

@@ -20,6 +20,7 @@ import (
 	"github.com/ordolabs/ordo/apispec"
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/httpjson"
 	"github.com/ordolabs/ordo/internal/sequencer"
 	"github.com/ordolabs/ordo/internal/store"
@@ -127,6 +128,18 @@ type Options struct {
 	// (auth.Router.IntakeLimiter); past it, 429 rate_limited with
 	// Retry-After. Defaults to nil: no limit.
 	IntakeLimiter *auth.Limiter
+	// Clock times the change stream's polls and keepalives (GET
+	// /v1/changes). Defaults to the real clock.
+	Clock clock.Clock
+	// Streams, when set, ends the change streams at shutdown
+	// (Streams.End). Defaults to a Streams never ended.
+	Streams *Streams
+	// Session is what GET /v1/session tells of the node. Defaults to
+	// nil: no engine, no chain, no version.
+	Session *Session
+	// StatsHistory, when set, answers GET /v1/stats/history (the node's
+	// sampler). Defaults to nil: no samples.
+	StatsHistory func() StatsHistoryResponse
 }
 
 // Intake takes intents on behalf of a principal (Options.Intake).
@@ -215,6 +228,12 @@ type server struct {
 	maxBody int64
 	// limit is each principal's intake rate (nil: none).
 	limit *auth.Limiter
+	log   *slog.Logger
+	// clock and streams time and end the change streams.
+	clock   clock.Clock
+	streams *Streams
+	sess    *Session
+	history func() StatsHistoryResponse
 }
 
 // NewSequencerHandler returns the node's HTTP API over n: the sequencer's
@@ -250,7 +269,14 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) *auth.Router {
 	})
 	rt.SetIntakeLimiter(opts.IntakeLimiter)
 	s := &server{n: n, st: n.Store(), health: newHealth(opts.Chain, opts.ChainTimeout, opts.Conditions), api: rt.Server(), typeRoles: typeRoles,
-		intake: opts.Intake, repl: opts.Replication, maxBody: maxBody, limit: opts.IntakeLimiter}
+		intake: opts.Intake, repl: opts.Replication, maxBody: maxBody, limit: opts.IntakeLimiter,
+		log: log, clock: opts.Clock, streams: opts.Streams, sess: opts.Session, history: opts.StatsHistory}
+	if s.clock == nil {
+		s.clock = realClock
+	}
+	if s.streams == nil {
+		s.streams = &Streams{}
+	}
 	// JSON only, as every mutating route of the router.
 	rt.Handle("POST /v1/transactions", auth.Need(auth.RoleSubmit), http.HandlerFunc(s.submit))
 	rt.Server().Limit("POST /v1/transactions", max(maxBody, maxBatchBody)) // its array form; every other route keeps MaxBody
@@ -259,6 +285,9 @@ func NewSequencerHandler(n *sequencer.Node, opts Options) *auth.Router {
 	rt.HandleJSON("GET /v1/queues", auth.Read, s.queues)
 	rt.HandleJSON("GET /v1/queues/{name}", auth.Read, s.queue)
 	rt.HandleJSON("GET /v1/senders", auth.Read, s.senders)
+	rt.Handle("GET /v1/changes", auth.Read, http.HandlerFunc(s.changes))
+	rt.HandleJSON("GET /v1/session", auth.Read, s.session)
+	rt.HandleJSON("GET /v1/stats/history", auth.Read, s.statsHistory)
 	rt.HandleJSON("POST /v1/senders/{id}/cancel", auth.Need(auth.RoleAdmin), s.cancelNonce)
 	rt.Handle("GET /healthz", auth.Public, http.HandlerFunc(s.healthz))
 	rt.Handle("GET /readyz", auth.Public, http.HandlerFunc(s.readyz))

@@ -146,6 +146,10 @@ type Config struct {
 	// Retention prunes DONE and FAILED records older than retention.after
 	// (RetentionConfig). Defaults to off: every record is kept.
 	Retention RetentionConfig `yaml:"retention"`
+	// Dashboard tunes the history of the node's figures (GET
+	// /v1/stats/history) and the chain explorer's links (GET
+	// /v1/session). Defaults to the defaults of its fields.
+	Dashboard DashboardConfig `yaml:"dashboard"`
 	// PTX tunes the ptx_ JSON-RPC API: answer budgets, who spends for
 	// which owner. Defaults to the defaults of its fields.
 	PTX PTXConfig `yaml:"ptx"`

@@ -75,9 +75,13 @@ type Node struct {
 	// stopGate refuses requests that may change state once the node stops
 	// (shutdown.go); clock is the node's (Options.Clock).
 	stopGate *api.Drain
-	clock    clock.Clock
+	// streams ends the change streams (GET /v1/changes) at shutdown.
+	streams *api.Streams
+	clock   clock.Clock
 	// reaper prunes finished records (Config.Retention), nil when off.
 	reaper *reaper
+	// sampler keeps the history of the node's figures (Config.Dashboard).
+	sampler *sampler
 }
 
 // Options are what a caller adds to a Config when building a node.
@@ -132,7 +136,7 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node: %w", err)
 	}
-	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger, lock: lock, gate: newChainGate(o.Clock, o.Logger, cfg.Chain), stopGate: &api.Drain{}, clock: o.Clock}
+	n := &Node{Config: cfg, Registry: prometheus.NewRegistry(), log: o.Logger, lock: lock, gate: newChainGate(o.Clock, o.Logger, cfg.Chain), stopGate: &api.Drain{}, streams: &api.Streams{}, clock: o.Clock}
 	n.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	chainDown := false // a remote chain that does not answer yet (startup.go)
 	if cfg.EVM.enabled() {
@@ -329,10 +333,15 @@ func Build(ctx context.Context, cfg Config, o Options) (*Node, error) {
 	if n.Devchain != nil {
 		engines = append(engines, api.DevchainRoutes(n.devchainHandler()))
 	}
+	n.sampler = newSampler(cfg.Dashboard, st, n.Registry, o.Clock)
+	if ls, ok := st.(store.LeaderStore); ok && lead != nil {
+		n.sampler.leader = ls
+	}
 	n.Router = api.NewSequencerHandler(seq, api.Options{Registry: n.Registry, Logger: o.Logger,
 		Chain: metered, ChainTimeout: time.Duration(cfg.Health.ChainTimeout), Auth: authn,
 		TypeRoles: cfg.IntakeAccess.TypeRoles, Engines: append(engines, o.Engines...), Intake: intake, Replication: repl,
-		IntakeLimiter: limiter, Conditions: n.gate.conditions})
+		IntakeLimiter: limiter, Conditions: n.gate.conditions, Clock: o.Clock, Streams: n.streams,
+		Session: n.session(), StatsHistory: n.sampler.history})
 	var h http.Handler = n.Router
 	if n.Handler, err = cfg.WrapHandler(h); err != nil {
 		n.Close()

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"sync"
 	"time"
-
-	"github.com/ordolabs/ordo/internal/chain/devchain"
 )
 
 // Run serves the API on Listen and runs the sequencer (and the in-process
@@ -60,7 +58,7 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	for i, f := range run {
 		run[i] = n.held(f) // until the chain answers and is the store's (startup.go)
 	}
-	run = append(run, n.startup)
+	run = append(run, n.startup, n.sampler.Run)
 	if n.Devchain != nil {
 		run = append(run, n.Devchain.Run)
 	}
@@ -83,7 +81,11 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 		case <-rctx.Done():
 		}
 	}()
-	err = ServeHTTP(rctx, ln, n.Handler, n.Devchain, run...)
+	onShutdown := n.streams.End
+	if n.Devchain != nil {
+		onShutdown = func() { n.streams.End(); n.Devchain.EndSubscriptions() }
+	}
+	err = ServeHTTP(rctx, ln, n.Handler, onShutdown, run...)
 	stop()
 	<-stopped
 	n.logStop(d, err)
@@ -92,14 +94,15 @@ func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 
 // ServeHTTP serves h on ln and runs each of run until ctx ends or one of
 // them (or the server) stops; then it shuts the server down and returns once
-// everything has stopped, with the first error. Head streams of streams (when
-// not nil) are ended at shutdown, so it need not wait for them.
-func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, streams *devchain.Chain, run ...func(context.Context) error) error {
+// everything has stopped, with the first error. onShutdown (when not nil)
+// ends the server's streams at shutdown (the devchain's head streams, the
+// node's change streams), so that it need not wait for them.
+func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, onShutdown func(), run ...func(context.Context) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
-	if streams != nil {
-		srv.RegisterOnShutdown(streams.EndSubscriptions)
+	if onShutdown != nil {
+		srv.RegisterOnShutdown(onShutdown)
 	}
 	errc := make(chan error, 1+len(run))
 	var wg sync.WaitGroup

@@ -202,6 +202,7 @@ func (c Config) Validate() error {
 	c.Egress.validate(bad)
 	nonNegative("shutdownGrace", c.ShutdownGrace)
 	c.Retention.validate(bad)
+	c.Dashboard.validate(bad)
 	return errors.Join(errs...)
 }
 

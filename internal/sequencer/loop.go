@@ -243,6 +243,9 @@ func (l *Loop) finish(ctx context.Context) ([]Effect, error) {
 	n.wrote(nil)
 	n.fullWait = 0 // the loop's only: a commit went through
 	n.observeCommit(p.batch, n.since(p.t0))
+	if len(p.batch.History) > 0 {
+		n.commits.fire()
+	}
 	n.observe(ctx, l.core, p.ended, p.batch)
 	return p.effects, nil
 }

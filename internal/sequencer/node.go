@@ -161,6 +161,8 @@ type Node struct {
 	begun    int64         // records that left WAITING (loop only)
 	// pins are Config.Pins, or those of SetPins: read when a core is built.
 	pins atomic.Pointer[map[string]string]
+	// commits wakes the change feed's readers (Committed).
+	commits commitSignal
 }
 
 // NewNode checks cfg and builds a node. Every allowed type must have a

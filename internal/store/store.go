@@ -373,6 +373,8 @@ type Store interface {
 	Senders(ctx context.Context) ([]Sender, error)
 	// Close releases the store.
 	Close() error
+	// ChangeFeed: the history's entries, in commit order, with cursors.
+	ChangeFeed
 	// Notifier: the sequencer learns of new transactions from the store's
 	// commits, in Seq order, so FIFO per queue never depends on the order in
 	// which concurrent Enqueue callers wake up.

@@ -19,6 +19,7 @@ import (
 	"github.com/ordolabs/ordo/internal/auth"
 	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/chain/devchain"
+	"github.com/ordolabs/ordo/internal/clock"
 	"github.com/ordolabs/ordo/internal/leader"
 	"github.com/ordolabs/ordo/internal/processor"
 	"github.com/ordolabs/ordo/internal/ptx"
@@ -77,6 +78,9 @@ type Options struct {
 	IntakeLimiter *auth.Limiter
 	// Conditions is api.Options.Conditions.
 	Conditions func() []api.Condition
+	// Clock is api.Options.Clock: the change stream's (nil: the real
+	// clock).
+	Clock clock.Clock
 }
 
 // seqIntake is the sequencer as an api.Intake, on behalf of the
@@ -111,6 +115,9 @@ type Node struct {
 	Registry *prometheus.Registry
 	// Router is the API's router (its Routes, for a table test).
 	Router *auth.Router
+	// Streams ends the change streams (api.Options.Streams): Close ends
+	// them before it closes the server, as a node's shutdown does.
+	Streams *api.Streams
 
 	cleanups []func() error
 	// mu guards violations: the requests and answers the OpenAPI
@@ -133,7 +140,7 @@ func Start(opts Options) (_ *Node, err error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	n := &Node{}
+	n := &Node{Streams: &api.Streams{}}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, n.Close())
@@ -240,7 +247,7 @@ func Start(opts Options) (_ *Node, err error) {
 	}
 	n.Router = api.NewSequencerHandler(n.Seq, api.Options{Registry: n.Registry, Logger: opts.Logger, MaxBody: opts.MaxBody, MaxBatchBody: opts.MaxBatchBody,
 		Chain: n.Metered, ChainTimeout: opts.ChainTimeout, Auth: a, TypeRoles: opts.TypeRoles, Engines: engines, Intake: intake,
-		IntakeLimiter: opts.IntakeLimiter, Conditions: opts.Conditions})
+		IntakeLimiter: opts.IntakeLimiter, Conditions: opts.Conditions, Clock: opts.Clock, Streams: n.Streams})
 	v, err := validator()
 	if err != nil {
 		return nil, fmt.Errorf("apitest: the OpenAPI document: %w", err)
@@ -248,7 +255,7 @@ func Start(opts Options) (_ *Node, err error) {
 	n.Handler = n.validating(v, n.Router)
 	n.Server = httptest.NewServer(n.Handler)
 	n.URL = n.Server.URL
-	n.onClose(func() error { n.Server.Close(); return nil })
+	n.onClose(func() error { n.Streams.End(); n.Server.Close(); return nil })
 	return n, nil
 }
 

@@ -136,3 +136,32 @@ func BenchmarkApplyBatch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCountByState measures CountByState on 100,000 intents: the
+// store's part of each sample of GET /v1/stats/history (issue 29).
+//
+//	go test ./internal/store/postgres -run '^$' -bench CountByState -benchtime=20x
+func BenchmarkCountByState(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, pgtest.URL(b), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for lo := 0; lo < 100_000; lo += 1000 {
+		txs := make([]store.NewTransaction, 1000)
+		for i := range txs {
+			txs[i] = store.NewTransaction{UID: fmt.Sprintf("tx-%d", lo+i), Queue: fmt.Sprintf("queue-%d", (lo+i)%1000),
+				Type: "SEND_CLAIM_VOTE", Data: json.RawMessage(`{}`), At: time.Unix(1, int64(lo+i))}
+		}
+		if _, err := s.Enqueue(ctx, txs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.CountByState(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -38,10 +38,21 @@ func (s *Store) PruneFinished(ctx context.Context, before time.Time, limit int) 
 	}
 	var txs, attempts int64
 	err := s.inTx(ctx, pgx.TxOptions{}, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, pruneSQL, before.UnixNano(), limit).Scan(&txs, &attempts)
+		if err := tx.QueryRow(ctx, pruneSQL, before.UnixNano(), limit).Scan(&txs, &attempts); err != nil {
+			return err
+		}
+		// The change feed (changes.go) is pruned by age, its oldest rows
+		// first, up to changesPerRecord rows a record.
+		_, err := tx.Exec(ctx, pruneChangesSQL, before.UnixNano(), changesPerRecord*limit)
+		return err
 	})
 	if err != nil {
 		return store.Pruned{}, fmt.Errorf("postgres: prune: %w", err)
 	}
 	return store.Pruned{Transactions: int(txs), Attempts: int(attempts)}, nil
 }
+
+// changesPerRecord bounds the feed rows one prune deletes, per record it
+// may delete: an intent has about three transitions (WAITING → REVISION →
+// DONE), so the feed is pruned as fast as it grows.
+const changesPerRecord = 4

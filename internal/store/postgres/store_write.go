@@ -286,7 +286,13 @@ func (s *Store) applyBatch(ctx context.Context, tx wtx, b *store.Batch) error {
 	}
 	// The history entries, grouped by uid; those of the transactions upd
 	// updates go in its UPDATE, the others (histOnly) in one of their own.
-	histUIDs, hist, err := historyText(b, s.at)
+	// The feed's rows (changes.go) take each entry's time as its line does.
+	hAts := make([]int64, 0, len(b.History))
+	histUIDs, hist, err := historyText(b, func(t time.Time) int64 {
+		n := s.at(t)
+		hAts = append(hAts, n)
+		return n
+	})
 	if err != nil {
 		return err
 	}
@@ -360,6 +366,14 @@ func (s *Store) applyBatch(ctx context.Context, tx wtx, b *store.Batch) error {
 			ids[j], workers[j], queues[j], nonces[j], updated[j] = sd.ID, sd.Worker, sd.Queue, int64(sd.NextNonce), nanos(sd.UpdatedAt)
 		}
 		pb.Queue(upsertSendersSQL, ids, workers, queues, nonces, updated)
+	}
+	if n := len(b.History); n > 0 {
+		uids, froms, tos, notes := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		for i := range b.History {
+			h := &b.History[i]
+			uids[i], froms[i], tos[i], notes[i] = h.UID, string(h.From), string(h.To), h.Note
+		}
+		pb.Queue(insertChangesSQL, uids, froms, tos, hAts, notes)
 	}
 	br := tx.SendBatch(ctx, &pb)
 	defer func() { _ = br.Close() }()

@@ -61,6 +61,11 @@
 //   - queues: one row per queue ever bound; a queue without one is FREE.
 //   - senders: PRIMARY KEY id, upserted.
 //   - history: id AUTOINCREMENT gives the order written; index (uid, id).
+//     It is also the change feed (Changes, changes.go): a change's cursor
+//     is its row's id, zero-padded. One writer commits, taking ids in
+//     order, so a reader past id n never sees a lower id commit later.
+//     Retention deletes a pruned record's history with it: a cursor older
+//     than the oldest row kept reads from the oldest kept.
 //   - processors: PRIMARY KEY name, upserted.
 //   - proc_batches: PRIMARY KEY (processor, id), upserted, never deleted
 //     (done ones stay). Indexes: (processor, priority, state, key, id) for a

@@ -81,6 +81,7 @@ func Run(t *testing.T, open OpenFunc, opts ...Option) {
 		{"NotifierOrder", s.testNotifierOrder},
 		{"PendingHooks", s.testPendingHooks},
 		{"PruneFinished", s.testPruneFinished},
+		{"Changes", s.testChanges},
 	})
 }
 
