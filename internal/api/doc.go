@@ -27,6 +27,13 @@
 //	GET  /v1/queues?limit=&cursor=    [read] {"queues":[Queue...],"next":"<cursor or empty>"}
 //	GET  /v1/queues/{name}            [read] QueueStats
 //	GET  /v1/senders                  [read] {"senders":[Sender...]}
+//	GET  /v1/changes?queue=&after=    [read] text/event-stream: per state transition "id: <cursor>",
+//	                                  "event: change", "data: {id,uid,queue,from,to,at,note}"; resumes after
+//	                                  ?after= or Last-Event-ID (which wins); ": keepalive" every 15s (changes.go)
+//	GET  /v1/session                  [read] {"principal","roles","devMode","engines","chain":{"name",
+//	                                  "explorerTxURL"},"version"} (Options.Session)
+//	GET  /v1/stats/history            [read] {"intervalSeconds","capacity","samples":[StatsSample...]}
+//	                                  (Options.StatsHistory)
 //	GET  /healthz                     [public] {"status":"ok","chain":{"reachable","lastAnswerAgo","head","headAge","timeout"}};
 //	                                  503 with status starting, stopped, or chain_unreachable (no answer
 //	                                  from the chain for Options.ChainTimeout, default 30s)

@@ -68,9 +68,9 @@ func TestDashboardRoutes(t *testing.T) {
 		t.Fatalf("GET /v1/changes: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	ended := make(chan struct{})
+	sc := bufio.NewScanner(resp.Body)
 	go func() {
 		defer close(ended)
-		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {
 		}
 	}()

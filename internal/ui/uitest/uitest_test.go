@@ -40,10 +40,12 @@ type viewCase struct {
 var viewCases []viewCase
 
 // nodeTunes change the test node's config (the engine rows turn their
-// engines on); setups run once the node has served its traffic.
+// engines on), nodeOptions its options (routes of its own, a logger);
+// setups run once the node has served its traffic.
 var (
-	nodeTunes []func(c *node.Config)
-	setups    []func(t *testing.T, n *testNode)
+	nodeTunes   []func(c *node.Config)
+	nodeOptions []func(o *node.Options)
+	setups      []func(t *testing.T, n *testNode)
 )
 
 func init() {
@@ -67,9 +69,9 @@ var coreViews = []viewCase{
 
 // TestDashboard opens every view in a headless Chromium as an admin and as
 // a read-only principal, against a node that has served traffic, and
-// checks each against the API; then the sign-in's refusal of a wrong
-// token, a principal without the read role (the API's 403 sentence), and
-// signing out.
+// checks each against the API; then the keyboard, a phone's width,
+// signing out, the sign-in's refusal of a wrong token and of a principal
+// without the read role (the API's sentences).
 func TestDashboard(t *testing.T) {
 	testkit.NeedLong(t, "the dashboard in a headless Chromium")
 	chromium(t)
@@ -163,17 +165,23 @@ func TestDashboard(t *testing.T) {
 		checkLogs(t, s, true)
 	})
 	t.Run("no read role", func(t *testing.T) {
+		// A principal without the role read cannot read the session: the
+		// sign-in shows the API's sentence and keeps no token.
 		s := &session{browser: b, node: n, role: Submit}
-		s.signIn(t)
 		var body struct {
 			Error struct{ Message string } `json:"error"`
 		}
-		if st, err := n.call(http.MethodGet, "/v1/queues", Submit, nil, &body); err != nil || st != http.StatusForbidden {
-			t.Fatalf("GET /v1/queues as submit: %d %v", st, err)
+		if st, err := n.call(http.MethodGet, "/v1/session", Submit, nil, &body); err != nil || st != http.StatusForbidden {
+			t.Fatalf("GET /v1/session as submit: %d %v", st, err)
 		}
-		s.open(t, "#/queues", `[data-view="queues"] .error`)
-		if got := s.text(t, `[data-view="queues"] .error`); !strings.Contains(got, body.Error.Message) {
-			t.Errorf("the queues view shows %q, not the API's sentence %q", got, body.Error.Message)
+		s.do(t, "signing in without the role read", chromedp.Navigate("about:blank"), chromedp.Navigate(n.URL+"/ui/#/signin"),
+			chromedp.WaitVisible(chromedp.CSS("#token")), chromedp.SendKeys(chromedp.CSS("#token"), tokens[Submit]),
+			chromedp.Click(chromedp.CSS(`.signin button[type="submit"]`)), chromedp.WaitVisible(chromedp.CSS(".signin .error")))
+		if got := s.text(t, ".signin .error"); !strings.Contains(got, body.Error.Message) || body.Error.Message == "" {
+			t.Errorf("the sign-in shows %q, not the API's sentence %q", got, body.Error.Message)
+		}
+		if got := s.storage(t, "ordo.token"); got != "" {
+			t.Errorf("a token without the role read is kept: %q", got)
 		}
 		checkLogs(t, s, true)
 	})
@@ -342,4 +350,34 @@ func checkPaging(t *testing.T, s *session) {
 	s.do(t, "filtering FAILED", chromedp.SetValue(chromedp.CSS(`.filters select`), "FAILED"))
 	eval[bool](t, s, `document.querySelector('.filters select').dispatchEvent(new Event('change'))`)
 	s.waitText(t, `[data-view="queues"] tbody tr td.empty`, "No intent in state FAILED.")
+}
+
+// TestDashboardDevMode opens the dashboard of a node in dev mode without
+// a token: the overview shows straight away, as the principal "dev"
+// holding every role, with nothing logged (not even a 401), and no token
+// is stored.
+func TestDashboardDevMode(t *testing.T) {
+	testkit.NeedLong(t, "the dashboard of a dev-mode node in a headless Chromium")
+	chromium(t)
+	n := startNode(t, func(c *node.Config) { c.DevMode, c.Principals = true, nil })
+	b := newBrowser(t)
+	s := &session{browser: b, node: n, role: Admin}
+	s.open(t, "#/overview", `[data-view="overview"] [data-stat="intents-DONE"]`)
+	var sess struct {
+		Principal string `json:"principal"`
+		DevMode   bool   `json:"devMode"`
+	}
+	if st, err := n.request(http.MethodGet, "/v1/session", "", nil, &sess); err != nil || st != http.StatusOK || !sess.DevMode {
+		t.Fatalf("GET /v1/session without a token in dev mode: %d %v %+v", st, err, sess)
+	}
+	if got := s.text(t, "#who .principal"); got != sess.Principal {
+		t.Errorf("signed in as %q, the session says %q", got, sess.Principal)
+	}
+	if got := s.storage(t, "ordo.token"); got != "" {
+		t.Errorf("a token is stored in dev mode: %q", got)
+	}
+	if s.count(t, "#sign-out:not([hidden])") != 0 {
+		t.Errorf("Sign out shows without a token")
+	}
+	checkLogs(t, s, false)
 }

@@ -149,6 +149,7 @@ export function stream(path, query, onEvent, opts = {}) {
       buf += dec.decode(value, { stream: true });
       let nl;
       while ((nl = buf.search(/\r\n|\n|\r/)) >= 0) {
+        if (nl === buf.length - 1 && buf[nl] === '\r') break; // a CR at the end: wait, an LF may follow
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + (buf.startsWith('\r\n', nl) ? 2 : 1));
         if (line === '') {

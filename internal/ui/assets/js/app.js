@@ -129,7 +129,7 @@ async function route() {
   if (my !== seq) return;
   let view = views.find((v) => v.id === id);
   if (!sess && !(view && view.public)) {
-    if (sessErr && sessErr.status !== 401) {
+    if (sessErr && sessErr.status !== 401 && sessErr.status !== 403) {
       main.replaceChildren(h('h1', { tabindex: '-1' }, 'The node'), errorBox(sessErr));
       renderNav(null, id);
       renderWho(null);

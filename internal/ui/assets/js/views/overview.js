@@ -43,7 +43,9 @@ export default {
     const charts = h('div', { class: 'grid' });
     const health = h('div');
     const engines = h('div');
-    el.append(h('h1', null, 'Overview'), figures, section('Last minutes', charts), section('Chain and health', health), section('Engines on this node', engines));
+    const chartsNote = h('p', { class: 'muted' });
+    const engineFigures = h('div');
+    el.append(h('h1', null, 'Overview'), figures, section('Last minutes', charts, chartsNote), section('Chain and health', health), section('Engines on this node', engines, engineFigures));
     engines.append(h('ul', { class: 'row engines' }, (ctx.session.engines || []).map((e) => h('li', null, badge(e)))),
       h('p', { class: 'muted' }, 'Version ' + (ctx.session.version || 'unknown') + (ctx.session.chain && ctx.session.chain.name ? ', chain ' + ctx.session.chain.name : '') + '.'));
 
@@ -59,18 +61,31 @@ export default {
         const ss = hist.samples || [];
         const s = ss[ss.length - 1] || {};
         const intents = s.intents || {};
+        const has = ss.length > 0;
         figures.replaceChildren(
           ...STATES.map((st) => stat(st, intents[st] ?? 0, 'intents-' + st)),
-          stat('Intake rate', fmtRate(rate(ss, (x) => x.intake || 0)), 'intake-rate'),
-          stat('DONE rate', fmtRate(rate(ss, (x) => x.done || 0)), 'done-rate'),
-          stat('Slots in use', s.slots ? s.slots.used + ' / ' + s.slots.total : '—', 'slots'),
-          stat('Retries', s.retries ?? '—', 'retries'),
-          stat('Senders busy / free', s.senders ? s.senders.busy + ' / ' + s.senders.free : '—', 'senders'));
+          stat('Intake rate', fmtRate(rate(ss, (x) => x.intakeTotal || 0)), 'intake-rate'),
+          stat('DONE rate', fmtRate(rate(ss, (x) => x.doneTotal || 0)), 'done-rate'),
+          stat('Slots in use', has ? s.slotsInUse : '—', 'slots'),
+          stat('Retries', has ? s.retriesTotal : '—', 'retries'),
+          stat('Senders busy / free', has ? s.sendersBusy + ' / ' + s.sendersFree : '—', 'senders'));
+        const every = hist.intervalSeconds ? ' every ' + hist.intervalSeconds + ' s' : '';
         charts.replaceChildren(
-          sparkline(rates(ss, (x) => x.intake || 0), { label: 'Intake rate', unit: '/s' }),
-          sparkline(rates(ss, (x) => x.done || 0), { label: 'DONE rate', unit: '/s' }),
+          sparkline(rates(ss, (x) => x.intakeTotal || 0), { label: 'Intake rate', unit: '/s' }),
+          sparkline(rates(ss, (x) => x.doneTotal || 0), { label: 'DONE rate', unit: '/s' }),
           sparkline(ss.map((x) => (x.intents ? (x.intents.WAITING || 0) + (x.intents.RETRY || 0) + (x.intents.REVISION || 0) : 0)), { label: 'Intents open' }),
-          sparkline(ss.map((x) => (x.slots ? x.slots.used : 0)), { label: 'Slots in use' }));
+          sparkline(ss.map((x) => x.slotsInUse || 0), { label: 'Slots in use' }),
+          sparkline(ss.map((x) => x.headAgeSeconds || 0), { label: 'Chain head age', unit: 's' }));
+        chartsNote.textContent = ss.length + ' samples' + every + ' (GET /v1/stats/history).';
+        const rows = [];
+        for (const [engine, figs] of Object.entries(s.engines || {})) {
+          for (const [name, v] of Object.entries(figs || {})) rows.push({ engine, name, v });
+        }
+        engineFigures.replaceChildren(rows.length ? table([
+          { label: 'Engine', key: 'engine' },
+          { label: 'Figure', key: 'name' },
+          { label: 'Total', value: (r) => String(r.v), class: 'num' },
+        ], rows, { caption: 'The engines’ figures in the last sample' }) : '');
       }
       if (hz instanceof Error && !(hz.status === 503)) {
         health.replaceChildren(errorBox(hz));
