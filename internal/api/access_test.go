@@ -57,6 +57,7 @@ var routeRules = map[string]string{
 	// changes, checked by the processor against the resource; anyone ticks
 	// unless processor.openTick is off.
 	"POST /v1/processors":                                       "need(admin)",
+	"GET /v1/processors":                                        "read",
 	"GET /v1/processors/{name}":                                 "read",
 	"POST /v1/processors/{name}/batches":                        "authenticated",
 	"POST /v1/processors/{name}/tick":                           "open",
@@ -76,11 +77,13 @@ var routeRules = map[string]string{
 	// its role (send: submit, reads: read).
 	"POST /rpc": "authenticated",
 	// The distributed sequencer's peers (issue 11).
-	"GET /v1/peers": "read",
+	"GET /v1/peers":           "read",
+	"GET /v1/distseq/intents": "read",
 	// The state machine manager (issue 12): reads need read; a manual
 	// sync, admin.
 	"GET /v1/smm":                 "read",
 	"GET /v1/queues/{name}/log":   "read",
+	"GET /v1/smm/sets":            "read",
 	"POST /v1/queues/{name}/sync": "need(admin)",
 	// Add your engine's routes here.
 }

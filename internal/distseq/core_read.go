@@ -130,3 +130,51 @@ func (c *Core) Contracts() []ContractView {
 	}
 	return out
 }
+
+// SenderStates are the sender's states of seed 003, in the order of its
+// diagram; CoordinatorStates the coordinator's.
+var (
+	SenderStates      = []State{Pending, Delegating, Delegated, Assembling, Prepared, Dispatched, Parked, Confirmed, Reverted}
+	CoordinatorStates = []State{CQueued, CAssembling, CAttestation, CConfirmation, CDispatched, CAbandoned}
+)
+
+// StateCount is one privacy group's intents by state as this node holds
+// them in memory: its own in-flight intents by the sender's state, and
+// the delegations it coordinates by the coordinator's. A final intent
+// leaves memory once its record is committed.
+type StateCount struct {
+	Contract    string
+	Sender      map[State]int
+	Coordinator map[State]int
+}
+
+// StateCounts returns the counts of every contract that has an intent in
+// memory, sorted by contract. It costs one pass over the in-flight
+// intents and delegations.
+func (c *Core) StateCounts() []StateCount {
+	by := map[string]*StateCount{}
+	get := func(contract string) *StateCount {
+		s := by[contract]
+		if s == nil {
+			s = &StateCount{Contract: contract, Sender: map[State]int{}, Coordinator: map[State]int{}}
+			by[contract] = s
+		}
+		return s
+	}
+	for _, t := range c.txs {
+		get(t.contract).Sender[t.state]++
+	}
+	for addr, k := range c.active {
+		if k.coord == nil {
+			continue
+		}
+		for _, t := range k.coord.txs {
+			get(addr).Coordinator[t.state]++
+		}
+	}
+	out := make([]StateCount, 0, len(by))
+	for _, addr := range slices.Sorted(maps.Keys(by)) {
+		out = append(out, *by[addr])
+	}
+	return out
+}

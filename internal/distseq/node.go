@@ -171,6 +171,21 @@ func (n *Node) Contracts(ctx context.Context) ([]ContractView, error) {
 	}
 }
 
+// StateCounts reads, between two steps, each contract's intents by state
+// (Core.StateCounts) for the API.
+func (n *Node) StateCounts(ctx context.Context) ([]StateCount, error) {
+	ch := make(chan []StateCount, 1)
+	n.inbox.Put(envelope{read: func(c *Core) { ch <- c.StateCounts() }})
+	select {
+	case v := <-ch:
+		return v, nil
+	case <-n.done:
+		return nil, ErrStopped
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // Run loads the durable state, starts the core and steps inputs until
 // ctx ends. A failed commit stops it with the error (the core is ahead of
 // the store: the caller restarts the node, which starts from the store);

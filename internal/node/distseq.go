@@ -302,6 +302,36 @@ func (d *Distseq) PeersPage(ctx context.Context) (ptx.PeersPage, error) {
 	return page, nil
 }
 
+// IntentStates is the ptx.PeerSource of GET /v1/distseq/intents: each
+// privacy group's intents by seed 003 state, read from the core between
+// two steps.
+func (d *Distseq) IntentStates(ctx context.Context) (ptx.IntentStates, error) {
+	cs, err := d.Node.StateCounts(ctx)
+	if err != nil {
+		return ptx.IntentStates{}, fmt.Errorf("distseq: reading the core: %w", err)
+	}
+	names := func(ss []distseq.State) []string {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = string(s)
+		}
+		return out
+	}
+	counts := func(m map[distseq.State]int) map[string]int {
+		out := make(map[string]int, len(m))
+		for s, k := range m {
+			out[string(s)] = k
+		}
+		return out
+	}
+	page := ptx.IntentStates{SenderStates: names(distseq.SenderStates), CoordinatorStates: names(distseq.CoordinatorStates),
+		Contracts: make([]ptx.ContractStates, 0, len(cs))}
+	for _, c := range cs {
+		page.Contracts = append(page.Contracts, ptx.ContractStates{Contract: c.Contract, Sender: counts(c.Sender), Coordinator: counts(c.Coordinator)})
+	}
+	return page, nil
+}
+
 // Coordinator is the coordinator this node sees for contract now, or ""
 // when it knows no such group.
 func (d *Distseq) Coordinator(ctx context.Context, contract string) (string, error) {

@@ -42,6 +42,13 @@ type ProcessorView struct {
 	Counts    store.ProcCounts `json:"counts"`
 }
 
+// ProcessorsPage is the body of GET /v1/processors: Next is the after= of
+// the following page, "" on the last.
+type ProcessorsPage struct {
+	Processors []store.Processor `json:"processors"`
+	Next       string            `json:"next"`
+}
+
 // BatchesPage is the body of GET /v1/processors/{name}/queues/{priority}.
 type BatchesPage struct {
 	Batches []store.ProcBatch `json:"batches"`
@@ -85,6 +92,7 @@ func (n *Node) Register(rt *auth.Router) {
 	get := func(pattern string, fn func(*http.Request) (any, error)) {
 		rt.Handle(pattern, auth.Read, srv.JSONHandler(fn))
 	}
+	get("GET /v1/processors", n.apiList)
 	get("GET /v1/processors/{name}", n.apiGet)
 	owned("POST /v1/processors/{name}/batches", func(r *http.Request) (any, error) {
 		// A batch added is intake: it counts against the principal's
@@ -180,6 +188,34 @@ func (n *Node) apiGet(r *http.Request) (any, error) {
 		return nil, err
 	}
 	return ProcessorView{Processor: p, Counts: counts}, nil
+}
+
+// apiList is GET /v1/processors?after=&limit=: the processors in name
+// order, a page at a time (a dashboard's list; GET …/{name} has the
+// counts).
+func (n *Node) apiList(r *http.Request) (any, error) {
+	q := r.URL.Query()
+	for k, v := range q {
+		if (k != "after" && k != "limit") || len(v) != 1 {
+			return nil, httpjson.Errorf(CodeBadQuery, "the query takes after and limit, each at most once")
+		}
+	}
+	limit, err := intQuery(r, "limit", 100)
+	if err != nil {
+		return nil, err
+	}
+	if limit < 1 || limit > maxPage {
+		return nil, httpjson.Errorf(CodeBadQuery, "limit must be from 1 to %d, got %d", maxPage, limit)
+	}
+	ps, err := n.cfg.Store.ListProcessors(r.Context(), q.Get("after"), limit)
+	if err != nil {
+		return nil, err
+	}
+	page := ProcessorsPage{Processors: nonNil(ps)}
+	if len(ps) == limit {
+		page.Next = ps[len(ps)-1].Name
+	}
+	return page, nil
 }
 
 // apiBatch is GET …/batches/{id}: a batch in any state, its body holding

@@ -48,20 +48,47 @@ type PeersPage struct {
 	Contracts    []ContractView    `json:"contracts"`
 }
 
-// PeerSource gives the page (the node's distributed sequencer).
-type PeerSource interface {
-	PeersPage(ctx context.Context) (PeersPage, error)
+// ContractStates counts one privacy group's intents held in memory: this
+// node's own in-flight intents by the sender's state, and the delegations
+// it coordinates by the coordinator's (seed 003's two state machines).
+type ContractStates struct {
+	Contract    string         `json:"contract"`
+	Sender      map[string]int `json:"sender"`
+	Coordinator map[string]int `json:"coordinator"`
 }
 
-// Peers mounts GET /v1/peers (role read); src nil answers an empty page.
+// IntentStates is the body of GET /v1/distseq/intents: the states of each
+// machine in the seed's order, and the counts of every privacy group with
+// an intent in flight here. A final intent leaves memory once committed:
+// ptx_queryTransactions lists those.
+type IntentStates struct {
+	SenderStates      []string         `json:"senderStates"`
+	CoordinatorStates []string         `json:"coordinatorStates"`
+	Contracts         []ContractStates `json:"contracts"`
+}
+
+// PeerSource gives the pages (the node's distributed sequencer).
+type PeerSource interface {
+	PeersPage(ctx context.Context) (PeersPage, error)
+	IntentStates(ctx context.Context) (IntentStates, error)
+}
+
+// Peers mounts GET /v1/peers and GET /v1/distseq/intents (role read);
+// src nil answers empty pages.
 type Peers struct{ Src PeerSource }
 
-// Register mounts the route.
+// Register mounts the routes.
 func (p Peers) Register(rt *auth.Router) {
 	rt.HandleJSON("GET /v1/peers", auth.Read, func(r *http.Request) (any, error) {
 		if p.Src == nil {
 			return PeersPage{Peers: []PeerView{}, Coordinators: map[string]string{}, Contracts: []ContractView{}}, nil
 		}
 		return p.Src.PeersPage(r.Context())
+	})
+	rt.HandleJSON("GET /v1/distseq/intents", auth.Read, func(r *http.Request) (any, error) {
+		if p.Src == nil {
+			return IntentStates{SenderStates: []string{}, CoordinatorStates: []string{}, Contracts: []ContractStates{}}, nil
+		}
+		return p.Src.IntentStates(r.Context())
 	})
 }

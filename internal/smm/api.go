@@ -19,7 +19,9 @@ import (
 //   - POST /v1/queues/{name}/sync (admin): Sync, a recurring sync of each
 //     secondary of a queue this node is primary of;
 //   - GET /v1/queues/{name}/log?after=&limit= (read): this node's replica
-//     of a queue's log, entry by entry, marked with its head.
+//     of a queue's log, entry by entry, marked with its head;
+//   - GET /v1/smm/sets?after=&limit= (read): the replica sets naming this
+//     node, each with its members' heads and lag.
 type Routes struct{ N *Node }
 
 // Register mounts the routes.
@@ -27,6 +29,25 @@ func (rt Routes) Register(r *auth.Router) {
 	r.HandleJSON("GET /v1/smm", auth.Read, rt.on(func(req *http.Request) (any, error) { return rt.N.Status(req.Context()) }))
 	r.HandleJSON("POST /v1/queues/{name}/sync", auth.Need(auth.RoleAdmin), rt.on(rt.sync))
 	r.HandleJSON("GET /v1/queues/{name}/log", auth.Read, rt.on(rt.log))
+	r.HandleJSON("GET /v1/smm/sets", auth.Read, rt.on(rt.sets))
+}
+
+func (rt Routes) sets(req *http.Request) (any, error) {
+	q := req.URL.Query()
+	for k, v := range q {
+		if (k != "after" && k != "limit") || len(v) != 1 {
+			return nil, httpjson.Errorf(api.CodeBadQuery, "the query takes after and limit, each at most once")
+		}
+	}
+	limit := 100
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			return nil, httpjson.Errorf(api.CodeBadQuery, "limit must be from 1 to 1000")
+		}
+		limit = n
+	}
+	return rt.N.Sets(req.Context(), q.Get("after"), limit)
 }
 
 func (rt Routes) on(f func(*http.Request) (any, error)) func(*http.Request) (any, error) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ordolabs/ordo/internal/jobq"
@@ -25,6 +27,10 @@ type MemberStatus struct {
 	Reached bool `json:"reached"`
 	// UnhealthySince is when it stopped answering.
 	UnhealthySince time.Time `json:"unhealthySince,omitzero"`
+	// Lag is how many entries a secondary's head is behind the
+	// primary's, as this node sees both (0 for the primary, and for a
+	// secondary at or past it).
+	Lag uint64 `json:"lag"`
 }
 
 // QueueStatus is a replicated queue as this node sees it.
@@ -73,7 +79,49 @@ func (n *Node) Queue(ctx context.Context, queue string) (QueueStatus, error) {
 		ms.Clock, ms.Hash = h.Clock, fmt.Sprintf("%x", h.Hash[:])
 		out.Members = append(out.Members, ms)
 	}
+	if len(out.Members) > 0 {
+		for i := range out.Members[1:] {
+			if m := &out.Members[i+1]; m.Clock < out.Members[0].Clock {
+				m.Lag = out.Members[0].Clock - m.Clock
+			}
+		}
+	}
 	return out, nil
+}
+
+// SetsPage is the body of GET /v1/smm/sets: the replica sets naming this
+// node, by queue name, each as GET /v1/queues/{name} shows it; Next is the
+// after= of the following page, "" on the last.
+type SetsPage struct {
+	Sets []QueueStatus `json:"sets"`
+	Next string        `json:"next"`
+}
+
+// Sets returns up to limit of the replica sets naming this node whose
+// queues sort after after.
+func (n *Node) Sets(ctx context.Context, after string, limit int) (SetsPage, error) {
+	sets, err := n.memberQueues(ctx)
+	if err != nil {
+		return SetsPage{}, err
+	}
+	i, _ := slices.BinarySearchFunc(sets, after, func(s store.ReplicaSet, q string) int { return strings.Compare(s.Queue, q) })
+	if i < len(sets) && sets[i].Queue == after {
+		i++
+	}
+	page := SetsPage{Sets: []QueueStatus{}}
+	for _, s := range sets[i:min(i+limit, len(sets))] {
+		q, err := n.Queue(ctx, s.Queue)
+		if errors.Is(err, ErrNoReplicaSet) {
+			continue // dropped since the list was read
+		} else if err != nil {
+			return SetsPage{}, err
+		}
+		page.Sets = append(page.Sets, q)
+	}
+	if i+limit < len(sets) {
+		page.Next = sets[i+limit-1].Queue
+	}
+	return page, nil
 }
 
 // JobQueueStatus is one of the four job queues.

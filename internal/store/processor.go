@@ -167,6 +167,9 @@ type ProcessorStore interface {
 	ProcessorSnapshot(ctx context.Context) (ProcSnapshot, error)
 	// GetProcessor returns one processor, or ErrNotFound.
 	GetProcessor(ctx context.Context, name string) (Processor, error)
+	// ListProcessors returns up to limit (default 100, cap 1000)
+	// processors whose names sort after after, in name order.
+	ListProcessors(ctx context.Context, after string, limit int) ([]Processor, error)
 	// GetBatch returns one batch in any state, or ErrNotFound.
 	GetBatch(ctx context.Context, processor, id string) (ProcBatch, error)
 	// QueuedBatches returns up to limit (default 100, cap 1000) queued

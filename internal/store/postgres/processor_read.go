@@ -24,6 +24,7 @@ const (
 	procProcessorsSQL = `SELECT ` + processorCols + ` FROM processors ORDER BY name`
 	engCursorsSQL     = `SELECT name, value FROM cursors ORDER BY name`
 	procProcessorSQL  = `SELECT ` + processorCols + ` FROM processors WHERE name = $1`
+	procListSQL       = `SELECT ` + processorCols + ` FROM processors WHERE name > $1 ORDER BY name LIMIT $2`
 	procBatchSQL      = `SELECT ` + procBatchCols + ` FROM proc_batches WHERE processor = $1 AND id = $2`
 	procQueuedSQL     = `SELECT ` + procBatchCols + ` FROM proc_batches
 		WHERE processor = $1 AND priority = $2 AND state = 'queued'
@@ -142,6 +143,15 @@ func (s *Store) GetProcessor(ctx context.Context, name string) (store.Processor,
 		return store.Processor{}, fmt.Errorf("postgres: get processor %s: %w", name, err)
 	}
 	return p, nil
+}
+
+// ListProcessors implements store.ProcessorStore.
+func (s *Store) ListProcessors(ctx context.Context, after string, limit int) ([]store.Processor, error) {
+	out, err := collect(ctx, s, procListSQL, scanProcessor, after, store.ClampLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list processors: %w", err)
+	}
+	return out, nil
 }
 
 // GetBatch implements store.ProcessorStore.

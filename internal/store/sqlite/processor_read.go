@@ -18,6 +18,7 @@ import (
 type procReadStmts struct {
 	processors, liveBatches, pendingCallbacks, cursors *sql.Stmt
 	processor, batch, queued, callbacks, cursor        *sql.Stmt
+	list                                               *sql.Stmt
 	batchCounts, callbackCounts                        *sql.Stmt
 }
 
@@ -34,6 +35,7 @@ func (r *procReadStmts) prepare(ctx context.Context, db *sql.DB, all *[]*sql.Stm
 			WHERE state = 'pending' ORDER BY processor, seq`},
 		{&r.cursors, `SELECT name, value FROM cursors ORDER BY name`},
 		{&r.processor, `SELECT ` + processorCols + ` FROM processors WHERE name = ?`},
+		{&r.list, `SELECT ` + processorCols + ` FROM processors WHERE name > ? ORDER BY name LIMIT ?`},
 		{&r.batch, `SELECT ` + procBatchCols + ` FROM proc_batches WHERE processor = ? AND id = ?`},
 		{&r.queued, `SELECT ` + procBatchCols + ` FROM proc_batches
 			WHERE processor = ? AND priority = ? AND state = 'queued'
@@ -150,6 +152,19 @@ func (s *Store) GetProcessor(ctx context.Context, name string) (store.Processor,
 		return store.Processor{}, fmt.Errorf("sqlite: get processor %s: %w", name, notFound(err))
 	}
 	return p, nil
+}
+
+// ListProcessors implements store.ProcessorStore.
+func (s *Store) ListProcessors(ctx context.Context, after string, limit int) ([]store.Processor, error) {
+	rows, err := s.rs.proc.list.QueryContext(ctx, after, store.ClampLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list processors: %w", err)
+	}
+	out, err := collectRows(rows, scanProcessor)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list processors: %w", err)
+	}
+	return out, nil
 }
 
 // GetBatch implements store.ProcessorStore.

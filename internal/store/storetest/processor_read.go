@@ -82,6 +82,35 @@ func (s *procSuite) testSnapshot(t *testing.T) {
 		},
 		Cursors: []store.Cursor{{Name: "a", Value: 3}, {Name: "x", Value: 1}, {Name: "y", Value: 2}},
 	})
+	// The processors listed a page at a time, in name order.
+	for _, c := range []struct {
+		after string
+		limit int
+		want  []string
+	}{
+		{"", 0, []string{"alpha", "mid", "zeta"}},
+		{"", 2, []string{"alpha", "mid"}},
+		{"mid", 2, []string{"zeta"}},
+		{"alpha", 1, []string{"mid"}},
+		{"zeta", 10, nil},
+	} {
+		ps, err := st.ListProcessors(ctxT(t), c.after, c.limit)
+		if err != nil {
+			t.Fatalf("ListProcessors(%q, %d): %v", c.after, c.limit, err)
+		}
+		var got []string
+		for _, p := range ps {
+			got = append(got, p.Name)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("ListProcessors(%q, %d) = %v, want %v", c.after, c.limit, got, c.want)
+		}
+		for _, p := range ps {
+			if err := diffProcessor(p, proc(p.Name, map[string]int{"alpha": 2, "mid": 3, "zeta": 1}[p.Name])); err != nil {
+				t.Errorf("ListProcessors: %v", err)
+			}
+		}
+	}
 }
 
 // queueFixture writes n queued "high" batches of processor p with shuffled

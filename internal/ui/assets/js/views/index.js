@@ -7,6 +7,10 @@ import queues from './queues.js';
 import intent from './intent.js';
 import senders from './senders.js';
 // The engine views (processors, leader, committee, replicas) come next.
+import processors from './processors.js';
+import leader from './leader.js';
+import committee from './committee.js';
+import replicas from './replicas.js';
 
 /** The views: the navigation lists those with nav !== false. */
 export const views = [
@@ -16,4 +20,8 @@ export const views = [
   intent,
   senders,
   // engine views
+  processors,
+  leader,
+  committee,
+  replicas,
 ];
