@@ -195,6 +195,12 @@ export type ConfirmResult = {
   success: boolean;
 };
 
+export type ContractStates = {
+  contract: string;
+  coordinator: { [key: string]: number } | null;
+  sender: { [key: string]: number } | null;
+};
+
 export type ContractView = {
   contract: string;
   coordinating: boolean;
@@ -319,6 +325,12 @@ export type IntakeRequest = {
   type?: string;
 };
 
+export type IntentStates = {
+  contracts: Array<ContractStates> | null;
+  coordinatorStates: Array<string> | null;
+  senderStates: Array<string> | null;
+};
+
 export type JobQueueStatus = {
   failed: number;
   name: string;
@@ -371,6 +383,16 @@ export type LogPage = {
   hash: string;
   next: string;
   queue: string;
+};
+
+export type MemberStatus = {
+  clock: number;
+  hash: string;
+  lag: number;
+  node: string;
+  reached: boolean;
+  role: string;
+  unhealthySince?: string;
 };
 
 export type MinFeeResponse = {
@@ -452,6 +474,11 @@ export type ProcessorView = {
   processor: Processor;
 };
 
+export type ProcessorsPage = {
+  next: string;
+  processors: Array<Processor> | null;
+};
+
 export type Queue = {
   deadline?: number;
   delayUntil?: string;
@@ -466,6 +493,14 @@ export type QueueResponse = {
   counts: { [key: string]: number } | null;
   queue: Queue;
   replication?: JSONValue;
+};
+
+export type QueueStatus = {
+  members: Array<MemberStatus> | null;
+  primary: string;
+  queue: string;
+  self: string;
+  version: number;
 };
 
 export type QueuesResponse = {
@@ -518,6 +553,11 @@ export type SessionResponse = {
   principal: string;
   roles: Array<string> | null;
   version: string;
+};
+
+export type SetsPage = {
+  next: string;
+  sets: Array<QueueStatus> | null;
 };
 
 export type StatsHistoryResponse = {
@@ -1003,6 +1043,15 @@ export class GeneratedClient extends ClientBase {
   }
 
   /**
+   * Each privacy group's intents in flight here, by seed 003 state.
+   *
+   * GET /v1/distseq/intents (read)
+   */
+  getV1DistseqIntents(args: Record<string, never> = {}, opts?: RequestOptions): Promise<IntentStates> {
+    return this.request<IntentStates>({ method: "GET", path: `/v1/distseq/intents` }, opts);
+  }
+
+  /**
    * A page of the chain's events.
    *
    * GET /v1/events (read)
@@ -1138,6 +1187,24 @@ export class GeneratedClient extends ClientBase {
    */
   getV1Peers(args: Record<string, never> = {}, opts?: RequestOptions): Promise<PeersPage> {
     return this.request<PeersPage>({ method: "GET", path: `/v1/peers` }, opts);
+  }
+
+  /**
+   * The processors in the order of their names, a page at a time.
+   *
+   * GET /v1/processors (read)
+   */
+  getV1Processors(args: {
+    /**
+     * next of the previous page
+     */
+    after?: string;
+    /**
+     * how many at most
+     */
+    limit?: number;
+  } = {}, opts?: RequestOptions): Promise<ProcessorsPage> {
+    return this.request<ProcessorsPage>({ method: "GET", path: `/v1/processors`, query: { after: args["after"], limit: args["limit"] } }, opts);
   }
 
   /**
@@ -1379,6 +1446,24 @@ export class GeneratedClient extends ClientBase {
    */
   getV1Smm(args: Record<string, never> = {}, opts?: RequestOptions): Promise<Status> {
     return this.request<Status>({ method: "GET", path: `/v1/smm` }, opts);
+  }
+
+  /**
+   * The replica sets naming this node, with each member's head and lag, a page at a time.
+   *
+   * GET /v1/smm/sets (read)
+   */
+  getV1SmmSets(args: {
+    /**
+     * next of the previous page
+     */
+    after?: string;
+    /**
+     * how many at most
+     */
+    limit?: number;
+  } = {}, opts?: RequestOptions): Promise<SetsPage> {
+    return this.request<SetsPage>({ method: "GET", path: `/v1/smm/sets`, query: { after: args["after"], limit: args["limit"] } }, opts);
   }
 
   /**
