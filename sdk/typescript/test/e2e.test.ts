@@ -12,50 +12,18 @@ import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { OrdoClient, keyFromSeed, type Intent, type api } from "../src/index.js";
+import { freePort, need, waitFor } from "./helpers.js";
 
 const ordoBin = process.env.ORDO_BIN;
 const goWorker = process.env.ORDO_GO_WORKER;
 const tsWorker = fileURLToPath(new URL("../examples/voting/main.js", import.meta.url));
 
-function need(what: string, have: string | undefined): string | false {
-  if (have) return false;
-  const msg = `SKIPPED: ${what} is not set, so the end-to-end test does not run (sdk/typescript/ci.sh sets it)`;
-  if (process.env.CI === "true") throw new Error(`${what} must be set under CI=true`);
-  console.error(`\n*** ${msg} ***\n`);
-  return msg;
-}
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
-/** waitFor polls cond until it holds or the deadline passes. */
-async function waitFor<T>(what: string, ms: number, cond: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await cond();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms}ms${last ? ` (last error: ${last})` : ""}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** A child process with its output kept for the failure message. */
 class Proc {
@@ -227,8 +195,8 @@ async function scenario(kind: Kind, role: Role): Promise<void> {
   }
 }
 
-const skipAll = need("ORDO_BIN", ordoBin);
-const skipGo = skipAll || need("ORDO_GO_WORKER", goWorker);
+const skipAll = need("ORDO_BIN", ordoBin, "the end-to-end test");
+const skipGo = skipAll || need("ORDO_GO_WORKER", goWorker, "the end-to-end test");
 for (const kind of ["ts", "go"] as Kind[]) {
   for (const role of ["sender", "type"] as Role[]) {
     const skip = kind === "go" ? skipGo : skipAll;

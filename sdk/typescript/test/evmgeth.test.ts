@@ -9,50 +9,19 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EVMClient, OrdoError, evmKey, ordoEVMTx, signEVMTx } from "../src/index.js";
+import { freePort, need, waitFor } from "./helpers.js";
 
 const gethBin = process.env.ORDO_GETH;
 // geth --dev's funded dev account (internal/procs.GethDevKey): public.
 const gethDevKey = "b71c71a67e1177ad4e901695e1b4b9ee17ae16c6668d313eac2f96dbcda3f291";
 
-function need(): string | false {
-  if (gethBin) return false;
-  if (process.env.CI === "true") throw new Error("ORDO_GETH must be set under CI=true");
-  const msg = "SKIPPED: ORDO_GETH is not set, so the EVM signing test against geth does not run (sdk/typescript/ci.sh sets it)";
-  console.error(`\n*** ${msg} ***\n`);
-  return msg;
-}
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
-async function waitFor<T>(what: string, ms: number, cond: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await cond();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms}ms${last ? ` (last error: ${last})` : ""}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
-test("geth accepts, mines and recovers transactions the SDK signs", { skip: need(), timeout: 120_000 }, async (t) => {
+test("geth accepts, mines and recovers transactions the SDK signs", { skip: need("ORDO_GETH", gethBin, "the EVM signing test against geth"), timeout: 120_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "ordo-geth-"));
   const httpPort = await freePort();
   const wsPort = await freePort();

@@ -11,48 +11,17 @@ import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   EVMClient, OrdoClient, WorkerError, encodeRouterExecute, keccak256, ordoEVMTx, readEVMKeyFile, signEVMTx, Worker, type EVMTxStatus, type RouterCall,
 } from "../src/index.js";
+import { freePort, need, waitFor } from "./helpers.js";
 
 const ordoBin = process.env.ORDO_BIN;
 
-function need(): string | false {
-  if (ordoBin) return false;
-  if (process.env.CI === "true") throw new Error("ORDO_BIN must be set under CI=true");
-  const msg = "SKIPPED: ORDO_BIN is not set, so the EVM worker sender test does not run (sdk/typescript/ci.sh sets it)";
-  console.error(`\n*** ${msg} ***\n`);
-  return msg;
-}
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
-async function waitFor<T>(what: string, ms: number, cond: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await cond();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms}ms${last ? ` (last error: ${last})` : ""}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A child process with the tail of its output kept for a failure. */
 function run(cmd: string, args: string[]): { child: ChildProcess; out: () => string; stop: () => Promise<void> } {
@@ -102,7 +71,7 @@ function encodeCall(method: string, args: Record<string, unknown>): string {
   return keccak256(Buffer.from(c.sig)).slice(0, 10) + head + tail;
 }
 
-test("a TypeScript worker sender on an EVM node: every intent DONE, sent from its account", { skip: need(), timeout: 180_000 }, async (t) => {
+test("a TypeScript worker sender on an EVM node: every intent DONE, sent from its account", { skip: need("ORDO_BIN", ordoBin, "the EVM worker sender test"), timeout: 180_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "ordo-sdk-evmworker-"));
   const procs: ReturnType<typeof run>[] = [];
   t.after(async () => {
