@@ -1,14 +1,12 @@
 package devchain_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 var updateVectors = flag.Bool("update-vectors", false, "rewrite testdata/tx_vectors.json")
@@ -104,23 +102,5 @@ func hexSeed(b []byte) string {
 // TypeScript SDK that checks them, follow (go test ./internal/chain/devchain
 // -run TestTxVectors -update-vectors rewrites them).
 func TestTxVectors(t *testing.T) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(buildVectors(t)); err != nil {
-		t.Fatal(err)
-	}
-	if *updateVectors {
-		if err := os.WriteFile(filepath.FromSlash(vectorsFile), buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(filepath.FromSlash(vectorsFile))
-	if err != nil {
-		t.Fatalf("%v (rewrite it with -update-vectors)", err)
-	}
-	if !bytes.Equal(got, buf.Bytes()) {
-		t.Fatalf("%s is stale: go test ./internal/chain/devchain -run TestTxVectors -update-vectors rewrites it", vectorsFile)
-	}
+	testkit.GoldenJSON(t, vectorsFile, buildVectors(t), *updateVectors, "go test ./internal/chain/devchain -run TestTxVectors -update-vectors")
 }

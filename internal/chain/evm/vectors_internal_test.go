@@ -1,14 +1,11 @@
 package evm
 
 import (
-	"bytes"
 	"crypto/ecdsa"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math/big"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/ordolabs/ordo/internal/chain"
+	"github.com/ordolabs/ordo/internal/testkit"
 )
 
 var updateVectors = flag.Bool("update-vectors", false, "rewrite testdata/evm_vectors.json")
@@ -303,23 +301,5 @@ func buildVectors(t *testing.T) evmVectors {
 // -update-vectors rewrites them).
 func TestEVMVectors(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(buildVectors(t)); err != nil {
-		t.Fatal(err)
-	}
-	if *updateVectors {
-		if err := os.WriteFile(filepath.FromSlash(vectorsFile), buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(filepath.FromSlash(vectorsFile))
-	if err != nil {
-		t.Fatalf("%v (rewrite it with -update-vectors)", err)
-	}
-	if !bytes.Equal(got, buf.Bytes()) {
-		t.Fatalf("%s is stale: go test ./internal/chain/evm -run TestEVMVectors -update-vectors rewrites it", vectorsFile)
-	}
+	testkit.GoldenJSON(t, vectorsFile, buildVectors(t), *updateVectors, "go test ./internal/chain/evm -run TestEVMVectors -update-vectors")
 }
