@@ -18,11 +18,16 @@ import (
 // ID is its cursor (ChangesOptions.After resumes right after it).
 type Change = apitypes.Change
 
+// ChangesNow is the ChangesOptions.After that streams only the changes
+// committed after the stream opened.
+const ChangesNow = "now"
+
 // ChangesOptions selects the changes Changes streams.
 type ChangesOptions struct {
 	// Queue, when set, keeps only that queue's changes.
 	Queue string
-	// After resumes after the change of this ID; empty starts at the
+	// After resumes after the change of this ID; ChangesNow starts at the
+	// node's newest change (only changes to come); empty starts at the
 	// oldest change the node keeps.
 	After string
 	// Opened, when set, is called once the node accepted the stream,

@@ -49,7 +49,10 @@ func sendAndWait(ctx context.Context, c, sc *client.Client, in client.Intake) (c
 	ended := make(chan client.Change)
 	refused := make(chan error, 1)
 	go func() {
-		after := ""
+		// From the feed's tail: what is to come, not the queue's history;
+		// a reopening resumes after the last change read (or at the tail
+		// again, the record then read in case its end fell in the gap).
+		after := client.ChangesNow
 		for {
 			err := sc.Changes(ctx, client.ChangesOptions{Queue: in.Queue, After: after, Opened: func() {
 				select {

@@ -56,6 +56,11 @@ func (s *Streams) ch() chan struct{} {
 // than once.
 func (s *Streams) End() { s.once.Do(func() { close(s.ch()) }) }
 
+// ChangesNow is the after of GET /v1/changes that starts at the feed's
+// tail: only the changes committed after the stream opened (`ordo tx send
+// --wait` opens its stream so before it sends).
+const ChangesNow = "now"
+
 // changesQuery parses GET /v1/changes' query (queue, after: each at most
 // once) and the Last-Event-ID header, which wins over after (a browser
 // resends its first URL with the last id it read).
@@ -100,6 +105,14 @@ func (s *server) changes(w http.ResponseWriter, r *http.Request) {
 	// The first page before the headers, so that a bad cursor is a 400;
 	// the wake before each read, so that a commit after it wakes us.
 	wake := s.n.Committed()
+	if f.After == ChangesNow {
+		if f.After, err = s.st.ChangesTail(ctx); err != nil {
+			if ctx.Err() == nil {
+				s.api.WriteError(w, fmt.Errorf("api: changes: %w", err))
+			}
+			return
+		}
+	}
 	page, err := s.st.Changes(ctx, f)
 	if errors.Is(err, store.ErrBadCursor) {
 		s.api.WriteError(w, httpjson.Errorf(CodeBadQuery, "change id %s is not the id of a change of this node's feed", sequencer.Excerpt(f.After)))

@@ -188,6 +188,16 @@ func TestChangesStream(t *testing.T) {
 			}
 		}
 	})
+	t.Run("now", func(t *testing.T) {
+		// ?after=now skips every change already in the feed: the first
+		// event is a change of an intent sent after the stream opened.
+		s := openChanges(t, e, "/v1/changes?after=now", nil)
+		c, _ := e.post(t, "feed-c", typ, `{"title":"c"}`, "feed-c")
+		ev, _ := s.next(t, 10*time.Second, false)
+		if ch := change(t, ev); ch.UID != c.UID || ch.ID <= got[len(got)-1].ID {
+			t.Fatalf("?after=now: first change %+v, want one of %s after %s", ch, c.UID, got[len(got)-1].ID)
+		}
+	})
 	t.Run("queue", func(t *testing.T) {
 		// From the oldest, all would give a's first change, then b's.
 		s := openChanges(t, e, "/v1/changes?queue=feed-a", nil)

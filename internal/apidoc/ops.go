@@ -122,7 +122,7 @@ var Ops = []Op{
 	{Pattern: "GET /v1/senders", Tag: "sequencer", Summary: "The senders and their nonces.", Response: typ[api.SendersResponse]()},
 	{Pattern: "GET /v1/changes", Tag: "sequencer", Summary: "Server-sent events: change, per state transition of a record, resumable from an id.",
 		Query: []Param{{"queue", "only this queue's changes", str},
-			{"after", "resume after this change id (the Last-Event-ID header, when sent, wins)", str}},
+			{"after", "resume after this change id, or now: only the changes to come (the Last-Event-ID header, when sent, wins)", str}},
 		Raw: "text/event-stream", Exempt: "a server-sent event stream: each event's data is a Change (id, uid, queue, from, to, at, note), one JSON line",
 		Errors: []string{api.CodeBadQuery}},
 	{Pattern: "GET /v1/session", Tag: "node", Summary: "The caller's principal and roles, and the node's engines, chain and version.",

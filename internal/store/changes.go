@@ -40,6 +40,10 @@ type ChangeFilter struct {
 // commits land out of order.
 type ChangeFeed interface {
 	Changes(ctx context.Context, f ChangeFilter) ([]TxChange, error)
+	// ChangesTail is the cursor of the newest change Changes can hand out
+	// now ("" when it has none): Changes after it reads only the changes
+	// to come (GET /v1/changes?after=now).
+	ChangesTail(ctx context.Context) (string, error)
 }
 
 // ErrBadCursor is the error of a ChangeFilter.After that no TxChange of the

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -124,4 +125,35 @@ func (s *Store) Changes(ctx context.Context, f store.ChangeFilter) ([]store.TxCh
 		return nil, fmt.Errorf("postgres: changes: %w", err)
 	}
 	return out, nil
+}
+
+// changesTailSQL is the newest row Changes can hand out now: below the
+// snapshot's xmin, last in (xid, id) order. A row of a transaction still
+// open has an xid at least that xmin, so it sorts after the tail: Changes
+// after the tail hands it out once it is readable.
+const changesTailSQL = `SELECT xid::text, id FROM changes
+	WHERE xid < pg_snapshot_xmin(pg_current_snapshot())
+	ORDER BY xid DESC, id DESC LIMIT 1`
+
+// ChangesTail implements store.ChangeFeed (the rule of changesTailSQL).
+func (s *Store) ChangesTail(ctx context.Context) (string, error) {
+	if s.isClosed() {
+		return "", ErrClosed
+	}
+	var (
+		x  string
+		id int64
+	)
+	err := s.pool.QueryRow(ctx, changesTailSQL).Scan(&x, &id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("postgres: changes tail: %w", err)
+	}
+	xv, err := strconv.ParseUint(x, 10, 64)
+	if err != nil {
+		return "", fmt.Errorf("postgres: changes tail: xid %q: %w", x, err)
+	}
+	return changeID(xv, id), nil
 }

@@ -56,3 +56,15 @@ func (s *Store) Changes(ctx context.Context, f store.ChangeFilter) ([]store.TxCh
 	}
 	return out, nil
 }
+
+// ChangesTail implements store.ChangeFeed: the newest history row's id.
+func (s *Store) ChangesTail(ctx context.Context) (string, error) {
+	var id sql.NullInt64
+	if err := s.rdb.QueryRowContext(ctx, `SELECT MAX(id) FROM history`).Scan(&id); err != nil {
+		return "", fmt.Errorf("sqlite: changes tail: %w", err)
+	}
+	if !id.Valid {
+		return "", nil
+	}
+	return changeID(id.Int64), nil
+}

@@ -42,6 +42,9 @@ func (s *suite) testChanges(t *testing.T) {
 	if got := changesOf(t, st, store.ChangeFilter{}, 0); len(got) != 0 {
 		t.Fatalf("Changes of an empty store = %+v", got)
 	}
+	if tail, err := st.ChangesTail(ctxT(t)); err != nil || tail != "" {
+		t.Fatalf("ChangesTail of an empty store = %q, %v; want \"\"", tail, err)
+	}
 	enqueue(t, st, ntx("a", "q1"), ntx("b", "q1"), ntx("c", "q2"))
 	step := func(uid string, from, to store.TxState, ms int, note string) (store.TxUpdate, store.HistoryEntry) {
 		u := store.TxUpdate{UID: uid, State: to, At: at(ms)}
@@ -114,6 +117,20 @@ func (s *suite) testChanges(t *testing.T) {
 			t.Fatalf("%s: Changes(%+v) IDs = %v, want %v", tc.name, tc.f, ids(got), ids(tc.want))
 		}
 	}
+	// The tail is the newest change's cursor: after it, only changes to
+	// come (GET /v1/changes?after=now).
+	tail, err := st.ChangesTail(ctxT(t))
+	if err != nil || tail != all[3].ID {
+		t.Fatalf("ChangesTail = %q, %v; want the newest change's %q", tail, err, all[3].ID)
+	}
+	defer func() {
+		if t.Failed() {
+			return
+		}
+		if got := changesOf(t, st, store.ChangeFilter{After: tail}, 2); got[0].UID != "b" || got[1].UID != "c" {
+			t.Fatalf("Changes after the tail = %+v, want the two that followed it", got)
+		}
+	}()
 	for _, bad := range []string{"x", "-1", all[0].ID + "0"} {
 		if _, err := st.Changes(ctxT(t), store.ChangeFilter{After: bad}); !errors.Is(err, store.ErrBadCursor) {
 			t.Fatalf("Changes after %q: %v, want ErrBadCursor", bad, err)
@@ -122,11 +139,11 @@ func (s *suite) testChanges(t *testing.T) {
 
 	// Retention: a, finished long ago, is pruned with its changes; a
 	// cursor before them reads from the oldest kept.
+	apply(t, st, batch(st1("b", store.Revision, store.Done, 90_000, ""), st1("c", store.Revision, store.Done, 90_001, "")))
 	p, ok := any(st.Store).(store.Pruner)
 	if !ok {
 		return
 	}
-	apply(t, st, batch(st1("b", store.Revision, store.Done, 90_000, ""), st1("c", store.Revision, store.Done, 90_001, "")))
 	changesOf(t, st, store.ChangeFilter{}, 6)
 	if got, err := p.PruneFinished(ctxT(t), at(3000), 100); err != nil || got.Transactions != 1 {
 		t.Fatalf("PruneFinished = %+v, %v; want a pruned", got, err)

@@ -81,7 +81,9 @@ function setLive(text, cls) {
 function startChanges() {
   if (changes) return;
   setLive('connecting…', 'wait');
-  changes = stream('/v1/changes', {}, (ev) => {
+  // From the feed's tail (after=now): the views read the state itself, the
+  // stream only tells them what changed since, not the node's history.
+  changes = stream('/v1/changes', { after: 'now' }, (ev) => {
     if (ev.event !== 'change') return;
     for (const fn of listeners) {
       try {

@@ -1015,7 +1015,7 @@ export class GeneratedClient extends ClientBase {
      */
     queue?: string;
     /**
-     * resume after this change id (the Last-Event-ID header, when sent, wins)
+     * resume after this change id, or now: only the changes to come (the Last-Event-ID header, when sent, wins)
      */
     after?: string;
   } = {}, opts?: RequestOptions & { lastEventId?: string }): AsyncGenerator<SSEEvent> {
