@@ -494,6 +494,17 @@ func TestCancelStuckNonce(t *testing.T) {
 			if err != nil || uid != tx.UID {
 				t.Fatalf("cancel: %q, %v", uid, err)
 			}
+			// The no-op must be on its way before the spike's blocks run out:
+			// after them the stuck attempt itself would land (DONE).
+			waitFor(t, "the no-op at the nonce sent", 30*time.Second, func() bool {
+				got, _ := r.store.Get(ctx, tx.UID)
+				for _, a := range got.Attempts {
+					if a.Cancel == then && a.Outcome != "" {
+						return true
+					}
+				}
+				return false
+			})
 			want := store.Failed
 			if then == store.CancelRequeue {
 				want = store.Done
