@@ -212,13 +212,14 @@ type onChain struct {
 	gasUsed  uint64
 	price    *big.Int // the effective gas price
 	baseFee  *big.Int // its block's base fee
+	fullness float64  // its block's gas used over its gas limit
 	reverted bool     // status 0
 	failed   string   // a router outcome other than IntentApplied, or none
 }
 
 // readTxs reads each hash's transaction, receipt and block base fee.
 func readTxs(ctx context.Context, ec *ethclient.Client, router common.Address, hashes []common.Hash) ([]onChain, error) {
-	base := map[uint64]*big.Int{}
+	heads := map[uint64]*types.Header{}
 	out := make([]onChain, len(hashes))
 	for i, h := range hashes {
 		tx, _, err := ec.TransactionByHash(ctx, h)
@@ -230,16 +231,16 @@ func readTxs(ctx context.Context, ec *ethclient.Client, router common.Address, h
 			return nil, fmt.Errorf("receipt of %s: %w", h, err)
 		}
 		b := r.BlockNumber.Uint64()
-		if base[b] == nil {
-			hd, err := ec.HeaderByNumber(ctx, r.BlockNumber)
-			if err != nil {
+		hd := heads[b]
+		if hd == nil {
+			if hd, err = ec.HeaderByNumber(ctx, r.BlockNumber); err != nil {
 				return nil, fmt.Errorf("block %d: %w", b, err)
 			}
-			base[b] = hd.BaseFee
+			heads[b] = hd
 		}
 		o := onChain{hash: h, input: tx.Data(), gas: tx.Gas(), block: b, gasUsed: r.GasUsed,
-			price: r.EffectiveGasPrice, baseFee: base[b], reverted: r.Status != types.ReceiptStatusSuccessful,
-			failed: routerOutcome(r.Logs, router)}
+			price: r.EffectiveGasPrice, baseFee: hd.BaseFee, fullness: float64(hd.GasUsed) / float64(max(hd.GasLimit, 1)),
+			reverted: r.Status != types.ReceiptStatusSuccessful, failed: routerOutcome(r.Logs, router)}
 		if tx.To() != nil {
 			o.to = *tx.To()
 		}

@@ -23,14 +23,16 @@ type figures struct {
 	feeShare  float64 // Σ tip × gasUsed / Σ baseFee × gasUsed
 	tipGwei   float64 // the mean tip per gas paid, in gwei
 	baseGwei  float64 // the mean base fee per gas paid, in gwei
+	blocks    uint64  // from the first receipt's block to the last
+	fullest   float64 // the fullest of those blocks: gas used over the gas limit
 	reverted  int
 	failed    int // a router outcome other than IntentApplied
 }
 
 // String is the contender's part of the line.
 func (f figures) String() string {
-	return fmt.Sprintf("%.1f tx/s, confirm p50 %d p99 %d blocks, fees over the base fee %.1f%% (tip %.3g gwei, base fee %.3g gwei per gas), failed %d, reverted %d",
-		f.perSecond, f.p50, f.p99, 100*f.feeShare, f.tipGwei, f.baseGwei, f.failed, f.reverted)
+	return fmt.Sprintf("%.1f tx/s, confirm p50 %d p99 %d blocks, fees over the base fee %.1f%% (tip %.3g gwei, base fee %.3g gwei per gas), %d blocks (fullest %.0f%% of its gas limit), failed %d, reverted %d",
+		f.perSecond, f.p50, f.p99, 100*f.feeShare, f.tipGwei, f.baseGwei, f.blocks, 100*f.fullest, f.failed, f.reverted)
 }
 
 // percentile is the nearest-rank p-th percentile (0 < p ≤ 100) of sorted
@@ -78,17 +80,21 @@ func compute(samples []sample, start, end time.Time) (figures, error) {
 		return figures{}, fmt.Errorf("the last receipt (%s) is not after the first intake (%s)", end, start)
 	}
 	f := figures{txs: len(samples)}
+	first := samples[0].tx.block
 	lat := make([]uint64, 0, len(samples))
 	txs := make([]onChain, 0, len(samples))
 	for _, s := range samples {
 		lat = append(lat, s.tx.block-min(s.tx.block, s.head))
 		txs = append(txs, s.tx)
+		first = min(first, s.tx.block)
+		f.fullest = max(f.fullest, s.tx.fullness)
 		if s.tx.reverted {
 			f.reverted++
 		} else if s.tx.failed != "" {
 			f.failed++
 		}
 	}
+	f.blocks = lastBlock(samples) - first + 1
 	slices.Sort(lat)
 	f.p50, f.p99 = percentile(lat, 50), percentile(lat, 99)
 	f.perSecond = float64(len(samples)) / end.Sub(start).Seconds()

@@ -66,7 +66,7 @@ func TestCompute(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
 	tx := func(block uint64, reverted bool, failed string) onChain {
-		return onChain{block: block, gasUsed: 100, price: gwei(3), baseFee: gwei(1), reverted: reverted, failed: failed}
+		return onChain{block: block, gasUsed: 100, price: gwei(3), baseFee: gwei(1), fullness: float64(block) / 100, reverted: reverted, failed: failed}
 	}
 	samples := []sample{
 		{head: 10, tx: tx(11, false, "")},
@@ -91,6 +91,9 @@ func TestCompute(t *testing.T) {
 	}
 	if math.Abs(f.feeShare-2) > 1e-9 || math.Abs(f.tipGwei-2) > 1e-9 || math.Abs(f.baseGwei-1) > 1e-9 {
 		t.Errorf("fee share %v, tip %v gwei, base %v gwei; want 2, 2, 1", f.feeShare, f.tipGwei, f.baseGwei)
+	}
+	if f.blocks != 4 || f.fullest != 0.14 {
+		t.Errorf("%d blocks, fullest %v; want 4 (11 to 14) and 0.14", f.blocks, f.fullest)
 	}
 	if got := lastBlock(samples); got != 14 {
 		t.Errorf("lastBlock = %d, want 14", got)
