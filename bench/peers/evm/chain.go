@@ -104,7 +104,10 @@ func startDevChain(ctx context.Context, bin, dir string, accounts int, blockTime
 		}
 		if time.Now().After(deadline) {
 			c.stop()
-			return nil, fmt.Errorf("ordo evmdev wrote no evm.yaml in %s: %v", dir, err)
+			if err == nil {
+				err = errors.New("it names no router")
+			}
+			return nil, fmt.Errorf("ordo evmdev wrote no evm.yaml in %s: %w", dir, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

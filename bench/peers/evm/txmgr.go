@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ func txmgrSettings(blockTime time.Duration) string {
 }
 
 // newTxmgr builds the SimpleTxManager of one dev key on ec's chain.
-func newTxmgr(ec *ethclient.Client, chainID *big.Int, keyFile string, blockTime time.Duration) (*txmgr.SimpleTxManager, error) {
+func newTxmgr(ec *ethclient.Client, chainID *big.Int, keyFile string, blockTime time.Duration, logs io.Writer) (*txmgr.SimpleTxManager, error) {
 	key, err := crypto.LoadECDSA(keyFile)
 	if err != nil {
 		return nil, err
@@ -60,7 +61,7 @@ func newTxmgr(ec *ethclient.Client, chainID *big.Int, keyFile string, blockTime 
 	cfg.MinTipCap.Store(big.NewInt(params.GWei))
 	cfg.MinBaseFee.Store(big.NewInt(params.GWei))
 	cfg.MinBlobTxFee.Store(big.NewInt(params.GWei))
-	return txmgr.NewSimpleTxManagerFromConfig(fmt.Sprintf("peers-%s", from.Hex()[:8]), log.NewLogger(log.DiscardHandler()), &metrics.NoopTxMetrics{}, cfg)
+	return txmgr.NewSimpleTxManagerFromConfig(fmt.Sprintf("peers-%s", from.Hex()[:8]), log.NewLogger(log.NewTerminalHandlerWithLevel(logs, log.LevelWarn, false)), &metrics.NoopTxMetrics{}, cfg)
 }
 
 // txmgrRun is the result of OP txmgr's run, as ordoRun.
@@ -104,6 +105,20 @@ func runTxmgr(ctx context.Context, bin string, o options, router common.Address,
 		return txmgrRun{}, ctx.Err()
 	}
 
+	// The managers' warnings go to a file, named when the run fails.
+	logf, err := os.CreateTemp("", "ordo-peers-evm-txmgr-*.log")
+	if err != nil {
+		return txmgrRun{}, err
+	}
+	defer func() { _ = logf.Close() }()
+	failed := true
+	defer func() {
+		if failed {
+			fmt.Fprintf(os.Stderr, "peers evm: OP txmgr's warnings are in %s\n", logf.Name())
+		} else {
+			_ = os.Remove(logf.Name())
+		}
+	}()
 	mgrs := make([]*txmgr.SimpleTxManager, o.keys)
 	for k := range o.keys {
 		// Each manager has its own connection, as a user's would.
@@ -111,7 +126,7 @@ func runTxmgr(ctx context.Context, bin string, o options, router common.Address,
 		if err != nil {
 			return txmgrRun{}, err
 		}
-		if mgrs[k], err = newTxmgr(mec, ch.chainID, ch.keyFile(k+1), o.blockTime); err != nil {
+		if mgrs[k], err = newTxmgr(mec, ch.chainID, ch.keyFile(k+1), o.blockTime, logf); err != nil {
 			mec.Close()
 			return txmgrRun{}, fmt.Errorf("txmgr of dev account %d: %w", k+1, err)
 		}
@@ -186,5 +201,6 @@ func runTxmgr(ctx context.Context, bin string, o options, router common.Address,
 		run.samples[i] = sample{head: heads[i], tx: got[i]}
 	}
 	run.end, err = hs.waitSeen(ctx, lastBlock(run.samples))
+	failed = err != nil
 	return run, err
 }
