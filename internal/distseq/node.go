@@ -159,30 +159,28 @@ func (n *Node) submit(ctx context.Context, in InputSubmit) (string, error) {
 // Contracts reads, between two steps, every privacy group as the core
 // sees it (Core.Contracts): the coordinator per contract for the API.
 func (n *Node) Contracts(ctx context.Context) ([]ContractView, error) {
-	ch := make(chan []ContractView, 1)
-	n.inbox.Put(envelope{read: func(c *Core) { ch <- c.Contracts() }})
-	select {
-	case v := <-ch:
-		return v, nil
-	case <-n.done:
-		return nil, ErrStopped
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return readCore(ctx, n, (*Core).Contracts)
 }
 
 // StateCounts reads, between two steps, each contract's intents by state
 // (Core.StateCounts) for the API.
 func (n *Node) StateCounts(ctx context.Context) ([]StateCount, error) {
-	ch := make(chan []StateCount, 1)
-	n.inbox.Put(envelope{read: func(c *Core) { ch <- c.StateCounts() }})
+	return readCore(ctx, n, (*Core).StateCounts)
+}
+
+// readCore runs read on the core between two steps (on the node's loop)
+// and returns what it read.
+func readCore[T any](ctx context.Context, n *Node, read func(*Core) T) (T, error) {
+	ch := make(chan T, 1)
+	n.inbox.Put(envelope{read: func(c *Core) { ch <- read(c) }})
+	var zero T
 	select {
 	case v := <-ch:
 		return v, nil
 	case <-n.done:
-		return nil, ErrStopped
+		return zero, ErrStopped
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return zero, ctx.Err()
 	}
 }
 
