@@ -137,6 +137,24 @@ type heads struct {
 	ready chan struct{}
 }
 
+// follow dials the chain's JSON-RPC at url and follows its head
+// (watchHeads) until stop; it returns once the first head is read.
+func follow(ctx context.Context, url string) (ec *ethclient.Client, hs *heads, stop func(), err error) {
+	if ec, err = ethclient.DialContext(ctx, url); err != nil {
+		return nil, nil, nil, err
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	stop = func() { cancel(); ec.Close() }
+	hs = watchHeads(wctx, ec)
+	select {
+	case <-hs.ready:
+		return ec, hs, stop, nil
+	case <-ctx.Done():
+		stop()
+		return nil, nil, nil, ctx.Err()
+	}
+}
+
 // watchHeads polls ec every 20 ms until ctx ends.
 func watchHeads(ctx context.Context, ec *ethclient.Client) *heads {
 	h := &heads{seen: map[uint64]time.Time{}, ready: make(chan struct{})}

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/ethclient"
 )
 
 // ordoModule is the first line of the repository's go.mod.
@@ -173,19 +172,11 @@ func runOrdo(ctx context.Context, bin string, o options, setup, intents []intent
 	if err := waitHealthy(ctx, hc, base+"/healthz", exited); err != nil {
 		return ordoRun{}, fmt.Errorf("ordo serve: %w\n%s", err, nodeLog())
 	}
-	ec, err := ethclient.DialContext(ctx, ch.httpURL)
+	ec, hs, stopFollow, err := follow(ctx, ch.httpURL)
 	if err != nil {
 		return ordoRun{}, err
 	}
-	defer ec.Close()
-	wctx, stopWatch := context.WithCancel(ctx)
-	defer stopWatch()
-	hs := watchHeads(wctx, ec)
-	select {
-	case <-hs.ready:
-	case <-ctx.Done():
-		return ordoRun{}, ctx.Err()
-	}
+	defer stopFollow()
 
 	// The setup, not measured: each claim open before its votes are sent,
 	// so that their gas estimates see it.

@@ -91,19 +91,11 @@ func runTxmgr(ctx context.Context, bin string, o options, router common.Address,
 	if ch.router != router {
 		return txmgrRun{}, fmt.Errorf("the fresh chain's router is %s, ordo's run had %s: not the same chain", ch.router, router)
 	}
-	ec, err := ethclient.DialContext(ctx, ch.httpURL)
+	ec, hs, stopFollow, err := follow(ctx, ch.httpURL)
 	if err != nil {
 		return txmgrRun{}, err
 	}
-	defer ec.Close()
-	wctx, stopWatch := context.WithCancel(ctx)
-	defer stopWatch()
-	hs := watchHeads(wctx, ec)
-	select {
-	case <-hs.ready:
-	case <-ctx.Done():
-		return txmgrRun{}, ctx.Err()
-	}
+	defer stopFollow()
 
 	// The managers' warnings go to a file, named when the run fails.
 	logf, err := os.CreateTemp("", "ordo-peers-evm-txmgr-*.log")
