@@ -73,6 +73,10 @@ func nonceConsumed(a *store.Attempt) bool {
 // decides (see decide) once all answers are in.
 func (c *Core) startCheck(q *queue, why check) {
 	f := q.lead()
+	if why == checkLookup {
+		c.relook(q)
+		return
+	}
 	n := 0
 	for _, a := range f.rec.Attempts {
 		// Live attempts, and every inclusion: what decide acts on must be
@@ -313,6 +317,8 @@ func (c *Core) decide(q *queue, why check) {
 	}
 	la := t.last()
 	switch why {
+	case checkLookup:
+		c.decide(q, f.then)
 	case checkRecover, checkPromote:
 		c.recoverDecide(q, la, pending, why)
 	case checkBeforeDispatch:
@@ -334,8 +340,9 @@ func (c *Core) decide(q *queue, why check) {
 		}
 		if b := c.anyUnreported(t); b != nil && f.verdict != verdictPermanent {
 			// A remote worker may have sent an attempt it never reported:
-			// no hash to ask about, so FAILED must say it may still land.
-			c.ambiguous(q, b)
+			// look for what took its nonce; FAILED must say it may still
+			// land when that cannot tell.
+			c.ambiguous(q, b, checkBeforeFail)
 			return
 		}
 		note := fmt.Sprintf("failed after %d retries", t.rec.Retries)

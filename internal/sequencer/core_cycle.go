@@ -283,7 +283,7 @@ func (c *Core) dispatch(q *queue) {
 		// Every attempt with a hash was checked and none landed, but the
 		// nonce was consumed, perhaps by an unreported attempt: stop rather
 		// than risk applying the intent twice.
-		c.ambiguous(q, cmp.Or(t.attempt(f.suspect), t.last()))
+		c.ambiguous(q, cmp.Or(t.attempt(f.suspect), t.last()), checkBeforeDispatch)
 		return
 	}
 	for i := range t.rec.Attempts {
@@ -294,7 +294,7 @@ func (c *Core) dispatch(q *queue) {
 		// An attempt by another sender (one that left the configuration):
 		// a nonce of this sender cannot replace it.
 		if c.maybeSent(b) {
-			c.ambiguous(q, b)
+			c.ambiguous(q, b, checkBeforeDispatch)
 			return
 		}
 		if landable(b) && b.Outcome == store.OutcomeSent {
@@ -319,7 +319,7 @@ func (c *Core) dispatch(q *queue) {
 				// have been sent unreported (this one or an earlier one at
 				// the same nonce): it may have been ours. Derived from the
 				// store, so it holds after a restart too.
-				c.ambiguous(q, c.unreportedAt(t, la.Nonce, la.N+1))
+				c.ambiguous(q, c.unreportedAt(t, la.Nonce, la.N+1), checkBeforeDispatch)
 				return
 			}
 			// Otherwise it never reached the chain and its nonce went
@@ -438,20 +438,6 @@ func (c *Core) anyUnreported(t *txn) *store.Attempt {
 		}
 	}
 	return nil
-}
-
-// ambiguous ends q's transaction FAILED because an attempt that may have
-// been sent unreported (a) could have consumed its nonce: sending again with
-// another nonce could apply the intent twice.
-func (c *Core) ambiguous(q *queue, a *store.Attempt) {
-	f := q.lead()
-	f.verdict = verdictNone
-	t := f.txn
-	t.rec.Error = fmt.Sprintf("ambiguous: attempt %d (nonce %d) went to a remote worker that never reported its hash: it may have been sent, and may have landed or still land; look for memo %s on the chain", a.N, a.Nonce, t.rec.UID)
-	if q.snd != nil {
-		q.snd.nonce = nonceFromChain // the sender's next nonce is unknown: read it from the chain
-	}
-	c.finish(q, store.Failed, t.rec.Error)
 }
 
 // retry counts a failed attempt and moves the transaction to RETRY.

@@ -1,6 +1,8 @@
 package sequencer
 
 import (
+	"time"
+
 	"github.com/ordolabs/ordo/internal/chain"
 )
 
@@ -16,6 +18,13 @@ const (
 	// EffectSubmit: send the signed Tx to the chain, then report Dispatched.
 	EffectSubmit
 	// EffectCheck: ask the chain for Hash's status, then report Checked.
+	// Without a Hash it is a lookup of an attempt a remote worker may have
+	// sent unreported: find the transaction that took Sender.Nonce of
+	// Sender.AccountID in the blocks since Since, and report it included
+	// (CheckedIncluded, its hash in the status) when its memo is UID,
+	// dropped (its reason naming it) when another transaction took the
+	// nonce, unknown when no block read holds it; Err when the chain could
+	// not be read.
 	EffectCheck
 	// EffectHook: run OnSuccess (Success) or OnFailure, then report HookDone.
 	EffectHook
@@ -50,6 +59,9 @@ type Effect struct {
 	// Hash is the attempt's chain transaction hash (EffectSubmit,
 	// EffectCheck).
 	Hash string
+	// Since is the time of the attempt a lookup asks about (EffectCheck
+	// without a Hash).
+	Since time.Time
 	// Tx is the signed chain transaction to send (EffectSubmit).
 	Tx chain.Tx
 	// Success picks the hook (EffectHook): OnSuccess for a DONE transaction,

@@ -344,7 +344,12 @@ func (h *harness) checkEffect(e Effect) {
 			h.t.Fatalf("submit of %s hash %s nonce %d, committed attempt %+v", e.UID, e.Hash, e.Tx.Nonce, a)
 		}
 	case EffectCheck:
-		if a := attempt(); a.Hash != e.Hash || e.Hash == "" {
+		if a := attempt(); e.Hash == "" {
+			// A lookup: of an attempt without a hash, at its nonce.
+			if a.Hash != "" || a.Sender != e.Sender.AccountID || a.Nonce != e.Sender.Nonce {
+				h.t.Fatalf("lookup of %s sender %s nonce %d, committed attempt %+v", e.UID, e.Sender.AccountID, e.Sender.Nonce, a)
+			}
+		} else if a.Hash != e.Hash {
 			h.t.Fatalf("check of %s hash %q, committed attempt %+v", e.UID, e.Hash, a)
 		}
 	case EffectHook:

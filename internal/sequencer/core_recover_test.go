@@ -460,7 +460,8 @@ func TestCoreRecoverPendingAttemptOfGoneSender(t *testing.T) {
 // keystore sender: its hash is committed before any send), the attempt was
 // never sent: the transaction is dispatched again on a sender of this
 // node. If its sender is a remote worker's, or unknown, it may have been
-// sent unreported: FAILED as ambiguous.
+// sent unreported: the node looks up what took its nonce, and with no
+// block showing it, FAILED as ambiguous.
 func TestCoreRecoverUnsignedAttemptOfForeignSender(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -479,6 +480,13 @@ func TestCoreRecoverUnsignedAttemptOfForeignSender(t *testing.T) {
 			h.put(uid, store.Waiting, 0, att(1, "other", 9, 1000, "", ""))
 			h.bind("q1", "other", uid, store.Blocked)
 			h.start()
+			if tc.want == store.Failed {
+				e := h.take(EffectCheck, "q1")
+				if e.Hash != "" || e.Sender.AccountID != "other" || e.Sender.Nonce != 9 {
+					t.Fatalf("check %+v, want a lookup of other's nonce 9", e)
+				}
+				h.checked(e, status("", chain.TxUnknown), nil)
+			}
 			h.wantState(uid, tc.want)
 			if tc.want == store.Failed {
 				if tx := h.tx(uid); !strings.HasPrefix(tx.Error, "ambiguous") {

@@ -495,13 +495,40 @@ func (s *scenario) check(t *testing.T, d *datadriven.TestData) string {
 			d.Fatalf(t, "check: unknown answer %q", answer)
 		}
 		d.MaybeScanArgs(t, "reason", &st.Reason)
-		r := h.checked(e, st, err)
+		var r Ready
+		if e.Hash == "" && err == nil {
+			r = s.lookedUp(t, d, e, st)
+		} else {
+			r = h.checked(e, st, err)
+		}
 		if len(es) == 1 {
 			return fmtReady(r)
 		}
 		out.WriteString(step(fmt.Sprintf("%s:%d %s", e.UID, e.Attempt, answer), r))
 	}
 	return out.String()
+}
+
+// lookedUp answers a lookup (a check without a hash) with st: included or
+// failed is the intent's own transaction (hash=H, fee=F), dropped another
+// one's at height (default: the head), unknown none found.
+func (s *scenario) lookedUp(t *testing.T, d *datadriven.TestData, e Effect, st chain.TxStatus) Ready {
+	h := s.h
+	switch st.State {
+	case chain.TxIncluded:
+		hash, fee := "", uint64(0)
+		d.ScanArgs(t, "hash", &hash)
+		d.MaybeScanArgs(t, "fee", &fee)
+		st.Hash = chain.Hash(hash)
+		h.c.Step(CheckedIncluded(h.now, e.Queue, e.UID, e.Attempt, st, e.Sender.Nonce, fee))
+		return h.step()
+	case chain.TxDropped:
+		st.Height = h.head
+		d.MaybeScanArgs(t, "height", &st.Height)
+		st.Reason = fmt.Sprintf("nonce %d went to another transaction", e.Sender.Nonce)
+	case chain.TxPending, chain.TxUnknown: // as answered
+	}
+	return h.checked(e, st, nil)
 }
 
 // head steps a new block with receipts.
@@ -767,6 +794,9 @@ func fmtEffect(e Effect) string {
 	case EffectSubmit:
 		return fmt.Sprintf("submit %s:%d queue=%s hash=%s nonce=%d fee=%d", e.UID, e.Attempt, e.Queue, e.Hash, e.Tx.Nonce, e.Tx.Fee)
 	case EffectCheck:
+		if e.Hash == "" {
+			return fmt.Sprintf("lookup %s:%d queue=%s sender=%s nonce=%d", e.UID, e.Attempt, e.Queue, e.Sender.AccountID, e.Sender.Nonce)
+		}
 		return fmt.Sprintf("check %s:%d queue=%s hash=%s", e.UID, e.Attempt, e.Queue, e.Hash)
 	case EffectHook:
 		hook := "on-failure"

@@ -25,6 +25,7 @@ const (
 	checkConfirm              // an inclusion reached its confirmation depth: still there?
 	checkPoll                 // PollStatus: the chain's blocks cannot be read
 	checkPromote              // a follower of a pipelined queue leads now: settle what it sent
+	checkLookup               // an unreported attempt's nonce was taken: by which transaction?
 )
 
 // wait is what a transaction in flight waits on besides the clock and new
@@ -106,6 +107,12 @@ type flight struct {
 	// (piped: it has one): a follower's is one above the flight before it.
 	pipe  uint64
 	piped bool
+	// looked are the attempts whose nonce a lookup (checkLookup) asked
+	// about; lookup is the one asked about last, and then what was being
+	// decided when it was asked, decided again on the answer.
+	looked []int
+	lookup int
+	then   check
 	// held is a follower's failed dispatch result, acted on once it leads.
 	held *Input
 	// cancelNext makes the next attempt an operator's no-op (core_cancel.go).

@@ -16,11 +16,12 @@ func _() {
 	_ = x[checkConfirm-5]
 	_ = x[checkPoll-6]
 	_ = x[checkPromote-7]
+	_ = x[checkLookup-8]
 }
 
-const _check_name = "checkNonecheckRecovercheckBeforeDispatchcheckBeforeFailcheckTimeoutcheckConfirmcheckPollcheckPromote"
+const _check_name = "checkNonecheckRecovercheckBeforeDispatchcheckBeforeFailcheckTimeoutcheckConfirmcheckPollcheckPromotecheckLookup"
 
-var _check_index = [...]uint8{0, 9, 21, 40, 55, 67, 79, 88, 100}
+var _check_index = [...]uint8{0, 9, 21, 40, 55, 67, 79, 88, 100, 111}
 
 func (i check) String() string {
 	idx := int(i) - 0

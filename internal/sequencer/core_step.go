@@ -309,7 +309,11 @@ func (c *Core) checked(in Input) {
 		return
 	}
 	f := q.lead()
-	if a := f.attempt(in.Attempt); a != nil && in.Err == "" {
+	if a := f.attempt(in.Attempt); a != nil && in.Err == "" && f.check == checkLookup {
+		if !c.lookedUp(q, f, a, in) {
+			f.recheck = f.check
+		}
+	} else if a != nil && in.Err == "" {
 		if in.Status.State == chain.TxIncluded {
 			recordIncluded(a, in.Nonce, in.Fee)
 		}

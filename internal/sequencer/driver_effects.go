@@ -59,12 +59,44 @@ func (n *Node) perform(ctx context.Context, e Effect) Input {
 // when the chain lists blocks), as a block's receipt is: the attempt then
 // records what landed whichever way the core learnt it.
 func (n *Node) performCheck(ctx context.Context, e Effect) Input {
+	if e.Hash == "" {
+		return n.performLookup(ctx, e)
+	}
 	st, err := n.cfg.Chain.TxStatus(ctx, chain.Hash(e.Hash))
 	if err != nil || st.State != chain.TxIncluded {
 		return Checked(time.Time{}, e.Queue, e.UID, e.Attempt, st, err)
 	}
 	nonce, fee := includedTx(ctx, n.cfg.Chain, chain.Hash(e.Hash), st)
 	return CheckedIncluded(time.Time{}, e.Queue, e.UID, e.Attempt, st, nonce, fee)
+}
+
+// lookupLimit bounds the blocks a lookup reads back from the head.
+const lookupLimit = 10_000
+
+// performLookup finds which transaction took the nonce of an attempt a
+// remote worker may have sent unreported (EffectCheck without a hash): the
+// intent's own (its memo is the uid) is reported included with its hash,
+// another one dropped at its height, none unknown. A chain whose blocks
+// cannot be listed answers unknown.
+func (n *Node) performLookup(ctx context.Context, e Effect) Input {
+	nr, ok := n.cfg.Chain.(chain.NonceReader)
+	if !ok {
+		return Checked(time.Time{}, e.Queue, e.UID, e.Attempt, chain.TxStatus{State: chain.TxUnknown}, nil)
+	}
+	tx, height, found, err := chain.FindNonce(ctx, nr, chain.Address(e.Sender.AccountID), e.Sender.Nonce, e.Since, lookupLimit)
+	switch {
+	case err != nil:
+		return Checked(time.Time{}, e.Queue, e.UID, e.Attempt, chain.TxStatus{}, err)
+	case !found:
+		return Checked(time.Time{}, e.Queue, e.UID, e.Attempt, chain.TxStatus{State: chain.TxUnknown}, nil)
+	case tx.Memo != e.UID:
+		n.log.Info("unreported attempt settled: its nonce went to another transaction", "uid", e.UID, "queue", e.Queue, "attempt", e.Attempt, "nonce", tx.Nonce, "hash", tx.Hash, "height", height)
+		return Checked(time.Time{}, e.Queue, e.UID, e.Attempt, chain.TxStatus{State: chain.TxDropped, Height: height,
+			Reason: fmt.Sprintf("nonce %d went to transaction %s at height %d", tx.Nonce, tx.Hash, height)}, nil)
+	}
+	n.log.Info("unreported attempt found on chain", "uid", e.UID, "queue", e.Queue, "attempt", e.Attempt, "nonce", tx.Nonce, "hash", tx.Hash, "height", height, "status", tx.Status)
+	st := chain.TxStatus{Hash: tx.Hash, State: chain.TxIncluded, Height: height, Index: tx.Index, Success: tx.Status == chain.OutcomeSucceeded, Reason: tx.Reason}
+	return CheckedIncluded(time.Time{}, e.Queue, e.UID, e.Attempt, st, tx.Nonce, tx.Fee)
 }
 
 // includedTx reads the nonce and fee of the transaction hash, included as st says,

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/ordolabs/ordo/internal/chain"
 	"github.com/ordolabs/ordo/internal/sequencer"
 )
 
@@ -132,17 +133,37 @@ func (w *RemoteWorker) post(ctx context.Context, method string, body, out any) e
 }
 
 // workerError is the error a worker's answer carries in its error field
-// (nil when null or absent); "permanent": true in it marks it permanent.
+// (nil when null or absent); "permanent": true in it marks it permanent,
+// and a "code" that is a chain error's code makes it that chain error for
+// errors.Is and chain.CodeOf (a nonce_too_low is acted on as the chain's).
 func workerError(method string, e json.RawMessage) error {
 	if len(e) == 0 || string(e) == "null" {
 		return nil
 	}
-	err := fmt.Errorf("worker %s: %s", method, sequencer.Excerpt(string(e)))
 	var p struct {
-		Permanent bool `json:"permanent"`
+		Permanent bool   `json:"permanent"`
+		Code      string `json:"code"`
 	}
-	if json.Unmarshal(e, &p) == nil && p.Permanent {
+	_ = json.Unmarshal(e, &p) // a string or another shape: no code, not permanent
+	var err error = &codedError{msg: fmt.Sprintf("worker %s: %s", method, sequencer.Excerpt(string(e))), code: chain.ErrorByCode(p.Code)}
+	if p.Permanent {
 		err = sequencer.Permanent(err) // no retry can change it
 	}
 	return err
+}
+
+// codedError is a worker's error, with the chain error its code names (nil
+// when none).
+type codedError struct {
+	msg  string
+	code *chain.Error
+}
+
+func (e *codedError) Error() string { return e.msg }
+
+func (e *codedError) Unwrap() error {
+	if e.code == nil {
+		return nil
+	}
+	return e.code
 }

@@ -26,8 +26,14 @@ type fakeWorker struct {
 	// transaction two blocks deep, so the node learns its hash after the
 	// block's receipt went by and finds the inclusion by a status check.
 	answerLate atomic.Bool
-	mu         sync.Mutex
-	calls      map[string]int
+	// dieFirst: the first dispatch sends, then the worker dies before it
+	// answers (its connection is cut): the node never learns the hash.
+	// With otherMemo, what it sent was another transaction (its memo not
+	// the uid) at the attempt's nonce.
+	dieFirst  atomic.Bool
+	otherMemo bool
+	mu        sync.Mutex
+	calls     map[string]int
 }
 
 func (w *fakeWorker) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
@@ -49,8 +55,14 @@ func (w *fakeWorker) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			<-r.Context().Done() // the sequencer's timeout ends this call
 			return
 		}
-		d, _ := dispatch.NewZkAppDispatcher(body.TxnData.Type, 3, w.c, nil)
-		tx, err := d.Build(r.Context(), body.TxnData, body.Sender)
+		die := w.dieFirst.CompareAndSwap(true, false)
+		txn := body.TxnData
+		if die && w.otherMemo {
+			// Another transaction: another zkApp, with another memo.
+			txn.Data, txn.UID = json.RawMessage(`{"title":"other","zkapp":"other"}`), "other-"+txn.UID
+		}
+		d, _ := dispatch.NewZkAppDispatcher(txn.Type, 3, w.c, nil)
+		tx, err := d.Build(r.Context(), txn, body.Sender)
 		if err != nil {
 			_ = json.NewEncoder(rw).Encode(map[string]any{"hash": "", "error": err.Error()})
 			return
@@ -59,7 +71,15 @@ func (w *fakeWorker) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		tx.Sign(w.key)
 		h, err := w.c.SendTx(r.Context(), tx)
 		if err != nil {
-			_ = json.NewEncoder(rw).Encode(map[string]any{"hash": string(h), "error": err.Error()})
+			// As the example worker answers: the chain's error code with it.
+			_ = json.NewEncoder(rw).Encode(map[string]any{"hash": string(h), "error": map[string]any{"message": err.Error(), "code": chain.CodeOf(err)}})
+			return
+		}
+		if die {
+			conn, _, err := rw.(http.Hijacker).Hijack()
+			if err == nil {
+				_ = conn.Close()
+			}
 			return
 		}
 		if w.answerLate.Load() {
@@ -227,5 +247,81 @@ func TestRemoteWorkerLandsBeforeItAnswers(t *testing.T) {
 	b, _ := dc.Blocks(ctx, s.Height, s.Height)
 	if got := b[0].Txs[s.Index]; got.Fee != last.Fee || got.Nonce != last.Nonce {
 		t.Fatalf("attempt records fee %d nonce %d, the chain holds fee %d nonce %d", last.Fee, last.Nonce, got.Fee, got.Nonce)
+	}
+}
+
+// TestRemoteWorkerDiesAfterSending: a worker sends its transaction and dies
+// before it answers, so the node never learns the hash; its retry at the
+// same nonce is refused (nonce_too_low). The node looks up what took the
+// nonce in the chain's blocks: its own transaction (the memo is the uid)
+// makes the first attempt included, DONE, applied once; another one proves
+// the attempt cannot land, and a fresh nonce ends it DONE.
+func TestRemoteWorkerDiesAfterSending(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		otherMemo bool
+		attempts  int // the attempt that landed
+	}{
+		{"its own transaction took the nonce", false, 1},
+		{"another transaction took the nonce", true, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			env := newTestEnv(ctx, t, 20*time.Millisecond, "remote-worker-dies-"+tc.name)
+			dc, st, key := env.dc, env.st, env.key
+			addr := chain.KeyAddress(key)
+			w := &fakeWorker{key: key, c: dc, calls: map[string]int{}, otherMemo: tc.otherMemo}
+			w.dieFirst.Store(true)
+			srv := httptest.NewServer(w)
+			defer srv.Close()
+			disp := map[string]sequencer.Dispatcher{}
+			for _, typ := range dispatch.BuiltinTypes() {
+				d, _ := dispatch.NewZkAppDispatcher(typ, 3, dc, nil)
+				disp[typ] = d
+			}
+			n := env.startNode(ctx, t, sequencer.Config{Dispatchers: disp,
+				Policies: map[string]sequencer.Policy{sequencer.CreateClaimVotingAccount: {Delay: 50 * time.Millisecond}},
+				Senders:  []sequencer.SenderConfig{{ID: addr, Worker: srv.URL, Remote: dispatch.NewRemoteWorker(srv.URL, 5*time.Second)}}})
+			res, err := n.Submit(ctx, []sequencer.Intake{{Queue: "dies", Type: sequencer.CreateClaimVotingAccount, Data: json.RawMessage(`{"title":"dies"}`)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			uid := res[0].Transaction.UID
+			deadline := time.Now().Add(20 * time.Second)
+			var tx store.Transaction
+			for {
+				if tx, err = st.Get(ctx, uid); err != nil {
+					t.Fatal(err)
+				}
+				if tx.State == store.Done {
+					break
+				}
+				if tx.State == store.Failed || time.Now().After(deadline) {
+					t.Fatalf("%s ended %s (%s): %+v", tx.UID, tx.State, tx.Error, tx.Attempts)
+				}
+				select {
+				case <-ctx.Done():
+				case <-time.After(20 * time.Millisecond): // polling the store
+				}
+			}
+			var landed *store.Attempt
+			for i := range tx.Attempts {
+				if tx.Attempts[i].Outcome == store.OutcomeIncluded {
+					landed = &tx.Attempts[i]
+				}
+			}
+			if landed == nil || landed.N != tc.attempts || landed.Hash == "" {
+				t.Fatalf("attempts %+v, want attempt %d included", tx.Attempts, tc.attempts)
+			}
+			if tc.otherMemo && (tx.Attempts[0].Outcome != store.OutcomeDropped || landed.Nonce != tx.Attempts[0].Nonce+1) {
+				t.Fatalf("attempts %+v: want the first dropped, the landing one at the next nonce", tx.Attempts)
+			}
+			if problems, err := chain.AuditOnceInOrder(ctx, dc, []string{uid}); err != nil || len(problems) > 0 {
+				t.Fatalf("audit: %v %v", problems, err)
+			}
+		})
 	}
 }
