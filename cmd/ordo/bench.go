@@ -78,7 +78,7 @@ process (so the fill's memory is not counted) that opens the store and starts a 
 on it with --senders keystore senders, a no-op dispatcher and the burndown's instant
 chain. Print, on one line, the time from that process's exec to its first
 transaction reaching the chain, and its peak RSS (VmHWM) once every queue has
-dispatched once, each next to issue 13's target (10 s, 1 GiB) with pass or FAIL.
+dispatched once, each next to its target (2 s, 512 MiB) with pass or FAIL.
 --store postgres uses --postgres (an empty database), or starts a throwaway cluster
 and removes it after. --memprofile and --cpuprofile are written by the restarted
 process (the heap when its peak RSS is read; the CPU from its start to then).`,
