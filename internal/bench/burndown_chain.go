@@ -21,8 +21,14 @@ import (
 // takes them, and no empty block is ever made. It declares no reorg depth,
 // so the node waits one confirmation, the inclusion's own block.
 type instantChain struct {
-	mu      sync.Mutex
-	blocks  []chain.Block // blocks[i] has height i+1
+	mu sync.Mutex
+	// blocks are the last keptBlocks blocks, oldest first; height is the
+	// head's. A chain lives outside the node: what it keeps of old blocks
+	// is not the node's memory to measure, and the node reads blocks at
+	// its head (an older one reads as absent: the node keeps the nonce and
+	// fee its attempt recorded).
+	blocks  []chain.Block
+	height  uint64
 	mempool []chain.BlockTx
 	status  map[chain.Hash]chain.TxStatus
 	nonces  map[chain.Address]uint64
@@ -42,6 +48,9 @@ func newInstantChain() *instantChain {
 
 // errNoContracts answers Call: the burndown's chain has no contract state.
 var errNoContracts = errors.New("bench: the burndown chain has no contracts")
+
+// keptBlocks is how many of the newest blocks the burndown's chain keeps.
+const keptBlocks = 1024
 
 func (c *instantChain) headLocked() chain.BlockHeader {
 	if len(c.blocks) == 0 {
@@ -109,12 +118,13 @@ func (c *instantChain) MinFee(context.Context) (uint64, error) { return 0, nil }
 func (c *instantChain) Blocks(_ context.Context, from, to uint64) ([]chain.Block, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	from = max(from, 1)
-	to = min(to, uint64(len(c.blocks)))
-	if from > to {
+	first := c.height - uint64(len(c.blocks)) + 1 // the oldest kept
+	from = max(from, first)
+	to = min(to, c.height)
+	if from > to || len(c.blocks) == 0 {
 		return nil, nil
 	}
-	return append([]chain.Block(nil), c.blocks[from-1:to]...), nil
+	return append([]chain.Block(nil), c.blocks[from-first:to-first+1]...), nil
 }
 
 // SubscribeHeads implements chain.HeadSubscriber: each block is made once
@@ -150,7 +160,7 @@ func (c *instantChain) makeBlock() (chain.BlockHeader, bool) {
 	if len(c.mempool) == 0 {
 		return chain.BlockHeader{}, false
 	}
-	height := uint64(len(c.blocks) + 1)
+	height := c.height + 1
 	txs := c.mempool
 	c.mempool = nil
 	for i := range txs {
@@ -160,10 +170,15 @@ func (c *instantChain) makeBlock() (chain.BlockHeader, bool) {
 		c.nonces[t.From] = max(c.nonces[t.From], t.Nonce+1)
 	}
 	b := chain.Block{BlockHeader: chain.BlockHeader{Height: height, Hash: chain.Hash(fmt.Sprintf("%064x", height)), TxCount: len(txs)}, Txs: txs}
-	if height > 1 {
-		b.Parent = c.blocks[height-2].Hash
+	if len(c.blocks) > 0 {
+		b.Parent = c.blocks[len(c.blocks)-1].Hash
+	}
+	if len(c.blocks) == keptBlocks {
+		c.blocks[0] = chain.Block{}
+		c.blocks = c.blocks[1:]
 	}
 	c.blocks = append(c.blocks, b)
+	c.height = height
 	return b.BlockHeader, true
 }
 

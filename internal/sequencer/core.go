@@ -409,6 +409,8 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 
 // Snapshot is the store state a core starts from.
 type Snapshot struct {
+	// Queues are the queues' bindings (store.Store.Bindings): a queue
+	// never bound is met through WaitingQueues, Active or its intake.
 	Queues  []store.Queue
 	Senders []store.Sender
 	// Foreign are the store's senders; those not in Senders are ones this

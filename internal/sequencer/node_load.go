@@ -123,9 +123,10 @@ func (n *Node) syncSenders(ctx context.Context, known []store.Sender) ([]store.S
 }
 
 // loadQueues reads the queues' bindings, and the WAITING transactions
-// they are bound to.
+// they are bound to. (A queue never bound has nothing to restore: the
+// core meets it with its WAITING transactions or its intake.)
 func loadQueues(ctx context.Context, st store.Store, snap *Snapshot) (err error) {
-	if snap.Queues, err = st.Queues(ctx); err != nil {
+	if snap.Queues, err = st.Bindings(ctx); err != nil {
 		return fmt.Errorf("sequencer: load queues: %w", err)
 	}
 	for _, q := range snap.Queues {

@@ -18,7 +18,7 @@ const (
 	// MinWaitingWindow a queue).
 	WaitingBudget = 1 << 18
 	// MinWaitingWindow is the least window a start gives each queue.
-	MinWaitingWindow = 4
+	MinWaitingWindow = 2
 )
 
 // waitingWindow is the core's WaitingWindow for a start with queues queues

@@ -367,6 +367,10 @@ type Store interface {
 	// Queues returns every queue known to the store (any with a transaction
 	// or a binding), with its binding (FREE if never bound).
 	Queues(ctx context.Context) ([]Queue, error)
+	// Bindings returns the queues that have a binding row (every queue
+	// ever bound), with it, in name order: what a node's start restores,
+	// without Queues' scan for the names of queues never bound.
+	Bindings(ctx context.Context) ([]Queue, error)
 	// QueueStats returns one queue with its counts by state.
 	QueueStats(ctx context.Context, name string) (QueueStats, error)
 	// Senders returns all senders.

@@ -71,6 +71,7 @@ func queuesSQL() string {
 var (
 	sqlListQueue     = listQueueSQL()
 	sqlQueues        = queuesSQL()
+	sqlBindings      = `SELECT ` + queueCols + ` FROM queues ORDER BY name`
 	sqlWaitingQueues = `WITH RECURSIVE ` + skipScan("w", store.Waiting) + ` SELECT name FROM w WHERE name IS NOT NULL`
 )
 
@@ -270,6 +271,15 @@ func (s *Store) Queues(ctx context.Context) ([]store.Queue, error) {
 	qs, err := collect(ctx, s, sqlQueues, scanQueue)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: queues: %w", err)
+	}
+	return qs, nil
+}
+
+// Bindings implements store.Store.
+func (s *Store) Bindings(ctx context.Context) ([]store.Queue, error) {
+	qs, err := collect(ctx, s, sqlBindings, scanQueue)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: bindings: %w", err)
 	}
 	return qs, nil
 }

@@ -217,6 +217,15 @@ func (s *Store) Queues(ctx context.Context) ([]store.Queue, error) {
 	return qs, nil
 }
 
+// Bindings implements store.Store.
+func (s *Store) Bindings(ctx context.Context) ([]store.Queue, error) {
+	qs, err := collect(ctx, s.rs.bindings, scanQueue)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: bindings: %w", err)
+	}
+	return qs, nil
+}
+
 // QueueStats implements store.Store. Counts holds an entry for each of the
 // five states, zero included.
 func (s *Store) QueueStats(ctx context.Context, name string) (store.QueueStats, error) {

@@ -78,14 +78,14 @@ func (w *writeStmts) close() error { return closeStmts(w.all) }
 // readStmts are prepared on the read pool (database/sql prepares each on a
 // connection the first time it is used there).
 type readStmts struct {
-	txByUID, createdAt, historyByUID                    *sql.Stmt
-	list, listQueue, listState, listQueueState          *sql.Stmt
-	waiting, active, waitingQueues, queues, queueByName *sql.Stmt
-	pendingHooks, countByState                          *sql.Stmt
-	queueCounts, senders                                *sql.Stmt
-	all                                                 []*sql.Stmt
-	proc                                                procReadStmts   // processor_read.go
-	leader                                              leaderReadStmts // leader_read.go
+	txByUID, createdAt, historyByUID                              *sql.Stmt
+	list, listQueue, listState, listQueueState                    *sql.Stmt
+	waiting, active, waitingQueues, queues, bindings, queueByName *sql.Stmt
+	pendingHooks, countByState                                    *sql.Stmt
+	queueCounts, senders                                          *sql.Stmt
+	all                                                           []*sql.Stmt
+	proc                                                          procReadStmts   // processor_read.go
+	leader                                                        leaderReadStmts // leader_read.go
 }
 
 // states are the transaction states, in the order of their SQL text (the
@@ -155,6 +155,7 @@ func (r *readStmts) prepare(ctx context.Context, db *sql.DB) error {
 			SELECT name FROM w WHERE name IS NOT NULL`},
 		{&r.queues, queuesSQL()},
 		{&r.queueByName, `SELECT name, state, sender, tx_uid, delay_until, deadline, updated_at FROM queues WHERE name = ?`},
+		{&r.bindings, `SELECT name, state, sender, tx_uid, delay_until, deadline, updated_at FROM queues ORDER BY name`},
 		{&r.queueCounts, `SELECT state, COUNT(*) FROM transactions
 			WHERE state IN ('DONE', 'FAILED', 'RETRY', 'REVISION', 'WAITING') AND queue = ?
 			GROUP BY state`},

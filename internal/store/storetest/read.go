@@ -271,6 +271,9 @@ func (s *suite) testQueuesAndStats(t *testing.T) {
 	if qs, err := st.Queues(ctxT(t)); err != nil || len(qs) != 0 {
 		t.Fatalf("Queues on an empty store = %+v, %v", qs, err)
 	}
+	if bs, err := st.Bindings(ctxT(t)); err != nil || len(bs) != 0 {
+		t.Fatalf("Bindings on an empty store = %+v, %v", bs, err)
+	}
 	enqueue(t, st, ntx("a1", "q1"), ntx("a2", "q1"), ntx("a3", "q1"), ntx("b1", "q2"))
 	q1 := store.Queue{Name: "q1", State: store.WaitingInclusion, Sender: "s1", TxUID: "a1",
 		DelayUntil: at(50), Deadline: math.MaxUint64, UpdatedAt: at(10)}
@@ -284,6 +287,12 @@ func (s *suite) testQueuesAndStats(t *testing.T) {
 		t.Fatalf("Queues: %v", err)
 	}
 	checkQueues(t, qs, []store.Queue{q1, {Name: "q2", State: store.Free}, q3})
+	// Bindings: only the queues with a binding row (q2 was never bound).
+	bs, err := st.Bindings(ctxT(t))
+	if err != nil {
+		t.Fatalf("Bindings: %v", err)
+	}
+	checkQueues(t, bs, []store.Queue{q1, q3})
 
 	// Upsert: the row is replaced whole.
 	q1b := store.Queue{Name: "q1", State: store.Free, UpdatedAt: at(12)}
