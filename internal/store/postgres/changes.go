@@ -48,12 +48,14 @@ const insertChangesSQL = `INSERT INTO changes (at, uids, queues, froms, tos, ats
 
 // changesSQL reads the feed from the cursor's row ($1, $2) on, below the
 // snapshot's xmin, the rows holding an entry of one queue or all ($3 ”),
-// $4 rows at most.
-const changesSQL = `SELECT xid::text, id, uids, queues, froms, tos, ats, notes FROM changes
-	WHERE (xid, id) >= ($1::text::xid8, $2::bigint)
-		AND xid < pg_snapshot_xmin(pg_current_snapshot())
-		AND ($3 = '' OR $3 = ANY(queues))
-	ORDER BY xid, id LIMIT $4`
+// $4 rows at most. The xid goes out as text under another name: ORDER BY
+// xid would sort by the output column, the text (10 before 9), and not
+// walk the primary key.
+const changesSQL = `SELECT c.xid::text AS x, c.id, c.uids, c.queues, c.froms, c.tos, c.ats, c.notes FROM changes c
+	WHERE (c.xid, c.id) >= ($1::text::xid8, $2::bigint)
+		AND c.xid < pg_snapshot_xmin(pg_current_snapshot())
+		AND ($3 = '' OR $3 = ANY(c.queues))
+	ORDER BY c.xid, c.id LIMIT $4`
 
 // pruneChangesSQL deletes, of the $2 oldest feed rows, those whose newest
 // entry was written before $1: a bounded read of the primary key's head,
@@ -176,9 +178,9 @@ func (s *Store) Changes(ctx context.Context, f store.ChangeFilter) ([]store.TxCh
 // row of a transaction still open has an xid at least that xmin, so it
 // sorts after the tail: Changes after the tail hands it out once it is
 // readable.
-const changesTailSQL = `SELECT xid::text, id, cardinality(uids) FROM changes
-	WHERE xid < pg_snapshot_xmin(pg_current_snapshot())
-	ORDER BY xid DESC, id DESC LIMIT 1`
+const changesTailSQL = `SELECT c.xid::text AS x, c.id, cardinality(c.uids) FROM changes c
+	WHERE c.xid < pg_snapshot_xmin(pg_current_snapshot())
+	ORDER BY c.xid DESC, c.id DESC LIMIT 1`
 
 // ChangesTail implements store.ChangeFeed: the cursor of the last entry of
 // the row of changesTailSQL.

@@ -168,3 +168,36 @@ func TestChangesOneRowPerApply(t *testing.T) {
 		t.Fatalf("ChangesTail = %q, %v; want the last entry's %q", tail, err, all[4].ID)
 	}
 }
+
+// TestChangesXidOrderNumeric: the feed is read in the xids' numeric order
+// (9 before 10), not in the order of their decimal text, which an ORDER BY
+// naming the text output column would sort by; so is the tail.
+func TestChangesXidOrderNumeric(t *testing.T) {
+	t.Parallel()
+	s := openIn(t, t.TempDir(), Options{})
+	t.Cleanup(func() { _ = s.Close() })
+	ctx := context.Background()
+	for _, x := range []string{"10", "9"} { // ids 1 and 2: the id order is the reverse too
+		if _, err := s.pool.Exec(ctx, `INSERT INTO changes (xid, at, uids, queues, froms, tos, ats, notes)
+			VALUES ($1::text::xid8, 1, ARRAY['x' || $1], '{q}', '{WAITING}', '{DONE}', '{1}', '{""}')`, x); err != nil {
+			t.Fatalf("insert xid %s: %v", x, err)
+		}
+	}
+	var got []store.TxChange
+	testkit.WaitFor(t, 10*time.Second, 5*time.Millisecond, "both changes read", func() bool {
+		var err error
+		if got, err = s.Changes(ctx, store.ChangeFilter{}); err != nil {
+			t.Fatalf("Changes: %v", err)
+		}
+		return len(got) == 2
+	})
+	if got[0].UID != "x9" || got[1].UID != "x10" || got[0].ID >= got[1].ID {
+		t.Fatalf("Changes = %+v, want xid 9's then 10's, IDs increasing", got)
+	}
+	if first, err := s.Changes(ctx, store.ChangeFilter{Limit: 1}); err != nil || len(first) != 1 || first[0].ID != got[0].ID {
+		t.Fatalf("Changes(Limit 1) = %+v, %v; want xid 9's", first, err)
+	}
+	if tail, err := s.ChangesTail(ctx); err != nil || tail != got[1].ID {
+		t.Fatalf("ChangesTail = %q, %v; want xid 10's %q", tail, err, got[1].ID)
+	}
+}
