@@ -9,8 +9,8 @@
 -- 0020: by (xid, id), below the snapshot's xmin (changes.go). A cursor
 -- names an entry of a row: (xid, id, k).
 --
--- The queue filter reads the rows after the cursor and keeps those whose
--- queues hold the queue: no index of its own (changes.go says why).
+-- The queue filter reads the rows after the cursor whose queues hold the
+-- queue: no index of its own (changes.go says why).
 --
 -- The feed's old rows are dropped: a reader resuming from a cursor of
 -- 0020 (xid, id) resumes after that row, and reads the feed from this
