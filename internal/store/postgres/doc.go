@@ -140,18 +140,22 @@
 // pool, reconnects once when it drops and then returns the error;
 // notifications sent while it was reconnecting are lost.
 //
-// The change feed (Changes, changes.go, migration 0020) is a table of its
-// own, a row per history entry, inserted by Apply in the batch's
-// transaction with that transaction's xid (xid8, pg_current_xact_id()).
-// The rule that never skips a committed change with several nodes
-// writing: rows are ordered and cursored by (xid, id), and a read returns
-// only rows whose xid is below pg_snapshot_xmin(pg_current_snapshot()).
+// The change feed (Changes, changes.go, migration 0021) is a table of its
+// own, one row per Apply that has history entries (its entries in the
+// batch's order, as arrays), inserted in the batch's transaction with that
+// transaction's xid (xid8, pg_current_xact_id()). A cursor names an entry
+// of a row: (xid, id, k), zero-padded, so cursors compare as strings as
+// they do as triples. The rule that never skips a committed change with
+// several nodes writing: rows are ordered and cursored by (xid, id), and
+// a read returns only rows whose xid is below
+// pg_snapshot_xmin(pg_current_snapshot()).
 // Every transaction that may still commit has an xid at least that xmin,
 // or none yet (it will take a larger one), so no row can later appear
 // behind a cursor already handed out. A change is read once every older
 // write transaction of the server has ended: a long one delays the feed.
-// Retention prunes the feed by age, its oldest rows first (retention.go):
-// a cursor older than the oldest row kept reads from the oldest kept.
+// Retention prunes the feed by age, its oldest rows first, a row once its
+// newest entry is old enough (retention.go): a cursor older than the
+// oldest row kept reads from the oldest kept.
 //
 //   - A fenced Apply changes nothing, fails with store.ErrFenced, and does
 //     not undo the requests of its group.

@@ -42,7 +42,8 @@ func (s *Store) PruneFinished(ctx context.Context, before time.Time, limit int) 
 			return err
 		}
 		// The change feed (changes.go) is pruned by age, its oldest rows
-		// first, up to changesPerRecord rows a record.
+		// first (a row once its newest entry is old enough), up to
+		// changesPerRecord rows a record.
 		_, err := tx.Exec(ctx, pruneChangesSQL, before.UnixNano(), changesPerRecord*limit)
 		return err
 	})
@@ -53,6 +54,8 @@ func (s *Store) PruneFinished(ctx context.Context, before time.Time, limit int) 
 }
 
 // changesPerRecord bounds the feed rows one prune deletes, per record it
-// may delete: an intent has about three transitions (WAITING → REVISION →
-// DONE), so the feed is pruned as fast as it grows.
+// may delete. A row is one Apply's entries; an intent has about three
+// transitions (WAITING → REVISION → DONE), each in an Apply, so the feed
+// gains at most about three rows a record (fewer when Applies carry
+// several intents) and is pruned as fast as it grows.
 const changesPerRecord = 4

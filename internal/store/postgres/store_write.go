@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -286,7 +287,7 @@ func (s *Store) applyBatch(ctx context.Context, tx wtx, b *store.Batch) error {
 	}
 	// The history entries, grouped by uid; those of the transactions upd
 	// updates go in its UPDATE, the others (histOnly) in one of their own.
-	// The feed's rows (changes.go) take each entry's time as its line does.
+	// The feed's row (changes.go) takes each entry's time as its line does.
 	hAts := make([]int64, 0, len(b.History))
 	histUIDs, hist, err := historyText(b, func(t time.Time) int64 {
 		n := s.at(t)
@@ -373,7 +374,9 @@ func (s *Store) applyBatch(ctx context.Context, tx wtx, b *store.Batch) error {
 			h := &b.History[i]
 			uids[i], froms[i], tos[i], notes[i] = h.UID, string(h.From), string(h.To), h.Note
 		}
-		pb.Queue(insertChangesSQL, uids, froms, tos, hAts, notes)
+		// One feed row for the batch: its newest time is what retention
+		// reads.
+		pb.Queue(insertChangesSQL, uids, froms, tos, hAts, notes, slices.Max(hAts))
 	}
 	br := tx.SendBatch(ctx, &pb)
 	defer func() { _ = br.Close() }()
