@@ -124,11 +124,7 @@ func TestRemoteWorkerDispatchesAndTimesOut(t *testing.T) {
 	w.hangFirst.Store(true)
 	srv := httptest.NewServer(w)
 	defer srv.Close()
-	disp := map[string]sequencer.Dispatcher{}
-	for _, typ := range dispatch.BuiltinTypes() {
-		d, _ := dispatch.NewZkAppDispatcher(typ, 3, dc, nil)
-		disp[typ] = d
-	}
+	disp := builtinDispatchers(dc)
 	n := env.startNode(ctx, t, sequencer.Config{Dispatchers: disp,
 		Policies: map[string]sequencer.Policy{sequencer.SendClaimVote: {Delay: 50 * time.Millisecond}, sequencer.CreateClaimVotingAccount: {Delay: 50 * time.Millisecond}},
 		Senders:  []sequencer.SenderConfig{{ID: addr, Worker: srv.URL, Remote: dispatch.NewRemoteWorker(srv.URL, 300*time.Millisecond)}}})
@@ -140,25 +136,10 @@ func TestRemoteWorkerDispatchesAndTimesOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
 	for _, r := range res {
-		for {
-			tx, err := st.Get(ctx, r.Transaction.UID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tx.State == store.Done {
-				break
-			}
-			if tx.State == store.Failed || time.Now().After(deadline) {
-				t.Fatalf("%s ended %s: %+v", tx.UID, tx.State, tx.Attempts)
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
+		waitDone(ctx, t, st, r.Transaction.UID)
 	}
+	deadline := time.Now().Add(20 * time.Second)
 	first, _ := st.Get(ctx, res[0].Transaction.UID)
 	if first.Retries != 1 || len(first.Attempts) != 2 || first.Attempts[0].Outcome != "error" {
 		t.Fatalf("first transaction: retries %d, attempts %+v; want one timed-out attempt then success", first.Retries, first.Attempts)
@@ -211,34 +192,14 @@ func TestRemoteWorkerLandsBeforeItAnswers(t *testing.T) {
 	w.answerLate.Store(true)
 	srv := httptest.NewServer(w)
 	defer srv.Close()
-	disp := map[string]sequencer.Dispatcher{}
-	for _, typ := range dispatch.BuiltinTypes() {
-		d, _ := dispatch.NewZkAppDispatcher(typ, 3, dc, nil)
-		disp[typ] = d
-	}
+	disp := builtinDispatchers(dc)
 	n := env.startNode(ctx, t, sequencer.Config{Dispatchers: disp,
 		Senders: []sequencer.SenderConfig{{ID: addr, Worker: srv.URL, Remote: dispatch.NewRemoteWorker(srv.URL, 5*time.Second)}}})
 	res, err := n.Submit(ctx, []sequencer.Intake{{Queue: "late", Type: sequencer.CreateClaimVotingAccount, Data: json.RawMessage(`{"title":"late"}`)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	var tx store.Transaction
-	for {
-		if tx, err = st.Get(ctx, res[0].Transaction.UID); err != nil {
-			t.Fatal(err)
-		}
-		if tx.State == store.Done {
-			break
-		}
-		if tx.State == store.Failed || time.Now().After(deadline) {
-			t.Fatalf("%s ended %s: %+v", tx.UID, tx.State, tx.Attempts)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(20 * time.Millisecond): // polling the store
-		}
-	}
+	tx := waitDone(ctx, t, st, res[0].Transaction.UID)
 	last := tx.Attempts[len(tx.Attempts)-1]
 	s, err := dc.TxStatus(ctx, chain.Hash(last.Hash))
 	if err != nil || s.State != chain.TxIncluded {
@@ -277,11 +238,7 @@ func TestRemoteWorkerDiesAfterSending(t *testing.T) {
 			w.dieFirst.Store(true)
 			srv := httptest.NewServer(w)
 			defer srv.Close()
-			disp := map[string]sequencer.Dispatcher{}
-			for _, typ := range dispatch.BuiltinTypes() {
-				d, _ := dispatch.NewZkAppDispatcher(typ, 3, dc, nil)
-				disp[typ] = d
-			}
+			disp := builtinDispatchers(dc)
 			n := env.startNode(ctx, t, sequencer.Config{Dispatchers: disp,
 				Policies: map[string]sequencer.Policy{sequencer.CreateClaimVotingAccount: {Delay: 50 * time.Millisecond}},
 				Senders:  []sequencer.SenderConfig{{ID: addr, Worker: srv.URL, Remote: dispatch.NewRemoteWorker(srv.URL, 5*time.Second)}}})
@@ -290,23 +247,7 @@ func TestRemoteWorkerDiesAfterSending(t *testing.T) {
 				t.Fatal(err)
 			}
 			uid := res[0].Transaction.UID
-			deadline := time.Now().Add(20 * time.Second)
-			var tx store.Transaction
-			for {
-				if tx, err = st.Get(ctx, uid); err != nil {
-					t.Fatal(err)
-				}
-				if tx.State == store.Done {
-					break
-				}
-				if tx.State == store.Failed || time.Now().After(deadline) {
-					t.Fatalf("%s ended %s (%s): %+v", tx.UID, tx.State, tx.Error, tx.Attempts)
-				}
-				select {
-				case <-ctx.Done():
-				case <-time.After(20 * time.Millisecond): // polling the store
-				}
-			}
+			tx := waitDone(ctx, t, st, uid)
 			var landed *store.Attempt
 			for i := range tx.Attempts {
 				if tx.Attempts[i].Outcome == store.OutcomeIncluded {
@@ -323,5 +264,38 @@ func TestRemoteWorkerDiesAfterSending(t *testing.T) {
 				t.Fatalf("audit: %v %v", problems, err)
 			}
 		})
+	}
+}
+
+// builtinDispatchers are the zkApp dispatchers of every built-in type, on c.
+func builtinDispatchers(c chain.Chain) map[string]sequencer.Dispatcher {
+	disp := map[string]sequencer.Dispatcher{}
+	for _, typ := range dispatch.BuiltinTypes() {
+		d, _ := dispatch.NewZkAppDispatcher(typ, 3, c, nil)
+		disp[typ] = d
+	}
+	return disp
+}
+
+// waitDone polls st until uid is DONE and returns it; FAILED, or 20 s
+// without DONE, fails the test.
+func waitDone(ctx context.Context, t *testing.T, st store.Store, uid string) store.Transaction {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		tx, err := st.Get(ctx, uid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tx.State == store.Done {
+			return tx
+		}
+		if tx.State == store.Failed || time.Now().After(deadline) {
+			t.Fatalf("%s ended %s (%s): %+v", tx.UID, tx.State, tx.Error, tx.Attempts)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(20 * time.Millisecond): // polling the store
+		}
 	}
 }
