@@ -84,7 +84,7 @@ type Config struct {
 	// DefaultWaitingWindow, or fewer at a start over many queues with
 	// WAITING transactions and no Pipelines: WaitingBudget shared among
 	// them, at least MinWaitingWindow each (a start over 100,000 queues
-	// keeps 4 a queue, not 64).
+	// keeps 2 a queue, not 64).
 	WaitingWindow int
 	// Workers is how many effects run at once. Defaults to 64. Loads of
 	// WAITING transactions (EffectLoad) have their own Workers/4 (at least
