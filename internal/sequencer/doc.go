@@ -94,7 +94,11 @@
 //     retry reuses the nonce of an attempt that never landed, and before any
 //     re-dispatch or FAILED the chain is asked about every earlier attempt, so
 //     an intent is never applied twice and never declared FAILED while an
-//     attempt of it can still land;
+//     attempt of it can still land; an attempt a remote worker may have sent
+//     without its hash is settled by the transaction that took its nonce
+//     (core_lookup.go): the intent's own is its inclusion, another one frees
+//     a fresh nonce, and with neither the transaction ends FAILED as
+//     ambiguous, never sent again on another nonce;
 //   - a transaction is DONE only once its inclusion has Confirmations blocks,
 //     or an attempt of it failed with chain.ReasonDuplicateIntent (the chain
 //     applies a memo, the record's uid, at most once: an earlier
