@@ -292,9 +292,15 @@ func checkProcessor(t *testing.T, s *session) {
 	for _, b := range q.Batches {
 		ids = append(ids, b.ID)
 	}
-	if got := s.texts(t, `[data-view="processors"] [data-queue="high"] tbody tr td:nth-child(2)`); len(ids) != 2 || !slices.Equal(got, ids) {
-		t.Errorf("High queue %q, the API's %q", got, ids)
+	if len(ids) != 2 {
+		t.Errorf("the API's High queue %q, want 2 batches", ids)
 	}
+	// The view is ready once its callbacks show; each queue's table comes
+	// from a request of its own, which may still be under way.
+	highSel := `[data-view="processors"] [data-queue="high"] tbody tr td:nth-child(2)`
+	testkit.WaitFor(t, 20*time.Second, 200*time.Millisecond, fmt.Sprintf("the High queue to list the API's %q", ids), func() bool {
+		return slices.Equal(s.texts(t, highSel), ids)
+	})
 	var cb struct {
 		Callbacks []struct {
 			BatchID string `json:"batchId"`
@@ -351,9 +357,12 @@ func checkLeader(t *testing.T, s *session) {
 	})
 	var chans []struct{ Index int }
 	s.node.get(t, "/v1/leader/channels", nil, &chans)
-	if got := s.count(t, `[data-view="leader"] [data-channels] tbody tr`); got != len(chans) || got == 0 {
-		t.Errorf("%d channel rows, the API has %d", got, len(chans))
+	if len(chans) == 0 {
+		t.Errorf("the API lists no channel")
 	}
+	testkit.WaitFor(t, 20*time.Second, 200*time.Millisecond, fmt.Sprintf("the page to list the API's %d channels", len(chans)), func() bool {
+		return s.count(t, `[data-view="leader"] [data-channels] tbody tr`) == len(chans)
+	})
 	dead := leaderEvents(t, s.node, "Dead")
 	if len(dead) != 1 {
 		t.Fatalf("Dead events: %+v", dead)
