@@ -69,6 +69,7 @@ func RunConformance(t *testing.T, f ConformFactory) {
 		{"DuplicateIntent", conformDuplicate},
 		{"AtomicBatch", conformAtomic},
 		{"ReorgReinclusion", conformReorg},
+		{"FindNonce", conformFindNonce},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := f(t)
@@ -174,6 +175,38 @@ func conformNonces(t *testing.T, e *conformEnv) {
 	}
 	if _, err := e.send(0, e.tx(0, 1, "tx_n2", e.c.Create("n2"))); !errors.Is(err, chain.ErrNonceTooLow) {
 		t.Errorf("a used nonce: %v, want ErrNonceTooLow", err)
+	}
+}
+
+// conformFindNonce: chain.FindNonce finds the transaction that took a
+// sender's nonce, with its memo and hash, from the blocks the chain lists
+// (what the sequencer reads to settle an attempt a remote worker never
+// reported); a nonce not taken is not found.
+func conformFindNonce(t *testing.T, e *conformEnv) {
+	nr, ok := e.c.Chain.(chain.NonceReader)
+	if !ok {
+		t.Fatal("the chain does not list its blocks (chain.NonceReader)")
+	}
+	h0 := e.mustSend(0, e.tx(0, 0, "tx_f0", e.c.Create("f0")))
+	e.c.Mine(t)
+	h1 := e.mustSend(0, e.tx(0, 1, "tx_f1", e.c.Create("f1")))
+	e.mustSend(1, e.tx(1, 0, "tx_g0", e.c.Create("g0")))
+	e.c.Mine(t)
+	for _, want := range []struct {
+		nonce uint64
+		hash  chain.Hash
+		memo  string
+	}{{0, h0, "tx_f0"}, {1, h1, "tx_f1"}} {
+		tx, height, found, err := chain.FindNonce(e.ctx, nr, e.from(0), want.nonce, time.Time{}, 0)
+		if err != nil || !found || tx.Hash != want.hash || tx.Memo != want.memo || tx.Status != chain.OutcomeSucceeded {
+			t.Fatalf("nonce %d: %+v at %d, found %v, %v; want %s with memo %s", want.nonce, tx, height, found, err, want.hash, want.memo)
+		}
+		if st := e.status(want.hash); st.Height != height || st.Index != tx.Index {
+			t.Errorf("nonce %d found at %d #%d, the status says %d #%d", want.nonce, height, tx.Index, st.Height, st.Index)
+		}
+	}
+	if _, _, found, err := chain.FindNonce(e.ctx, nr, e.from(0), 2, time.Time{}, 0); err != nil || found {
+		t.Errorf("a nonce not taken: found %v, %v", found, err)
 	}
 }
 
