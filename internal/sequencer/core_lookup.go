@@ -29,8 +29,7 @@ const lookupSlack = 10 * time.Minute
 func (c *Core) ambiguous(q *queue, a *store.Attempt, then check) {
 	f := q.lead()
 	if !f.lookedAt(a) && a.Sender != "" {
-		f.looked = append(f.looked, a.N)
-		f.lookup, f.then = a.N, then
+		f.looked, f.then = append(f.looked, a.N), then
 		c.emitLookup(q, a)
 		return
 	}
@@ -55,9 +54,11 @@ func (c *Core) emitLookup(q *queue, a *store.Attempt) {
 // reach the chain; with no such attempt it decides what the lookup was for.
 func (c *Core) relook(q *queue) {
 	f := q.lead()
-	if a := f.attempt(f.lookup); a != nil {
-		c.emitLookup(q, a)
-		return
+	if n := len(f.looked); n > 0 {
+		if a := f.attempt(f.looked[n-1]); a != nil {
+			c.emitLookup(q, a)
+			return
+		}
 	}
 	c.decide(q, f.then)
 }

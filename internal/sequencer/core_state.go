@@ -108,10 +108,9 @@ type flight struct {
 	pipe  uint64
 	piped bool
 	// looked are the attempts whose nonce a lookup (checkLookup) asked
-	// about; lookup is the one asked about last, and then what was being
-	// decided when it was asked, decided again on the answer.
+	// about, the last one last; then is what was being decided when it was
+	// asked, decided again on the answer.
 	looked []int
-	lookup int
 	then   check
 	// held is a follower's failed dispatch result, acted on once it leads.
 	held *Input
