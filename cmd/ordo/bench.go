@@ -126,7 +126,7 @@ func benchRecoveryChildCommand() *cobra.Command {
 
 func benchBurndownCommand() *cobra.Command {
 	var o bench.BurndownOptions
-	var procs []int
+	var procs, nodes []int
 	var quiet bool
 	var cpuprofile, memprofile string
 	bc := &cobra.Command{
@@ -139,21 +139,23 @@ in-process chain that includes every transaction sent in the next block (one
 confirmation). Print intents/s for the insert phase, the work phase and the whole,
 and the store's durability settings (SQLite synchronous=FULL; PostgreSQL as the
 server reports synchronous_commit and fsync). --store postgres uses --postgres, or
-starts a throwaway cluster (as the tests do) and removes it after.`,
+starts a throwaway cluster (as the tests do) and removes it after. --nodes runs
+several nodes on the one PostgreSQL database, each with its own connections,
+the queues and senders split between them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !quiet {
 				o.Progress = os.Stderr
 			}
-			if len(procs) > 1 && o.Postgres != "" {
-				return errors.New("bench burndown: --gomaxprocs with several values needs an empty database each: leave --postgres out (a throwaway cluster per run)")
+			if len(procs)*max(len(nodes), 1) > 1 && o.Postgres != "" {
+				return errors.New("bench burndown: several runs (--gomaxprocs, --nodes) need an empty database each: leave --postgres out (a throwaway cluster per run)")
 			}
 			stopProfile, err := bench.StartCPUProfile(cpuprofile)
 			if err != nil {
 				return err
 			}
 			defer func() { _ = stopProfile() }()
-			rs, err := burndownAt(cmd.Context(), o, procs)
+			rs, err := burndownAt(cmd.Context(), o, procs, nodes)
 			if err != nil {
 				return err
 			}
@@ -164,6 +166,7 @@ starts a throwaway cluster (as the tests do) and removes it after.`,
 		},
 	}
 	bc.Flags().IntSliceVar(&procs, "gomaxprocs", nil, "run once at each GOMAXPROCS given (e.g. 1,2,4), each on a fresh store, and print how throughput scales (default: the process's)")
+	bc.Flags().IntSliceVar(&nodes, "nodes", nil, "with --store postgres: run with each number of nodes given (e.g. 1,2), each on a fresh database, and print how throughput scales (default 1)")
 	bc.Flags().StringVar(&o.Store, "store", bench.StoreSQLite, "sqlite or postgres")
 	bc.Flags().IntVar(&o.Intents, "intents", 100_000, "intents inserted then worked (N)")
 	bc.Flags().IntVar(&o.Queues, "queues", 1000, "queues the intents spread over (Q)")
@@ -179,10 +182,14 @@ starts a throwaway cluster (as the tests do) and removes it after.`,
 }
 
 // burndownAt runs the burndown once at each GOMAXPROCS of procs (once at
-// the process's when none), printing each line, and restores GOMAXPROCS.
-func burndownAt(ctx context.Context, o bench.BurndownOptions, procs []int) ([]bench.BurndownResult, error) {
+// the process's when none) with each number of nodes (1 when none),
+// printing each line, and restores GOMAXPROCS.
+func burndownAt(ctx context.Context, o bench.BurndownOptions, procs, nodes []int) ([]bench.BurndownResult, error) {
 	if len(procs) == 0 {
 		procs = []int{0}
+	}
+	if len(nodes) == 0 {
+		nodes = []int{1}
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	var rs []bench.BurndownResult
@@ -193,12 +200,18 @@ func burndownAt(ctx context.Context, o bench.BurndownOptions, procs []int) ([]be
 		if p > 0 {
 			runtime.GOMAXPROCS(p)
 		}
-		r, err := bench.Burndown(ctx, o)
-		if err != nil {
-			return nil, err
+		for _, k := range nodes {
+			if k < 1 {
+				return nil, fmt.Errorf("bench burndown: --nodes %d: want at least 1", k)
+			}
+			o.Nodes = k
+			r, err := bench.Burndown(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			fmt.Println(r)
+			rs = append(rs, r)
 		}
-		fmt.Println(r)
-		rs = append(rs, r)
 	}
 	return rs, nil
 }

@@ -55,6 +55,12 @@ type BurndownOptions struct {
 	// once, nonce-ordered on one sender (the sequencer's Pipelines).
 	// Defaults to 1.
 	InFlight int
+	// Nodes is how many nodes work the intents (StorePostgres only),
+	// each with its own store (its own connections and committer) on the
+	// one database: node w of Nodes processes the queues and uses the
+	// senders whose index is w modulo Nodes, as nodes sharing a database
+	// do with their leases. Defaults to 1.
+	Nodes int
 	// Progress, when set, receives a line now and then.
 	Progress io.Writer
 	// wrap, when set (tests), wraps the store the nodes use.
@@ -81,19 +87,28 @@ type BurndownResult struct {
 }
 
 // Scaling is the line that compares burndowns run at different
-// GOMAXPROCS: each one's whole intents/s and its ratio to the first's.
+// GOMAXPROCS or with different numbers of nodes: each one's whole
+// intents/s and its ratio to the first's.
 func Scaling(rs []BurndownResult) string {
+	nodes := false
+	for _, r := range rs {
+		nodes = nodes || r.Opts.Nodes != rs[0].Opts.Nodes
+	}
 	parts := make([]string, len(rs))
 	for i, r := range rs {
-		parts[i] = fmt.Sprintf("GOMAXPROCS %d: %.0f intents/s (%.2f×)", r.GOMAXPROCS, r.Whole, r.Whole/rs[0].Whole)
+		label := fmt.Sprintf("GOMAXPROCS %d", r.GOMAXPROCS)
+		if nodes {
+			label += fmt.Sprintf(", %d node%s", r.Opts.Nodes, map[bool]string{true: "s"}[r.Opts.Nodes > 1])
+		}
+		parts[i] = fmt.Sprintf("%s: %.0f intents/s (%.2f×)", label, r.Whole, r.Whole/rs[0].Whole)
 	}
 	return "burndown scaling: " + strings.Join(parts, "; ")
 }
 
 // String is the benchmark's one line of figures.
 func (r BurndownResult) String() string {
-	return fmt.Sprintf("burndown: store=%s N=%d Q=%d S=%d batch=%d in-flight=%d GOMAXPROCS=%d: insert %.0f intents/s (%s), work %.0f intents/s (%s, %d blocks), whole %.0f intents/s, failed %d, durability %s, peak RSS %s; %s",
-		r.Opts.Store, r.Opts.Intents, r.Opts.Queues, r.Opts.Senders, r.Opts.Batch, max(r.Opts.InFlight, 1), r.GOMAXPROCS, r.Insert, r.InsertTime.Round(time.Millisecond),
+	return fmt.Sprintf("burndown: store=%s N=%d Q=%d S=%d batch=%d in-flight=%d nodes=%d GOMAXPROCS=%d: insert %.0f intents/s (%s), work %.0f intents/s (%s, %d blocks), whole %.0f intents/s, failed %d, durability %s, peak RSS %s; %s",
+		r.Opts.Store, r.Opts.Intents, r.Opts.Queues, r.Opts.Senders, r.Opts.Batch, max(r.Opts.InFlight, 1), r.Opts.Nodes, r.GOMAXPROCS, r.Insert, r.InsertTime.Round(time.Millisecond),
 		r.Work, r.WorkTime.Round(time.Millisecond), r.Blocks, r.Whole, r.Failed, r.Durability, MiB(r.PeakRSS), r.Cost)
 }
 
@@ -108,6 +123,10 @@ func (o *BurndownOptions) setDefaults() error {
 	o.Queues = cmpInt(o.Queues, 1000)
 	o.Senders = cmpInt(o.Senders, o.Queues)
 	o.Batch = cmpInt(o.Batch, 1000)
+	o.Nodes = cmpInt(o.Nodes, 1)
+	if o.Nodes > 1 && o.Store != StorePostgres {
+		return fmt.Errorf("bench: %d nodes: several nodes share a database on %s only", o.Nodes, StorePostgres)
+	}
 	return nil
 }
 
@@ -168,8 +187,8 @@ func Burndown(ctx context.Context, o BurndownOptions) (res BurndownResult, err e
 	senders := keystoreSenders("burndown-sender", o.Senders)
 	var finished, failed atomic.Int64
 	allDone := make(chan struct{})
-	newNode := func() (*sequencer.Node, error) {
-		return sequencer.NewNode(sequencer.Config{Store: nodeStore, Chain: ch, Clock: wall,
+	newNode := func(st store.Store, owner sequencer.Owner) (*sequencer.Node, error) {
+		return sequencer.NewNode(sequencer.Config{Store: st, Chain: ch, Clock: wall, Owner: owner,
 			Dispatchers: map[string]sequencer.Dispatcher{burndownType: noopDispatcher{}},
 			Senders:     senders, Workers: o.Workers, Logger: slog.New(slog.DiscardHandler), Pipelines: o.pipelines(),
 			OnFinish: func(_ string, s store.TxState, _ uint64) {
@@ -184,7 +203,7 @@ func Burndown(ctx context.Context, o BurndownOptions) (res BurndownResult, err e
 
 	// Insert: the intake of a node that is not running (its loop would
 	// take the intents as they commit).
-	intake, err := newNode()
+	intake, err := newNode(nodeStore, nil)
 	if err != nil {
 		return res, err
 	}
@@ -193,7 +212,7 @@ func Burndown(ctx context.Context, o BurndownOptions) (res BurndownResult, err e
 	for i := 0; i < o.Intents; {
 		batch = batch[:0]
 		for ; i < o.Intents && len(batch) < o.Batch; i++ {
-			batch = append(batch, sequencer.Intake{Queue: fmt.Sprintf("q-%05d", i%o.Queues), Type: burndownType,
+			batch = append(batch, sequencer.Intake{Queue: burndownQueue(i % o.Queues), Type: burndownType,
 				Data: []byte(fmt.Sprintf(`{"i":%d}`, i)), IdempotencyKey: fmt.Sprintf("burndown-%d", i)})
 		}
 		if _, err := intake.Submit(ctx, batch); err != nil {
@@ -205,27 +224,46 @@ func Burndown(ctx context.Context, o BurndownOptions) (res BurndownResult, err e
 		fmt.Fprintf(o.Progress, "inserted %d in %s\n", o.Intents, res.InsertTime.Round(time.Millisecond))
 	}
 
-	// Work: a node on the store, run until every intent has ended.
-	n, err := newNode()
-	if err != nil {
-		return res, err
+	// Work: the nodes on the store, run until every intent has ended.
+	nodes := make([]*sequencer.Node, o.Nodes)
+	for w := range nodes {
+		st, owner := nodeStore, sequencer.Owner(nil)
+		if o.Nodes > 1 {
+			var closeAlso func() error
+			if st, closeAlso, err = openAlso(ctx, counted, pgURL, o.wrap); err != nil {
+				return res, err
+			}
+			defer func() { err = errors.Join(err, closeAlso()) }()
+			owner = splitOwner(w, o.Nodes, o.Queues, senders)
+		}
+		if nodes[w], err = newNode(st, owner); err != nil {
+			return res, err
+		}
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	defer func() { // the node stops before the store closes, on every return
+	defer func() { // the nodes stop before the stores close, on every return
 		cancel()
-		<-n.Stopped()
+		for _, n := range nodes {
+			<-n.Stopped()
+		}
 	}()
+	stopped := make(chan error, len(nodes))
 	workStart := wall.Now()
-	go func() { _ = n.Run(runCtx) }()
+	for _, n := range nodes {
+		go func() {
+			_ = n.Run(runCtx)
+			stopped <- n.Err()
+		}()
+	}
 	last := workStart
 	for done := false; !done; {
 		t := wall.NewTimer(100 * time.Millisecond)
 		select {
 		case <-allDone:
 			done = true
-		case <-n.Stopped():
+		case err := <-stopped:
 			t.Stop()
-			return res, fmt.Errorf("bench: node stopped: %w", n.Err())
+			return res, fmt.Errorf("bench: node stopped: %w", err)
 		case <-ctx.Done():
 			t.Stop()
 			return res, ctx.Err()
@@ -326,3 +364,46 @@ func burndownCost(ctx context.Context, m cost.Meter, a, b cost.Sample, c *counti
 	}
 	return out, err
 }
+
+// burndownQueue names the burndown's queue i.
+func burndownQueue(i int) string { return fmt.Sprintf("q-%05d", i) }
+
+// openAlso opens a store of its own on the burndown's database for one of
+// several nodes, counted with c.
+func openAlso(ctx context.Context, c *countingStore, url string, wrap func(store.Store) store.Store) (store.Store, func() error, error) {
+	s, err := postgres.Open(ctx, url, postgres.Options{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("bench: a node's store: %w", err)
+	}
+	var st store.Store = s
+	if wrap != nil {
+		st = wrap(st)
+	}
+	return c.also(st), s.Close, nil
+}
+
+// ownerOf is the Owner of a node that holds its queues and senders for
+// good: no lease, no fence (the nodes of one burndown never overlap).
+type ownerOf sequencer.Held
+
+// splitOwner gives node w of k the queues and senders whose index is w
+// modulo k.
+func splitOwner(w, k, queues int, senders []sequencer.SenderConfig) ownerOf {
+	h := ownerOf{Queues: map[string]bool{}, Senders: map[string]bool{}}
+	for i := w; i < queues; i += k {
+		h.Queues[burndownQueue(i)] = true
+	}
+	for i := w; i < len(senders); i += k {
+		h.Senders[string(senders[i].ID)] = true
+	}
+	return h
+}
+
+// Held implements sequencer.Owner.
+func (o ownerOf) Held() sequencer.Held { return sequencer.Held(o) }
+
+// Changed implements sequencer.Owner: never.
+func (ownerOf) Changed() <-chan struct{} { return nil }
+
+// Until implements sequencer.Owner: the leases never lapse.
+func (ownerOf) Until(uint64) time.Time { return time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC) }

@@ -18,8 +18,10 @@ import (
 // validation, no fees. Every transaction sent is included, succeeded, in
 // the next block, which is made as soon as there is one to include and the
 // previous head was taken (SubscribeHeads): heads come as fast as the node
-// takes them, and no empty block is ever made. It declares no reorg depth,
-// so the node waits one confirmation, the inclusion's own block.
+// takes them, and no empty block is ever made. Several nodes may subscribe
+// (BurndownOptions.Nodes): each gets every head, the newest when it takes
+// one, and whichever is free makes the next block. It declares no reorg
+// depth, so the node waits one confirmation, the inclusion's own block.
 type instantChain struct {
 	mu sync.Mutex
 	// blocks are the last keptBlocks blocks, oldest first; height is the
@@ -32,8 +34,10 @@ type instantChain struct {
 	mempool []chain.BlockTx
 	status  map[chain.Hash]chain.TxStatus
 	nonces  map[chain.Address]uint64
-	wake    chan struct{} // one token: the mempool has transactions
-	sent    int
+	// wakes has one channel a subscriber, holding one token: the mempool
+	// has transactions, or a block was made since it last looked.
+	wakes []chan struct{}
+	sent  int
 }
 
 var (
@@ -43,7 +47,7 @@ var (
 )
 
 func newInstantChain() *instantChain {
-	return &instantChain{status: map[chain.Hash]chain.TxStatus{}, nonces: map[chain.Address]uint64{}, wake: make(chan struct{}, 1)}
+	return &instantChain{status: map[chain.Hash]chain.TxStatus{}, nonces: map[chain.Address]uint64{}}
 }
 
 // errNoContracts answers Call: the burndown's chain has no contract state.
@@ -77,11 +81,8 @@ func (c *instantChain) SendTx(_ context.Context, tx chain.Tx) (chain.Hash, error
 	c.mempool = append(c.mempool, chain.BlockTx{Tx: tx, Hash: h, Status: chain.OutcomeSucceeded})
 	c.status[h] = chain.TxStatus{Hash: h, State: chain.TxPending}
 	c.sent++
+	c.wakeLocked()
 	c.mu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
 	return h, nil
 }
 
@@ -127,22 +128,39 @@ func (c *instantChain) Blocks(_ context.Context, from, to uint64) ([]chain.Block
 	return append([]chain.Block(nil), c.blocks[from-first:to-first+1]...), nil
 }
 
-// SubscribeHeads implements chain.HeadSubscriber: each block is made once
-// the mempool has a transaction and the reader took the previous head.
+// wakeLocked gives every subscriber its token.
+func (c *instantChain) wakeLocked() {
+	for _, w := range c.wakes {
+		select {
+		case w <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// SubscribeHeads implements chain.HeadSubscriber: when woken, a subscriber
+// makes a block of the mempool (if it holds transactions) and takes the
+// newest head, if it has not had it yet.
 func (c *instantChain) SubscribeHeads(ctx context.Context) (<-chan chain.BlockHeader, error) {
 	out := make(chan chain.BlockHeader)
+	w := make(chan struct{}, 1)
+	c.mu.Lock()
+	c.wakes = append(c.wakes, w)
+	c.mu.Unlock()
 	go func() {
 		defer close(out)
+		var seen uint64
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-c.wake:
+			case <-w:
 			}
-			h, ok := c.makeBlock()
+			h, ok := c.next(seen)
 			if !ok {
 				continue
 			}
+			seen = h.Height
 			select {
 			case out <- h:
 			case <-ctx.Done():
@@ -153,13 +171,23 @@ func (c *instantChain) SubscribeHeads(ctx context.Context) (<-chan chain.BlockHe
 	return out, nil
 }
 
-// makeBlock includes the mempool in a new block and returns its header.
-func (c *instantChain) makeBlock() (chain.BlockHeader, bool) {
+// next makes a block of the mempool, if it holds transactions, and returns
+// the head if it is above seen.
+func (c *instantChain) next(seen uint64) (chain.BlockHeader, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.mempool) == 0 {
+	if len(c.mempool) > 0 {
+		c.makeBlockLocked()
+		c.wakeLocked() // the other subscribers take it too
+	}
+	if c.height <= seen {
 		return chain.BlockHeader{}, false
 	}
+	return c.headLocked(), true
+}
+
+// makeBlockLocked includes the mempool in a new block.
+func (c *instantChain) makeBlockLocked() {
 	height := c.height + 1
 	txs := c.mempool
 	c.mempool = nil
@@ -179,7 +207,6 @@ func (c *instantChain) makeBlock() (chain.BlockHeader, bool) {
 	}
 	c.blocks = append(c.blocks, b)
 	c.height = height
-	return b.BlockHeader, true
 }
 
 // noopDispatcher builds an empty call for the burndown's chain and does
@@ -222,9 +249,15 @@ func (noopDispatcher) OnFailure(_ context.Context, _ sequencer.RawTxnData, r seq
 }
 
 // countingStore counts the node's commits, their rows and the time spent
-// in them, for the progress lines.
+// in them, for the progress lines (the counts of several stores when the
+// burndown runs several nodes: also).
 type countingStore struct {
 	store.Store
+	*counts
+}
+
+// counts are what countingStores counted.
+type counts struct {
 	applies, txs, attempts, queues, senders, history atomic.Int64
 	applyNanos                                       atomic.Int64
 }
@@ -244,11 +277,18 @@ type countingPipeliner struct{ *countingStore }
 
 // counting wraps st in a countingStore, a Pipeliner if st is one.
 func counting(st store.Store) (*countingStore, store.Store) {
-	c := &countingStore{Store: st}
+	c := &countingStore{Store: st, counts: &counts{}}
+	return c, c.also(st)
+}
+
+// also wraps st in a countingStore that counts with c (a Pipeliner if st
+// is one).
+func (c *countingStore) also(st store.Store) store.Store {
+	o := &countingStore{Store: st, counts: c.counts}
 	if _, ok := st.(store.Pipeliner); ok {
-		return c, countingPipeliner{c}
+		return countingPipeliner{o}
 	}
-	return c, c
+	return o
 }
 
 // StartApply implements store.Pipeliner.
@@ -274,7 +314,7 @@ func (t timedStart) Wait(ctx context.Context) error {
 	return err
 }
 
-func (c *countingStore) count(b store.Batch) {
+func (c *counts) count(b store.Batch) {
 	c.applies.Add(1)
 	c.txs.Add(int64(len(b.Txs)))
 	for i := range b.Txs {
@@ -288,7 +328,7 @@ func (c *countingStore) count(b store.Batch) {
 }
 
 // String names the counts.
-func (c *countingStore) String() string {
+func (c *counts) String() string {
 	return fmt.Sprintf("%d commits: %d tx updates (%d with an attempt), %d queues, %d senders, %d history; %s in Apply",
 		c.applies.Load(), c.txs.Load(), c.attempts.Load(), c.queues.Load(), c.senders.Load(), c.history.Load(),
 		time.Duration(c.applyNanos.Load()).Round(time.Millisecond))

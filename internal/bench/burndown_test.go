@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -27,13 +28,17 @@ func TestBurndown(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		store      string
+		nodes      int
 		durability string
 	}{
-		{StoreSQLite, "synchronous=FULL"},
-		{StorePostgres, pgDurability},
+		{StoreSQLite, 1, "synchronous=FULL"},
+		{StorePostgres, 1, pgDurability},
+		// Two nodes on one database, the queues and senders split: each
+		// node works only its own, and every intent still ends DONE.
+		{StorePostgres, 2, pgDurability},
 	} {
-		t.Run(tc.store, func(t *testing.T) {
-			o := BurndownOptions{Store: tc.store, Intents: 600, Queues: 20, Batch: 100, Dir: t.TempDir()}
+		t.Run(fmt.Sprintf("%s/nodes=%d", tc.store, tc.nodes), func(t *testing.T) {
+			o := BurndownOptions{Store: tc.store, Intents: 600, Queues: 20, Batch: 100, Dir: t.TempDir(), Nodes: tc.nodes}
 			if tc.store == StorePostgres {
 				o.Postgres = pgtest.URL(t)
 			}
@@ -47,7 +52,7 @@ func TestBurndown(t *testing.T) {
 				t.Fatalf("unexpected result: %s", r)
 			}
 			line := r.String()
-			for _, want := range []string{"store=" + tc.store, "N=600", "Q=20", tc.durability} {
+			for _, want := range []string{"store=" + tc.store, "N=600", "Q=20", fmt.Sprintf("nodes=%d", tc.nodes), tc.durability} {
 				if !strings.Contains(line, want) {
 					t.Errorf("line %q lacks %q", line, want)
 				}
@@ -71,10 +76,14 @@ func TestBurndownRefusesAUsedStore(t *testing.T) {
 	}
 }
 
-// TestBurndownOptions refuses an unknown store.
+// TestBurndownOptions refuses an unknown store, and several nodes on
+// SQLite (one file, one writer).
 func TestBurndownOptions(t *testing.T) {
-	if _, err := Burndown(context.Background(), BurndownOptions{Store: "mysql"}); err == nil {
-		t.Fatal("want an error for an unknown store")
+	t.Parallel()
+	for _, o := range []BurndownOptions{{Store: "mysql"}, {Store: StoreSQLite, Nodes: 2}} {
+		if _, err := Burndown(context.Background(), o); err == nil {
+			t.Errorf("%+v: want an error", o)
+		}
 	}
 }
 

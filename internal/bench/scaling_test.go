@@ -9,4 +9,9 @@ func TestScaling(t *testing.T) {
 	if got != want {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
+	got = Scaling([]BurndownResult{{GOMAXPROCS: 2, Whole: 1000, Opts: BurndownOptions{Nodes: 1}}, {GOMAXPROCS: 2, Whole: 1100, Opts: BurndownOptions{Nodes: 2}}})
+	want = "burndown scaling: GOMAXPROCS 2, 1 node: 1000 intents/s (1.00×); GOMAXPROCS 2, 2 nodes: 1100 intents/s (1.10×)"
+	if got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
 }
