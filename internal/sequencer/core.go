@@ -164,6 +164,9 @@ type queue struct {
 	// step is the step (Core.steps) that last marked it: assertCheap
 	// checks what one step touched, once.
 	step uint64
+	// id numbers the queue in the order the core made it (Core.order's
+	// order): the order in which a new head or a tick visits queues.
+	id uint64
 	// flights are the queue's transactions in flight, oldest first: at most
 	// depth (1 by default). The lead is the one the binding record names; the
 	// others are its followers (see core_pipeline.go).
@@ -287,6 +290,13 @@ type Core struct {
 	// NextDeadline drops those), so that NextDeadline need not walk every
 	// queue on every turn.
 	delaying map[*queue]struct{}
+	// headed are the queues a new head may move on: bound WaitingInclusion,
+	// or whose lead waits for a head to check again (some may have left it
+	// since: newHead drops those), so that a head visits those alone, not
+	// every queue.
+	headed map[*queue]struct{}
+	// queueIDs counts the queues made (queue.id).
+	queueIDs uint64
 	// steps counts Steps (from 1); stepQ and stepS are what the current
 	// step marked, for assertCheap (dirtyQ and dirtyS accumulate over a
 	// turn: checking them on every step cost k²/2 checks for k steps).
@@ -325,7 +335,8 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 	cfg.Gated = slices.Clone(cfg.Gated)
 	c := &Core{cfg: cfg, now: now, queues: map[string]*queue{}, senders: map[string]*sender{},
 		watch: map[string]*queue{}, hooks: map[string]*txn{}, flying: map[string]*txn{},
-		head: st.Head, minFee: st.MinFee, reorgDepth: st.ReorgDepth, finals: map[uint64][]string{}, closed: map[string]bool{}, delaying: map[*queue]struct{}{}}
+		head: st.Head, minFee: st.MinFee, reorgDepth: st.ReorgDepth, finals: map[uint64][]string{}, closed: map[string]bool{}, delaying: map[*queue]struct{}{},
+		headed: map[*queue]struct{}{}}
 	for _, name := range cfg.Gated {
 		c.closed[name] = true
 	}
@@ -346,9 +357,7 @@ func NewCore(cfg CoreConfig, now time.Time, st Snapshot) (*Core, error) {
 	for _, qr := range st.Queues {
 		q := c.queue(qr.Name)
 		q.rec = qr
-		if qr.State == store.Delay {
-			c.delaying[q] = struct{}{}
-		}
+		c.indexBinding(q)
 		if s := c.senders[qr.Sender]; s != nil && qr.State != store.Free && s.queue == nil {
 			s.queue, s.rec.Queue, q.snd, q.seat = q, q.rec.Name, s, seatBound
 			// A binding against the pins (changed since it was made) keeps
@@ -440,7 +449,8 @@ type Snapshot struct {
 func (c *Core) queue(name string) *queue {
 	q := c.queues[name]
 	if q == nil {
-		q = &queue{rec: store.Queue{Name: name, State: store.Free}, pin: c.cfg.Pins[name], depth: InFlightFor(c.cfg.Pipelines, name), closed: c.closed[name]}
+		q = &queue{id: c.queueIDs, rec: store.Queue{Name: name, State: store.Free}, pin: c.cfg.Pins[name], depth: InFlightFor(c.cfg.Pipelines, name), closed: c.closed[name]}
+		c.queueIDs++
 		c.queues[name] = q
 		c.order = append(c.order, q)
 	}

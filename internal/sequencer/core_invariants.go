@@ -35,6 +35,12 @@ func (c *Core) CheckInvariants() error {
 		if err := c.checkQueue(q); err != nil {
 			errs = append(errs, err)
 		}
+		if _, ok := c.headed[q]; headDue(q) && !ok {
+			errs = append(errs, fmt.Errorf("queue %s: a new head may move it (%s), but a head would not visit it", q.rec.Name, q.rec.State))
+		}
+		if _, ok := c.delaying[q]; q.rec.State == store.Delay && !ok {
+			errs = append(errs, fmt.Errorf("queue %s: in DELAY, but a tick would not visit it", q.rec.Name))
+		}
 		for _, f := range q.flights {
 			for _, a := range f.rec.Attempts {
 				if landable(&a) && c.watch[a.Hash] != q {

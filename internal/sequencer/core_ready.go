@@ -1,6 +1,9 @@
 package sequencer
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/ordolabs/ordo/internal/store"
 )
 
@@ -175,10 +178,43 @@ func (c *Core) saveAttempt(t *txn, a *store.Attempt) {
 
 func (c *Core) setBinding(q *queue, s store.BindingState) {
 	q.rec.State = s
-	if s == store.Delay {
-		c.delaying[q] = struct{}{}
-	}
+	c.indexBinding(q)
 	c.markQ(q)
+}
+
+// indexBinding adds q to the queues a tick (DELAY) or a new head
+// (WaitingInclusion) visits, by its binding's state.
+func (c *Core) indexBinding(q *queue) {
+	switch q.rec.State {
+	case store.Delay:
+		c.delaying[q] = struct{}{}
+	case store.WaitingInclusion:
+		c.headed[q] = struct{}{}
+	default: // nothing a tick or a head does for it
+	}
+}
+
+// visit returns the queues of set that keep still holds for, in the order
+// the core made them, and drops the others (and the queues forgotten since)
+// from set.
+func (c *Core) visit(set map[*queue]struct{}, keep func(*queue) bool) []*queue {
+	out := make([]*queue, 0, len(set))
+	for q := range set {
+		if c.queues[q.rec.Name] != q || !keep(q) {
+			delete(set, q)
+			continue
+		}
+		out = append(out, q)
+	}
+	slices.SortFunc(out, func(a, b *queue) int { return cmp.Compare(a.id, b.id) })
+	return out
+}
+
+// headDue reports whether a new head may move q: a check to run again, or
+// an inclusion to wait for.
+func headDue(q *queue) bool {
+	f := q.lead()
+	return (f != nil && f.wait == waitHead) || q.rec.State == store.WaitingInclusion
 }
 
 func (c *Core) emit(e Effect) { c.ready.Effects = append(c.ready.Effects, e) }

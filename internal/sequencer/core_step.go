@@ -94,7 +94,7 @@ func (c *Core) loaded(queue string, txs []store.Transaction, more bool) {
 
 // tick retries the queues whose DELAY has ended.
 func (c *Core) tick() {
-	for _, q := range c.order {
+	for _, q := range c.visit(c.delaying, func(q *queue) bool { return q.rec.State == store.Delay }) {
 		if q.rec.State == store.Delay && !c.now.Before(q.rec.DelayUntil) {
 			c.pump(q)
 		}
@@ -149,7 +149,7 @@ func (c *Core) newHead(height, minFee uint64, receipts []Receipt) {
 			delete(c.finals, h)
 		}
 	}
-	for _, q := range c.order {
+	for _, q := range c.visit(c.headed, headDue) {
 		if f := q.lead(); f != nil && f.wait == waitHead {
 			why := f.recheck
 			f.recheck, f.wait = checkNone, waitNone
@@ -323,6 +323,9 @@ func (c *Core) checked(in Input) {
 		f.recheck = f.check
 	}
 	why, done := f.checkAnswered()
+	if f.wait == waitHead {
+		c.headed[q] = struct{}{}
+	}
 	if !done {
 		return
 	}

@@ -11,11 +11,14 @@
 // receipts, dispatch/sign/status/hook results, load results), each stamped
 // with the time it is stepped; Ready hands over the store batch to commit and
 // the effects (dispatch, submit, status checks, hooks, loads) to perform
-// after the commit, in a deterministic order. The Ready type's comment is the
-// driver's contract (what to do, in which order, what not to do between Ready
-// and Advance). Sub-states are typed (core_state.go); the seed's states are
-// the store's (store.TxState, store.BindingState), and attempts end in one
-// vocabulary, store.Outcome.
+// after the commit, in a deterministic order. A new head visits only the
+// queues it may move (waiting for an inclusion, or a check waiting for a
+// head), and a tick only those in DELAY, in the order the core made them:
+// the cost of a head follows the queues in flight, not the queues known.
+// The Ready type's comment is the driver's contract (what to do, in which
+// order, what not to do between Ready and Advance). Sub-states are typed
+// (core_state.go); the seed's states are the store's (store.TxState,
+// store.BindingState), and attempts end in one vocabulary, store.Outcome.
 //
 // # The driver
 //
