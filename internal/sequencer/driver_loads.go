@@ -12,11 +12,22 @@ import (
 // of dispatches, submits and checks: a start over a backlog in many queues
 // (one load per queue) dispatches as soon as the first windows are loaded,
 // not after the last (the Ready contract lets effects run in any order).
+//
+// It keeps of each load what the load reads (queueLoad), not the whole
+// Effect: a start over 100,000 queues puts 100,000 loads at once, and an
+// Effect is some 460 bytes.
 type loadQueue struct {
 	mu    sync.Mutex
-	items []Effect
+	items []queueLoad
 	head  int
 	wake  chan struct{} // one token: items may be waiting
+}
+
+// queueLoad is an EffectLoad's fields.
+type queueLoad struct {
+	queue string
+	after int64
+	limit int
 }
 
 func newLoadQueue() *loadQueue { return &loadQueue{wake: make(chan struct{}, 1)} }
@@ -27,7 +38,9 @@ func (q *loadQueue) put(es ...Effect) {
 		return
 	}
 	q.mu.Lock()
-	q.items = append(q.items, es...)
+	for _, e := range es {
+		q.items = append(q.items, queueLoad{queue: e.Queue, after: e.After, limit: e.Limit})
+	}
 	q.mu.Unlock()
 	q.signal()
 }
@@ -47,8 +60,9 @@ func (q *loadQueue) take() (Effect, bool) {
 	if q.head == len(q.items) {
 		return Effect{}, false
 	}
-	e := q.items[q.head]
-	q.items[q.head] = Effect{}
+	l := q.items[q.head]
+	e := Effect{Kind: EffectLoad, Queue: l.queue, After: l.after, Limit: l.limit}
+	q.items[q.head] = queueLoad{}
 	q.head++
 	switch {
 	case q.head == len(q.items) && cap(q.items) > 1024:

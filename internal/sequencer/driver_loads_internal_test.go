@@ -2,22 +2,24 @@ package sequencer
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 )
 
-// TestLoadQueue: loads come out in the order put, across compactions, and
-// an empty queue answers none.
+// TestLoadQueue: loads come out in the order put, with their cursor and
+// limit, across compactions, and an empty queue answers none.
 func TestLoadQueue(t *testing.T) {
 	for _, n := range []int{0, 1, 3, 1500, 5000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			q := newLoadQueue()
 			for i := range n {
-				q.put(Effect{Kind: EffectLoad, Queue: fmt.Sprint(i)})
+				q.put(Effect{Kind: EffectLoad, Queue: fmt.Sprint(i), After: int64(i), Limit: i % 7})
 			}
 			for i := range n {
 				e, ok := q.take()
-				if !ok || e.Queue != fmt.Sprint(i) {
-					t.Fatalf("take %d: %q, %v", i, e.Queue, ok)
+				want := Effect{Kind: EffectLoad, Queue: fmt.Sprint(i), After: int64(i), Limit: i % 7}
+				if !ok || !reflect.DeepEqual(e, want) {
+					t.Fatalf("take %d: %+v, %v; want %+v", i, e, ok, want)
 				}
 				if i == n/2 {
 					q.put(Effect{Kind: EffectLoad, Queue: "late"})
