@@ -3,6 +3,7 @@ package sequencer
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -93,6 +94,30 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 		Shared: n.cfg.Owner != nil, WaitingWindow: n.waitingWindow(len(snap.WaitingQueues))}, n.cfg.Clock.Now(), snap)
 }
 
+// accountReads is how many senders' accounts a start reads from the chain
+// at once: 1,000 senders one after the other on an endpoint 1 ms away
+// would hold the first dispatch a second.
+const accountReads = 16
+
+// chainNonces reads the chain's nonce of each sender, accountReads at a
+// time, in the senders' order.
+func (n *Node) chainNonces(ctx context.Context, senders []SenderConfig) ([]uint64, error) {
+	nonces := make([]uint64, len(senders))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(accountReads)
+	for i, sc := range senders {
+		g.Go(func() error {
+			acct, err := n.cfg.Chain.Account(gctx, sc.ID)
+			if err != nil {
+				return fmt.Errorf("sequencer: sender %s: %w", sc.ID, chainDown(err))
+			}
+			nonces[i] = acct.Nonce
+			return nil
+		})
+	}
+	return nonces, g.Wait()
+}
+
 // syncSenders saves the node's own senders with their next nonce at least
 // the chain's, and returns them.
 func (n *Node) syncSenders(ctx context.Context, known []store.Sender) ([]store.Sender, error) {
@@ -101,20 +126,21 @@ func (n *Node) syncSenders(ctx context.Context, known []store.Sender) ([]store.S
 		byID[s.ID] = s
 	}
 	n.takeHeld()
+	owned := n.ownedSenders()
+	nonces, err := n.chainNonces(ctx, owned)
+	if err != nil {
+		return nil, err
+	}
 	var b store.Batch
-	var senders []store.Sender
+	senders := make([]store.Sender, 0, len(owned))
 	now := n.cfg.Clock.Now().UTC()
-	for _, sc := range n.ownedSenders() {
-		acct, err := n.cfg.Chain.Account(ctx, sc.ID)
-		if err != nil {
-			return nil, fmt.Errorf("sequencer: sender %s: %w", sc.ID, chainDown(err))
-		}
+	for i, sc := range owned {
 		s := byID[string(sc.ID)]
 		s.ID, s.Worker, s.UpdatedAt = string(sc.ID), sc.Worker, now
-		s.NextNonce = max(s.NextNonce, acct.Nonce)
+		s.NextNonce = max(s.NextNonce, nonces[i])
 		senders = append(senders, s)
-		b.Senders = append(b.Senders, s)
 	}
+	b.Senders = slices.Clone(senders)
 	n.fence(&b)
 	if err := n.cfg.Store.Apply(ctx, b); err != nil {
 		return nil, fmt.Errorf("sequencer: save senders: %w", err)
