@@ -21,14 +21,16 @@ type gatedAccounts struct {
 	mu       sync.Mutex
 	inFlight int
 	most     int
-	full     chan struct{}
+	full     chan struct{} // closed once accountReads were in flight
+	opened   bool
 }
 
 func (g *gatedAccounts) Account(ctx context.Context, a chain.Address) (chain.Account, error) {
 	g.mu.Lock()
 	g.inFlight++
 	g.most = max(g.most, g.inFlight)
-	if g.inFlight == accountReads {
+	if g.inFlight == accountReads && !g.opened {
+		g.opened = true
 		close(g.full)
 	}
 	g.mu.Unlock()
