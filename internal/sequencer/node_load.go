@@ -155,20 +155,38 @@ func loadQueues(ctx context.Context, st store.Store, snap *Snapshot) (err error)
 	if snap.Queues, err = st.Bindings(ctx); err != nil {
 		return fmt.Errorf("sequencer: load queues: %w", err)
 	}
+	var uids []string
 	for _, q := range snap.Queues {
-		if q.TxUID == "" {
-			continue
+		if q.TxUID != "" {
+			uids = append(uids, q.TxUID)
 		}
-		t, err := st.Get(ctx, q.TxUID)
-		if err != nil {
-			return fmt.Errorf("sequencer: load bound %s: %w", q.TxUID, err)
-		}
+	}
+	bound := make([]store.Transaction, len(uids))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(boundReads)
+	for i, uid := range uids {
+		g.Go(func() (err error) {
+			if bound[i], err = st.Get(gctx, uid); err != nil {
+				return fmt.Errorf("sequencer: load bound %s: %w", uid, err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, t := range bound {
 		if t.State == store.Waiting {
 			snap.Bound = append(snap.Bound, t)
 		}
 	}
 	return nil
 }
+
+// boundReads is how many bound queues' transactions a start reads at
+// once: after a crash under load every sender's queue is bound, and 1,000
+// reads one after the other would hold the first dispatch.
+const boundReads = 16
 
 // loadHooks reads every pending hook, a page at a time.
 func loadHooks(ctx context.Context, st store.Store) ([]store.Transaction, error) {
