@@ -94,28 +94,37 @@ func (n *Node) load(ctx context.Context) (*Core, error) {
 		Shared: n.cfg.Owner != nil, WaitingWindow: n.waitingWindow(len(snap.WaitingQueues))}, n.cfg.Clock.Now(), snap)
 }
 
-// accountReads is how many senders' accounts a start reads from the chain
-// at once: 1,000 senders one after the other on an endpoint 1 ms away
-// would hold the first dispatch a second.
-const accountReads = 16
+// startReads is how many reads of one kind a start makes at once (its
+// senders' accounts, its bound queues' transactions): 1,000 senders read
+// one after the other on an endpoint 1 ms away would hold the first
+// dispatch a second, or three on the EVM backend (three calls an account).
+const startReads = 16
 
-// chainNonces reads the chain's nonce of each sender, accountReads at a
-// time, in the senders' order.
-func (n *Node) chainNonces(ctx context.Context, senders []SenderConfig) ([]uint64, error) {
-	nonces := make([]uint64, len(senders))
+// readAll calls read on each item, startReads at a time, and returns the
+// results in the items' order, or the first error.
+func readAll[T, R any](ctx context.Context, items []T, read func(ctx context.Context, item T) (R, error)) ([]R, error) {
+	out := make([]R, len(items))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(accountReads)
-	for i, sc := range senders {
-		g.Go(func() error {
-			acct, err := n.cfg.Chain.Account(gctx, sc.ID)
-			if err != nil {
-				return fmt.Errorf("sequencer: sender %s: %w", sc.ID, chainDown(err))
-			}
-			nonces[i] = acct.Nonce
-			return nil
+	g.SetLimit(startReads)
+	for i, item := range items {
+		g.Go(func() (err error) {
+			out[i], err = read(gctx, item)
+			return err
 		})
 	}
-	return nonces, g.Wait()
+	return out, g.Wait()
+}
+
+// chainNonces reads the chain's nonce of each sender, in the senders'
+// order.
+func (n *Node) chainNonces(ctx context.Context, senders []SenderConfig) ([]uint64, error) {
+	return readAll(ctx, senders, func(ctx context.Context, sc SenderConfig) (uint64, error) {
+		acct, err := n.cfg.Chain.Account(ctx, sc.ID)
+		if err != nil {
+			return 0, fmt.Errorf("sequencer: sender %s: %w", sc.ID, chainDown(err))
+		}
+		return acct.Nonce, nil
+	})
 }
 
 // syncSenders saves the node's own senders with their next nonce at least
@@ -161,18 +170,14 @@ func loadQueues(ctx context.Context, st store.Store, snap *Snapshot) (err error)
 			uids = append(uids, q.TxUID)
 		}
 	}
-	bound := make([]store.Transaction, len(uids))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(boundReads)
-	for i, uid := range uids {
-		g.Go(func() (err error) {
-			if bound[i], err = st.Get(gctx, uid); err != nil {
-				return fmt.Errorf("sequencer: load bound %s: %w", uid, err)
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	bound, err := readAll(ctx, uids, func(ctx context.Context, uid string) (store.Transaction, error) {
+		t, err := st.Get(ctx, uid)
+		if err != nil {
+			return t, fmt.Errorf("sequencer: load bound %s: %w", uid, err)
+		}
+		return t, nil
+	})
+	if err != nil {
 		return err
 	}
 	for _, t := range bound {
@@ -182,11 +187,6 @@ func loadQueues(ctx context.Context, st store.Store, snap *Snapshot) (err error)
 	}
 	return nil
 }
-
-// boundReads is how many bound queues' transactions a start reads at
-// once: after a crash under load every sender's queue is bound, and 1,000
-// reads one after the other would hold the first dispatch.
-const boundReads = 16
 
 // loadHooks reads every pending hook, a page at a time.
 func loadHooks(ctx context.Context, st store.Store) ([]store.Transaction, error) {

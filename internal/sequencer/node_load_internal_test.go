@@ -66,7 +66,7 @@ func (g gatedAccounts) Account(ctx context.Context, a chain.Address) (chain.Acco
 	return g.Chain.Account(ctx, a)
 }
 
-// TestSyncSendersReadsAccountsAtOnce: a start reads accountReads senders'
+// TestSyncSendersReadsAccountsAtOnce: a start reads startReads senders'
 // accounts at once, never more, and saves every sender with the chain's
 // nonce, in the configured order.
 func TestSyncSendersReadsAccountsAtOnce(t *testing.T) {
@@ -75,9 +75,9 @@ func TestSyncSendersReadsAccountsAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := gatedAccounts{Chain: dc, gate: newGate(accountReads)}
+	g := gatedAccounts{Chain: dc, gate: newGate(startReads)}
 	var senders []SenderConfig
-	for i := range 3*accountReads + 1 {
+	for i := range 3*startReads + 1 {
 		k := chain.KeyFromSeed(fmt.Sprintf("sync-%d", i))
 		senders = append(senders, SenderConfig{ID: chain.KeyAddress(k), Key: k})
 	}
@@ -95,10 +95,10 @@ func TestSyncSendersReadsAccountsAtOnce(t *testing.T) {
 	defer cancel()
 	got, err := n.syncSenders(ctx, nil)
 	if err != nil {
-		t.Fatalf("syncSenders: %v (reads in flight at most %d, want %d at once)", err, g.most, accountReads)
+		t.Fatalf("syncSenders: %v (reads in flight at most %d, want %d at once)", err, g.most, startReads)
 	}
-	if g.most != accountReads {
-		t.Errorf("at most %d reads in flight, want %d", g.most, accountReads)
+	if g.most != startReads {
+		t.Errorf("at most %d reads in flight, want %d", g.most, startReads)
 	}
 	if len(got) != len(senders) {
 		t.Fatalf("%d senders saved, want %d", len(got), len(senders))
@@ -124,7 +124,7 @@ func (g gatedGets) Get(ctx context.Context, uid string) (store.Transaction, erro
 	return g.Store.Get(ctx, uid)
 }
 
-// TestLoadQueuesReadsBoundAtOnce: a start reads boundReads bound queues'
+// TestLoadQueuesReadsBoundAtOnce: a start reads startReads bound queues'
 // transactions at once, never more, and keeps the WAITING ones in the
 // bindings' order.
 func TestLoadQueuesReadsBoundAtOnce(t *testing.T) {
@@ -136,7 +136,7 @@ func TestLoadQueuesReadsBoundAtOnce(t *testing.T) {
 	defer func() { _ = st.Close() }()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	n := 3*boundReads + 1
+	n := 3*startReads + 1
 	var news []store.NewTransaction
 	for i := range n {
 		news = append(news, store.NewTransaction{UID: fmt.Sprintf("tx-%03d", i), Queue: fmt.Sprintf("q-%03d", i), Type: "T", Data: []byte(`{}`)})
@@ -151,13 +151,13 @@ func TestLoadQueuesReadsBoundAtOnce(t *testing.T) {
 	if err := st.Apply(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	g := gatedGets{Store: st, gate: newGate(boundReads)}
+	g := gatedGets{Store: st, gate: newGate(startReads)}
 	var snap Snapshot
 	if err := loadQueues(ctx, g, &snap); err != nil {
-		t.Fatalf("loadQueues: %v (reads in flight at most %d, want %d at once)", err, g.most, boundReads)
+		t.Fatalf("loadQueues: %v (reads in flight at most %d, want %d at once)", err, g.most, startReads)
 	}
-	if g.most != boundReads {
-		t.Errorf("at most %d reads in flight, want %d", g.most, boundReads)
+	if g.most != startReads {
+		t.Errorf("at most %d reads in flight, want %d", g.most, startReads)
 	}
 	if len(snap.Bound) != n {
 		t.Fatalf("%d bound transactions, want %d", len(snap.Bound), n)
